@@ -1,0 +1,48 @@
+/**
+ * One coded catalog of every error core can raise. Protocol adapters map each code to
+ * their wire form (SQS error shapes, jobs API `{error:{code,message}}`) in one table each.
+ */
+export const errorCatalog = {
+  QueueNotFound: "The specified queue does not exist.",
+  QueueAlreadyExists: "A queue with this name already exists with different attributes.",
+  QueueDeletedRecently: "A queue with this name was deleted less than 60 seconds ago.",
+  PurgeQueueInProgress: "The queue was purged less than 60 seconds ago.",
+  InvalidParameterValue: "A parameter value is invalid.",
+  MissingParameter: "A required parameter is missing.",
+  InvalidAttributeName: "An attribute name is not recognised.",
+  InvalidAttributeValue: "An attribute value is invalid.",
+  InvalidMessageContents: "The message contains characters outside the allowed set.",
+  MessageTooLong: "The message is larger than the queue allows.",
+  ReceiptHandleInvalid: "The receipt handle is not valid.",
+  MessageNotInflight: "The message is not in flight.",
+  EmptyBatchRequest: "The batch request contains no entries.",
+  TooManyEntriesInBatchRequest: "The batch request contains more entries than allowed.",
+  BatchEntryIdsNotDistinct: "Two or more batch entries have the same id.",
+  InvalidBatchEntryId: "A batch entry id is invalid.",
+  BatchRequestTooLong: "The batch request is larger than allowed.",
+  UnsupportedOperation: "This operation is not supported.",
+  ResourceNotFound: "The resource does not exist.",
+  InvalidRequest: "The request is malformed.",
+  InternalError: "An internal error occurred.",
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export class SluiceError extends Error {
+  override readonly name = "SluiceError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string = errorCatalog[code],
+  ) {
+    super(message);
+  }
+}
+
+export function fail(code: ErrorCode, message?: string): never {
+  throw new SluiceError(code, message);
+}
+
+/** Programmer errors crash loudly (TigerBeetle style): they are never a user's fault. */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`invariant violated: ${message}`);
+}

@@ -1,0 +1,87 @@
+/** Validation of message bodies and attributes, with SQS's rules and wording. */
+import { fail } from "./errors.js";
+import { limits } from "./limits.js";
+import type { MessageAttributes, MessageAttributeValue } from "./message.js";
+
+/** SQS allows #x9 | #xA | #xD | #x20–#xD7FF | #xE000–#xFFFD | #x10000–#x10FFFF. */
+// eslint-disable-next-line no-control-regex
+const invalidCharacter = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+export function hasInvalidCharacters(text: string): boolean {
+  return invalidCharacter.test(text);
+}
+
+export function validateBody(body: string): void {
+  if (body.length === 0) fail("MissingParameter", "The request must contain the parameter MessageBody.");
+  if (hasInvalidCharacters(body)) {
+    fail("InvalidMessageContents", "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF");
+  }
+}
+
+const attributeNamePattern = /^[A-Za-z0-9_.-]+$/;
+const dataTypePattern = /^(String|Number|Binary)(\.[^\s]+)?$/;
+/** SQS numbers: up to 38 significant digits, -10^128 to +10^126. */
+const numberPattern = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+function validateAttributeName(name: string): void {
+  const lower = name.toLowerCase();
+  if (
+    name.length === 0 ||
+    name.length > limits.messageAttributeNameMaxLength ||
+    !attributeNamePattern.test(name) ||
+    name.startsWith(".") ||
+    name.endsWith(".") ||
+    name.includes("..") ||
+    lower.startsWith("aws.") ||
+    lower.startsWith("amazon.")
+  ) {
+    fail("InvalidParameterValue", `Message attribute name '${name}' is invalid.`);
+  }
+}
+
+function validateAttributeValue(name: string, value: MessageAttributeValue): void {
+  if (!value.dataType) fail("InvalidParameterValue", `The message attribute '${name}' must contain non-empty message attribute type.`);
+  if (!dataTypePattern.test(value.dataType) || value.dataType.length > 256) {
+    fail("InvalidParameterValue", `The type of message attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`);
+  }
+  const base = value.dataType.split(".")[0];
+  if (base === "Binary") {
+    if (!value.binaryValue || value.binaryValue.length === 0) {
+      fail("InvalidParameterValue", `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`);
+    }
+    return;
+  }
+  if (value.stringValue === undefined || value.stringValue === "") {
+    fail("InvalidParameterValue", `The message attribute '${name}' must contain non-empty message attribute value for message attribute type '${base}'.`);
+  }
+  if (hasInvalidCharacters(value.stringValue)) {
+    fail("InvalidParameterValue", `The message attribute '${name}' contains invalid characters.`);
+  }
+  if (base === "Number") {
+    const digits = value.stringValue.replace(/^[-+]/, "").split(/[eE]/)[0]!.replace(".", "").replace(/^0+/, "");
+    if (!numberPattern.test(value.stringValue) || digits.length > 38) {
+      fail("InvalidParameterValue", `Can't cast the value of message (user) attribute '${name}' to a number.`);
+    }
+  }
+}
+
+export function validateAttributes(attributes: MessageAttributes): void {
+  const names = Object.keys(attributes);
+  if (names.length > limits.messageAttributesMax) {
+    fail("InvalidParameterValue", `Number of message attributes [${names.length}] exceeds the allowed maximum [${limits.messageAttributesMax}].`);
+  }
+  for (const name of names) {
+    validateAttributeName(name);
+    validateAttributeValue(name, attributes[name]!);
+  }
+}
+
+/** The size SQS counts against MaximumMessageSize: body plus each attribute's name, type and value. */
+export function messageSizeBytes(body: string, attributes: MessageAttributes): number {
+  let size = Buffer.byteLength(body, "utf8");
+  for (const [name, value] of Object.entries(attributes)) {
+    size += Buffer.byteLength(name, "utf8") + Buffer.byteLength(value.dataType, "utf8");
+    size += value.binaryValue ? value.binaryValue.length : Buffer.byteLength(value.stringValue ?? "", "utf8");
+  }
+  return size;
+}

@@ -1,0 +1,360 @@
+/**
+ * The queue engine: every queue and message operation, protocol-neutral. SQS actions and the
+ * jobs API both call this. It decides (visibility, delays, retention, tokens); the store writes.
+ */
+import type { Clock } from "./clock.js";
+import { attributesMd5, md5Hex } from "./digests.js";
+import { SluiceError, fail } from "./errors.js";
+import type { IdSource } from "./ids.js";
+import { limits } from "./limits.js";
+import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
+import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
+import { type QueueConfig, type QueueRecord, defaultQueueConfig, isFifoName, validateQueueConfig, validateQueueName } from "./queue.js";
+import { decodeReceipt, encodeReceipt } from "./receipt.js";
+import type { QueueStats, Store } from "./store.js";
+import { QueueWaiters } from "./waiters.js";
+
+export interface SendInput {
+  body: string;
+  attributes?: MessageAttributes;
+  systemAttributes?: MessageAttributes;
+  delaySeconds?: number;
+  /** 0–9, higher first; defaults to the queue's defaultPriority. */
+  priority?: number;
+  groupId?: string;
+  deduplicationId?: string;
+}
+
+export interface SendResult {
+  messageId: string;
+  bodyMd5: string;
+  attributesMd5?: string;
+  systemAttributesMd5?: string;
+  seq: number;
+}
+
+export type EntryOutcome<T> = { ok: true; value: T } | { ok: false; error: SluiceError };
+
+export interface ReceiveInput {
+  maxMessages?: number;
+  visibilityTimeoutSeconds?: number;
+  /** Undefined means the queue's ReceiveMessageWaitTimeSeconds. */
+  waitTimeSeconds?: number;
+  /** Aborts a long poll (client gone, server shutting down). */
+  signal?: AbortSignal;
+}
+
+export interface ReceivedMessage extends StoredMessage {
+  receiptHandle: string;
+}
+
+export interface VisibilityChange {
+  receiptHandle: string;
+  visibilityTimeoutSeconds: number;
+}
+
+export interface QueueServiceDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdSource;
+  /** Reported as SenderId. */
+  senderId: string;
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail("InvalidParameterValue", `Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`);
+  }
+}
+
+export class QueueService {
+  readonly waiters: QueueWaiters;
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly senderId: string;
+
+  constructor(deps: QueueServiceDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.ids = deps.ids;
+    this.senderId = deps.senderId;
+    this.waiters = new QueueWaiters(deps.clock);
+  }
+
+  // ---- queues ----
+
+  /**
+   * Creates a queue. The same name with the same attributes returns the existing queue;
+   * different attributes fail with QueueAlreadyExists, as SQS does.
+   */
+  async createQueue(p: { name: string; config?: Partial<QueueConfig>; tags?: Record<string, string> }): Promise<{ queue: QueueRecord; created: boolean }> {
+    const fifo = p.config?.fifoQueue ?? false;
+    validateQueueName(p.name, fifo);
+    const config: QueueConfig = { ...defaultQueueConfig(fifo), ...p.config };
+    validateQueueConfig(config);
+    const nowMs = this.clock.nowMs();
+    const deletedAt = await this.store.queueDeletedAt({ name: p.name });
+    if (deletedAt !== undefined && nowMs - deletedAt < limits.queueRecreateCooldownMs) {
+      fail("QueueDeletedRecently", "You must wait 60 seconds after deleting a queue before you can create another with the same name.");
+    }
+    const result = await this.store.queueCreate({ name: p.name, config, tags: p.tags ?? {}, nowMs });
+    if (!result.created && p.config && !sameRequestedConfig(result.queue.config, p.config)) {
+      fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingKeys(result.queue.config, p.config).join(", ")}`);
+    }
+    return result;
+  }
+
+  async getQueue(name: string): Promise<QueueRecord> {
+    const queue = await this.store.queueGet({ name });
+    if (!queue) fail("QueueNotFound", "The specified queue does not exist.");
+    return queue;
+  }
+
+  async listQueues(p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
+    const limit = p.maxResults ?? limits.listQueuesMaxResults;
+    checkInteger("MaxResults", limit, 1, limits.listQueuesMaxResults);
+    const rows = await this.store.queueList({ prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
+    return { queues: rows.slice(0, limit), hasMore: rows.length > limit };
+  }
+
+  async deleteQueue(name: string): Promise<void> {
+    const queue = await this.getQueue(name);
+    await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
+    this.waiters.notify(queue.id);
+  }
+
+  async updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
+    const queue = await this.getQueue(name);
+    if (patch.fifoQueue !== undefined && patch.fifoQueue !== queue.config.fifoQueue) {
+      fail("InvalidAttributeName", "Unknown Attribute FifoQueue.");
+    }
+    const config = { ...queue.config, ...patch };
+    validateQueueConfig(config);
+    await this.store.queueUpdate({ id: queue.id, config, nowMs: this.clock.nowMs() });
+    // A shorter visibility or delay can make messages visible sooner than a waiter expects.
+    this.waiters.notify(queue.id);
+    return { ...queue, config };
+  }
+
+  async tagQueue(name: string, tags: Record<string, string>): Promise<void> {
+    const queue = await this.getQueue(name);
+    const merged = { ...queue.tags, ...tags };
+    if (Object.keys(merged).length > limits.tagsPerQueueMax) fail("InvalidParameterValue", `Too many tags: a queue can have at most ${limits.tagsPerQueueMax}.`);
+    for (const [k, v] of Object.entries(tags)) {
+      if (k.length < 1 || k.length > limits.tagKeyMaxLength || v.length > limits.tagValueMaxLength) {
+        fail("InvalidParameterValue", `Tag key must be 1–${limits.tagKeyMaxLength} characters and value at most ${limits.tagValueMaxLength}.`);
+      }
+    }
+    await this.store.queueUpdate({ id: queue.id, tags: merged, nowMs: this.clock.nowMs() });
+  }
+
+  async untagQueue(name: string, keys: string[]): Promise<void> {
+    const queue = await this.getQueue(name);
+    const tags = { ...queue.tags };
+    for (const k of keys) delete tags[k];
+    await this.store.queueUpdate({ id: queue.id, tags, nowMs: this.clock.nowMs() });
+  }
+
+  async queueStats(queue: QueueRecord): Promise<QueueStats> {
+    const nowMs = this.clock.nowMs();
+    return this.store.queueStats({ queueId: queue.id, nowMs, minSentAtMs: this.minSentAtMs(queue, nowMs) });
+  }
+
+  async purgeQueue(name: string): Promise<void> {
+    const queue = await this.getQueue(name);
+    const nowMs = this.clock.nowMs();
+    if (queue.purgedAtMs !== undefined && nowMs - queue.purgedAtMs < limits.purgeCooldownMs) {
+      fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
+    }
+    await this.store.messagePurge({ queueId: queue.id });
+    await this.store.queueUpdate({ id: queue.id, purgedAtMs: nowMs, nowMs });
+  }
+
+  /** Deletes messages past their queue's retention period. */
+  async expireMessages(queue: QueueRecord): Promise<number> {
+    return this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, this.clock.nowMs()) });
+  }
+
+  // ---- messages ----
+
+  /**
+   * Validates each entry on its own (a bad entry fails alone, as batch actions report) and
+   * enqueues the valid ones in one atomic store write.
+   */
+  async sendMessages(queue: QueueRecord, entries: SendInput[]): Promise<Array<EntryOutcome<SendResult>>> {
+    const nowMs = this.clock.nowMs();
+    const outcomes: Array<EntryOutcome<SendResult>> = [];
+    const accepted: NewMessage[] = [];
+    const acceptedIndex: number[] = [];
+    for (const [i, entry] of entries.entries()) {
+      try {
+        accepted.push(this.prepareMessage(queue, entry, nowMs));
+        acceptedIndex.push(i);
+        outcomes.push({ ok: false, error: new SluiceError("InternalError") }); // replaced below
+      } catch (err) {
+        if (!(err instanceof SluiceError)) throw err;
+        outcomes.push({ ok: false, error: err });
+      }
+    }
+    if (accepted.length > 0) {
+      const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted });
+      stored.forEach((m, k) => {
+        outcomes[acceptedIndex[k]!] = {
+          ok: true,
+          value: { messageId: m.messageId, bodyMd5: m.bodyMd5, attributesMd5: m.attributesMd5, systemAttributesMd5: m.systemAttributesMd5, seq: m.seq },
+        };
+      });
+      const readyNow = accepted.filter((m) => m.visibleAtMs <= nowMs).length;
+      if (readyNow > 0) this.waiters.notify(queue.id, readyNow);
+      if (readyNow < accepted.length) this.waiters.notify(queue.id, 0); // bump the version for delayed ones
+    }
+    return outcomes;
+  }
+
+  async sendMessage(queue: QueueRecord, entry: SendInput): Promise<SendResult> {
+    const [outcome] = await this.sendMessages(queue, [entry]);
+    if (!outcome!.ok) throw outcome!.error;
+    return outcome!.value;
+  }
+
+  private prepareMessage(queue: QueueRecord, input: SendInput, nowMs: number): NewMessage {
+    validateBody(input.body);
+    const attributes = input.attributes ?? {};
+    const systemAttributes = input.systemAttributes ?? {};
+    validateAttributes(attributes);
+    const size = messageSizeBytes(input.body, attributes);
+    if (size > queue.config.maximumMessageSizeBytes) {
+      fail("MessageTooLong", `One or more parameters are invalid. Reason: Message must be shorter than ${queue.config.maximumMessageSizeBytes} bytes.`);
+    }
+    const delaySeconds = input.delaySeconds ?? queue.config.delaySeconds;
+    checkInteger("DelaySeconds", delaySeconds, 0, limits.delayMaxSeconds);
+    const priority = input.priority ?? queue.config.defaultPriority;
+    checkInteger("Sluice.Priority", priority, limits.priorityMin, limits.priorityMax);
+    return {
+      messageId: this.ids.messageId(),
+      body: input.body,
+      attributes,
+      systemAttributes,
+      bodyMd5: md5Hex(input.body),
+      attributesMd5: attributesMd5(attributes),
+      systemAttributesMd5: attributesMd5(systemAttributes),
+      sentAtMs: nowMs,
+      visibleAtMs: nowMs + delaySeconds * 1000,
+      priority,
+      groupId: input.groupId,
+      deduplicationId: input.deduplicationId,
+      senderId: this.senderId,
+    };
+  }
+
+  /**
+   * Receives up to maxMessages. With a wait time, holds until a message is available (woken by
+   * the send, or by a timer set to the next visibility/delay expiry) or the wait passes.
+   */
+  async receiveMessages(queue: QueueRecord, input: ReceiveInput): Promise<ReceivedMessage[]> {
+    const max = input.maxMessages ?? 1;
+    checkInteger("MaxNumberOfMessages", max, 1, limits.receiveMaxMessages);
+    const visibilitySeconds = input.visibilityTimeoutSeconds ?? queue.config.visibilityTimeoutSeconds;
+    checkInteger("VisibilityTimeout", visibilitySeconds, 0, limits.visibilityTimeoutMaxSeconds);
+    const waitSeconds = input.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds;
+    checkInteger("WaitTimeSeconds", waitSeconds, 0, limits.waitTimeMaxSeconds);
+    const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
+    for (;;) {
+      const version = this.waiters.version(queue.id);
+      const nowMs = this.clock.nowMs();
+      const tokens = Array.from({ length: max }, () => this.ids.receiptToken());
+      const messages = await this.store.messageReceive({
+        queueId: queue.id,
+        max,
+        nowMs,
+        visibleUntilMs: nowMs + visibilitySeconds * 1000,
+        minSentAtMs: this.minSentAtMs(queue, nowMs),
+        tokens,
+      });
+      if (messages.length > 0) {
+        // A full receive suggests more are waiting: pass the wake-up on to the next poller.
+        if (messages.length === max) this.waiters.notify(queue.id, 1);
+        return messages.map((m) => ({ ...m, receiptHandle: encodeReceipt({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
+      }
+      const remainingMs = deadlineMs - this.clock.nowMs();
+      if (remainingMs <= 0 || input.signal?.aborted) return [];
+      const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
+      const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
+      await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, input.signal);
+    }
+  }
+
+  /** Deletes by receipt handle. A stale handle (message received again since) deletes nothing, as in SQS. */
+  async deleteMessages(queue: QueueRecord, receiptHandles: string[]): Promise<Array<EntryOutcome<null>>> {
+    const outcomes: Array<EntryOutcome<null>> = [];
+    const refs: Array<{ seq: number; token: string }> = [];
+    for (const handle of receiptHandles) {
+      try {
+        const r = decodeReceipt(handle);
+        if (r.queueId !== queue.id) fail("ReceiptHandleInvalid", `The input receipt handle "${handle}" is not a valid receipt handle.`);
+        refs.push({ seq: r.seq, token: r.token });
+        outcomes.push({ ok: true, value: null });
+      } catch (err) {
+        if (!(err instanceof SluiceError)) throw err;
+        outcomes.push({ ok: false, error: err });
+      }
+    }
+    if (refs.length > 0) await this.store.messageDelete({ queueId: queue.id, receipts: refs });
+    return outcomes;
+  }
+
+  async changeVisibility(queue: QueueRecord, changes: VisibilityChange[]): Promise<Array<EntryOutcome<null>>> {
+    const nowMs = this.clock.nowMs();
+    const outcomes: Array<EntryOutcome<null>> = [];
+    const entries: Array<{ seq: number; token: string; visibleAtMs: number }> = [];
+    const index: number[] = [];
+    for (const [i, change] of changes.entries()) {
+      try {
+        const r = decodeReceipt(change.receiptHandle);
+        if (r.queueId !== queue.id) fail("ReceiptHandleInvalid", `The input receipt handle "${change.receiptHandle}" is not a valid receipt handle.`);
+        checkInteger("VisibilityTimeout", change.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
+        entries.push({ seq: r.seq, token: r.token, visibleAtMs: nowMs + change.visibilityTimeoutSeconds * 1000 });
+        index.push(i);
+        outcomes.push({ ok: true, value: null });
+      } catch (err) {
+        if (!(err instanceof SluiceError)) throw err;
+        outcomes.push({ ok: false, error: err });
+      }
+    }
+    if (entries.length === 0) return outcomes;
+    const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, entries });
+    let madeVisible = 0;
+    results.forEach((result, k) => {
+      const handle = changes[index[k]!]!.receiptHandle;
+      if (result === "notInFlight") {
+        outcomes[index[k]!] = { ok: false, error: new SluiceError("MessageNotInflight", "The message referred to isn't in flight.") };
+      } else if (result === "notFound") {
+        outcomes[index[k]!] = {
+          ok: false,
+          error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`),
+        };
+      } else if (entries[k]!.visibleAtMs <= nowMs) {
+        madeVisible++;
+      }
+    });
+    if (madeVisible > 0) this.waiters.notify(queue.id, madeVisible);
+    return outcomes;
+  }
+
+  private minSentAtMs(queue: QueueRecord, nowMs: number): number {
+    return nowMs - queue.config.messageRetentionPeriodSeconds * 1000;
+  }
+}
+
+function sameRequestedConfig(existing: QueueConfig, requested: Partial<QueueConfig>): boolean {
+  return differingKeys(existing, requested).length === 0;
+}
+
+function differingKeys(existing: QueueConfig, requested: Partial<QueueConfig>): string[] {
+  return (Object.keys(requested) as Array<keyof QueueConfig>).filter(
+    (k) => requested[k] !== undefined && JSON.stringify(existing[k]) !== JSON.stringify(requested[k]),
+  );
+}
+
+export { isFifoName };

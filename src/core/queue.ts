@@ -1,0 +1,105 @@
+/** Queue names, configuration and the record a store keeps for each queue. */
+import { fail } from "./errors.js";
+import { limits } from "./limits.js";
+
+export interface RedrivePolicy {
+  deadLetterTargetArn: string;
+  maxReceiveCount: number;
+}
+
+export interface RedriveAllowPolicy {
+  redrivePermission: "allowAll" | "denyAll" | "byQueue";
+  sourceQueueArns?: string[];
+}
+
+/** Everything a queue can be configured with. Units last in names. */
+export interface QueueConfig {
+  visibilityTimeoutSeconds: number;
+  delaySeconds: number;
+  messageRetentionPeriodSeconds: number;
+  maximumMessageSizeBytes: number;
+  receiveMessageWaitTimeSeconds: number;
+  fifoQueue: boolean;
+  contentBasedDeduplication: boolean;
+  deduplicationScope: "queue" | "messageGroup";
+  fifoThroughputLimit: "perQueue" | "perMessageGroupId";
+  redrivePolicy?: RedrivePolicy;
+  redriveAllowPolicy?: RedriveAllowPolicy;
+  /** Stored and returned; Sluice encrypts nothing (see docs/sqs-compatibility.md). */
+  kmsMasterKeyId?: string;
+  kmsDataKeyReusePeriodSeconds: number;
+  sqsManagedSseEnabled: boolean;
+  policy?: string;
+  /** Sluice extension: priority for messages that don't name one (0–9). */
+  defaultPriority: number;
+}
+
+export function defaultQueueConfig(fifoQueue: boolean): QueueConfig {
+  return {
+    visibilityTimeoutSeconds: limits.visibilityTimeoutDefaultSeconds,
+    delaySeconds: 0,
+    messageRetentionPeriodSeconds: limits.retentionDefaultSeconds,
+    maximumMessageSizeBytes: limits.messageSizeMaxBytes,
+    receiveMessageWaitTimeSeconds: 0,
+    fifoQueue,
+    contentBasedDeduplication: false,
+    deduplicationScope: "queue",
+    fifoThroughputLimit: "perQueue",
+    kmsDataKeyReusePeriodSeconds: 300,
+    sqsManagedSseEnabled: true,
+    defaultPriority: 0,
+  };
+}
+
+export interface QueueRecord {
+  id: number;
+  name: string;
+  config: QueueConfig;
+  tags: Record<string, string>;
+  createdAtMs: number;
+  updatedAtMs: number;
+  /** When the queue was last purged (for PurgeQueueInProgress). */
+  purgedAtMs?: number;
+}
+
+const queueNamePattern = /^[A-Za-z0-9_-]+$/;
+
+export function isFifoName(name: string): boolean {
+  return name.endsWith(".fifo");
+}
+
+/** Validates a queue name as SQS does: 1–80 chars of [A-Za-z0-9_-], FIFO names end in `.fifo`. */
+export function validateQueueName(name: string, fifoQueue: boolean): void {
+  const base = fifoQueue ? name.slice(0, -".fifo".length) : name;
+  if (fifoQueue !== isFifoName(name)) {
+    fail(
+      "InvalidParameterValue",
+      fifoQueue
+        ? "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length."
+        : "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
+    );
+  }
+  if (name.length < 1 || name.length > limits.queueNameMaxLength || base.length < 1 || !queueNamePattern.test(base)) {
+    fail("InvalidParameterValue", "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length");
+  }
+}
+
+function checkRange(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail("InvalidAttributeValue", `Invalid value for the parameter ${name}. Reason: must be an integer from ${min} to ${max}.`);
+  }
+}
+
+/** Checks the bounds of every numeric field; names are the SQS attribute names users see. */
+export function validateQueueConfig(config: QueueConfig): void {
+  checkRange("VisibilityTimeout", config.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
+  checkRange("DelaySeconds", config.delaySeconds, 0, limits.delayMaxSeconds);
+  checkRange("MessageRetentionPeriod", config.messageRetentionPeriodSeconds, limits.retentionMinSeconds, limits.retentionMaxSeconds);
+  checkRange("MaximumMessageSize", config.maximumMessageSizeBytes, limits.messageSizeMinBytes, limits.messageSizeMaxBytes);
+  checkRange("ReceiveMessageWaitTimeSeconds", config.receiveMessageWaitTimeSeconds, 0, limits.waitTimeMaxSeconds);
+  checkRange("KmsDataKeyReusePeriodSeconds", config.kmsDataKeyReusePeriodSeconds, 60, 86_400);
+  checkRange("Sluice.DefaultPriority", config.defaultPriority, limits.priorityMin, limits.priorityMax);
+  if (config.redrivePolicy) {
+    checkRange("RedrivePolicy.maxReceiveCount", config.redrivePolicy.maxReceiveCount, 1, 1000);
+  }
+}
