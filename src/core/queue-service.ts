@@ -263,14 +263,13 @@ export class QueueService {
     for (;;) {
       const version = this.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
-      const tokens = Array.from({ length: max }, () => this.ids.receiptToken());
       const messages = await this.store.messageReceive({
         queueId: queue.id,
         max,
         nowMs,
         visibleUntilMs: nowMs + visibilitySeconds * 1000,
         minSentAtMs: this.minSentAtMs(queue, nowMs),
-        tokens,
+        receiptToken: this.ids.receiptToken(),
       });
       if (messages.length > 0) {
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.

@@ -41,11 +41,11 @@ export interface Store {
   messageSend(p: { queueId: number; messages: NewMessage[] }): Promise<StoredMessage[]>;
   /**
    * Leases up to `max` visible messages (priority high→low, then oldest first), atomically setting
-   * their visibility to `visibleUntilMs`, bumping receiveCount and setting a fresh token from
-   * `tokens` (one per message, in order). Messages sent before `minSentAtMs` are past retention
-   * and are never returned.
+   * their visibility to `visibleUntilMs`, bumping receiveCount and setting `receiptToken` (fresh
+   * for every receive; with the seq it makes each receipt unique). Messages sent before
+   * `minSentAtMs` are past retention and are never returned.
    */
-  messageReceive(p: { queueId: number; max: number; nowMs: number; visibleUntilMs: number; minSentAtMs: number; tokens: string[] }): Promise<StoredMessage[]>;
+  messageReceive(p: { queueId: number; max: number; nowMs: number; visibleUntilMs: number; minSentAtMs: number; receiptToken: string }): Promise<StoredMessage[]>;
   /** Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). */
   messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]>;
   messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;

@@ -1,0 +1,256 @@
+/**
+ * The store conformance suite: every Store implementation runs these same cases
+ * (`describeStoreConformance("sqlite", factory)`). A store that cannot support a case lists it in
+ * `skip` with the reason, so gaps are explicit, never silent.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { NewMessage } from "../../core/message.js";
+import { defaultQueueConfig } from "../../core/queue.js";
+import type { Store } from "../../core/store.js";
+
+export interface StoreHandle {
+  store: Store;
+  /** Closes and reopens on the same data (durability cases). */
+  reopen(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+export type StoreFactory = () => Promise<StoreHandle>;
+
+const T0 = 1_700_000_000_000;
+
+let seqCounter = 0;
+export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
+  seqCounter++;
+  return {
+    messageId: `00000000-0000-4000-8000-${String(seqCounter).padStart(12, "0")}`,
+    body: `body-${seqCounter}`,
+    attributes: {},
+    systemAttributes: {},
+    bodyMd5: "d41d8cd98f00b204e9800998ecf8427e",
+    sentAtMs: T0,
+    visibleAtMs: T0,
+    priority: 0,
+    senderId: "000000000000",
+    ...overrides,
+  };
+}
+
+export function describeStoreConformance(name: string, factory: StoreFactory, skip: Record<string, string> = {}): void {
+  describe(`Store conformance: ${name}`, () => {
+    let handle: StoreHandle;
+    let store: Store;
+
+    beforeEach(async () => {
+      handle = await factory();
+      store = handle.store;
+    });
+    afterEach(async () => {
+      await handle.cleanup();
+    });
+
+    const test = (title: string, fn: () => Promise<void>): void => {
+      if (skip[title]) it.skip(`${title} (skipped: ${skip[title]})`, fn);
+      else it(title, fn);
+    };
+
+    async function makeQueue(queueName = "q"): Promise<number> {
+      const { queue } = await store.queueCreate({ name: queueName, config: defaultQueueConfig(false), tags: { team: "ml" }, nowMs: T0 });
+      return queue.id;
+    }
+
+    async function receive(queueId: number, max: number, nowMs = T0, visibleUntilMs = nowMs + 30_000, receiptToken = "tok-aaaaaaaa") {
+      return store.messageReceive({ queueId, max, nowMs, visibleUntilMs, minSentAtMs: 0, receiptToken });
+    }
+
+    test("queueCreate creates once and returns the existing queue unchanged", async () => {
+      const first = await store.queueCreate({ name: "a", config: defaultQueueConfig(false), tags: { k: "v" }, nowMs: T0 });
+      expect(first.created).toBe(true);
+      const other = { ...defaultQueueConfig(false), delaySeconds: 5 };
+      const second = await store.queueCreate({ name: "a", config: other, tags: {}, nowMs: T0 + 1 });
+      expect(second.created).toBe(false);
+      expect(second.queue.id).toBe(first.queue.id);
+      expect(second.queue.config.delaySeconds).toBe(0);
+      expect(second.queue.tags).toEqual({ k: "v" });
+      expect(second.queue.createdAtMs).toBe(T0);
+    });
+
+    test("queueList pages by name with a prefix", async () => {
+      for (const n of ["b2", "a1", "b1", "b3", "c1"]) await store.queueCreate({ name: n, config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+      expect((await store.queueList({ limit: 10 })).map((q) => q.name)).toEqual(["a1", "b1", "b2", "b3", "c1"]);
+      expect((await store.queueList({ prefix: "b", limit: 2 })).map((q) => q.name)).toEqual(["b1", "b2"]);
+      expect((await store.queueList({ prefix: "b", afterName: "b2", limit: 2 })).map((q) => q.name)).toEqual(["b3"]);
+    });
+
+    test("queueUpdate changes config, tags and purge time", async () => {
+      const id = await makeQueue();
+      await store.queueUpdate({ id, config: { ...defaultQueueConfig(false), visibilityTimeoutSeconds: 99 }, nowMs: T0 + 5 });
+      await store.queueUpdate({ id, tags: { a: "b" }, purgedAtMs: T0 + 6, nowMs: T0 + 6 });
+      const q = (await store.queueGet({ name: "q" }))!;
+      expect(q.config.visibilityTimeoutSeconds).toBe(99);
+      expect(q.tags).toEqual({ a: "b" });
+      expect(q.purgedAtMs).toBe(T0 + 6);
+      expect(q.updatedAtMs).toBe(T0 + 6);
+    });
+
+    test("queueDelete removes the queue and its messages and leaves a tombstone", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      expect(await store.queueDeletedAt({ name: "q" })).toBeUndefined();
+      await store.queueDelete({ id, nowMs: T0 + 10 });
+      expect(await store.queueGet({ name: "q" })).toBeUndefined();
+      expect(await store.queueDeletedAt({ name: "q" })).toBe(T0 + 10);
+      const again = await makeQueue();
+      expect(again).not.toBe(id);
+      expect(await receive(again, 10)).toEqual([]);
+    });
+
+    test("messageSend assigns strictly increasing seqs and keeps every field", async () => {
+      const id = await makeQueue();
+      const bin = new Uint8Array([0, 1, 2, 255]);
+      const sent = await store.messageSend({
+        queueId: id,
+        messages: [
+          newMessage({ attributes: { s: { dataType: "String", stringValue: "x" }, b: { dataType: "Binary", binaryValue: bin } }, attributesMd5: "abc" }),
+          newMessage({ groupId: "g", deduplicationId: "d" }),
+        ],
+      });
+      expect(sent[1]!.seq).toBeGreaterThan(sent[0]!.seq);
+      const got = await receive(id, 10);
+      expect(got).toHaveLength(2);
+      expect(got[0]!.attributes.s).toEqual({ dataType: "String", stringValue: "x" });
+      expect(Array.from(got[0]!.attributes.b!.binaryValue!)).toEqual([0, 1, 2, 255]);
+      expect(got[0]!.attributesMd5).toBe("abc");
+      expect(got[1]!.groupId).toBe("g");
+      expect(got[1]!.deduplicationId).toBe("d");
+      expect(got[0]!.body).toBe(sent[0]!.body);
+    });
+
+    test("messageReceive leases: hides the message, counts receives, records first receive", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      const [m] = await receive(id, 1, T0 + 100, T0 + 1000, "token-one-1");
+      expect(m!.receiveCount).toBe(1);
+      expect(m!.firstReceivedAtMs).toBe(T0 + 100);
+      expect(m!.receiptToken).toBe("token-one-1");
+      expect(await receive(id, 1, T0 + 999)).toEqual([]);
+      const [again] = await receive(id, 1, T0 + 1000, T0 + 2000, "token-two-2");
+      expect(again!.receiveCount).toBe(2);
+      expect(again!.firstReceivedAtMs).toBe(T0 + 100);
+      expect(again!.receiptToken).toBe("token-two-2");
+    });
+
+    test("messageReceive orders by priority, then by when messages became visible", async () => {
+      const id = await makeQueue();
+      await store.messageSend({
+        queueId: id,
+        messages: [
+          newMessage({ body: "low-old", priority: 0, visibleAtMs: T0 }),
+          newMessage({ body: "high", priority: 9, visibleAtMs: T0 + 5 }),
+          newMessage({ body: "low-new", priority: 0, visibleAtMs: T0 + 1 }),
+          newMessage({ body: "mid", priority: 5, visibleAtMs: T0 }),
+          newMessage({ body: "delayed-high", priority: 9, visibleAtMs: T0 + 60_000 }),
+        ],
+      });
+      const got = await receive(id, 10, T0 + 10);
+      expect(got.map((m) => m.body)).toEqual(["high", "mid", "low-old", "low-new"]);
+    });
+
+    test("messageReceive respects max and never returns messages past retention", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage()] });
+      const got = await store.messageReceive({ queueId: id, max: 2, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: T0 - 5_000, receiptToken: "tok-aaaaaaaa" });
+      expect(got).toHaveLength(2);
+      expect(got.every((m) => m.sentAtMs >= T0 - 5_000)).toBe(true);
+    });
+
+    test("messageDelete deletes only with the current receipt token", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      const [first] = await receive(id, 1, T0, T0 + 10, "old-token-1");
+      const [second] = await receive(id, 1, T0 + 10, T0 + 20, "new-token-2");
+      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: first!.seq, token: "old-token-1" }] })).toEqual([false]);
+      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: second!.seq, token: "new-token-2" }] })).toEqual([true]);
+      expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
+    });
+
+    test("messageDelete of a different queue's message deletes nothing", async () => {
+      const a = await makeQueue("a");
+      const b = await makeQueue("b");
+      await store.messageSend({ queueId: a, messages: [newMessage()] });
+      const [m] = await receive(a, 1, T0, T0 + 10, "token-aaaa");
+      expect(await store.messageDelete({ queueId: b, receipts: [{ seq: m!.seq, token: "token-aaaa" }] })).toEqual([false]);
+      expect(await receive(a, 1, T0 + 10)).toHaveLength(1);
+    });
+
+    test("messageChangeVisibility reports changed, notFound and notInFlight", async () => {
+      const id = await makeQueue();
+      const [sent] = await store.messageSend({ queueId: id, messages: [newMessage(), newMessage()] });
+      const got = await receive(id, 1, T0, T0 + 30_000, "token-cv-1");
+      const m = got[0]!;
+      const results = await store.messageChangeVisibility({
+        queueId: id,
+        nowMs: T0 + 1,
+        entries: [
+          { seq: m.seq, token: "token-cv-1", visibleAtMs: T0 + 1 },
+          { seq: m.seq, token: "wrong-token", visibleAtMs: T0 },
+          { seq: 999_999, token: "token-cv-1", visibleAtMs: T0 },
+        ],
+      });
+      expect(results).toEqual(["changed", "notFound", "notFound"]);
+      expect(sent!.seq).toBe(m.seq);
+      // Now visible again (visibleAt = T0+1): changing it is "not in flight".
+      expect(await store.messageChangeVisibility({ queueId: id, nowMs: T0 + 2, entries: [{ seq: m.seq, token: "token-cv-1", visibleAtMs: T0 + 100 }] })).toEqual(["notInFlight"]);
+      const again = await receive(id, 10, T0 + 2);
+      expect(again.map((x) => x.seq)).toContain(m.seq);
+    });
+
+    test("messageNextVisibleAt finds the earliest future visibility", async () => {
+      const id = await makeQueue();
+      expect(await store.messageNextVisibleAt({ queueId: id, nowMs: T0 })).toBeUndefined();
+      await store.messageSend({ queueId: id, messages: [newMessage({ visibleAtMs: T0 + 5000 }), newMessage({ visibleAtMs: T0 + 2000 }), newMessage()] });
+      expect(await store.messageNextVisibleAt({ queueId: id, nowMs: T0 })).toBe(T0 + 2000);
+    });
+
+    test("queueStats counts visible, in flight and delayed", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage(), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 9000 })] });
+      await receive(id, 1, T0, T0 + 5000);
+      expect(await store.queueStats({ queueId: id, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 2, inFlight: 1, delayed: 1, oldestVisibleSentAtMs: T0 });
+    });
+
+    test("messagePurge and messageExpire delete what they should", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
+      expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50 })).toBe(1);
+      expect(await store.messagePurge({ queueId: id })).toBe(2);
+      expect(await receive(id, 10)).toEqual([]);
+    });
+
+    test("seqs are never reused after deletes", async () => {
+      const id = await makeQueue();
+      const [a] = await store.messageSend({ queueId: id, messages: [newMessage()] });
+      await store.messagePurge({ queueId: id });
+      const [b] = await store.messageSend({ queueId: id, messages: [newMessage()] });
+      expect(b!.seq).toBeGreaterThan(a!.seq);
+    });
+
+    test("concurrent writes all complete and each message is leased once", async () => {
+      const id = await makeQueue();
+      await Promise.all(Array.from({ length: 50 }, () => store.messageSend({ queueId: id, messages: Array.from({ length: 10 }, () => newMessage()) })));
+      const leases = await Promise.all(Array.from({ length: 60 }, () => receive(id, 10)));
+      const seqs = leases.flat().map((m) => m.seq);
+      expect(seqs).toHaveLength(500);
+      expect(new Set(seqs).size).toBe(500);
+    });
+
+    test("acknowledged writes survive close and reopen", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage({ body: "durable" })] });
+      store = await handle.reopen();
+      const q = (await store.queueGet({ name: "q" }))!;
+      const got = await receive(q.id, 10);
+      expect(got.map((m) => m.body)).toEqual(["durable"]);
+    });
+  });
+}

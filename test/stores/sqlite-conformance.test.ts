@@ -1,0 +1,25 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+import { describeStoreConformance } from "../../src/stores/testkit/conformance.js";
+
+describeStoreConformance("sqlite", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-store-"));
+  const filename = join(dir, "sluice.db");
+  let store = openSqliteStore({ filename });
+  return {
+    get store() {
+      return store;
+    },
+    async reopen() {
+      await store.close();
+      store = openSqliteStore({ filename });
+      return store;
+    },
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
