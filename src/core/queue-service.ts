@@ -277,7 +277,7 @@ export class QueueService {
         return messages.map((m) => ({ ...m, receiptHandle: encodeReceipt({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
       }
       const remainingMs = deadlineMs - this.clock.nowMs();
-      if (remainingMs <= 0 || input.signal?.aborted) return [];
+      if (remainingMs <= 0 || input.signal?.aborted || this.waiters.isClosed) return [];
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, input.signal);

@@ -18,6 +18,10 @@ export class QueueWaiters {
 
   constructor(private readonly clock: Clock) {}
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   version(queueId: number): number {
     return this.versions.get(queueId) ?? 0;
   }

@@ -1,0 +1,210 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SluiceError } from "../../src/core/errors.js";
+import { type ServiceHarness, openServiceHarness, settle } from "./service-harness.js";
+
+let h: ServiceHarness;
+beforeEach(() => {
+  h = openServiceHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function errorCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof SluiceError) return err.code;
+    throw err;
+  }
+  throw new Error("expected an error");
+}
+
+describe("queues", () => {
+  it("creates idempotently with the same attributes and refuses different ones", async () => {
+    const a = await h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
+    const b = await h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
+    expect(b.queue.id).toBe(a.queue.id);
+    expect(b.created).toBe(false);
+    expect(await errorCode(h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 61 } }))).toBe("QueueAlreadyExists");
+  });
+
+  it("validates names and attribute ranges", async () => {
+    expect(await errorCode(h.service.createQueue({ name: "bad name" }))).toBe("InvalidParameterValue");
+    expect(await errorCode(h.service.createQueue({ name: "x".repeat(81) }))).toBe("InvalidParameterValue");
+    expect(await errorCode(h.service.createQueue({ name: "q", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("InvalidAttributeValue");
+    expect(await errorCode(h.service.createQueue({ name: "q", config: { messageRetentionPeriodSeconds: 59 } }))).toBe("InvalidAttributeValue");
+    expect(await errorCode(h.service.getQueue("q"))).toBe("QueueNotFound");
+  });
+
+  it("refuses to recreate a queue within 60 s of deleting it", async () => {
+    await h.service.createQueue({ name: "q" });
+    await h.service.deleteQueue("q");
+    expect(await errorCode(h.service.createQueue({ name: "q" }))).toBe("QueueDeletedRecently");
+    h.clock.advance(60_000);
+    expect((await h.service.createQueue({ name: "q" })).created).toBe(true);
+  });
+
+  it("allows one purge per 60 s", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "x" });
+    await h.service.purgeQueue("q");
+    expect(await errorCode(h.service.purgeQueue("q"))).toBe("PurgeQueueInProgress");
+    h.clock.advance(60_000);
+    await h.service.purgeQueue("q");
+    expect(await h.service.receiveMessages(queue, { maxMessages: 10 })).toEqual([]);
+  });
+
+  it("pages ListQueues", async () => {
+    for (const n of ["a", "b", "c"]) await h.service.createQueue({ name: n });
+    const first = await h.service.listQueues({ maxResults: 2 });
+    expect(first.queues.map((q) => q.name)).toEqual(["a", "b"]);
+    expect(first.hasMore).toBe(true);
+    const rest = await h.service.listQueues({ maxResults: 2, afterName: "b" });
+    expect(rest.queues.map((q) => q.name)).toEqual(["c"]);
+    expect(rest.hasMore).toBe(false);
+  });
+});
+
+describe("messages", () => {
+  it("hides a received message for its visibility timeout, then redelivers with a new handle", async () => {
+    const { queue } = await h.service.createQueue({ name: "q", config: { visibilityTimeoutSeconds: 30 } });
+    await h.service.sendMessage(queue, { body: "hello" });
+    const [first] = await h.service.receiveMessages(queue, {});
+    expect(first!.receiveCount).toBe(1);
+    expect(await h.service.receiveMessages(queue, {})).toEqual([]);
+    h.clock.advance(30_000);
+    const [second] = await h.service.receiveMessages(queue, {});
+    expect(second!.receiveCount).toBe(2);
+    expect(second!.receiptHandle).not.toBe(first!.receiptHandle);
+    // The old handle is stale: deleting with it succeeds but deletes nothing.
+    const [stale] = await h.service.deleteMessages(queue, [first!.receiptHandle]);
+    expect(stale!.ok).toBe(true);
+    h.clock.advance(30_000);
+    const [third] = await h.service.receiveMessages(queue, {});
+    expect(third!.messageId).toBe(first!.messageId);
+    await h.service.deleteMessages(queue, [third!.receiptHandle]);
+    h.clock.advance(30_000);
+    expect(await h.service.receiveMessages(queue, {})).toEqual([]);
+  });
+
+  it("delays messages per message and per queue", async () => {
+    const { queue } = await h.service.createQueue({ name: "q", config: { delaySeconds: 5 } });
+    await h.service.sendMessage(queue, { body: "queue-delay" });
+    await h.service.sendMessage(queue, { body: "no-delay", delaySeconds: 0 });
+    expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["no-delay"]);
+    expect((await h.service.queueStats(queue)).delayed).toBe(1);
+    h.clock.advance(5_000);
+    expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["queue-delay"]);
+  });
+
+  it("rejects bad bodies, oversized messages and bad attributes, and sends the rest of a batch", async () => {
+    const { queue } = await h.service.createQueue({ name: "q", config: { maximumMessageSizeBytes: 1024 } });
+    const outcomes = await h.service.sendMessages(queue, [
+      { body: "ok" },
+      { body: "bad\u0000char" },
+      { body: "x".repeat(1025) },
+      { body: "ok", attributes: { "AWS.reserved": { dataType: "String", stringValue: "v" } } },
+      { body: "ok", attributes: { n: { dataType: "Number", stringValue: "not-a-number" } } },
+      { body: "ok", delaySeconds: 901 },
+      { body: "ok", priority: 10 },
+    ]);
+    expect(outcomes.map((o) => (o.ok ? "ok" : o.error.code))).toEqual([
+      "ok",
+      "InvalidMessageContents",
+      "MessageTooLong",
+      "InvalidParameterValue",
+      "InvalidParameterValue",
+      "InvalidParameterValue",
+      "InvalidParameterValue",
+    ]);
+    expect(await h.service.receiveMessages(queue, { maxMessages: 10 })).toHaveLength(1);
+  });
+
+  it("changes visibility, and reports stale or not-in-flight handles", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "x" });
+    const [m] = await h.service.receiveMessages(queue, {});
+    const [ok] = await h.service.changeVisibility(queue, [{ receiptHandle: m!.receiptHandle, visibilityTimeoutSeconds: 0 }]);
+    expect(ok!.ok).toBe(true);
+    const [notInFlight] = await h.service.changeVisibility(queue, [{ receiptHandle: m!.receiptHandle, visibilityTimeoutSeconds: 10 }]);
+    expect(notInFlight!.ok ? "ok" : notInFlight!.error.code).toBe("MessageNotInflight");
+    const [again] = await h.service.receiveMessages(queue, {});
+    const [stale] = await h.service.changeVisibility(queue, [{ receiptHandle: m!.receiptHandle, visibilityTimeoutSeconds: 10 }]);
+    expect(stale!.ok ? "ok" : stale!.error.code).toBe("InvalidParameterValue");
+    const [garbage] = await h.service.changeVisibility(queue, [{ receiptHandle: "not-a-handle", visibilityTimeoutSeconds: 10 }]);
+    expect(garbage!.ok ? "ok" : garbage!.error.code).toBe("ReceiptHandleInvalid");
+    expect(again!.receiveCount).toBe(2);
+  });
+
+  it("never returns messages past retention and expires them", async () => {
+    const { queue } = await h.service.createQueue({ name: "q", config: { messageRetentionPeriodSeconds: 60 } });
+    await h.service.sendMessage(queue, { body: "old" });
+    h.clock.advance(61_000);
+    expect(await h.service.receiveMessages(queue, {})).toEqual([]);
+    expect(await h.service.expireMessages(queue)).toBe(1);
+  });
+
+  it("receives higher priorities first", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessages(queue, [{ body: "p0" }, { body: "p9", priority: 9 }, { body: "p3", priority: 3 }]);
+    expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["p9", "p3", "p0"]);
+  });
+});
+
+describe("long polling", () => {
+  it("is woken by a send, not by a timer", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    let result: string[] | undefined;
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    await settle();
+    expect(h.service.waiters.waiterCount(queue.id)).toBe(1);
+    expect(result).toBeUndefined();
+    await h.service.sendMessage(queue, { body: "wake" });
+    await poll;
+    expect(result).toEqual(["wake"]);
+  });
+
+  it("returns empty when the wait passes", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
+    await settle();
+    h.clock.advance(19_999);
+    await settle();
+    expect(h.service.waiters.waiterCount(queue.id)).toBe(1);
+    h.clock.advance(1);
+    expect(await poll).toEqual([]);
+  });
+
+  it("wakes when a delayed message becomes visible", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "later", delaySeconds: 3 });
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
+    await settle();
+    h.clock.advance(3_000);
+    expect((await poll).map((m) => m.body)).toEqual(["later"]);
+  });
+
+  it("returns empty at once on shutdown or abort", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    const controller = new AbortController();
+    const aborted = h.service.receiveMessages(queue, { waitTimeSeconds: 20, signal: controller.signal });
+    const closed = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
+    await settle();
+    controller.abort();
+    expect(await aborted).toEqual([]);
+    h.service.waiters.closeAll();
+    expect(await closed).toEqual([]);
+  });
+
+  it("hands one send of ten to one poller, and passes the wake-up on when more remain", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    const polls = [0, 1, 2].map(() => h.service.receiveMessages(queue, { waitTimeSeconds: 20, maxMessages: 10 }));
+    await settle();
+    await h.service.sendMessages(queue, Array.from({ length: 20 }, (_, i) => ({ body: `m${i}` })));
+    const [a, b] = await Promise.all([polls[0]!, polls[1]!]);
+    expect(a!.length + b!.length).toBe(20);
+    h.clock.advance(20_000);
+    expect(await polls[2]!).toEqual([]);
+  });
+});
