@@ -1,0 +1,76 @@
+/** Command-line flags of `npm run bench -- …`. */
+import { parseArgs } from "node:util";
+import type { PeerId, Workload } from "./row.js";
+
+export interface BenchArgs {
+  workload: Workload;
+  only?: PeerId;
+  cpuProfDir?: string;
+  serverEntry: "src" | "dist";
+  write: boolean;
+}
+
+export const usage = `npm run bench -- [options]
+  --messages N        messages per peer in the measured phase (default 100000)
+  --only PEER         sluice | bullmq
+  --producers N       concurrent producers (default 4)
+  --consumers N       concurrent SQS consumers (default 8; BullMQ uses one Worker, concurrency 100)
+  --backlog N         closed loop: max messages sent but not yet done (default 2000)
+  --warmup N          warm-up messages per peer, not measured (default 5000)
+  --rate N            paced phase: fixed send rate, msgs/s (default 1000)
+  --paced-messages N  paced phase size, 0 to skip (default 5000)
+  --wait S            ReceiveMessage WaitTimeSeconds (default 2)
+  --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
+  --server-entry E    src (tsx, default) | dist (compiled; run npm run build first)
+  --no-write          don't write bench/results/`;
+
+function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got ${v}`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      messages: { type: "string" },
+      only: { type: "string" },
+      producers: { type: "string" },
+      consumers: { type: "string" },
+      backlog: { type: "string" },
+      warmup: { type: "string" },
+      rate: { type: "string" },
+      "paced-messages": { type: "string" },
+      wait: { type: "string" },
+      "cpu-prof": { type: "string" },
+      "server-entry": { type: "string" },
+      "no-write": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help === true) return "help";
+  const batchSize = 10;
+  const workload: Workload = {
+    messages: positiveInt("messages", values.messages, 100_000),
+    warmupMessages: positiveInt("warmup", values.warmup, 5_000, 0),
+    bodyBytes: 1024,
+    batchSize,
+    producers: positiveInt("producers", values.producers, 4),
+    consumers: positiveInt("consumers", values.consumers, 8),
+    backlogMax: positiveInt("backlog", values.backlog, 2_000, batchSize),
+    waitTimeSeconds: positiveInt("wait", values.wait, 2, 1),
+    pacedRatePerSec: positiveInt("rate", values.rate, 1_000),
+    pacedMessages: positiveInt("paced-messages", values["paced-messages"], 5_000, 0),
+    phaseTimeoutMs: 180_000,
+  };
+  if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq") throw new Error(`--only must be sluice or bullmq, got ${values.only}`);
+  const entry = values["server-entry"] ?? "src";
+  if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true };
+  if (values.only !== undefined) args.only = values.only;
+  if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
+  return args;
+}

@@ -1,0 +1,48 @@
+/**
+ * One place that knows every child process and temp dir the bench created, so they are removed
+ * even when a peer throws, the user presses Ctrl-C, or the bench crashes.
+ */
+import { rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+
+const children = new Set<ChildProcess>();
+const dirs = new Set<string>();
+let installed = false;
+
+export function trackChild(child: ChildProcess): void {
+  installHooks();
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+}
+
+export function trackDir(dir: string): void {
+  installHooks();
+  dirs.add(dir);
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  dirs.delete(dir);
+}
+
+/** Synchronous last resort: SIGKILL whatever is still running, delete every temp dir. */
+export function cleanupNow(): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  children.clear();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
+}
+
+function installHooks(): void {
+  if (installed) return;
+  installed = true;
+  process.once("exit", cleanupNow);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      cleanupNow();
+      process.exit(130);
+    });
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Every comparison the bench runs, in order. Add later rows here, e.g.:
+ *  - { id: "fifo-groups", rows: [sluiceFifoRow] } — FIFO with many message groups;
+ *  - { id: "jobs", rows: [sluiceJobsRow, bullmqJobsRow] } — submit → worker → complete through
+ *    the Sluice SDK beside BullMQ Queue.add → Worker → completed.
+ */
+import { bullmqRow } from "./peers/bullmq.js";
+import { sluiceStandardRow } from "./peers/sluice.js";
+import type { Comparison } from "./row.js";
+
+export const comparisons: Comparison[] = [
+  {
+    id: "durable-standard-batch10",
+    title: "Durable send → receive → delete, 1 KiB messages, batches of 10",
+    rows: [sluiceStandardRow, bullmqRow],
+    baseline: "bullmq",
+  },
+];

@@ -1,0 +1,65 @@
+/**
+ * Runs the Sluice server as a child process on a fresh temp data dir, so the load generator and
+ * the server are separate processes competing for the same 2 cores, as in real use. Durability is
+ * the server's default (SQLite synchronous=FULL); the bench never weakens it.
+ */
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeDir, trackDir } from "../cleanup.js";
+import { processRssMiB, startChild, stopChild } from "../procs.js";
+
+export interface SluiceServer {
+  url: string;
+  pid: number | undefined;
+  rssMiB(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export interface SluiceServerOptions {
+  repoRoot: string;
+  entry: "src" | "dist";
+  cpuProfDir?: string;
+}
+
+const readyPattern = /Sluice listening on (http:\/\/[^\s]+)/;
+
+export async function startSluiceServer(opts: SluiceServerOptions): Promise<SluiceServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-data-"));
+  trackDir(dataDir);
+  const nodeFlags: string[] = [];
+  if (opts.cpuProfDir !== undefined) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`);
+  // `node --import tsx` (not `npx tsx`) so the child's pid is the server itself: signals and
+  // /proc CPU accounting reach the right process.
+  let entryArgs: string[];
+  if (opts.entry === "dist") {
+    const distMain = join(opts.repoRoot, "dist/cli/main.js");
+    if (!existsSync(distMain)) throw new Error("dist/cli/main.js not found: run `npm run build` or use --server-entry src");
+    entryArgs = [distMain];
+  } else {
+    entryArgs = ["--import", "tsx", join(opts.repoRoot, "src/cli/main.ts")];
+  }
+  const args = [...nodeFlags, ...entryArgs, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir];
+  let started;
+  try {
+    started = await startChild(process.execPath, args, readyPattern, 30_000, {
+      cwd: opts.repoRoot,
+      env: { ...process.env, NODE_ENV: "production" },
+    });
+  } catch (err) {
+    removeDir(dataDir);
+    throw err;
+  }
+  const { child, match } = started;
+  const url = match[1] ?? "";
+  return {
+    url,
+    pid: child.pid,
+    rssMiB: () => processRssMiB(child.pid),
+    async stop() {
+      // SIGINT lets the server close cleanly, which is also what makes --cpu-prof write its file.
+      await stopChild(child, 15_000, "SIGINT");
+      removeDir(dataDir);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Sluice, standard queue, over the SQS JSON protocol: producers SendMessageBatch (10 × 1 KiB),
+ * consumers long-poll ReceiveMessage (10) → DeleteMessageBatch, like an SQS worker fleet.
+ */
+import { performance } from "node:perf_hooks";
+import { startCpuMeter } from "../cpu.js";
+import { makeBody, parseBody } from "../payload.js";
+import { Phase } from "../phase.js";
+import type { PhaseOptions, PhaseResult } from "../phase.js";
+import type { Row, RowContext, RowResult, Workload } from "../row.js";
+import { LeanSqsClient } from "../sqs-client.js";
+import { startSluiceServer } from "./sluice-server.js";
+
+export const sluiceStandardRow: Row = {
+  peer: "sluice",
+  label: "Sluice (SQLite, synchronous=FULL)",
+  async run(ctx: RowContext): Promise<RowResult> {
+    const w = ctx.workload;
+    const server = await startSluiceServer({ repoRoot: ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+    ctx.log(`sluice: server pid ${server.pid} at ${server.url}`);
+    // One connection per producer and consumer (each has at most one request in flight), plus spare.
+    const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
+    try {
+      const warmUrl = await client.createQueue("bench-warmup");
+      await runSqsPhase(client, warmUrl, w, { label: "sluice warm-up", messages: w.warmupMessages });
+
+      const mainUrl = await client.createQueue("bench-main");
+      ctx.log(`sluice: measuring ${w.messages} messages…`);
+      const stopMeter = startCpuMeter(server.pid);
+      const saturated = await runSqsPhase(client, mainUrl, w, { label: "sluice saturated", messages: w.messages });
+      const cpu = stopMeter();
+      const rss = server.rssMiB();
+
+      let paced: PhaseResult | undefined;
+      if (w.pacedMessages > 0) {
+        const pacedUrl = await client.createQueue("bench-paced");
+        ctx.log(`sluice: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
+        paced = await runSqsPhase(client, pacedUrl, w, { label: "sluice paced", messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec });
+      }
+      const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [] };
+      if (paced !== undefined) result.paced = paced;
+      if (rss !== undefined) result.serverRssMiB = rss;
+      return result;
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  },
+};
+
+async function runSqsPhase(client: LeanSqsClient, queueUrl: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
+  const phase = new Phase({
+    batchSize: w.batchSize,
+    producers: w.producers,
+    backlogMax: w.backlogMax,
+    timeoutMs: w.phaseTimeoutMs,
+    ...p,
+  });
+  const consumers = Array.from({ length: w.consumers }, async () => {
+    try {
+      await consume(client, queueUrl, phase, w.waitTimeSeconds);
+    } catch (err) {
+      phase.fail(err);
+    }
+  });
+  try {
+    return await phase.run(async (seqs, sentAtMs) => {
+      await client.sendBatch(queueUrl, seqs.map((seq) => makeBody(seq, sentAtMs, w.bodyBytes)));
+    });
+  } finally {
+    await Promise.all(consumers);
+  }
+}
+
+async function consume(client: LeanSqsClient, queueUrl: string, phase: Phase, waitSeconds: number): Promise<void> {
+  // Bounded: every useful iteration consumes ≥ 1 message, and an empty one costs up to
+  // waitSeconds — so this is more than enough for any phase that finishes before its timeout.
+  const iterationsMax = phase.options.messages + Math.ceil(phase.options.timeoutMs / 10);
+  for (let i = 0; i < iterationsMax && !phase.isOver; i++) {
+    let messages;
+    try {
+      messages = await client.receive(queueUrl, 10, waitSeconds, phase.signal);
+    } catch (err) {
+      if (phase.isOver) return; // our own abort of a parked long poll at the end of the phase
+      throw err;
+    }
+    if (messages.length === 0) continue;
+    const now = performance.now();
+    let fresh = 0;
+    for (const m of messages) {
+      const { seq, sentAtMs } = parseBody(m.Body);
+      if (phase.received(seq, sentAtMs, now)) fresh++;
+    }
+    await client.deleteBatch(queueUrl, messages.map((m) => m.ReceiptHandle));
+    phase.done(fresh);
+  }
+}

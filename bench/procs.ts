@@ -1,0 +1,145 @@
+/** Child-process helpers: free ports, waiting for a readiness line, graceful stop, CPU time. */
+import { spawn } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { accessSync, constants, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { trackChild } from "./cleanup.js";
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Started {
+  child: ChildProcess;
+  /** The first regex match of the readiness pattern on stdout/stderr. */
+  match: RegExpMatchArray;
+  /** Everything the child printed so far (bounded), for error messages. */
+  output(): string;
+}
+
+const outputKeepChars = 64_000;
+
+/**
+ * Spawns `cmd` and resolves once a line matching `ready` appears on stdout or stderr.
+ * Rejects if the child exits first or `timeoutMs` passes (and kills it then).
+ */
+export async function startChild(cmd: string, args: string[], ready: RegExp, timeoutMs: number, opts: SpawnOptions = {}): Promise<Started> {
+  const child = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
+  trackChild(child);
+  let out = "";
+  const append = (chunk: Buffer): void => {
+    out += chunk.toString("utf8");
+    if (out.length > outputKeepChars) out = out.slice(-outputKeepChars);
+  };
+  return await new Promise<Started>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${cmd} not ready after ${timeoutMs} ms; output:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      append(chunk);
+      const match = ready.exec(out);
+      if (match !== null) {
+        clearTimeout(timer);
+        child.off("exit", onExit);
+        // Keep draining the pipes so a chatty child never blocks on a full pipe buffer.
+        child.stdout?.off("data", onData).on("data", append);
+        child.stderr?.off("data", onData).on("data", append);
+        resolve({ child, match, output: () => out });
+      }
+    };
+    const onExit = (code: number | null, signal: string | null): void => {
+      clearTimeout(timer);
+      reject(new Error(`${cmd} exited (code ${code}, signal ${signal}) before it was ready; output:\n${out}`));
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", onExit);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+/** SIGTERM (or `signal`), then SIGKILL after `graceMs`. Resolves when the child has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 10_000, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+/** Runs a command to completion; resolves with its exit code and output (never rejects on a non-zero code). */
+export async function runCommand(cmd: string, args: string[], opts: SpawnOptions = {}): Promise<{ code: number; output: string }> {
+  return await new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
+    trackChild(child);
+    let out = "";
+    const append = (chunk: Buffer): void => {
+      out += chunk.toString("utf8");
+      if (out.length > outputKeepChars) out = out.slice(-outputKeepChars);
+    };
+    child.stdout?.on("data", append);
+    child.stderr?.on("data", append);
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code: code ?? 1, output: out }));
+  });
+}
+
+/** Linux clock ticks per second for /proc/<pid>/stat; 100 on every mainstream kernel config. */
+const clockTicksPerSecond = 100;
+
+/** User + system CPU seconds a process has used so far, from /proc (undefined off Linux). */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may contain spaces; fields after its closing paren are fixed.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return (utime + stime) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident set size of a process in MiB, from /proc (undefined off Linux). */
+export function processRssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m?.[1] === undefined ? undefined : Number(m[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Looks a command up on PATH without running it. */
+export function onPath(cmd: string): boolean {
+  const dirs = (process.env["PATH"] ?? "").split(":").filter((d) => d !== "");
+  for (const dir of dirs) {
+    try {
+      accessSync(`${dir}/${cmd}`, constants.X_OK);
+      return true;
+    } catch {
+      // not in this dir
+    }
+  }
+  return false;
+}

@@ -1,0 +1,137 @@
+/** Renders results as a terminal table and Markdown, and writes bench/results/. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, release, totalmem } from "node:os";
+import { join } from "node:path";
+import type { Comparison, PeerId, RowResult, Workload } from "./row.js";
+import { renderChartSvg } from "./chart.js";
+
+export interface Ratio {
+  /** e.g. "sluice/bullmq" */
+  name: string;
+  /** Throughput ratio (higher is better for the numerator). */
+  msgsPerSec: number;
+  /** Latency ratios (lower is better for the numerator). */
+  p50: number;
+  p99: number;
+  pacedP50?: number;
+  pacedP99?: number;
+}
+
+export interface ComparisonResult {
+  id: string;
+  title: string;
+  baseline: PeerId;
+  rows: RowResult[];
+  ratios: Ratio[];
+}
+
+export interface BenchReport {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  machine: { cpus: number; cpuModel: string; totalMemMiB: number; kernel: string; node: string };
+  workload: Workload;
+  comparisons: ComparisonResult[];
+}
+
+export function machineInfo(): BenchReport["machine"] {
+  const c = cpus();
+  return { cpus: c.length, cpuModel: c[0]?.model ?? "?", totalMemMiB: Math.round(totalmem() / 2 ** 20), kernel: release(), node: process.version };
+}
+
+export function comparisonResult(c: Comparison, rows: RowResult[]): ComparisonResult {
+  const base = rows.find((r) => r.peer === c.baseline);
+  const ratios: Ratio[] = [];
+  if (base !== undefined) {
+    for (const r of rows) {
+      if (r === base) continue;
+      const ratio: Ratio = {
+        name: `${r.peer}/${base.peer}`,
+        msgsPerSec: r.saturated.msgsPerSec / base.saturated.msgsPerSec,
+        p50: r.saturated.latency.p50Ms / base.saturated.latency.p50Ms,
+        p99: r.saturated.latency.p99Ms / base.saturated.latency.p99Ms,
+      };
+      if (r.paced !== undefined && base.paced !== undefined) {
+        ratio.pacedP50 = r.paced.latency.p50Ms / base.paced.latency.p50Ms;
+        ratio.pacedP99 = r.paced.latency.p99Ms / base.paced.latency.p99Ms;
+      }
+      ratios.push(ratio);
+    }
+  }
+  return { id: c.id, title: c.title, baseline: c.baseline, rows, ratios };
+}
+
+const int = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : Math.round(n).toLocaleString("en-US"));
+const ms = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const pct = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : `${Math.round(n)}%`);
+const times = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : `${n.toFixed(2)}×`);
+
+const headers = ["peer", "msgs/s", "p50 ms", "p99 ms", "paced p50", "paced p99", "server CPU", "loadgen CPU", "lost/dup"];
+
+function cells(c: ComparisonResult): string[][] {
+  const rows = c.rows.map((r) => [
+    r.label,
+    int(r.saturated.msgsPerSec),
+    ms(r.saturated.latency.p50Ms),
+    ms(r.saturated.latency.p99Ms),
+    ms(r.paced?.latency.p50Ms),
+    ms(r.paced?.latency.p99Ms),
+    pct(r.cpu.serverCorePct),
+    pct(r.cpu.loadGenCorePct),
+    `${r.saturated.lost}/${r.saturated.duplicates}`,
+  ]);
+  for (const q of c.ratios) {
+    const [a = "", b = ""] = q.name.split("/");
+    rows.push([`ratio ${a} / ${b}`, times(q.msgsPerSec), times(q.p50), times(q.p99), times(q.pacedP50), times(q.pacedP99), "", "", ""]);
+  }
+  return rows;
+}
+
+export function workloadLine(w: Workload): string {
+  return `${int(w.messages)} msgs per peer (after ${int(w.warmupMessages)} warm-up) · ${w.bodyBytes} B bodies · batches of ${w.batchSize} · ${w.producers} producers · ${w.consumers} SQS consumers (BullMQ: 1 Worker, concurrency 100) · backlog ≤ ${int(w.backlogMax)} · paced phase ${int(w.pacedMessages)} msgs at ${int(w.pacedRatePerSec)} msgs/s`;
+}
+
+export function renderText(report: BenchReport): string {
+  const out: string[] = [];
+  for (const c of report.comparisons) {
+    out.push("", c.title, workloadLine(report.workload), "");
+    const rows = [headers, ...cells(c)];
+    const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+    for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
+  }
+  out.push("", `machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
+  out.push("msgs/s: first send → last delete/complete. Latency: send → message in a consumer's hands (saturated phase: closed loop; paced: fixed rate, from the scheduled send time). CPU: % of one core.");
+  return out.join("\n");
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const out: string[] = [];
+  for (const c of report.comparisons) {
+    out.push(`**${c.title}** — ${workloadLine(report.workload)}`, "");
+    out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
+    for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
+    out.push("");
+  }
+  out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB RAM, Linux ${report.machine.kernel}, Node ${report.machine.node}. Run started ${report.startedAt}.`);
+  return out.join("\n");
+}
+
+/** Writes latest.{json,md,svg} and a timestamped JSON copy; returns the paths written. */
+export function writeResults(dir: string, report: BenchReport): string[] {
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const stamp = report.startedAt.replace(/[:.]/g, "-");
+  const files: Array<[string, string]> = [
+    ["latest.json", json],
+    [`${stamp}.json`, json],
+    ["latest.md", `${renderMarkdown(report)}\n`],
+    ["latest.svg", renderChartSvg(report)],
+  ];
+  const written: string[] = [];
+  for (const [name, content] of files) {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    written.push(path);
+  }
+  return written;
+}

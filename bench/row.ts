@@ -1,0 +1,70 @@
+/**
+ * What a benchmark row is. A comparison groups rows that run the same workload against different
+ * peers (one after the other, never concurrently); the report prints each comparison as one table
+ * with ratios against its baseline. To add a row (e.g. Sluice FIFO with many message groups, or
+ * jobs submit → worker → complete beside BullMQ Queue.add → Worker), implement `Row` in
+ * bench/peers/ and list it in bench/comparisons.ts.
+ */
+import type { PhaseResult } from "./phase.js";
+
+export type PeerId = "sluice" | "bullmq";
+
+/** The load every row of a comparison is given (same counts, same sizes). */
+export interface Workload {
+  messages: number;
+  warmupMessages: number;
+  bodyBytes: number;
+  batchSize: number;
+  producers: number;
+  consumers: number;
+  /** Closed loop: messages sent but not yet done before producers pause. */
+  backlogMax: number;
+  /** Long-poll wait for SQS-style consumers. */
+  waitTimeSeconds: number;
+  /** Second, open-loop phase: latency at a fixed, moderate rate every peer can sustain. */
+  pacedRatePerSec: number;
+  pacedMessages: number;
+  phaseTimeoutMs: number;
+}
+
+export interface RowContext {
+  repoRoot: string;
+  workload: Workload;
+  log(line: string): void;
+  /** When set, the Sluice server runs with --cpu-prof into this directory. */
+  cpuProfDir?: string;
+  /** Which Sluice entry point to run: the TypeScript source via tsx, or the compiled dist/. */
+  serverEntry: "src" | "dist";
+}
+
+/** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */
+export interface CpuUse {
+  serverCorePct?: number;
+  loadGenCorePct: number;
+}
+
+export interface RowResult {
+  peer: PeerId;
+  label: string;
+  durability: string;
+  version?: string;
+  saturated: PhaseResult;
+  paced?: PhaseResult;
+  cpu: CpuUse;
+  serverRssMiB?: number;
+  notes: string[];
+}
+
+export interface Row {
+  peer: PeerId;
+  label: string;
+  run(ctx: RowContext): Promise<RowResult>;
+}
+
+export interface Comparison {
+  id: string;
+  title: string;
+  rows: Row[];
+  /** Ratios are "other row / this peer's row" (throughput) — the peer to beat. */
+  baseline: PeerId;
+}

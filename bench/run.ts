@@ -1,0 +1,70 @@
+/**
+ * `npm run bench`: runs every comparison's rows one after the other (never concurrently) in this
+ * one process tree, prints a table, and writes bench/results/. See docs/benchmarks.md.
+ */
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
+import { parseBenchArgs, usage } from "./args.js";
+import { cleanupNow } from "./cleanup.js";
+import { comparisons } from "./comparisons.js";
+import { comparisonResult, machineInfo, renderText, writeResults } from "./report.js";
+import type { BenchReport, ComparisonResult } from "./report.js";
+import type { RowContext, RowResult } from "./row.js";
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+
+function log(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+async function main(): Promise<number> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  if (args === "help") {
+    console.log(usage);
+    return 0;
+  }
+  const startedAt = new Date().toISOString();
+  const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry };
+  if (args.cpuProfDir !== undefined) {
+    ctx.cpuProfDir = resolve(args.cpuProfDir);
+    mkdirSync(ctx.cpuProfDir, { recursive: true });
+  }
+  const results: ComparisonResult[] = [];
+  let failures = 0;
+  for (const c of comparisons) {
+    const rows: RowResult[] = [];
+    for (const row of c.rows) {
+      if (args.only !== undefined && row.peer !== args.only) continue;
+      log(`── ${c.id}: ${row.label}`);
+      try {
+        const r = await row.run(ctx);
+        log(`${row.peer}: ${Math.round(r.saturated.msgsPerSec)} msgs/s, p50 ${r.saturated.latency.p50Ms.toFixed(1)} ms, p99 ${r.saturated.latency.p99Ms.toFixed(1)} ms`);
+        if (r.saturated.lost > 0 || r.saturated.duplicates > 0) log(`${row.peer}: WARNING lost ${r.saturated.lost}, duplicates ${r.saturated.duplicates}`);
+        rows.push(r);
+      } catch (err) {
+        failures++;
+        log(`${row.peer} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+    }
+    if (rows.length > 0) results.push(comparisonResult(c, rows));
+  }
+  const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), workload: args.workload, comparisons: results };
+  console.log(renderText(report));
+  if (args.write && results.length > 0) {
+    const written = writeResults(join(repoRoot, "bench/results"), report);
+    log(`wrote ${written.map((p) => p.slice(repoRoot.length)).join(", ")}`);
+  }
+  return failures === 0 ? 0 : 1;
+}
+
+main()
+  .then((code) => {
+    cleanupNow();
+    process.exit(code);
+  })
+  .catch((err: unknown) => {
+    log(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    cleanupNow();
+    process.exit(1);
+  });
