@@ -4,7 +4,6 @@ import { limits } from "./limits.js";
 import type { MessageAttributes, MessageAttributeValue } from "./message.js";
 
 /** SQS allows #x9 | #xA | #xD | #x20–#xD7FF | #xE000–#xFFFD | #x10000–#x10FFFF. */
-// eslint-disable-next-line no-control-regex
 const invalidCharacter = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
 export function hasInvalidCharacters(text: string): boolean {
