@@ -4,6 +4,7 @@
  * `send` and a consumer that reports back via `received()` and `done()`; so a new row (FIFO, jobs,
  * another peer) reuses the same flow control, latency accounting and loss/duplicate checks.
  */
+import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { LatencyRecorder } from "./stats.js";
 import type { LatencySummary } from "./stats.js";
@@ -67,6 +68,8 @@ export class Phase {
     this.latency = new LatencyRecorder(options.messages);
     this.seen = new Uint8Array(options.messages);
     this.signal = this.abort.signal;
+    // Every parked long poll listens on this one signal; more than 10 is expected, not a leak.
+    setMaxListeners(1_000, this.signal);
     this.deadlineMs = performance.now() + options.timeoutMs;
     this.finished = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };

@@ -48,7 +48,7 @@ export const sluiceStandardRow: Row = {
   },
 };
 
-async function runSqsPhase(client: LeanSqsClient, queueUrl: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
+export async function runSqsPhase(client: LeanSqsClient, queueUrl: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
   const phase = new Phase({
     batchSize: w.batchSize,
     producers: w.producers,
