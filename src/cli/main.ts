@@ -1,1 +1,18 @@
-export {};
+#!/usr/bin/env node
+/**
+ * The `sluice` command. Each subcommand lives in commands/<name>.ts and registers itself here;
+ * serve is the first, worker/queues/send/jobs/dlq/bench follow the same pattern.
+ */
+import { Command } from "commander";
+import { registerServeCommand } from "./commands/serve.js";
+import { packageVersion } from "./package-version.js";
+
+const program = new Command()
+  .name("sluice")
+  .description("A durable, SQS-compatible message queue and async-job service for AI inference.")
+  .version(packageVersion())
+  .showHelpAfterError();
+
+registerServeCommand(program);
+
+await program.parseAsync(process.argv);

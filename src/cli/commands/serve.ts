@@ -1,0 +1,99 @@
+/**
+ * `sluice serve`: runs the server until SIGTERM/SIGINT, then shuts down gracefully and exits 0.
+ * Prints exactly one line when ready — `Sluice listening on http://<host>:<port>` — which scripts
+ * and tests wait for (with --port 0 it carries the port actually bound).
+ */
+import type { Command } from "commander";
+import { type ServerConfig, configFromEnv, envVarNames, parsePort, parseStore, resolveServerConfig } from "../../server/config.js";
+import { ConfigError, type RunningServer, startServer } from "../../server/index.js";
+
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  store?: string;
+  postgresUrl?: string;
+  accountId?: string;
+  region?: string;
+  webhookSecret?: string;
+  allowAnonymous?: boolean;
+}
+
+function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
+  return {
+    host: flags.host,
+    port: flags.port === undefined ? undefined : parsePort(flags.port, "--port"),
+    dataDir: flags.dataDir,
+    store: flags.store === undefined ? undefined : parseStore(flags.store, "--store"),
+    postgresUrl: flags.postgresUrl,
+    accountId: flags.accountId,
+    region: flags.region,
+    webhookSecret: flags.webhookSecret,
+    allowAnonymous: flags.allowAnonymous,
+  };
+}
+
+const envHelp = `
+Environment variables (flags win over them):
+${Object.values(envVarNames)
+  .map((name) => `  ${name}`)
+  .join("\n")}`;
+
+/** Closes on the first SIGTERM/SIGINT; a second one exits at once. */
+function closeOnSignals(server: RunningServer): void {
+  let closing = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (closing) {
+      console.error(`sluice: ${signal} again, exiting without waiting`);
+      process.exit(1);
+    }
+    closing = true;
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error("sluice: error while shutting down", err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  let server: RunningServer;
+  try {
+    const config = resolveServerConfig(configFromEnv(process.env), configFromFlags(flags));
+    server = await startServer(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`sluice: ${err.message}`);
+      process.exit(2);
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      console.error(`sluice: cannot listen: ${(err as Error).message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  closeOnSignals(server);
+  console.log(`Sluice listening on ${server.url}`);
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("Run the server: SQS API, jobs API and health endpoints on one port.")
+    .option("--host <host>", "address to bind (default 127.0.0.1)")
+    .option("--port <port>", "port to listen on, 0 for any free port (default 9324)")
+    .option("--data-dir <dir>", "where the SQLite database lives (default ./data)")
+    .option("--store <kind>", "sqlite or postgres (default sqlite)")
+    .option("--postgres-url <url>", "PostgreSQL connection string for --store postgres")
+    .option("--account-id <id>", "12-digit account id in queue URLs and ARNs (default 000000000000)")
+    .option("--region <region>", "region in queue ARNs (default us-east-1)")
+    .option("--webhook-secret <secret>", "whsec_… secret that signs job webhooks")
+    .option("--allow-anonymous", "serve anonymous requests on a non-loopback address")
+    .addHelpText("after", envHelp)
+    .action(serve);
+}

@@ -1,0 +1,96 @@
+/**
+ * What every batch action shares: the call-level checks (empty, too many, bad or repeated ids)
+ * that fail the whole call, per-entry decoding whose failures land in `Failed` without failing
+ * the call, and the encoding of result entries.
+ */
+import { SluiceError, fail } from "../../../core/errors.js";
+import { limits } from "../../../core/limits.js";
+import type { EntryOutcome } from "../../../core/queue-service.js";
+import { sqsErrorForCode } from "../sqs-errors.js";
+import { type WireObject, asObject, optionalList, optionalString } from "../wire-input.js";
+import { escapeXml } from "../xml.js";
+
+export type DecodedEntry<T> = { id: string } & EntryOutcome<T>;
+
+const batchEntryIdPattern = new RegExp(`^[A-Za-z0-9_-]{1,${limits.batchEntryIdMaxLength}}$`);
+
+/**
+ * Decodes `Entries`, failing the call for call-level errors. `entryName` is the query spelling
+ * (SendMessageBatchRequestEntry…), used in messages as SQS does.
+ */
+export function decodeBatchEntries<T>(input: WireObject, entryName: string, decodeEntry: (entry: WireObject) => T): Array<DecodedEntry<T>> {
+  const list = optionalList(input, "Entries") ?? [];
+  if (list.length === 0) fail("EmptyBatchRequest", `There should be at least one ${entryName} in the request.`);
+  if (list.length > limits.batchEntriesMax) {
+    fail("TooManyEntriesInBatchRequest", `Maximum number of entries per request are ${limits.batchEntriesMax}. You have sent ${list.length}.`);
+  }
+  const seen = new Set<string>();
+  const entries = list.map((item, i) => {
+    const entry = asObject(item, `${entryName}.${i + 1}`);
+    const id = optionalString(entry, "Id") ?? "";
+    if (!batchEntryIdPattern.test(id)) {
+      fail("InvalidBatchEntryId", `A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most ${limits.batchEntryIdMaxLength} letters long.`);
+    }
+    if (seen.has(id)) fail("BatchEntryIdsNotDistinct", `Id ${id} repeated.`);
+    seen.add(id);
+    return { id, entry };
+  });
+  return entries.map(({ id, entry }) => {
+    try {
+      return { id, ok: true, value: decodeEntry(entry) };
+    } catch (err) {
+      if (!(err instanceof SluiceError)) throw err;
+      return { id, ok: false, error: err };
+    }
+  });
+}
+
+/**
+ * Runs the decoded-ok entries through `run` (which returns one outcome per value, in order) and
+ * merges its outcomes back with the entries that failed to decode, keeping the request's order.
+ */
+export async function runBatch<T, R>(entries: Array<DecodedEntry<T>>, run: (values: T[]) => Promise<Array<EntryOutcome<R>>>): Promise<Array<DecodedEntry<R>>> {
+  const values: T[] = [];
+  for (const e of entries) if (e.ok) values.push(e.value);
+  const outcomes = values.length > 0 ? await run(values) : [];
+  let k = 0;
+  return entries.map((e) => (e.ok ? { id: e.id, ...outcomes[k++]! } : { id: e.id, ok: false, error: e.error }));
+}
+
+export interface BatchResultErrorEntry {
+  Id: string;
+  SenderFault: boolean;
+  Code: string;
+  Message: string;
+}
+
+export function failedEntry(id: string, error: SluiceError): BatchResultErrorEntry {
+  const spec = sqsErrorForCode[error.code];
+  return { Id: id, SenderFault: spec.fault === "Sender", Code: spec.queryCode, Message: error.message };
+}
+
+/** Splits outcomes into SQS's Successful / Failed lists. */
+export function partitionResults<R, S>(results: Array<DecodedEntry<R>>, success: (id: string, value: R) => S): { Successful: S[]; Failed: BatchResultErrorEntry[] } {
+  const Successful: S[] = [];
+  const Failed: BatchResultErrorEntry[] = [];
+  for (const r of results) {
+    if (r.ok) Successful.push(success(r.id, r.value));
+    else Failed.push(failedEntry(r.id, r.error));
+  }
+  return { Successful, Failed };
+}
+
+export function failedEntriesXml(entries: BatchResultErrorEntry[]): string {
+  let out = "";
+  for (const e of entries) {
+    out += `<BatchResultErrorEntry><Id>${escapeXml(e.Id)}</Id><SenderFault>${e.SenderFault}</SenderFault><Code>${escapeXml(e.Code)}</Code><Message>${escapeXml(e.Message)}</Message></BatchResultErrorEntry>`;
+  }
+  return out;
+}
+
+/** Result entries that carry only an Id (DeleteMessageBatch, ChangeMessageVisibilityBatch). */
+export function idEntriesXml(elementName: string, entries: Array<{ Id: string }>): string {
+  let out = "";
+  for (const e of entries) out += `<${elementName}><Id>${escapeXml(e.Id)}</Id></${elementName}>`;
+  return out;
+}

@@ -1,0 +1,91 @@
+/** Queue lifecycle: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, PurgeQueue. */
+import { fail } from "../../../core/errors.js";
+import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
+import { attributesToConfigPatch } from "../queue-attributes.js";
+import { optionalInteger, optionalString, optionalStringMap, requiredString } from "../wire-input.js";
+import { xmlElement } from "../xml.js";
+import { checkDeadLetterTarget } from "./attributes.js";
+
+interface QueueUrlResult {
+  QueueUrl: string;
+}
+
+const queueUrlXml = (res: QueueUrlResult): string => xmlElement("QueueUrl", res.QueueUrl);
+
+export const createQueue = defineAction({
+  decode: (input) => ({
+    queueName: requiredString(input, "QueueName"),
+    attributes: optionalStringMap(input, "Attributes"),
+    // The model spells this member `tags`; accept `Tags` from hand-written clients too.
+    tags: optionalStringMap(input, "tags") ?? optionalStringMap(input, "Tags"),
+  }),
+  async run(req, ctx): Promise<QueueUrlResult> {
+    const attributes = req.attributes ?? {};
+    const fifo = attributes.FifoQueue?.toLowerCase() === "true";
+    const patch = attributesToConfigPatch(attributes, { creating: true, fifo, identity: ctx.identity });
+    await checkDeadLetterTarget(ctx, patch);
+    const hasAttributes = Object.keys(attributes).length > 0;
+    const { queue } = await ctx.queues.createQueue({ name: req.queueName, config: hasAttributes ? patch : undefined, tags: req.tags });
+    return { QueueUrl: urlOfQueue(ctx, queue.name) };
+  },
+  toXml: queueUrlXml,
+});
+
+export const getQueueUrl = defineAction({
+  decode: (input) => ({ queueName: requiredString(input, "QueueName"), ownerAccountId: optionalString(input, "QueueOwnerAWSAccountId") }),
+  async run(req, ctx): Promise<QueueUrlResult> {
+    if (req.ownerAccountId !== undefined && req.ownerAccountId !== ctx.identity.accountId) {
+      fail("QueueNotFound", "The specified queue does not exist.");
+    }
+    const queue = await ctx.queues.getQueue(req.queueName);
+    return { QueueUrl: urlOfQueue(ctx, queue.name) };
+  },
+  toXml: queueUrlXml,
+});
+
+/** NextToken is the last name returned, opaque to clients. */
+function encodeNextToken(lastName: string): string {
+  return Buffer.from(`q:${lastName}`, "utf8").toString("base64url");
+}
+
+function decodeNextToken(token: string): string {
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  if (!text.startsWith("q:")) fail("InvalidParameterValue", "Invalid NextToken value.");
+  return text.slice(2);
+}
+
+interface ListQueuesResult {
+  QueueUrls?: string[];
+  NextToken?: string;
+}
+
+export const listQueues = defineAction({
+  decode: (input) => ({
+    prefix: optionalString(input, "QueueNamePrefix"),
+    maxResults: optionalInteger(input, "MaxResults"),
+    nextToken: optionalString(input, "NextToken"),
+  }),
+  async run(req, ctx): Promise<ListQueuesResult> {
+    const afterName = req.nextToken ? decodeNextToken(req.nextToken) : undefined;
+    const { queues, hasMore } = await ctx.queues.listQueues({ prefix: req.prefix || undefined, maxResults: req.maxResults, afterName });
+    const result: ListQueuesResult = {};
+    if (queues.length > 0) result.QueueUrls = queues.map((q) => urlOfQueue(ctx, q.name));
+    // SQS pages only when the caller asked for pages.
+    if (req.maxResults !== undefined && hasMore) result.NextToken = encodeNextToken(queues[queues.length - 1]!.name);
+    return result;
+  },
+  toXml: (res) => (res.QueueUrls ?? []).map((url) => xmlElement("QueueUrl", url)).join("") + xmlElement("NextToken", res.NextToken),
+});
+
+function queueUrlOnly(run: (name: string, ctx: ActionContext) => Promise<void>) {
+  return defineAction({
+    decode: (input) => requiredString(input, "QueueUrl"),
+    async run(url, ctx): Promise<void> {
+      const queue = await queueForUrl(ctx, url);
+      await run(queue.name, ctx);
+    },
+  });
+}
+
+export const deleteQueue = queueUrlOnly((name, ctx) => ctx.queues.deleteQueue(name));
+export const purgeQueue = queueUrlOnly((name, ctx) => ctx.queues.purgeQueue(name));

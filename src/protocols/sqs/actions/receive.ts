@@ -1,0 +1,125 @@
+/** ReceiveMessage: long polls, system attributes, and message attributes filtered by name. */
+import type { MessageAttributes } from "../../../core/message.js";
+import type { QueueRecord } from "../../../core/queue.js";
+import type { ReceivedMessage, ReceiveInput } from "../../../core/queue-service.js";
+import { defineAction, queueForUrl } from "../action.js";
+import { type AttributeNameFilter, type WireAttributeValue, attributeNameFilter, encodeAttributesJson, encodeAttributesXml, selectAttributes } from "../message-attributes.js";
+import { optionalInteger, optionalStringList, requiredString } from "../wire-input.js";
+import { escapeXml, xmlElement, xmlStringMap } from "../xml.js";
+
+interface ReceiveRequest {
+  queueUrl: string;
+  systemAttributeNames: Set<string>;
+  attributeFilter: AttributeNameFilter;
+  maxMessages?: number;
+  visibilityTimeoutSeconds?: number;
+  waitTimeSeconds?: number;
+}
+
+/** A received message, attributes still in core form (each protocol encodes binary its own way). */
+interface OutgoingMessage {
+  messageId: string;
+  receiptHandle: string;
+  bodyMd5: string;
+  body: string;
+  systemAttributes?: Record<string, string>;
+  attributes?: MessageAttributes;
+  attributesMd5?: string;
+}
+
+type SystemAttributeReader = (m: ReceivedMessage, queue: QueueRecord) => string | undefined;
+
+/** SQS's system attributes, in the order SQS lists them. Timestamps are epoch milliseconds. */
+const systemAttributeReaders: Record<string, SystemAttributeReader> = {
+  SenderId: (m) => m.senderId,
+  SentTimestamp: (m) => String(m.sentAtMs),
+  ApproximateReceiveCount: (m) => String(m.receiveCount),
+  ApproximateFirstReceiveTimestamp: (m) => (m.firstReceivedAtMs === undefined ? undefined : String(m.firstReceivedAtMs)),
+  SequenceNumber: (m, queue) => (queue.config.fifoQueue ? String(m.seq) : undefined),
+  MessageDeduplicationId: (m) => m.deduplicationId,
+  MessageGroupId: (m) => m.groupId,
+  AWSTraceHeader: (m) => m.systemAttributes.AWSTraceHeader?.stringValue,
+};
+const allSystemAttributeNames = Object.keys(systemAttributeReaders);
+
+function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, names: Set<string>): Record<string, string> | undefined {
+  if (names.size === 0) return undefined;
+  const wanted = names.has("All") ? allSystemAttributeNames : allSystemAttributeNames.filter((n) => names.has(n));
+  let out: Record<string, string> | undefined;
+  for (const name of wanted) {
+    const value = systemAttributeReaders[name]!(m, queue);
+    if (value !== undefined) (out ??= {})[name] = value;
+  }
+  return out;
+}
+
+function outgoing(m: ReceivedMessage, queue: QueueRecord, req: ReceiveRequest): OutgoingMessage {
+  const out: OutgoingMessage = { messageId: m.messageId, receiptHandle: m.receiptHandle, bodyMd5: m.bodyMd5, body: m.body };
+  out.systemAttributes = systemAttributesOf(m, queue, req.systemAttributeNames);
+  const selected = selectAttributes(m.attributes, m.attributesMd5, req.attributeFilter);
+  if (selected) {
+    out.attributes = selected.attributes;
+    out.attributesMd5 = selected.md5;
+  }
+  return out;
+}
+
+interface JsonMessage {
+  MessageId: string;
+  ReceiptHandle: string;
+  MD5OfBody: string;
+  Body: string;
+  Attributes?: Record<string, string>;
+  MD5OfMessageAttributes?: string;
+  MessageAttributes?: Record<string, WireAttributeValue>;
+}
+
+function messageJson(m: OutgoingMessage): JsonMessage {
+  return {
+    MessageId: m.messageId,
+    ReceiptHandle: m.receiptHandle,
+    MD5OfBody: m.bodyMd5,
+    Body: m.body,
+    Attributes: m.systemAttributes,
+    MD5OfMessageAttributes: m.attributesMd5,
+    MessageAttributes: m.attributes && encodeAttributesJson(m.attributes),
+  };
+}
+
+function messageXml(m: OutgoingMessage): string {
+  return (
+    `<Message><MessageId>${escapeXml(m.messageId)}</MessageId><ReceiptHandle>${escapeXml(m.receiptHandle)}</ReceiptHandle>` +
+    `<MD5OfBody>${m.bodyMd5}</MD5OfBody><Body>${escapeXml(m.body)}</Body>` +
+    xmlStringMap("Attribute", "Name", "Value", m.systemAttributes) +
+    xmlElement("MD5OfMessageAttributes", m.attributesMd5) +
+    (m.attributes ? encodeAttributesXml(m.attributes) : "") +
+    `</Message>`
+  );
+}
+
+export const receiveMessage = defineAction({
+  decode: (input): ReceiveRequest => {
+    const queueUrl = requiredString(input, "QueueUrl");
+    // AttributeNames is deprecated in favour of MessageSystemAttributeNames; SQS honours both.
+    const systemAttributeNames = new Set([...(optionalStringList(input, "AttributeNames") ?? []), ...(optionalStringList(input, "MessageSystemAttributeNames") ?? [])]);
+    return {
+      queueUrl,
+      systemAttributeNames,
+      attributeFilter: attributeNameFilter(optionalStringList(input, "MessageAttributeNames")),
+      maxMessages: optionalInteger(input, "MaxNumberOfMessages"),
+      visibilityTimeoutSeconds: optionalInteger(input, "VisibilityTimeout"),
+      waitTimeSeconds: optionalInteger(input, "WaitTimeSeconds"),
+    };
+  },
+  async run(req, ctx): Promise<OutgoingMessage[]> {
+    const queue = await queueForUrl(ctx, req.queueUrl);
+    const input: ReceiveInput = { maxMessages: req.maxMessages, visibilityTimeoutSeconds: req.visibilityTimeoutSeconds, waitTimeSeconds: req.waitTimeSeconds };
+    // Only a receive that may wait needs to hear about the client leaving.
+    if ((req.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds) > 0) input.signal = ctx.signal();
+    const messages = await ctx.queues.receiveMessages(queue, input);
+    return messages.map((m) => outgoing(m, queue, req));
+  },
+  // SQS omits Messages entirely when none were received.
+  toJson: (messages) => (messages.length > 0 ? { Messages: messages.map(messageJson) } : {}),
+  toXml: (messages) => messages.map(messageXml).join(""),
+});

@@ -1,0 +1,101 @@
+/** SendMessage and SendMessageBatch. */
+import { fail } from "../../../core/errors.js";
+import { limits } from "../../../core/limits.js";
+import { messageSizeBytes } from "../../../core/message-validation.js";
+import type { QueueRecord } from "../../../core/queue.js";
+import type { SendInput, SendResult } from "../../../core/queue-service.js";
+import { defineAction, queueForUrl } from "../action.js";
+import { checkSystemAttributes, decodeMessageAttributes, priorityFromAttributes } from "../message-attributes.js";
+import { type WireObject, optionalInteger, optionalObject, optionalString, requiredString } from "../wire-input.js";
+import { xmlElement } from "../xml.js";
+import { type BatchResultErrorEntry, decodeBatchEntries, failedEntriesXml, partitionResults, runBatch } from "./batch.js";
+
+function decodeSendInput(o: WireObject): SendInput {
+  const attributes = decodeMessageAttributes(optionalObject(o, "MessageAttributes"), "MessageAttribute");
+  const systemAttributes = decodeMessageAttributes(optionalObject(o, "MessageSystemAttributes"), "MessageSystemAttribute");
+  checkSystemAttributes(systemAttributes);
+  const input: SendInput = { body: requiredString(o, "MessageBody") };
+  if (attributes) input.attributes = attributes;
+  if (systemAttributes) input.systemAttributes = systemAttributes;
+  const delaySeconds = optionalInteger(o, "DelaySeconds");
+  if (delaySeconds !== undefined) input.delaySeconds = delaySeconds;
+  const priority = priorityFromAttributes(attributes);
+  if (priority !== undefined) input.priority = priority;
+  const groupId = optionalString(o, "MessageGroupId");
+  if (groupId !== undefined) input.groupId = groupId;
+  const deduplicationId = optionalString(o, "MessageDeduplicationId");
+  if (deduplicationId !== undefined) input.deduplicationId = deduplicationId;
+  return input;
+}
+
+interface SendMessageResult {
+  MD5OfMessageBody: string;
+  MD5OfMessageAttributes?: string;
+  MD5OfMessageSystemAttributes?: string;
+  MessageId: string;
+  SequenceNumber?: string;
+}
+
+function sendResult(queue: QueueRecord, r: SendResult): SendMessageResult {
+  return {
+    MD5OfMessageBody: r.bodyMd5,
+    MD5OfMessageAttributes: r.attributesMd5,
+    MD5OfMessageSystemAttributes: r.systemAttributesMd5,
+    MessageId: r.messageId,
+    // Sequence numbers exist only on FIFO queues.
+    SequenceNumber: queue.config.fifoQueue ? String(r.seq) : undefined,
+  };
+}
+
+function sendResultXml(r: SendMessageResult): string {
+  return (
+    xmlElement("MD5OfMessageBody", r.MD5OfMessageBody) +
+    xmlElement("MD5OfMessageAttributes", r.MD5OfMessageAttributes) +
+    xmlElement("MD5OfMessageSystemAttributes", r.MD5OfMessageSystemAttributes) +
+    xmlElement("MessageId", r.MessageId) +
+    xmlElement("SequenceNumber", r.SequenceNumber)
+  );
+}
+
+export const sendMessage = defineAction({
+  decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), message: decodeSendInput(input) }),
+  async run(req, ctx): Promise<SendMessageResult> {
+    const queue = await queueForUrl(ctx, req.queueUrl);
+    return sendResult(queue, await ctx.queues.sendMessage(queue, req.message));
+  },
+  toXml: sendResultXml,
+});
+
+interface SendMessageBatchResultEntry extends SendMessageResult {
+  Id: string;
+}
+
+interface SendMessageBatchResult {
+  Successful: SendMessageBatchResultEntry[];
+  Failed: BatchResultErrorEntry[];
+}
+
+export const sendMessageBatch = defineAction({
+  decode: (input) => {
+    const queueUrl = requiredString(input, "QueueUrl");
+    const entries = decodeBatchEntries(input, "SendMessageBatchRequestEntry", decodeSendInput);
+    let totalBytes = 0;
+    for (const e of entries) if (e.ok) totalBytes += messageSizeBytes(e.value.body, e.value.attributes ?? {});
+    if (totalBytes > limits.batchSizeMaxBytes) {
+      fail("BatchRequestTooLong", `Batch requests cannot be longer than ${limits.batchSizeMaxBytes} bytes. You have sent ${totalBytes} bytes.`);
+    }
+    return { queueUrl, entries };
+  },
+  async run(req, ctx): Promise<SendMessageBatchResult> {
+    const queue = await queueForUrl(ctx, req.queueUrl);
+    const results = await runBatch(req.entries, (inputs) => ctx.queues.sendMessages(queue, inputs));
+    return partitionResults(results, (id, r) => ({ Id: id, ...sendResult(queue, r) }));
+  },
+  toXml: (res) => {
+    let out = "";
+    for (const e of res.Successful) {
+      out += `<SendMessageBatchResultEntry>${xmlElement("Id", e.Id)}${xmlElement("MessageId", e.MessageId)}${xmlElement("MD5OfMessageBody", e.MD5OfMessageBody)}${xmlElement("MD5OfMessageAttributes", e.MD5OfMessageAttributes)}${xmlElement("MD5OfMessageSystemAttributes", e.MD5OfMessageSystemAttributes)}${xmlElement("SequenceNumber", e.SequenceNumber)}</SendMessageBatchResultEntry>`;
+    }
+    return out + failedEntriesXml(res.Failed);
+  },
+});

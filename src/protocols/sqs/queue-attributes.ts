@@ -1,0 +1,219 @@
+/**
+ * SQS queue attribute names ↔ core QueueConfig, in one table: how each attribute is read, whether
+ * and how it can be written, and which queues have it. Range checks live in core
+ * (validateQueueConfig); this file checks names and value syntax.
+ */
+import { fail } from "../../core/errors.js";
+import type { QueueConfig, QueueRecord, RedriveAllowPolicy, RedrivePolicy } from "../../core/queue.js";
+import type { QueueStats } from "../../core/store.js";
+import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
+
+type ConfigPatch = Partial<QueueConfig>;
+
+interface ReadContext {
+  queue: QueueRecord;
+  identity: SqsIdentity;
+  stats: QueueStats | undefined;
+}
+
+interface AttributeSpec {
+  read(ctx: ReadContext): string | undefined;
+  /** Absent for read-only attributes (setting one is InvalidAttributeName, as in SQS). */
+  write?(value: string, patch: ConfigPatch, identity: SqsIdentity): void;
+  /** Only FIFO queues have it. */
+  fifoOnly?: boolean;
+  /** Can be given to CreateQueue but never changed. */
+  createOnly?: boolean;
+  needsStats?: boolean;
+  /** Sluice extensions are returned only when asked for by name, so `All` stays stock. */
+  extension?: boolean;
+}
+
+function invalidValue(name: string, value: string, reason?: string): never {
+  fail("InvalidAttributeValue", `Invalid value for the parameter ${name}${reason ? `. Reason: ${reason}` : ""}: ${value.slice(0, 200)}`);
+}
+
+function parseInteger(name: string, value: string): number {
+  if (!/^\s*\d{1,10}\s*$/.test(value)) invalidValue(name, value, "must be an integer");
+  return Number(value);
+}
+
+function parseBoolean(name: string, value: string): boolean {
+  const lower = value.toLowerCase();
+  if (lower !== "true" && lower !== "false") invalidValue(name, value, "must be true or false");
+  return lower === "true";
+}
+
+function parseJsonObject(name: string, value: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  invalidValue(name, value, "not a valid JSON object");
+}
+
+function parseRedrivePolicy(value: string, identity: SqsIdentity): RedrivePolicy | undefined {
+  if (value === "") return undefined;
+  const json = parseJsonObject("RedrivePolicy", value);
+  const arn = json.deadLetterTargetArn;
+  if (typeof arn !== "string" || queueNameFromArn(identity, arn) === undefined) {
+    invalidValue("RedrivePolicy", value, "deadLetterTargetArn must be the ARN of a queue of this account and region");
+  }
+  const count = json.maxReceiveCount;
+  const maxReceiveCount = typeof count === "number" ? count : typeof count === "string" && /^\d{1,10}$/.test(count) ? Number(count) : Number.NaN;
+  if (!Number.isInteger(maxReceiveCount)) invalidValue("RedrivePolicy", value, "maxReceiveCount must be an integer");
+  return { deadLetterTargetArn: arn, maxReceiveCount };
+}
+
+const redrivePermissions = new Set(["allowAll", "denyAll", "byQueue"]);
+
+function parseRedriveAllowPolicy(value: string, identity: SqsIdentity): RedriveAllowPolicy | undefined {
+  if (value === "") return undefined;
+  const json = parseJsonObject("RedriveAllowPolicy", value);
+  const permission = json.redrivePermission;
+  if (typeof permission !== "string" || !redrivePermissions.has(permission)) {
+    invalidValue("RedriveAllowPolicy", value, "redrivePermission must be allowAll, denyAll or byQueue");
+  }
+  const arns = json.sourceQueueArns;
+  if (permission !== "byQueue") {
+    if (arns !== undefined) invalidValue("RedriveAllowPolicy", value, "sourceQueueArns is allowed only with redrivePermission byQueue");
+    return { redrivePermission: permission as RedriveAllowPolicy["redrivePermission"] };
+  }
+  const valid = Array.isArray(arns) && arns.length >= 1 && arns.length <= 10 && arns.every((a) => typeof a === "string" && queueNameFromArn(identity, a) !== undefined);
+  if (!valid) invalidValue("RedriveAllowPolicy", value, "sourceQueueArns must list 1 to 10 queue ARNs of this account and region");
+  return { redrivePermission: "byQueue", sourceQueueArns: arns as string[] };
+}
+
+function integerAttribute(name: string, key: "visibilityTimeoutSeconds" | "delaySeconds" | "messageRetentionPeriodSeconds" | "maximumMessageSizeBytes" | "receiveMessageWaitTimeSeconds" | "defaultPriority"): AttributeSpec {
+  return {
+    read: ({ queue }) => String(queue.config[key]),
+    write: (value, patch) => void (patch[key] = parseInteger(name, value)),
+  };
+}
+
+const seconds = (ms: number): string => String(Math.floor(ms / 1000));
+
+const attributeSpecs: Record<string, AttributeSpec> = {
+  Policy: {
+    read: ({ queue }) => queue.config.policy,
+    write: (value, patch) => {
+      if (value !== "") parseJsonObject("Policy", value);
+      patch.policy = value === "" ? undefined : value;
+    },
+  },
+  VisibilityTimeout: integerAttribute("VisibilityTimeout", "visibilityTimeoutSeconds"),
+  MaximumMessageSize: integerAttribute("MaximumMessageSize", "maximumMessageSizeBytes"),
+  MessageRetentionPeriod: integerAttribute("MessageRetentionPeriod", "messageRetentionPeriodSeconds"),
+  ApproximateNumberOfMessages: { read: ({ stats }) => String(stats?.visible ?? 0), needsStats: true },
+  ApproximateNumberOfMessagesNotVisible: { read: ({ stats }) => String(stats?.inFlight ?? 0), needsStats: true },
+  ApproximateNumberOfMessagesDelayed: { read: ({ stats }) => String(stats?.delayed ?? 0), needsStats: true },
+  // SQS reports both timestamps in seconds, unlike message timestamps (milliseconds).
+  CreatedTimestamp: { read: ({ queue }) => seconds(queue.createdAtMs) },
+  LastModifiedTimestamp: { read: ({ queue }) => seconds(queue.updatedAtMs) },
+  QueueArn: { read: ({ queue, identity }) => queueArn(identity, queue.name) },
+  DelaySeconds: integerAttribute("DelaySeconds", "delaySeconds"),
+  ReceiveMessageWaitTimeSeconds: integerAttribute("ReceiveMessageWaitTimeSeconds", "receiveMessageWaitTimeSeconds"),
+  RedrivePolicy: {
+    read: ({ queue }) => {
+      const p = queue.config.redrivePolicy;
+      return p && JSON.stringify({ deadLetterTargetArn: p.deadLetterTargetArn, maxReceiveCount: p.maxReceiveCount });
+    },
+    write: (value, patch, identity) => void (patch.redrivePolicy = parseRedrivePolicy(value, identity)),
+  },
+  RedriveAllowPolicy: {
+    read: ({ queue }) => {
+      const p = queue.config.redriveAllowPolicy;
+      return p && JSON.stringify(p.sourceQueueArns ? { redrivePermission: p.redrivePermission, sourceQueueArns: p.sourceQueueArns } : { redrivePermission: p.redrivePermission });
+    },
+    write: (value, patch, identity) => void (patch.redriveAllowPolicy = parseRedriveAllowPolicy(value, identity)),
+  },
+  FifoQueue: {
+    read: ({ queue }) => (queue.config.fifoQueue ? "true" : undefined),
+    write: (value, patch) => void (patch.fifoQueue = parseBoolean("FifoQueue", value)),
+    createOnly: true,
+  },
+  ContentBasedDeduplication: {
+    read: ({ queue }) => String(queue.config.contentBasedDeduplication),
+    write: (value, patch) => void (patch.contentBasedDeduplication = parseBoolean("ContentBasedDeduplication", value)),
+    fifoOnly: true,
+  },
+  DeduplicationScope: {
+    read: ({ queue }) => queue.config.deduplicationScope,
+    write: (value, patch) => {
+      if (value !== "queue" && value !== "messageGroup") invalidValue("DeduplicationScope", value, "must be queue or messageGroup");
+      patch.deduplicationScope = value;
+    },
+    fifoOnly: true,
+  },
+  FifoThroughputLimit: {
+    read: ({ queue }) => queue.config.fifoThroughputLimit,
+    write: (value, patch) => {
+      if (value !== "perQueue" && value !== "perMessageGroupId") invalidValue("FifoThroughputLimit", value, "must be perQueue or perMessageGroupId");
+      patch.fifoThroughputLimit = value;
+    },
+    fifoOnly: true,
+  },
+  KmsMasterKeyId: {
+    read: ({ queue }) => queue.config.kmsMasterKeyId,
+    write: (value, patch) => void (patch.kmsMasterKeyId = value === "" ? undefined : value),
+  },
+  KmsDataKeyReusePeriodSeconds: {
+    // SQS shows the reuse period only for queues encrypted with a KMS key.
+    read: ({ queue }) => (queue.config.kmsMasterKeyId ? String(queue.config.kmsDataKeyReusePeriodSeconds) : undefined),
+    write: (value, patch) => void (patch.kmsDataKeyReusePeriodSeconds = parseInteger("KmsDataKeyReusePeriodSeconds", value)),
+  },
+  SqsManagedSseEnabled: {
+    read: ({ queue }) => String(queue.config.sqsManagedSseEnabled),
+    write: (value, patch) => void (patch.sqsManagedSseEnabled = parseBoolean("SqsManagedSseEnabled", value)),
+  },
+  "Sluice.DefaultPriority": { ...integerAttribute("Sluice.DefaultPriority", "defaultPriority"), extension: true },
+};
+
+const allNames = Object.keys(attributeSpecs).filter((name) => !attributeSpecs[name]!.extension);
+
+function unknownAttribute(name: string): never {
+  fail("InvalidAttributeName", `Unknown Attribute ${name}.`);
+}
+
+/**
+ * Turns CreateQueue/SetQueueAttributes attributes into a config patch. `fifo` says whether the
+ * queue is (or will be) FIFO, which decides whether FIFO-only attributes exist for it.
+ */
+export function attributesToConfigPatch(attributes: Record<string, string>, p: { creating: boolean; fifo: boolean; identity: SqsIdentity }): ConfigPatch {
+  const patch: ConfigPatch = {};
+  for (const name in attributes) {
+    const spec = attributeSpecs[name];
+    if (!spec?.write) unknownAttribute(name);
+    if (spec.createOnly && !p.creating) unknownAttribute(name);
+    if (spec.fifoOnly && !p.fifo) unknownAttribute(name);
+    spec.write(attributes[name]!, patch, p.identity);
+  }
+  return patch;
+}
+
+/** Validates GetQueueAttributes names and expands `All` (extensions only come when named). */
+export function resolveAttributeNames(names: string[] | undefined): { names: string[]; needsStats: boolean } {
+  const explicit = new Set<string>();
+  let all = false;
+  for (const name of names ?? []) {
+    if (name === "All") all = true;
+    else if (attributeSpecs[name]) explicit.add(name);
+    else unknownAttribute(name);
+  }
+  const resolved = all ? [...new Set([...allNames, ...explicit])] : [...explicit];
+  return { names: resolved, needsStats: resolved.some((n) => attributeSpecs[n]!.needsStats) };
+}
+
+/** The attributes of `queue` among `names` (as resolved above) that it has. */
+export function readQueueAttributes(names: string[], ctx: ReadContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const spec = attributeSpecs[name]!;
+    if (spec.fifoOnly && !ctx.queue.config.fifoQueue) continue;
+    const value = spec.read(ctx);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,87 @@
+/**
+ * The one table mapping core error codes to SQS wire errors, and the protocol-level errors that
+ * exist only on the wire (unknown action, junk body). Shape names and query codes follow the
+ * smithy model's `awsQueryError` traits; codes the model doesn't define use one name for both.
+ */
+import { type ErrorCode, SluiceError } from "../../core/errors.js";
+
+export type SqsFault = "Sender" | "Receiver";
+
+export interface SqsErrorSpec {
+  /** The smithy shape name: JSON `__type` is `com.amazonaws.sqs#<shape>`. */
+  shape: string;
+  /** The query `<Code>` and the first half of `x-amzn-query-error`. */
+  queryCode: string;
+  httpStatus: number;
+  fault: SqsFault;
+}
+
+function spec(shape: string, queryCode: string = shape, httpStatus = 400, fault: SqsFault = "Sender"): SqsErrorSpec {
+  return { shape, queryCode, httpStatus, fault };
+}
+
+/** Every core code → its SQS error. `satisfies` makes a new core code a compile error here. */
+export const sqsErrorForCode = {
+  QueueNotFound: spec("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"),
+  QueueAlreadyExists: spec("QueueNameExists", "QueueAlreadyExists"),
+  QueueDeletedRecently: spec("QueueDeletedRecently", "AWS.SimpleQueueService.QueueDeletedRecently"),
+  PurgeQueueInProgress: spec("PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress", 403),
+  InvalidParameterValue: spec("InvalidParameterValue"),
+  MissingParameter: spec("MissingParameter"),
+  InvalidAttributeName: spec("InvalidAttributeName"),
+  InvalidAttributeValue: spec("InvalidAttributeValue"),
+  InvalidMessageContents: spec("InvalidMessageContents"),
+  // SQS reports an oversized message as a bad parameter value, not as a code of its own.
+  MessageTooLong: spec("InvalidParameterValue"),
+  ReceiptHandleInvalid: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
+  MessageNotInflight: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
+  EmptyBatchRequest: spec("EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest"),
+  TooManyEntriesInBatchRequest: spec("TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"),
+  BatchEntryIdsNotDistinct: spec("BatchEntryIdsNotDistinct", "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"),
+  InvalidBatchEntryId: spec("InvalidBatchEntryId", "AWS.SimpleQueueService.InvalidBatchEntryId"),
+  BatchRequestTooLong: spec("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong"),
+  UnsupportedOperation: spec("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"),
+  ResourceNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
+  InvalidRequest: spec("InvalidRequest"),
+  InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
+} as const satisfies Record<ErrorCode, SqsErrorSpec>;
+
+/** Errors that exist only at the protocol level (never raised by core). */
+export const protocolErrors = {
+  InvalidAction: spec("InvalidAction"),
+  MissingAction: spec("MissingAction"),
+  MalformedQueryString: spec("MalformedQueryString"),
+  SerializationException: spec("SerializationException"),
+  RequestEntityTooLarge: spec("RequestEntityTooLarge", "RequestEntityTooLarge", 413),
+} as const satisfies Record<string, SqsErrorSpec>;
+
+export type ProtocolErrorName = keyof typeof protocolErrors;
+
+export class SqsProtocolError extends Error {
+  override readonly name = "SqsProtocolError";
+  constructor(
+    readonly errorName: ProtocolErrorName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function protocolFail(errorName: ProtocolErrorName, message: string): never {
+  throw new SqsProtocolError(errorName, message);
+}
+
+export interface SqsWireError extends SqsErrorSpec {
+  message: string;
+}
+
+/**
+ * Any thrown value → the error to send. Unknown errors are programmer errors: the client gets
+ * a generic InternalError, and `onUnexpected` (the server's logger) gets the real one.
+ */
+export function toSqsWireError(err: unknown, onUnexpected?: (err: unknown) => void): SqsWireError {
+  if (err instanceof SluiceError) return { ...sqsErrorForCode[err.code], message: err.message };
+  if (err instanceof SqsProtocolError) return { ...protocolErrors[err.errorName], message: err.message };
+  onUnexpected?.(err);
+  return { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." };
+}

@@ -1,0 +1,39 @@
+/**
+ * The HTTP application: the SQS API plus health endpoints, on one fastify instance. Lean on
+ * purpose — no request logging, no schema compilation on the hot path.
+ */
+import Fastify, { type FastifyInstance } from "fastify";
+import type { QueueService } from "../core/queue-service.js";
+import { sqsRoutes } from "../protocols/sqs/index.js";
+
+/** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
+export const bodyLimitBytes = 4 * 1024 * 1024;
+
+export interface AppDeps {
+  queues: QueueService;
+  accountId: string;
+  region: string;
+  /** Aborted when shutdown starts: long polls end and /readyz turns 503. */
+  shutdownSignal: AbortSignal;
+  onUnexpectedError: (err: unknown) => void;
+}
+
+export function buildApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: bodyLimitBytes });
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    if (deps.shutdownSignal.aborted) return reply.code(503).send({ status: "shutting-down" });
+    return { status: "ready" };
+  });
+
+  void app.register(sqsRoutes, {
+    queues: deps.queues,
+    accountId: deps.accountId,
+    region: deps.region,
+    shutdownSignal: deps.shutdownSignal,
+    onUnexpectedError: deps.onUnexpectedError,
+    bodyLimitBytes,
+  });
+  return app;
+}

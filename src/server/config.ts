@@ -1,0 +1,126 @@
+/**
+ * Server configuration: defaults per DESIGN.md, then environment variables, then flags (later
+ * layers win). Validated in one place, with errors a person can act on.
+ */
+export type StoreKind = "sqlite" | "postgres";
+
+export interface ServerConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  dataDir: string;
+  store: StoreKind;
+  postgresUrl?: string;
+  accountId: string;
+  region: string;
+  /** `whsec_…`: signs job webhooks. */
+  webhookSecret?: string;
+  /** Serve anonymous requests on a non-loopback bind (there are no credentials to configure yet). */
+  allowAnonymous: boolean;
+}
+
+export const defaultServerConfig: ServerConfig = {
+  host: "127.0.0.1",
+  port: 9324,
+  dataDir: "./data",
+  store: "sqlite",
+  accountId: "000000000000",
+  region: "us-east-1",
+  allowAnonymous: false,
+};
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** Environment variables that mirror the flags. */
+export const envVarNames = {
+  host: "SLUICE_HOST",
+  port: "SLUICE_PORT",
+  dataDir: "SLUICE_DATA_DIR",
+  store: "SLUICE_STORE",
+  postgresUrl: "SLUICE_POSTGRES_URL",
+  accountId: "SLUICE_ACCOUNT_ID",
+  region: "SLUICE_REGION",
+  webhookSecret: "SLUICE_WEBHOOK_SECRET",
+  allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
+} as const satisfies Record<keyof ServerConfig, string>;
+
+export function parsePort(text: string, source: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new ConfigError(`${source}: port must be an integer from 0 to 65535, got "${text}".`);
+  return Number(text);
+}
+
+export function parseBooleanText(text: string, source: string): boolean {
+  const lower = text.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(lower)) return true;
+  if (["0", "false", "no", "off", ""].includes(lower)) return false;
+  throw new ConfigError(`${source}: expected true or false, got "${text}".`);
+}
+
+export function parseStore(text: string, source: string): StoreKind {
+  if (text !== "sqlite" && text !== "postgres") throw new ConfigError(`${source}: store must be sqlite or postgres, got "${text}".`);
+  return text;
+}
+
+/** The configuration layer given by environment variables. */
+export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
+  const out: Partial<ServerConfig> = {};
+  const get = (key: keyof ServerConfig): string | undefined => {
+    const v = env[envVarNames[key]];
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const host = get("host");
+  if (host !== undefined) out.host = host;
+  const port = get("port");
+  if (port !== undefined) out.port = parsePort(port, envVarNames.port);
+  const dataDir = get("dataDir");
+  if (dataDir !== undefined) out.dataDir = dataDir;
+  const store = get("store");
+  if (store !== undefined) out.store = parseStore(store, envVarNames.store);
+  const postgresUrl = get("postgresUrl");
+  if (postgresUrl !== undefined) out.postgresUrl = postgresUrl;
+  const accountId = get("accountId");
+  if (accountId !== undefined) out.accountId = accountId;
+  const region = get("region");
+  if (region !== undefined) out.region = region;
+  const webhookSecret = get("webhookSecret");
+  if (webhookSecret !== undefined) out.webhookSecret = webhookSecret;
+  const allowAnonymous = get("allowAnonymous");
+  if (allowAnonymous !== undefined) out.allowAnonymous = parseBooleanText(allowAnonymous, envVarNames.allowAnonymous);
+  return out;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::ffff:127.0.0.1";
+}
+
+/** Merges layers over the defaults (undefined values don't override) and validates the result. */
+export function resolveServerConfig(...layers: Array<Partial<ServerConfig> | undefined>): ServerConfig {
+  const config: ServerConfig = { ...defaultServerConfig };
+  const target = config as unknown as Record<string, unknown>;
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const [key, value] of Object.entries(layer)) {
+      // Only configuration keys: callers may pass wider objects (startServer's clock and ids).
+      if (value !== undefined && key in envVarNames) target[key] = value;
+    }
+  }
+  validateServerConfig(config);
+  return config;
+}
+
+export function validateServerConfig(config: ServerConfig): void {
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65_535) throw new ConfigError(`port must be an integer from 0 to 65535, got ${config.port}.`);
+  if (config.host.length === 0) throw new ConfigError("host must not be empty.");
+  if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);
+  if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(config.region)) throw new ConfigError(`region must look like us-east-1, got "${config.region}".`);
+  if (config.webhookSecret !== undefined && !config.webhookSecret.startsWith("whsec_")) throw new ConfigError("webhook secret must start with whsec_.");
+  if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
+  if (!isLoopbackHost(config.host) && !config.allowAnonymous) {
+    throw new ConfigError(
+      `Refusing to serve anonymous requests on ${config.host}: no credentials are configured, so anyone who can reach this address could use every queue. Bind to 127.0.0.1, or pass --allow-anonymous (SLUICE_ALLOW_ANONYMOUS=true) if that is what you want.`,
+    );
+  }
+}

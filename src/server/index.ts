@@ -1,0 +1,81 @@
+/**
+ * The composition root: the one place that picks a concrete store and wires core, protocols and
+ * the HTTP server together.
+ */
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { type Clock, systemClock } from "../core/clock.js";
+import type { IdSource } from "../core/ids.js";
+import { QueueService } from "../core/queue-service.js";
+import type { Store } from "../core/store.js";
+import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
+import { buildApp } from "./app.js";
+import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
+import { cryptoIdSource } from "./ids.js";
+import { startMaintenance } from "./maintenance.js";
+
+export { ConfigError, type ServerConfig } from "./config.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  queues: QueueService;
+  /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource };
+
+function openStore(config: ServerConfig): Store {
+  if (config.store === "postgres") throw new ConfigError("The PostgreSQL store is not yet supported; use --store sqlite (the default).");
+  return openSqliteStore({ filename: join(config.dataDir, "sluice.db") });
+}
+
+function logUnexpected(err: unknown): void {
+  console.error("sluice: unexpected error", err);
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
+  const config = resolveServerConfig(opts);
+  const clock = opts.clock ?? systemClock;
+  await mkdir(config.dataDir, { recursive: true });
+  const store = openStore(config);
+  const queues = new QueueService({ store, clock, ids: opts.ids ?? cryptoIdSource(), senderId: config.accountId });
+  const shutdown = new AbortController();
+  const app = buildApp({ queues, accountId: config.accountId, region: config.region, shutdownSignal: shutdown.signal, onUnexpectedError: logUnexpected });
+
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await app.close().catch(logUnexpected);
+    await store.close();
+    throw err;
+  }
+  const port = (app.server.address() as AddressInfo).port;
+  const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    // Long polls first: they would otherwise hold app.close() for up to 20 s.
+    shutdown.abort();
+    queues.waiters.closeAll();
+    await maintenance.stop();
+    await app.close();
+    await store.close();
+  }
+
+  return {
+    url: `http://${urlHost(config.host)}:${port}`,
+    port,
+    app,
+    queues,
+    close: () => (closing ??= close()),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Background upkeep: deletes messages past their queue's retention period. Receives already skip
+ * expired messages, so this only reclaims space; it runs every few seconds on the injected clock
+ * (tests drive it with ManualClock) and never overlaps itself.
+ */
+import type { Clock, TimerHandle } from "../core/clock.js";
+import type { QueueService } from "../core/queue-service.js";
+
+export interface Maintenance {
+  /** One pass over every queue (also what the timer runs). */
+  runOnce(): Promise<void>;
+  /** Stops the timer and waits for a pass in progress. */
+  stop(): Promise<void>;
+}
+
+export const maintenanceIntervalMs = 5_000;
+const queuesPerPage = 1_000;
+
+export function startMaintenance(p: { queues: QueueService; clock: Clock; intervalMs?: number; onError: (err: unknown) => void }): Maintenance {
+  const intervalMs = p.intervalMs ?? maintenanceIntervalMs;
+  let timer: TimerHandle | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function pass(): Promise<void> {
+    let afterName: string | undefined;
+    for (;;) {
+      const { queues, hasMore } = await p.queues.listQueues({ maxResults: queuesPerPage, afterName });
+      for (const queue of queues) {
+        if (stopped) return;
+        await p.queues.expireMessages(queue);
+      }
+      if (!hasMore || queues.length === 0) return;
+      afterName = queues[queues.length - 1]!.name;
+    }
+  }
+
+  function runOnce(): Promise<void> {
+    running ??= pass()
+      .catch(p.onError)
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = p.clock.setTimer(intervalMs, () => {
+      void runOnce().then(schedule);
+    });
+  }
+
+  schedule();
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      timer?.cancel();
+      await running;
+    },
+  };
+}
