@@ -1,5 +1,6 @@
 /** Renders results as a terminal table and Markdown, and writes bench/results/. */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { cpus, release, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Comparison, PeerId, RowResult, Workload } from "./row.js";
@@ -30,6 +31,8 @@ export interface BenchReport {
   startedAt: string;
   finishedAt: string;
   machine: { cpus: number; cpuModel: string; totalMemMiB: number; kernel: string; node: string };
+  /** The code measured: HEAD, and whether the work tree had uncommitted changes. */
+  git: { commit: string; dirty: boolean };
   workload: Workload;
   comparisons: ComparisonResult[];
 }
@@ -37,6 +40,16 @@ export interface BenchReport {
 export function machineInfo(): BenchReport["machine"] {
   const c = cpus();
   return { cpus: c.length, cpuModel: c[0]?.model ?? "?", totalMemMiB: Math.round(totalmem() / 2 ** 20), kernel: release(), node: process.version };
+}
+
+export function gitInfo(repoRoot: string): BenchReport["git"] {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src"], { cwd: repoRoot, encoding: "utf8" });
+    return { commit, dirty: status.trim() !== "" };
+  } catch {
+    return { commit: "?", dirty: false };
+  }
 }
 
 export function comparisonResult(c: Comparison, rows: RowResult[]): ComparisonResult {
@@ -91,6 +104,11 @@ export function workloadLine(w: Workload): string {
   return `${int(w.messages)} msgs per peer (after ${int(w.warmupMessages)} warm-up) · ${w.bodyBytes} B bodies · batches of ${w.batchSize} · ${w.producers} producers · ${w.consumers} SQS consumers (BullMQ: 1 Worker, concurrency 100) · backlog ≤ ${int(w.backlogMax)} · paced phase ${int(w.pacedMessages)} msgs at ${int(w.pacedRatePerSec)} msgs/s`;
 }
 
+/** Other work on the box skews a row; a load average well above the core count says so. */
+function loadLine(c: ComparisonResult): string {
+  return c.rows.map((r) => `${r.peer} ${r.loadAvg1m === undefined ? "?" : `${r.loadAvg1m.before.toFixed(1)} → ${r.loadAvg1m.after.toFixed(1)}`}`).join(", ");
+}
+
 export function renderText(report: BenchReport): string {
   const out: string[] = [];
   for (const c of report.comparisons) {
@@ -98,8 +116,10 @@ export function renderText(report: BenchReport): string {
     const rows = [headers, ...cells(c)];
     const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
     for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
+    out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
   }
-  out.push("", `machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
+  out.push("", `code: ${report.git.commit}${report.git.dirty ? " + uncommitted changes under src/" : ""}`);
+  out.push(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
   out.push("msgs/s: first send → last delete/complete. Latency: send → message in a consumer's hands (saturated phase: closed loop; paced: fixed rate, from the scheduled send time). CPU: % of one core.");
   return out.join("\n");
 }
@@ -110,9 +130,9 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`**${c.title}** — ${workloadLine(report.workload)}`, "");
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
     for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
-    out.push("");
+    out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`, "");
   }
-  out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB RAM, Linux ${report.machine.kernel}, Node ${report.machine.node}. Run started ${report.startedAt}.`);
+  out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB RAM, Linux ${report.machine.kernel}, Node ${report.machine.node}. Code: ${report.git.commit}${report.git.dirty ? " (+ uncommitted changes under src/)" : ""}. Run started ${report.startedAt}.`);
   return out.join("\n");
 }
 

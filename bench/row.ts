@@ -52,6 +52,8 @@ export interface RowResult {
   paced?: PhaseResult;
   cpu: CpuUse;
   serverRssMiB?: number;
+  /** 1-minute load average before and after the row: other work on the box shows up here. */
+  loadAvg1m?: { before: number; after: number };
   notes: string[];
 }
 

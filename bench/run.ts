@@ -8,7 +8,8 @@ import { join, resolve } from "node:path";
 import { parseBenchArgs, usage } from "./args.js";
 import { cleanupNow } from "./cleanup.js";
 import { comparisons } from "./comparisons.js";
-import { comparisonResult, machineInfo, renderText, writeResults } from "./report.js";
+import { loadavg } from "node:os";
+import { comparisonResult, gitInfo, machineInfo, renderText, writeResults } from "./report.js";
 import type { BenchReport, ComparisonResult } from "./report.js";
 import type { RowContext, RowResult } from "./row.js";
 
@@ -38,7 +39,9 @@ async function main(): Promise<number> {
       if (args.only !== undefined && row.peer !== args.only) continue;
       log(`── ${c.id}: ${row.label}`);
       try {
+        const loadBefore = loadavg()[0] ?? 0;
         const r = await row.run(ctx);
+        r.loadAvg1m = { before: loadBefore, after: loadavg()[0] ?? 0 };
         log(`${row.peer}: ${Math.round(r.saturated.msgsPerSec)} msgs/s, p50 ${r.saturated.latency.p50Ms.toFixed(1)} ms, p99 ${r.saturated.latency.p99Ms.toFixed(1)} ms`);
         if (r.saturated.lost > 0 || r.saturated.duplicates > 0) log(`${row.peer}: WARNING lost ${r.saturated.lost}, duplicates ${r.saturated.duplicates}`);
         rows.push(r);
@@ -49,7 +52,7 @@ async function main(): Promise<number> {
     }
     if (rows.length > 0) results.push(comparisonResult(c, rows));
   }
-  const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), workload: args.workload, comparisons: results };
+  const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitInfo(repoRoot), workload: args.workload, comparisons: results };
   console.log(renderText(report));
   if (args.write && results.length > 0) {
     const written = writeResults(join(repoRoot, "bench/results"), report);
