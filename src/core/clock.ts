@@ -16,7 +16,6 @@ export const systemClock: Clock = {
   nowMs: () => Date.now(),
   setTimer(delayMs, fn) {
     const t = setTimeout(fn, Math.max(0, delayMs));
-    t.unref?.();
     return { cancel: () => clearTimeout(t) };
   },
 };

@@ -21,9 +21,17 @@ export const errorCatalog = {
   InvalidBatchEntryId: "A batch entry id is invalid.",
   BatchRequestTooLong: "The batch request is larger than allowed.",
   UnsupportedOperation: "This operation is not supported.",
+  OverLimit: "The action would exceed a limit.",
   ResourceNotFound: "The resource does not exist.",
   InvalidRequest: "The request is malformed.",
   InternalError: "An internal error occurred.",
+  // Jobs API (docs/jobs-api.md).
+  ValidationFailed: "The request does not match the API's schema.",
+  JobNotFound: "The specified job does not exist.",
+  JobAlreadyFinished: "The job has already finished.",
+  LeaseMismatch: "The lease id is not the job's current lease.",
+  LeaseExpired: "The lease has ended; the job will run again elsewhere.",
+  IdempotencyKeyReused: "The idempotency key was already used with a different request body.",
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

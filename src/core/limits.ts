@@ -30,4 +30,49 @@ export const limits = {
   purgeCooldownMs: 60_000,
   priorityMin: 0,
   priorityMax: 9,
+  /** FIFO: MessageGroupId, MessageDeduplicationId and ReceiveRequestAttemptId are 1–128 chars. */
+  fifoIdMaxLength: 128,
+  /** A retried FIFO receive with the same ReceiveRequestAttemptId returns the same messages for 5 min. */
+  receiveAttemptWindowMs: 5 * 60_000,
+  redriveMaxReceiveCountMax: 1000,
+  /** RedriveAllowPolicy byQueue names 1–10 source queues. */
+  redriveAllowSourcesMax: 10,
+  listDeadLetterSourceQueuesMaxResults: 1000,
+  /** StartMessageMoveTask MaxNumberOfMessagesPerSecond bounds. */
+  moveTaskRateMin: 1,
+  moveTaskRateMax: 500,
+  /** ListMessageMoveTasks MaxResults: default 1 (the latest task), at most 10. */
+  listMoveTasksMaxResults: 10,
+  /** Messages a move task moves per transaction when it has no rate limit. */
+  moveTaskBatchMax: 1_000,
+  /** How often a rate-limited move task moves its next second's worth of messages. */
+  moveTaskTickMs: 1_000,
+  /** AddPermission: Label is 1–80 chars of [A-Za-z0-9_-]; a queue policy holds at most this many. */
+  permissionLabelMaxLength: 80,
+  permissionStatementsMax: 20,
+  permissionAccountsMax: 20,
+  permissionActionsMax: 20,
+  /** The jobs API (docs/jobs-api.md). */
+  jobs: {
+    maxAttemptsMax: 100,
+    leaseMaxJobs: 100,
+    leaseWaitMaxSeconds: 20,
+    batchWindowMaxMs: 10_000,
+    getWaitMaxSeconds: 60,
+    delayMaxSeconds: 43_200,
+    timeoutMaxSeconds: 86_400,
+    /** Retry delays (backoff cap, retryAfterSeconds) are at most the longest visibility timeout. */
+    retryDelayMaxSeconds: 43_200,
+    backoffBaseMaxSeconds: 3_600,
+    resultTtlMinSeconds: 60,
+    resultTtlMaxSeconds: 90 * 86_400,
+    idempotencyKeyMaxLength: 255,
+    idempotencyKeyTtlDefaultSeconds: 86_400,
+    metadataMaxBytes: 16_384,
+    errorMessageMaxLength: 8_192,
+    errorTypeMaxLength: 256,
+    webhookUrlMaxLength: 2_048,
+    listMaxJobs: 1_000,
+    listDefaultJobs: 100,
+  },
 } as const;

@@ -37,4 +37,6 @@ export interface StoredMessage extends NewMessage {
   firstReceivedAtMs?: number;
   /** Changes on every receive; a receipt handle is valid only while it matches. */
   receiptToken?: string;
+  /** Set while the message sits in a dead-letter queue: the queue it was moved from. */
+  deadLetterSourceQueueName?: string;
 }

@@ -5,12 +5,15 @@
 import type { Clock } from "./clock.js";
 import { attributesMd5, md5Hex } from "./digests.js";
 import { SluiceError, fail } from "./errors.js";
+import { checkReceiveRequestAttemptId, formatSequenceNumber, groupFieldsFor, sendDedupFor } from "./fifo.js";
 import type { IdSource } from "./ids.js";
 import { limits } from "./limits.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
+import { MoveTasks } from "./move-tasks.js";
 import { type QueueConfig, type QueueRecord, defaultQueueConfig, isFifoName, validateQueueConfig, validateQueueName } from "./queue.js";
 import { decodeReceipt, encodeReceipt } from "./receipt.js";
+import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { QueueStats, Store } from "./store.js";
 import { QueueWaiters } from "./waiters.js";
 
@@ -31,6 +34,8 @@ export interface SendResult {
   attributesMd5?: string;
   systemAttributesMd5?: string;
   seq: number;
+  /** FIFO queues: SQS's SequenceNumber (a duplicate gets the original's). */
+  sequenceNumber?: string;
 }
 
 export type EntryOutcome<T> = { ok: true; value: T } | { ok: false; error: SluiceError };
@@ -42,6 +47,8 @@ export interface ReceiveInput {
   waitTimeSeconds?: number;
   /** Aborts a long poll (client gone, server shutting down). */
   signal?: AbortSignal;
+  /** FIFO: a retry with the same id within 5 min returns the same messages and receipts. */
+  receiveRequestAttemptId?: string;
 }
 
 export interface ReceivedMessage extends StoredMessage {
@@ -61,6 +68,9 @@ export interface QueueServiceDeps {
   senderId: string;
 }
 
+/** Stands in for an accepted entry's outcome until the store has written it. */
+const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
+
 function checkInteger(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
     fail("InvalidParameterValue", `Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`);
@@ -69,6 +79,8 @@ function checkInteger(name: string, value: number, min: number, max: number): vo
 
 export class QueueService {
   readonly waiters: QueueWaiters;
+  /** Message move tasks (DLQ redrive); the server starts and stops `moveTasks.runner`. */
+  readonly moveTasks: MoveTasks;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly ids: IdSource;
@@ -80,6 +92,7 @@ export class QueueService {
     this.ids = deps.ids;
     this.senderId = deps.senderId;
     this.waiters = new QueueWaiters(deps.clock);
+    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters });
   }
 
   // ---- queues ----
@@ -93,6 +106,7 @@ export class QueueService {
     validateQueueName(p.name, fifo);
     const config: QueueConfig = { ...defaultQueueConfig(fifo), ...p.config };
     validateQueueConfig(config);
+    await checkRedrivePolicy(p.name, config, this.lookupQueue);
     const nowMs = this.clock.nowMs();
     const deletedAt = await this.store.queueDeletedAt({ name: p.name });
     if (deletedAt !== undefined && nowMs - deletedAt < limits.queueRecreateCooldownMs) {
@@ -104,6 +118,8 @@ export class QueueService {
     }
     return result;
   }
+
+  private readonly lookupQueue = (name: string): Promise<QueueRecord | undefined> => this.store.queueGet({ name });
 
   async getQueue(name: string): Promise<QueueRecord> {
     const queue = await this.store.queueGet({ name });
@@ -131,6 +147,7 @@ export class QueueService {
     }
     const config = { ...queue.config, ...patch };
     validateQueueConfig(config);
+    if (patch.redrivePolicy) await checkRedrivePolicy(name, config, this.lookupQueue);
     await this.store.queueUpdate({ id: queue.id, config, nowMs: this.clock.nowMs() });
     // A shorter visibility or delay can make messages visible sooner than a waiter expects.
     this.waiters.notify(queue.id);
@@ -191,23 +208,33 @@ export class QueueService {
       try {
         accepted.push(this.prepareMessage(queue, entry, nowMs));
         acceptedIndex.push(i);
-        outcomes.push({ ok: false, error: new SluiceError("InternalError") }); // replaced below
+        outcomes.push(placeholder); // replaced once the store assigned a seq
       } catch (err) {
         if (!(err instanceof SluiceError)) throw err;
         outcomes.push({ ok: false, error: err });
       }
     }
     if (accepted.length > 0) {
-      const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted });
+      const dedup = sendDedupFor(queue.config, nowMs);
+      const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
       stored.forEach((m, k) => {
         outcomes[acceptedIndex[k]!] = {
           ok: true,
-          value: { messageId: m.messageId, bodyMd5: m.bodyMd5, attributesMd5: m.attributesMd5, systemAttributesMd5: m.systemAttributesMd5, seq: m.seq },
+          value: {
+            messageId: m.messageId,
+            bodyMd5: m.bodyMd5,
+            attributesMd5: m.attributesMd5,
+            systemAttributesMd5: m.systemAttributesMd5,
+            seq: m.seq,
+            sequenceNumber: dedup ? formatSequenceNumber(m.seq) : undefined,
+          },
         };
       });
-      const readyNow = accepted.filter((m) => m.visibleAtMs <= nowMs).length;
+      // A FIFO duplicate is acknowledged (with the original's id) but not enqueued again.
+      const enqueued = stored.filter((m) => !m.duplicate);
+      const readyNow = enqueued.filter((m) => m.visibleAtMs <= nowMs).length;
       if (readyNow > 0) this.waiters.notify(queue.id, readyNow);
-      if (readyNow < accepted.length) this.waiters.notify(queue.id, 0); // bump the version for delayed ones
+      if (readyNow < enqueued.length) this.waiters.notify(queue.id, 0); // bump the version for delayed ones
     }
     return outcomes;
   }
@@ -231,6 +258,7 @@ export class QueueService {
     checkInteger("DelaySeconds", delaySeconds, 0, limits.delayMaxSeconds);
     const priority = input.priority ?? queue.config.defaultPriority;
     checkInteger("Sluice.Priority", priority, limits.priorityMin, limits.priorityMax);
+    const group = groupFieldsFor(queue.config, input);
     return {
       messageId: this.ids.messageId(),
       body: input.body,
@@ -242,8 +270,8 @@ export class QueueService {
       sentAtMs: nowMs,
       visibleAtMs: nowMs + delaySeconds * 1000,
       priority,
-      groupId: input.groupId,
-      deduplicationId: input.deduplicationId,
+      groupId: group.groupId,
+      deduplicationId: group.deduplicationId,
       senderId: this.senderId,
     };
   }
@@ -259,18 +287,26 @@ export class QueueService {
     checkInteger("VisibilityTimeout", visibilitySeconds, 0, limits.visibilityTimeoutMaxSeconds);
     const waitSeconds = input.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds;
     checkInteger("WaitTimeSeconds", waitSeconds, 0, limits.waitTimeMaxSeconds);
+    const fifo = queue.config.fifoQueue;
+    const attemptId = fifo ? input.receiveRequestAttemptId : undefined;
+    if (attemptId !== undefined) checkReceiveRequestAttemptId(attemptId);
+    const deadLetter = await deadLetterTargetFor(queue, this.lookupQueue);
     const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
     for (;;) {
       const version = this.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
-      const messages = await this.store.messageReceive({
+      const { messages, deadLetteredCount } = await this.store.messageReceive({
         queueId: queue.id,
         max,
         nowMs,
         visibleUntilMs: nowMs + visibilitySeconds * 1000,
         minSentAtMs: this.minSentAtMs(queue, nowMs),
         receiptToken: this.ids.receiptToken(),
+        fifo,
+        deadLetter,
+        attempt: attemptId === undefined ? undefined : { attemptId, expiresAtMs: nowMs + limits.receiveAttemptWindowMs },
       });
+      if (deadLetteredCount > 0) this.waiters.notify(deadLetter!.queueId, deadLetteredCount);
       if (messages.length > 0) {
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.
         if (messages.length === max) this.waiters.notify(queue.id, 1);
@@ -299,7 +335,12 @@ export class QueueService {
         outcomes.push({ ok: false, error: err });
       }
     }
-    if (refs.length > 0) await this.store.messageDelete({ queueId: queue.id, receipts: refs });
+    if (refs.length > 0) {
+      const deleted = await this.store.messageDelete({ queueId: queue.id, receipts: refs });
+      // A FIFO delete can unblock the rest of its message group: wake long polls to look again.
+      const count = deleted.filter(Boolean).length;
+      if (queue.config.fifoQueue && count > 0) this.waiters.notify(queue.id, count);
+    }
     return outcomes;
   }
 

@@ -5,6 +5,7 @@
  * Every store runs the same conformance suite: src/stores/testkit.
  */
 import type { NewMessage, StoredMessage } from "./message.js";
+import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
 
 export interface QueueStats {
@@ -24,6 +25,42 @@ export interface ReceiptRef {
 
 export type VisibilityChangeResult = "changed" | "notFound" | "notInFlight";
 
+/**
+ * FIFO deduplication for a send: the store checks each message's deduplicationId (scoped to the
+ * queue, or to its group) against ids recorded and not yet expired, and records new ones — in the
+ * same write as the insert, so two concurrent duplicates can't both be enqueued.
+ */
+export interface SendDedup {
+  scope: "queue" | "messageGroup";
+  nowMs: number;
+  /** When an id recorded by this send stops deduplicating (send time + 5 min). */
+  expiresAtMs: number;
+}
+
+/** A sent message; a duplicate carries the original's messageId and seq and was not enqueued. */
+export type SentMessage = StoredMessage & { duplicate?: boolean };
+
+/** Where a receive moves messages that were received too often (RedrivePolicy). */
+export interface DeadLetterTarget {
+  queueId: number;
+  /** A message already received this many times is moved instead of delivered. */
+  maxReceiveCount: number;
+  /** Remembered on the moved message (DeadLetterQueueSourceArn, redrive to source). */
+  sourceQueueName: string;
+}
+
+/** FIFO ReceiveRequestAttemptId: a retry within the window returns the same messages and receipts. */
+export interface ReceiveAttempt {
+  attemptId: string;
+  expiresAtMs: number;
+}
+
+export interface ReceiveResult {
+  messages: StoredMessage[];
+  /** Messages moved to the dead-letter target by this receive. */
+  deadLetteredCount: number;
+}
+
 export interface Store {
   /** Creates the queue, or returns the existing one unchanged (`created: false`). */
   queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
@@ -37,15 +74,29 @@ export interface Store {
   queueDeletedAt(p: { name: string }): Promise<number | undefined>;
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
 
-  /** Enqueues messages atomically; returns them with store-assigned `seq`. */
-  messageSend(p: { queueId: number; messages: NewMessage[] }): Promise<StoredMessage[]>;
+  /** Enqueues messages atomically; returns them with store-assigned `seq`. With `dedup`, see SendDedup. */
+  messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]>;
   /**
    * Leases up to `max` visible messages (priority high→low, then oldest first), atomically setting
    * their visibility to `visibleUntilMs`, bumping receiveCount and setting `receiptToken` (fresh
    * for every receive; with the seq it makes each receipt unique). Messages sent before
    * `minSentAtMs` are past retention and are never returned.
+   * Messages with a groupId are served fairly across groups (least-served group first, see
+   * docs/fair-queues.md). `fifo`: strict seq order within a group and no delivery from a group
+   * that has a message in flight. `deadLetter`: messages already received maxReceiveCount times
+   * move to the target queue (receive count reset, source remembered) instead of being delivered.
    */
-  messageReceive(p: { queueId: number; max: number; nowMs: number; visibleUntilMs: number; minSentAtMs: number; receiptToken: string }): Promise<StoredMessage[]>;
+  messageReceive(p: {
+    queueId: number;
+    max: number;
+    nowMs: number;
+    visibleUntilMs: number;
+    minSentAtMs: number;
+    receiptToken: string;
+    fifo?: boolean;
+    deadLetter?: DeadLetterTarget;
+    attempt?: ReceiveAttempt;
+  }): Promise<ReceiveResult>;
   /** Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). */
   messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]>;
   messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
@@ -54,6 +105,22 @@ export interface Store {
   messagePurge(p: { queueId: number }): Promise<number>;
   /** Deletes messages past retention; returns how many. */
   messageExpire(p: { queueId: number; minSentAtMs: number }): Promise<number>;
+
+  /**
+   * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,
+   * each to the queue named by its deadLetterSourceQueueName — as new enqueues (visible now, sent
+   * now, receive count 0), keeping messageId, body and attributes. With `taskHandle`, moves only
+   * while that task is RUNNING and adds the count to its movedCount in the same write.
+   */
+  messageMove(p: { sourceQueueId: number; destinationQueueId?: number; max: number; nowMs: number; minSentAtMs: number; taskHandle?: string }): Promise<MessageMoveResult>;
+
+  /** Records a new task unless the source queue already has an active one (`created: false`). */
+  moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }>;
+  moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined>;
+  /** Newest first; by source queue, or only active tasks (RUNNING/CANCELLING). */
+  moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]>;
+  /** Sets the status (and failure reason) if the task's status is one of `fromStatuses`. */
+  moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean>;
 
   close(): Promise<void>;
 }

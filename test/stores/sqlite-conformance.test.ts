@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+import { openThreadedSqliteStore } from "../../src/stores/sqlite/threaded-store.js";
 import { describeStoreConformance } from "../../src/stores/testkit/conformance.js";
 
 describeStoreConformance("sqlite", async () => {
@@ -15,6 +16,26 @@ describeStoreConformance("sqlite", async () => {
     async reopen() {
       await store.close();
       store = openSqliteStore({ filename });
+      return store;
+    },
+    async cleanup() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describeStoreConformance("sqlite on a worker thread", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-store-"));
+  const filename = join(dir, "sluice.db");
+  let store = await openThreadedSqliteStore({ filename });
+  return {
+    get store() {
+      return store;
+    },
+    async reopen() {
+      await store.close();
+      store = await openThreadedSqliteStore({ filename });
       return store;
     },
     async cleanup() {

@@ -1,0 +1,92 @@
+/**
+ * The job: its states, its record as core and stores see it, and its lifecycle events.
+ * Inputs, outputs and metadata stay JSON text end to end: core never needs their structure,
+ * and not re-parsing a 1 MiB input on every read keeps the hot path cheap.
+ */
+
+export const jobStatuses = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+export type JobStatus = (typeof jobStatuses)[number];
+
+export const terminalStatuses: ReadonlySet<JobStatus> = new Set(["succeeded", "failed", "canceled"]);
+
+export function isTerminal(status: JobStatus): boolean {
+  return terminalStatuses.has(status);
+}
+
+/** Every lifecycle event, as streamed over SSE. */
+export const jobEventTypes = [
+  "job.queued",
+  "job.started",
+  "job.progress",
+  "job.cancel_requested",
+  "job.retrying",
+  "job.succeeded",
+  "job.failed",
+  "job.canceled",
+] as const;
+export type JobEventType = (typeof jobEventTypes)[number];
+
+/** The events a webhook may subscribe to (progress is too chatty to be worth a POST each). */
+export const webhookEventTypes = ["job.started", "job.retrying", "job.succeeded", "job.failed", "job.canceled"] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+export const defaultWebhookEvents: WebhookEventType[] = ["job.succeeded", "job.failed", "job.canceled"];
+
+export interface JobError {
+  message: string;
+  type?: string;
+}
+
+export interface JobWebhook {
+  url: string;
+  events: WebhookEventType[];
+}
+
+export interface JobRecord {
+  id: string;
+  /** Store-assigned, increasing: the list order and the cursor. */
+  seq: number;
+  queueId: number;
+  queueName: string;
+  status: JobStatus;
+  inputJson: string;
+  outputJson?: string;
+  error?: JobError;
+  /** Attempts started so far. */
+  attempt: number;
+  maxAttempts: number;
+  priority: number;
+  progress?: number;
+  createdAtMs: number;
+  startedAtMs?: number;
+  finishedAtMs?: number;
+  updatedAtMs: number;
+  idempotencyKey?: string;
+  metadataJson?: string;
+  timeoutSeconds?: number;
+  webhook?: JobWebhook;
+  cancelRequested: boolean;
+  /** The current or last lease; a lease is live only while the job is running under it. */
+  leaseToken?: string;
+  leaseSeconds?: number;
+  leaseExpiresAtMs?: number;
+  /** Running only: when the current attempt times out. */
+  deadlineAtMs?: number;
+  /** Queued only: when it can next be leased. */
+  availableAtMs?: number;
+  /** Terminal only: when the job is pruned. */
+  expiresAtMs?: number;
+  /** The job's message, while it has one (in its queue or in the dead-letter queue). */
+  messageSeq?: number;
+}
+
+/** A job as leased by a worker. */
+export interface LeasedJob extends JobRecord {
+  leaseToken: string;
+  leaseExpiresAtMs: number;
+}
+
+export interface JobEvent {
+  type: JobEventType | "job.snapshot";
+  atMs: number;
+  job: JobRecord;
+}

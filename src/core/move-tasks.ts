@@ -1,0 +1,115 @@
+/**
+ * Message move tasks (DLQ redrive): StartMessageMoveTask, CancelMessageMoveTask and
+ * ListMessageMoveTasks, protocol-neutral. Tasks are store rows run by MoveTaskRunner; queues are
+ * named by name here (the SQS layer turns ARNs into names and back).
+ */
+import type { Clock } from "./clock.js";
+import { fail } from "./errors.js";
+import type { IdSource } from "./ids.js";
+import { limits } from "./limits.js";
+import type { MoveTaskRecord } from "./move-task-record.js";
+import { MoveTaskRunner } from "./move-task-runner.js";
+import { type QueueDirectory, isDeadLetterQueue } from "./redrive.js";
+import type { Store } from "./store.js";
+import type { QueueWaiters } from "./waiters.js";
+
+export interface StartMoveTaskInput {
+  sourceQueueName: string;
+  /** Absent: each message goes back to the queue it was dead-lettered from. */
+  destinationQueueName?: string;
+  /** 1–500; absent: as fast as the store allows, in batches. */
+  maxMessagesPerSecond?: number;
+}
+
+export interface MoveTasksDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdSource;
+  queues: QueueDirectory;
+  waiters: QueueWaiters;
+  onError?: (err: unknown) => void;
+}
+
+function resourceNotFound(what: string): never {
+  fail("ResourceNotFound", `The resource that you specified for the ${what} parameter doesn't exist.`);
+}
+
+export class MoveTasks {
+  /** The server starts it (resuming tasks a restart interrupted) and stops it on shutdown. */
+  readonly runner: MoveTaskRunner;
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly queues: QueueDirectory;
+
+  constructor(deps: MoveTasksDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.ids = deps.ids;
+    this.queues = deps.queues;
+    this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, waiters: deps.waiters, onError: deps.onError });
+  }
+
+  async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
+    const source = await this.store.queueGet({ name: input.sourceQueueName });
+    if (!source) resourceNotFound("SourceArn");
+    if (!(await isDeadLetterQueue(this.queues, source.name))) {
+      fail("InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.");
+    }
+    if (input.destinationQueueName !== undefined) {
+      const destination = await this.store.queueGet({ name: input.destinationQueueName });
+      if (!destination) resourceNotFound("DestinationArn");
+      if (destination.id === source.id) fail("InvalidParameterValue", "Value for parameter DestinationArn is invalid. Reason: the destination can't be the source queue.");
+      if (destination.config.fifoQueue !== source.config.fifoQueue) {
+        fail("InvalidParameterValue", "Value for parameter DestinationArn is invalid. Reason: source and destination queues must be of the same type (both FIFO or both standard).");
+      }
+    }
+    const rate = input.maxMessagesPerSecond;
+    if (rate !== undefined && (!Number.isInteger(rate) || rate < limits.moveTaskRateMin || rate > limits.moveTaskRateMax)) {
+      fail("InvalidParameterValue", `Value ${rate} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between ${limits.moveTaskRateMin} and ${limits.moveTaskRateMax}.`);
+    }
+    const nowMs = this.clock.nowMs();
+    const stats = await this.store.queueStats({ queueId: source.id, nowMs, minSentAtMs: nowMs - source.config.messageRetentionPeriodSeconds * 1000 });
+    const task: MoveTaskRecord = {
+      taskHandle: this.ids.messageId(),
+      sourceQueueName: source.name,
+      destinationQueueName: input.destinationQueueName,
+      maxMessagesPerSecond: rate,
+      status: "RUNNING",
+      movedCount: 0,
+      toMoveCount: stats.visible,
+      startedAtMs: nowMs,
+      updatedAtMs: nowMs,
+    };
+    const { created } = await this.store.moveTaskCreate({ task });
+    if (!created) fail("UnsupportedOperation", "There is already a task running. Only one active task is allowed for a source queue at a given time.");
+    this.runner.run(task.taskHandle);
+    return task;
+  }
+
+  /** Asks a RUNNING task to stop; returns it (CANCELLING, or CANCELLED if no runner holds it). */
+  async cancel(taskHandle: string): Promise<MoveTaskRecord> {
+    const nowMs = this.clock.nowMs();
+    const task = await this.store.moveTaskGet({ taskHandle });
+    if (!task) resourceNotFound("TaskHandle");
+    if (task.status !== "RUNNING") fail("UnsupportedOperation", `Only a RUNNING task can be cancelled; this one is ${task.status}.`);
+    await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLING", fromStatuses: ["RUNNING"], nowMs });
+    if (this.runner.isTracking(taskHandle)) {
+      this.runner.run(taskHandle);
+    } else {
+      // Nothing is moving it in this process (runner not started): finish the cancel here.
+      await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLED", fromStatuses: ["CANCELLING"], nowMs });
+    }
+    return (await this.store.moveTaskGet({ taskHandle }))!;
+  }
+
+  /** The source queue's tasks, newest first; `maxResults` 1–10, default 1 (the latest). */
+  async list(sourceQueueName: string, maxResults = 1): Promise<MoveTaskRecord[]> {
+    if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > limits.listMoveTasksMaxResults) {
+      fail("InvalidParameterValue", `Value ${maxResults} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`);
+    }
+    const source = await this.store.queueGet({ name: sourceQueueName });
+    if (!source) resourceNotFound("SourceArn");
+    return this.store.moveTaskList({ sourceQueueName, limit: maxResults });
+  }
+}

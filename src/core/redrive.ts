@@ -1,0 +1,95 @@
+/**
+ * Dead-letter queues: checking a RedrivePolicy against its target (exists, same queue type, its
+ * RedriveAllowPolicy admits the source), resolving the target on receive, and finding a DLQ's
+ * source queues. ARNs arrive already checked for account and region by the protocol layer; core
+ * only needs the queue name, their last segment.
+ */
+import { fail } from "./errors.js";
+import { limits } from "./limits.js";
+import type { QueueConfig, QueueRecord, RedrivePolicy } from "./queue.js";
+import type { DeadLetterTarget } from "./store.js";
+
+/** The queue name an SQS ARN names (`arn:aws:sqs:<region>:<account>:<name>`). */
+export function queueNameOfArn(arn: string): string {
+  return arn.slice(arn.lastIndexOf(":") + 1);
+}
+
+export type QueueLookup = (name: string) => Promise<QueueRecord | undefined>;
+
+function invalidPolicy(policy: RedrivePolicy, reason: string): never {
+  const value = JSON.stringify({ deadLetterTargetArn: policy.deadLetterTargetArn, maxReceiveCount: policy.maxReceiveCount });
+  fail("InvalidParameterValue", `Value ${value} for parameter RedrivePolicy is invalid. Reason: ${reason}`);
+}
+
+/**
+ * Checks a queue's RedrivePolicy when it is created or changed: the target must exist, be of the
+ * same type (FIFO → FIFO, standard → standard) and, through its RedriveAllowPolicy, accept this
+ * queue as a source.
+ */
+export async function checkRedrivePolicy(sourceName: string, config: QueueConfig, lookup: QueueLookup): Promise<void> {
+  const policy = config.redrivePolicy;
+  if (!policy) return;
+  const target = await lookup(queueNameOfArn(policy.deadLetterTargetArn));
+  if (!target) invalidPolicy(policy, "Dead letter target does not exist.");
+  if (target.config.fifoQueue !== config.fifoQueue) {
+    invalidPolicy(policy, config.fifoQueue ? "Dead-letter queue of a FIFO queue must be a FIFO queue." : "Dead-letter queue of a standard queue must be a standard queue.");
+  }
+  const allow = target.config.redriveAllowPolicy;
+  if (!allow || allow.redrivePermission === "allowAll") return;
+  const admitted = allow.redrivePermission === "byQueue" && (allow.sourceQueueArns ?? []).some((arn) => queueNameOfArn(arn) === sourceName);
+  if (!admitted) invalidPolicy(policy, `The RedriveAllowPolicy of ${target.name} does not allow this queue to use it as a dead-letter queue.`);
+}
+
+/** Where this queue's receives dead-letter to, or undefined (no policy, or the target is gone). */
+export async function deadLetterTargetFor(queue: QueueRecord, lookup: QueueLookup): Promise<DeadLetterTarget | undefined> {
+  const policy = queue.config.redrivePolicy;
+  if (!policy) return undefined;
+  const target = await lookup(queueNameOfArn(policy.deadLetterTargetArn));
+  // A deleted DLQ stops dead-lettering rather than losing messages (SQS keeps them in the source too).
+  if (!target || target.id === queue.id) return undefined;
+  return { queueId: target.id, maxReceiveCount: policy.maxReceiveCount, sourceQueueName: queue.name };
+}
+
+export function isDeadLetterSourceOf(queue: QueueRecord, deadLetterQueueName: string): boolean {
+  const policy = queue.config.redrivePolicy;
+  return policy !== undefined && queueNameOfArn(policy.deadLetterTargetArn) === deadLetterQueueName;
+}
+
+/** The part of QueueService this module needs (keeps the dependency one-way). */
+export interface QueueDirectory {
+  getQueue(name: string): Promise<QueueRecord>;
+  listQueues(p: { maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }>;
+}
+
+/**
+ * The queues whose RedrivePolicy names `name`, in name order, after `afterName` when paging.
+ * Scans the queue list: queues are few and configs are in memory-sized rows; no index needed.
+ */
+export async function listDeadLetterSourceQueues(
+  queues: QueueDirectory,
+  name: string,
+  p: { maxResults?: number; afterName?: string } = {},
+): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
+  await queues.getQueue(name);
+  const limit = p.maxResults ?? limits.listDeadLetterSourceQueuesMaxResults;
+  if (!Number.isInteger(limit) || limit < 1 || limit > limits.listDeadLetterSourceQueuesMaxResults) {
+    fail("InvalidParameterValue", `Value ${limit} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listDeadLetterSourceQueuesMaxResults}.`);
+  }
+  const found: QueueRecord[] = [];
+  let afterName = p.afterName;
+  for (;;) {
+    const page = await queues.listQueues({ maxResults: limits.listQueuesMaxResults, afterName });
+    for (const queue of page.queues) {
+      if (!isDeadLetterSourceOf(queue, name)) continue;
+      found.push(queue);
+      if (found.length > limit) return { queues: found.slice(0, limit), hasMore: true };
+    }
+    if (!page.hasMore || page.queues.length === 0) return { queues: found, hasMore: false };
+    afterName = page.queues[page.queues.length - 1]!.name;
+  }
+}
+
+/** Whether some queue uses `name` as its dead-letter queue. */
+export async function isDeadLetterQueue(queues: QueueDirectory, name: string): Promise<boolean> {
+  return (await listDeadLetterSourceQueues(queues, name, { maxResults: 1 })).queues.length > 0;
+}

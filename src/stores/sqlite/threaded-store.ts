@@ -1,0 +1,91 @@
+/**
+ * The Store the server uses: a proxy that forwards every Store method to a SqliteStore running on
+ * a worker thread (store-worker.ts). Core errors are rebuilt as SluiceErrors on this side.
+ */
+import { Worker } from "node:worker_threads";
+import { SluiceError } from "../../core/errors.js";
+import type { Store } from "../../core/store.js";
+import type { SqliteStoreOptions } from "./sqlite-store.js";
+import type { WorkerReply, WorkerRequest } from "./worker-protocol.js";
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Built, the worker is store-worker.js. From source (tsx, vitest) it is a .ts file: a small
+ * bootstrap registers tsx's loader inside the worker first (loaders don't cross into workers).
+ */
+function startWorker(options: SqliteStoreOptions): Worker {
+  if (!import.meta.url.endsWith(".ts")) {
+    return new Worker(new URL("./store-worker.js", import.meta.url), { workerData: options });
+  }
+  const entry = new URL("./store-worker.ts", import.meta.url).href;
+  const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: options });
+}
+
+export async function openThreadedSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const worker = startWorker(options);
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let failure: Error | undefined;
+
+  const ready = new Promise<void>((resolve, reject) => {
+    pending.set(0, { resolve: () => resolve(), reject });
+  });
+
+  worker.on("message", (replies: WorkerReply[]) => {
+    for (const reply of replies) {
+      const waiter = pending.get(reply.id);
+      if (!waiter) continue;
+      pending.delete(reply.id);
+      if (reply.ok) waiter.resolve(reply.value);
+      else if (reply.error.code) waiter.reject(new SluiceError(reply.error.code, reply.error.message));
+      else waiter.reject(new Error(`store worker: ${reply.error.message}`));
+    }
+  });
+  const failAll = (error: Error): void => {
+    failure = error;
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  worker.on("error", failAll);
+  worker.on("exit", (code) => failAll(new Error(`store worker exited (code ${code})`)));
+
+  await ready;
+
+  // Calls made in one turn of the event loop travel together and share one commit.
+  let outbox: WorkerRequest[] = [];
+  const send = (): void => {
+    const batch = outbox;
+    outbox = [];
+    if (!failure) worker.postMessage(batch);
+  };
+  const call = (method: string, params: unknown): Promise<unknown> => {
+    if (failure) return Promise.reject(failure);
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      if (outbox.length === 0) setImmediate(send);
+      outbox.push({ id, method, params });
+    });
+  };
+
+  const own = {
+    async close(): Promise<void> {
+      if (failure) return;
+      await call("close", undefined);
+      await worker.terminate();
+    },
+  };
+  return new Proxy(own, {
+    get(target, prop) {
+      if (prop in target) return target[prop as keyof typeof target];
+      // Not a thenable: `await store` must not call through to the worker.
+      if (typeof prop !== "string" || prop === "then") return undefined;
+      return (params: unknown) => call(prop, params);
+    },
+  }) as unknown as Store;
+}
