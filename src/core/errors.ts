@@ -24,7 +24,6 @@ export const errorCatalog = {
   OverLimit: "The action would exceed a limit.",
   ResourceNotFound: "The resource does not exist.",
   InvalidRequest: "The request is malformed.",
-  InternalError: "An internal error occurred.",
   // Jobs API (docs/jobs-api.md).
   ValidationFailed: "The request does not match the API's schema.",
   JobNotFound: "The specified job does not exist.",
@@ -32,6 +31,7 @@ export const errorCatalog = {
   LeaseMismatch: "The lease id is not the job's current lease.",
   LeaseExpired: "The lease has ended; the job will run again elsewhere.",
   IdempotencyKeyReused: "The idempotency key was already used with a different request body.",
+  InternalError: "An internal error occurred.",
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalog;

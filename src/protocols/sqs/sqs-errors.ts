@@ -44,6 +44,13 @@ export const sqsErrorForCode = {
   ResourceNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   InvalidRequest: spec("InvalidRequest"),
   InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
+  // Jobs API codes: raised only by the jobs routes, never by an SQS action; mapped for completeness.
+  ValidationFailed: spec("InvalidParameterValue"),
+  JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
+  JobAlreadyFinished: spec("InvalidParameterValue"),
+  LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
+  LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
+  IdempotencyKeyReused: spec("InvalidParameterValue"),
 } as const satisfies Record<ErrorCode, SqsErrorSpec>;
 
 /** Errors that exist only at the protocol level (never raised by core). */
