@@ -52,6 +52,7 @@ import {
 } from "@aws-sdk/client-sqs";
 import type AWS from "aws-sdk";
 import { expect } from "vitest";
+import { destroyV2 } from "../support/clients.js";
 
 type Empty = Record<string, never>;
 
@@ -115,6 +116,8 @@ export interface SqsDriver {
   call<A extends ActionName>(action: A, input: ActionMap[A][0]): Promise<ActionMap[A][1]>;
   /** Asserts that `error` is `expected` exactly as this SDK surfaces it. */
   assertError(error: unknown, expected: ExpectedError): void;
+  /** Releases the SDK's sockets. */
+  destroy(): void;
 }
 
 /** Runs the call and asserts it fails with `expected`. */
@@ -174,6 +177,7 @@ export function v3Driver(client: SQSClient): SqsDriver {
         $metadata: { httpStatusCode: expected.status },
       });
     },
+    destroy: () => client.destroy(),
   };
 }
 
@@ -190,5 +194,6 @@ export function v2Driver(sqs: AWS.SQS): SqsDriver {
       // v2 reads <Error><Code> from the XML ErrorResponse.
       expect(error, `expected ${expected.code}`).toMatchObject({ code: expected.code, statusCode: expected.status });
     },
+    destroy: () => destroyV2(sqs),
   };
 }

@@ -71,6 +71,7 @@ export function useHarness(makeDriver: (server: TestServer) => SqsDriver): Harne
     h.driver = makeDriver(h.server);
   });
   afterAll(async () => {
+    h.driver?.destroy();
     await stopAllServers();
     await removeTempDirs();
   });

@@ -20,8 +20,9 @@ function client(server: TestServer): SQSClient {
 }
 
 afterEach(async () => {
-  await stopAllServers();
+  // Clients first: a server's close may wait for their keep-alive sockets.
   for (const c of clients.splice(0)) c.destroy();
+  await stopAllServers();
 });
 afterAll(removeTempDirs);
 

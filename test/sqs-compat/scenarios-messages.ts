@@ -208,7 +208,7 @@ export function messageScenarios(h: Harness): void {
       });
       expect((res.Successful ?? []).map((s) => s.Id).sort()).toEqual(["ok1", "ok2"]);
       const failed = new Map((res.Failed ?? []).map((f) => [f.Id, f]));
-      expect([...failed.keys()].sort()).toEqual(["baddelay", "badchar", "badnumber"]);
+      expect([...failed.keys()].sort()).toEqual(["badchar", "baddelay", "badnumber"]);
       expect(failed.get("badchar")).toMatchObject({ Code: "InvalidMessageContents", SenderFault: true });
       expect(failed.get("baddelay")).toMatchObject({ Code: "InvalidParameterValue", SenderFault: true });
       expect(failed.get("badnumber")).toMatchObject({ Code: "InvalidParameterValue", SenderFault: true });

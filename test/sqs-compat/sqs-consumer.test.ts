@@ -31,8 +31,8 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await stopAllServers();
   for (const c of clients) c.destroy();
+  await stopAllServers();
   await removeTempDirs();
 });
 
@@ -87,10 +87,12 @@ describe("sqs-consumer against Sluice", () => {
       return c.visible === 0 && c.notVisible === 0;
     }, { timeoutMs: 20_000, intervalMs: 50, what: "the queue to be empty" });
 
+    // Errors up to here are real; stopping with abort makes the pending long poll fail by design.
+    const errorsWhileRunning = [...errors];
     await stopConsumer(consumer);
     consumer = undefined;
 
-    expect(errors).toEqual([]);
+    expect(errorsWhileRunning).toEqual([]);
     expect(handledBodies).toHaveLength(total);
     expect(new Set(handledBodies).size).toBe(total);
     expect(handledById.size).toBe(total);
