@@ -7,6 +7,7 @@ export interface BenchArgs {
   only?: PeerId;
   cpuProfDir?: string;
   serverEntry: "src" | "dist";
+  serverRev?: string;
   write: boolean;
 }
 
@@ -22,6 +23,8 @@ export const usage = `npm run bench -- [options]
   --wait S            ReceiveMessage WaitTimeSeconds (default 2)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
   --server-entry E    src (tsx, default) | dist (compiled; run npm run build first)
+  --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
+                      instead of the work tree (which may hold someone's half-done edit)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -46,6 +49,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       wait: { type: "string" },
       "cpu-prof": { type: "string" },
       "server-entry": { type: "string" },
+      "server-rev": { type: "string" },
       "no-write": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -72,5 +76,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true };
   if (values.only !== undefined) args.only = values.only;
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
+  if (values["server-rev"] !== undefined) {
+    if (entry === "dist") throw new Error("--server-rev runs the TypeScript source; it can't be combined with --server-entry dist");
+    args.serverRev = values["server-rev"];
+  }
   return args;
 }

@@ -5,7 +5,6 @@
  * off so none runs mid-measurement. Always loopback-only.
  */
 import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir, trackDir } from "./cleanup.js";
@@ -39,13 +38,11 @@ export async function ensureRedisInstalled(log: (line: string) => void): Promise
  * don't bring it, install it without touching package.json so `npm run bench` still just works.
  */
 export async function ensureIoredisResolvable(repoRoot: string, log: (line: string) => void): Promise<void> {
-  const requireFromBullmq = createRequire(createRequire(join(repoRoot, "package.json")).resolve("bullmq"));
-  try {
-    requireFromBullmq.resolve("ioredis");
-    return;
-  } catch {
-    // fall through to install
-  }
+  // Checked in a child process: a failed require.resolve here would be remembered by this
+  // process's module resolution, and BullMQ's later require("ioredis") would fail even after
+  // the install below.
+  const probe = `require.resolve("ioredis", { paths: [require("node:path").dirname(require.resolve("bullmq"))] })`;
+  if ((await runCommand(process.execPath, ["-e", probe], { cwd: repoRoot })).code === 0) return;
   log("ioredis (BullMQ's Redis driver) is not installed: npm install --no-save ioredis@5 …");
   const res = await runCommand("npm", ["install", "--no-save", "--no-audit", "--no-fund", "ioredis@5"], { cwd: repoRoot });
   if (res.code !== 0) throw new Error(`npm install ioredis failed:\n${res.output.slice(-2000)}`);

@@ -42,8 +42,11 @@ export function machineInfo(): BenchReport["machine"] {
   return { cpus: c.length, cpuModel: c[0]?.model ?? "?", totalMemMiB: Math.round(totalmem() / 2 ** 20), kernel: release(), node: process.version };
 }
 
-export function gitInfo(repoRoot: string): BenchReport["git"] {
+export function gitInfo(repoRoot: string, serverRev?: string): BenchReport["git"] {
   try {
+    if (serverRev !== undefined) {
+      return { commit: execFileSync("git", ["rev-parse", "--short", `${serverRev}^{commit}`], { cwd: repoRoot, encoding: "utf8" }).trim(), dirty: false };
+    }
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
     const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "src"], { cwd: repoRoot, encoding: "utf8" });
     return { commit, dirty: status.trim() !== "" };

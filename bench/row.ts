@@ -35,6 +35,8 @@ export interface RowContext {
   cpuProfDir?: string;
   /** Which Sluice entry point to run: the TypeScript source via tsx, or the compiled dist/. */
   serverEntry: "src" | "dist";
+  /** Run the Sluice server from a clean snapshot of this git revision instead of the work tree. */
+  serverRev?: string;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */

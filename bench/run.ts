@@ -27,6 +27,7 @@ async function main(): Promise<number> {
   }
   const startedAt = new Date().toISOString();
   const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry };
+  if (args.serverRev !== undefined) ctx.serverRev = args.serverRev;
   if (args.cpuProfDir !== undefined) {
     ctx.cpuProfDir = resolve(args.cpuProfDir);
     mkdirSync(ctx.cpuProfDir, { recursive: true });
@@ -52,7 +53,7 @@ async function main(): Promise<number> {
     }
     if (rows.length > 0) results.push(comparisonResult(c, rows));
   }
-  const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitInfo(repoRoot), workload: args.workload, comparisons: results };
+  const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitInfo(repoRoot, args.serverRev), workload: args.workload, comparisons: results };
   console.log(renderText(report));
   if (args.write && results.length > 0) {
     const written = writeResults(join(repoRoot, "bench/results"), report);

@@ -84,8 +84,8 @@ async function runBullPhase(connection: ConnectionOptions, queueName: string, w:
       await queue.addBulk(seqs.map((seq) => ({ name: "m", data: { body: makeBody(seq, sentAtMs, w.bodyBytes) } })));
     });
   } finally {
-    await worker.close();
-    await queue.close();
+    // allSettled: a close that fails on a half-initialised client must not mask the real error.
+    await Promise.allSettled([worker.close(), queue.close()]);
   }
 }
 

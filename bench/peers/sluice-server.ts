@@ -12,11 +12,14 @@ import { processRssMiB, startChild, stopChild } from "../procs.js";
 export interface SluiceServer {
   url: string;
   pid: number | undefined;
+  /** The tail of what the server printed, for failure reports. */
+  output(): string;
   rssMiB(): number | undefined;
   stop(): Promise<void>;
 }
 
 export interface SluiceServerOptions {
+  /** The directory to run the server from: the repo, or a snapshot of one revision. */
   repoRoot: string;
   entry: "src" | "dist";
   cpuProfDir?: string;
@@ -55,6 +58,7 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   return {
     url,
     pid: child.pid,
+    output: () => started.output().slice(-4000),
     rssMiB: () => processRssMiB(child.pid),
     async stop() {
       // SIGINT lets the server close cleanly, which is also what makes --cpu-prof write its file.

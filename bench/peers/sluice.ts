@@ -10,13 +10,22 @@ import type { PhaseOptions, PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
 import { startSluiceServer } from "./sluice-server.js";
+import { snapshotRevision } from "./snapshot.js";
 
 export const sluiceStandardRow: Row = {
   peer: "sluice",
   label: "Sluice (SQLite, synchronous=FULL)",
   async run(ctx: RowContext): Promise<RowResult> {
     const w = ctx.workload;
-    const server = await startSluiceServer({ repoRoot: ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+    const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
+    if (snapshot !== undefined) ctx.log(`sluice: server from a clean snapshot of ${snapshot.commit}`);
+    let server;
+    try {
+      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+    } catch (err) {
+      snapshot?.remove();
+      throw err;
+    }
     ctx.log(`sluice: server pid ${server.pid} at ${server.url}`);
     // One connection per producer and consumer (each has at most one request in flight), plus spare.
     const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
@@ -38,12 +47,17 @@ export const sluiceStandardRow: Row = {
         paced = await runSqsPhase(client, pacedUrl, w, { label: "sluice paced", messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec });
       }
       const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [] };
+      if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
       if (paced !== undefined) result.paced = paced;
       if (rss !== undefined) result.serverRssMiB = rss;
       return result;
+    } catch (err) {
+      // A server-side failure (HTTP 500) is explained by what the server logged, not by our stack.
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
     } finally {
       await client.close();
       await server.stop();
+      snapshot?.remove();
     }
   },
 };
