@@ -4,7 +4,9 @@
  * serve is the first, worker/queues/send/jobs/dlq/bench follow the same pattern.
  */
 import { Command } from "commander";
+import { registerJobsCommand } from "./commands/jobs.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerWorkerCommand } from "./commands/worker.js";
 import { packageVersion } from "./package-version.js";
 
 const program = new Command()
@@ -14,5 +16,7 @@ const program = new Command()
   .showHelpAfterError();
 
 registerServeCommand(program);
+registerWorkerCommand(program);
+registerJobsCommand(program);
 
 await program.parseAsync(process.argv);

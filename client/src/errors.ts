@@ -1,0 +1,124 @@
+/**
+ * Errors the SDK throws, and errors a handler throws to tell the worker what to do with a job.
+ */
+import type { Job } from "./wire.js";
+
+/** The server answered with `{"error":{"code","message"}}`; `code` is stable, match on it. */
+export class SluiceApiError extends Error {
+  override readonly name = "SluiceApiError";
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The server could not be reached (refused, reset, timed out) even after the SDK's retries. */
+export class SluiceNetworkError extends Error {
+  override readonly name = "SluiceNetworkError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** `job.wait({ timeoutMs })` ran out of time; `job` is the last state seen (not terminal). */
+export class JobWaitTimeoutError extends Error {
+  override readonly name = "JobWaitTimeoutError";
+  constructor(readonly job: Job) {
+    super(`job ${job.id} is still ${job.status} after the wait timeout`);
+  }
+}
+
+/**
+ * How a thrown error asks the worker to report its job. Carried under a registry symbol rather
+ * than checked with instanceof, so it works when the handler module and the worker load two
+ * copies of this package (a user's dependency and the CLI's).
+ */
+export interface FailureDirective {
+  retryable: boolean;
+  retryAfterSeconds?: number;
+}
+
+const directiveKey = Symbol.for("@sluice/client.failureDirective");
+const batchItemKey = Symbol.for("@sluice/client.batchItemError");
+
+export function failureDirectiveOf(err: unknown): FailureDirective | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const d = (err as { [directiveKey]?: unknown })[directiveKey];
+  return typeof d === "object" && d !== null && typeof (d as FailureDirective).retryable === "boolean" ? (d as FailureDirective) : undefined;
+}
+
+export function isBatchItemError(value: unknown): value is BatchItemError {
+  return typeof value === "object" && value !== null && (value as { [batchItemKey]?: unknown })[batchItemKey] === true;
+}
+
+/** Throw from a handler to fail the job at once: no retry, straight to `failed` (and the DLQ). */
+export class NonRetryableError extends Error {
+  override readonly name: string = "NonRetryableError";
+  readonly [directiveKey]: FailureDirective = { retryable: false };
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/**
+ * Throw from a handler to retry the job after a chosen delay (e.g. a rate limit's Retry-After).
+ * Any other error is retried too, after the queue's backoff.
+ */
+export class RetryableError extends Error {
+  override readonly name: string = "RetryableError";
+  readonly retryAfterSeconds: number | undefined;
+  readonly [directiveKey]: FailureDirective;
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super(message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+    this[directiveKey] = { retryable: true, ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}) };
+  }
+}
+
+/**
+ * Put one of these in a batch handler's result array, at a job's position, to fail that job
+ * alone while the rest of the batch completes.
+ */
+export class BatchItemError extends Error {
+  override readonly name = "BatchItemError";
+  readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
+  readonly [directiveKey]: FailureDirective;
+  readonly [batchItemKey] = true;
+  constructor(message: string, options?: { retryable?: boolean; retryAfterSeconds?: number; cause?: unknown }) {
+    super(message, options);
+    this.retryable = options?.retryable ?? true;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+    this[directiveKey] = { retryable: this.retryable, ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}) };
+  }
+}
+
+/** `ctx.signal.reason` when the job's cancel was requested. */
+export class JobCanceledError extends Error {
+  override readonly name = "JobCanceledError";
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} was canceled`);
+  }
+}
+
+/** `ctx.signal.reason` when the worker no longer holds the job's lease (it expired or was taken). */
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+  constructor(
+    readonly jobId: string,
+    readonly code: string,
+  ) {
+    super(`lost the lease on job ${jobId} (${code})`);
+  }
+}
+
+/** `ctx.signal.reason` when `worker.close({ timeoutMs })` ran out of patience. */
+export class WorkerClosingError extends Error {
+  override readonly name = "WorkerClosingError";
+  constructor() {
+    super("the worker is closing and its drain timeout passed");
+  }
+}

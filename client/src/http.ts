@@ -1,0 +1,165 @@
+/**
+ * The one place the SDK talks HTTP: JSON in and out, bearer auth, the server's coded errors
+ * turned into SluiceApiError, and retries with backoff on transient failures (a restarting
+ * server, a dropped keep-alive connection). Global fetch keeps connections alive on its own.
+ */
+import { type BackoffPolicy, backoffDelayMs, defaultBackoff } from "./backoff.js";
+import { SluiceApiError, SluiceNetworkError } from "./errors.js";
+import { type Timers, sleep } from "./timers.js";
+import type { ErrorBody } from "./wire.js";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpOptions {
+  url: string;
+  token?: string;
+  fetch?: FetchLike;
+  timers: Timers;
+  random?: () => number;
+  backoff?: BackoffPolicy;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+  /** Aborts the request (and any retry wait); the promise then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Attempts in all, the first included; only transient failures are retried. */
+  maxAttempts?: number;
+  /** Gives up on one attempt after this long (long polls add their own wait to it). */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Statuses that mean "try again shortly", not "your request is wrong". */
+const transientStatuses = new Set([408, 429, 502, 503, 504]);
+
+export class HttpClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: FetchLike;
+  private readonly random: () => number;
+  private readonly backoff: BackoffPolicy;
+
+  constructor(private readonly opts: HttpOptions) {
+    this.baseUrl = opts.url.replace(/\/+$/, "");
+    this.fetchImpl = opts.fetch ?? ((input, init) => fetch(input, init));
+    this.random = opts.random ?? Math.random;
+    this.backoff = opts.backoff ?? defaultBackoff;
+  }
+
+  async request<T>(method: string, path: string, ro: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const maxAttempts = ro.maxAttempts ?? 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once<T>(method, path, ro);
+      } catch (err) {
+        if (ro.signal?.aborted) throw ro.signal.reason;
+        if (!isTransient(err) || attempt >= maxAttempts) throw publicError(err);
+        const retryAfterMs = err instanceof TransientStatusError ? err.retryAfterMs : undefined;
+        await sleep(this.opts.timers, retryAfterMs ?? backoffDelayMs(attempt - 1, this.backoff, this.random), ro.signal);
+        if (ro.signal?.aborted) throw ro.signal.reason;
+      }
+    }
+  }
+
+  private async once<T>(method: string, path: string, ro: RequestOptions): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { accept: "application/json", ...ro.headers };
+    if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    let body: string | undefined;
+    if (ro.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(ro.body);
+    }
+    // One controller per attempt: the caller's signal and this attempt's timeout both abort it.
+    const controller = new AbortController();
+    const onCallerAbort = (): void => controller.abort(ro.signal?.reason);
+    ro.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    let timedOut = false;
+    const cancelTimeout = this.opts.timers.schedule(ro.timeoutMs ?? 30_000, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    try {
+      let res: Response;
+      try {
+        res = await this.fetchImpl(this.baseUrl + path + queryString(ro.query), { method, headers, body, signal: controller.signal });
+      } catch (cause) {
+        if (ro.signal?.aborted) throw ro.signal.reason;
+        const what = timedOut ? "timed out" : "failed";
+        throw new SluiceNetworkError(`${method} ${path} ${what}: ${describeCause(cause)}`, { cause });
+      }
+      const text = await res.text().catch((cause: unknown) => {
+        if (ro.signal?.aborted) throw ro.signal.reason;
+        throw new SluiceNetworkError(`${method} ${path}: response body lost: ${describeCause(cause)}`, { cause });
+      });
+      if (res.ok) return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
+      const apiError = toApiError(res.status, text);
+      if (transientStatuses.has(res.status)) throw new TransientStatusError(apiError, retryAfterMs(res.headers));
+      throw apiError;
+    } finally {
+      cancelTimeout();
+      ro.signal?.removeEventListener("abort", onCallerAbort);
+    }
+  }
+}
+
+/** Wraps a transient API error so request() can retry it, then unwraps it if retries run out. */
+class TransientStatusError extends Error {
+  constructor(
+    readonly apiError: SluiceApiError,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(apiError.message);
+  }
+}
+
+function isTransient(err: unknown): boolean {
+  return err instanceof SluiceNetworkError || err instanceof TransientStatusError;
+}
+
+/** What callers see: never the private wrapper. */
+function publicError(err: unknown): unknown {
+  return err instanceof TransientStatusError ? err.apiError : err;
+}
+
+function toApiError(status: number, text: string): SluiceApiError {
+  try {
+    const parsed = JSON.parse(text) as Partial<ErrorBody>;
+    if (parsed.error && typeof parsed.error.code === "string") {
+      return new SluiceApiError(parsed.error.code, status, parsed.error.message ?? parsed.error.code);
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, say): fall through to a generic code.
+  }
+  return new SluiceApiError(`Http${status}`, status, text.slice(0, 500) || `HTTP ${status}`);
+}
+
+function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 60) * 1000 : undefined;
+}
+
+function queryString(query: RequestOptions["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const code = inner && typeof inner === "object" && "code" in inner ? String((inner as { code: unknown }).code) : undefined;
+    return code ? `${cause.message} (${code})` : cause.message;
+  }
+  return String(cause);
+}

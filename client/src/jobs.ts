@@ -1,0 +1,109 @@
+/**
+ * Reading and steering jobs by id: get, long-poll until terminal, cancel, list a queue's jobs.
+ */
+import { JobWaitTimeoutError } from "./errors.js";
+import type { HttpClient } from "./http.js";
+import type { Timers } from "./timers.js";
+import { type Job, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
+
+/** The server holds one GET ?wait= at most this long (DESIGN.md: wait ≤ 60 s). */
+const maxWaitSliceSeconds = 60;
+/** Slack on top of a long poll before the SDK calls the connection dead. */
+const longPollGraceMs = 30_000;
+
+export interface WaitOptions {
+  /** Give up (JobWaitTimeoutError) after this long; wait forever when omitted. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ListOptions {
+  status?: JobStatus;
+  limit?: number;
+  cursor?: string;
+}
+
+/** One page of a queue's jobs, newest first. */
+export interface JobPage<I = JsonValue, O = JsonValue> {
+  jobs: Job<I, O>[];
+  /** Pass back as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+}
+
+export interface ClientContext {
+  http: HttpClient;
+  timers: Timers;
+  /** Attempts for idempotent calls (GETs, cancel, submit with its key), the first included. */
+  attempts: number;
+}
+
+export function isTerminal(job: Pick<Job, "status">): boolean {
+  return terminalStatuses.has(job.status);
+}
+
+export class JobsClient {
+  constructor(private readonly ctx: ClientContext) {}
+
+  async get<I = JsonValue, O = JsonValue>(id: string, opts: { signal?: AbortSignal } = {}): Promise<Job<I, O>> {
+    const res = await this.ctx.http.request<JobResponse<I, O>>("GET", jobPath(id), { signal: opts.signal, maxAttempts: this.ctx.attempts });
+    return res.body.job;
+  }
+
+  /** Requests cancellation: a queued job is canceled at once, a running one when its worker sees it. */
+  async cancel<I = JsonValue, O = JsonValue>(id: string): Promise<Job<I, O>> {
+    const res = await this.ctx.http.request<JobResponse<I, O> | undefined>("POST", `${jobPath(id)}/cancel`, { maxAttempts: this.ctx.attempts });
+    return res.body?.job ?? (await this.get<I, O>(id));
+  }
+
+  /**
+   * Long-polls until the job is terminal, in slices of at most 60 s (the server's limit), so one
+   * wait can outlast any proxy's idle timeout. Throws JobWaitTimeoutError when `timeoutMs` passes.
+   */
+  async wait<I = JsonValue, O = JsonValue>(id: string, opts: WaitOptions = {}): Promise<Job<I, O>> {
+    const { timers } = this.ctx;
+    const deadlineMs = opts.timeoutMs === undefined ? Infinity : timers.nowMs() + opts.timeoutMs;
+    for (;;) {
+      const remainingMs = deadlineMs - timers.nowMs();
+      if (remainingMs <= 0) {
+        const last = await this.get<I, O>(id, { signal: opts.signal });
+        if (isTerminal(last)) return last;
+        throw new JobWaitTimeoutError(last as Job);
+      }
+      const waitSeconds = Math.min(maxWaitSliceSeconds, Math.ceil(remainingMs / 1000));
+      // The server counts whole seconds; cut the slice at our own deadline so timeoutMs is exact.
+      const slice = new AbortController();
+      const onOuterAbort = (): void => slice.abort(opts.signal?.reason);
+      opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+      const cancelDeadline = Number.isFinite(remainingMs) ? timers.schedule(remainingMs, () => slice.abort(deadlineReached)) : () => {};
+      try {
+        const res = await this.ctx.http.request<JobResponse<I, O>>("GET", jobPath(id), {
+          query: { wait: waitSeconds },
+          signal: slice.signal,
+          maxAttempts: this.ctx.attempts,
+          timeoutMs: waitSeconds * 1000 + longPollGraceMs,
+        });
+        if (isTerminal(res.body.job)) return res.body.job;
+      } catch (err) {
+        if (err !== deadlineReached) throw err;
+      } finally {
+        cancelDeadline();
+        opts.signal?.removeEventListener("abort", onOuterAbort);
+      }
+    }
+  }
+
+  async list<I = JsonValue, O = JsonValue>(queue: string, opts: ListOptions = {}): Promise<JobPage<I, O>> {
+    const res = await this.ctx.http.request<JobListResponse>("GET", `/v1/queues/${encodeURIComponent(queue)}/jobs`, {
+      query: { status: opts.status, limit: opts.limit, cursor: opts.cursor },
+      maxAttempts: this.ctx.attempts,
+    });
+    return { jobs: res.body.jobs as Job<I, O>[], nextCursor: res.body.nextCursor ?? null };
+  }
+}
+
+/** A private sentinel: an abort caused by our own deadline, not by the caller. */
+const deadlineReached = new Error("wait deadline reached");
+
+export function jobPath(id: string): string {
+  return `/v1/jobs/${encodeURIComponent(id)}`;
+}

@@ -1,0 +1,41 @@
+/**
+ * The SDK's entry point: `new Sluice({ url, token })`.
+ */
+import type { BackoffPolicy } from "./backoff.js";
+import { type FetchLike, HttpClient } from "./http.js";
+import { type ClientContext, JobsClient } from "./jobs.js";
+import { QueueClient } from "./queue.js";
+import { type Timers, systemTimers } from "./timers.js";
+
+export interface SluiceOptions {
+  /** The server's base URL, e.g. http://127.0.0.1:9324. */
+  url: string;
+  /** Bearer token for servers that require one. */
+  token?: string;
+  /** Attempts for calls that are safe to repeat, the first included. Default 5. */
+  attempts?: number;
+  /** Backoff between those attempts (full jitter). Default 100 ms doubling to 5 s. */
+  backoff?: BackoffPolicy;
+  /** Replace global fetch (a proxy agent, a test double). */
+  fetch?: FetchLike;
+  /** Replace wall-clock time (tests). */
+  timers?: Timers;
+  random?: () => number;
+}
+
+export class Sluice {
+  readonly jobs: JobsClient;
+  private readonly ctx: ClientContext;
+
+  constructor(opts: SluiceOptions) {
+    if (!/^https?:\/\//.test(opts.url)) throw new TypeError(`Sluice url must start with http:// or https://, got ${JSON.stringify(opts.url)}`);
+    const timers = opts.timers ?? systemTimers;
+    const http = new HttpClient({ url: opts.url, token: opts.token, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
+    this.ctx = { http, timers, attempts: opts.attempts ?? 5 };
+    this.jobs = new JobsClient(this.ctx);
+  }
+
+  queue(name: string): QueueClient {
+    return new QueueClient(this.ctx, this.jobs, name);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Time, injected: the worker's heartbeats, backoffs and waits all go through a Timers object so
+ * tests can drive them by hand instead of sleeping on wall time.
+ */
+export interface Timers {
+  nowMs(): number;
+  /** Runs `fn` once after `delayMs`; returns a function that cancels it. */
+  schedule(delayMs: number, fn: () => void): () => void;
+}
+
+export const systemTimers: Timers = {
+  nowMs: () => Date.now(),
+  schedule(delayMs, fn) {
+    const handle = setTimeout(fn, Math.max(0, delayMs));
+    return () => clearTimeout(handle);
+  },
+};
+
+/** Resolves after `delayMs`, or at once (resolving, not rejecting) when `signal` aborts. */
+export function sleep(timers: Timers, delayMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      cancel();
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const cancel = timers.schedule(delayMs, done);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

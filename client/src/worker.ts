@@ -1,0 +1,282 @@
+/**
+ * The worker loop behind `queue.work()`: long-poll leases while there is room, run up to
+ * `concurrency` handlers (or batches) at once, report each outcome, and on close() stop leasing,
+ * let in-flight work finish, and hand back anything leased but not started.
+ */
+import { backoffDelayMs, defaultBackoff } from "./backoff.js";
+import { type BatchItemError, SluiceApiError, WorkerClosingError } from "./errors.js";
+import type { HttpClient } from "./http.js";
+import { type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
+import { type HandlerResult, outcomeOf, outcomesOfBatch } from "./outcomes.js";
+import { type Timers, sleep } from "./timers.js";
+import type { JsonValue, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
+
+export type { JobContext, WorkerPhase } from "./job-lease.js";
+
+/** A handler for one job at a time; its return value is the job's output. */
+export type JobHandler<I = JsonValue, O = JsonValue> = (job: LeasedJob<I>, ctx: JobContext) => O | Promise<O>;
+
+/** Per-position result of a batch handler: the job's output, or a BatchItemError to fail that job alone. */
+export type BatchResult<O = JsonValue> = O | BatchItemError;
+
+export interface BatchContext {
+  /** Aborted when every job of the batch is canceled or lost, or close() runs out of time. */
+  readonly signal: AbortSignal;
+  /** One context per job, in the same order as the jobs: per-job signal and progress. */
+  readonly items: readonly JobContext[];
+  /** Records the same progress (0–1) on every job of the batch. */
+  progress(fraction: number): void;
+}
+
+/**
+ * A handler for a batch of up to `batch.size` jobs gathered within `batch.windowMs` (the pattern
+ * for embedding models). Return one result per job, in order; throwing fails the whole batch.
+ */
+export type BatchHandler<I = JsonValue, O = JsonValue> = (jobs: LeasedJob<I>[], ctx: BatchContext) => BatchResult<O>[] | Promise<BatchResult<O>[]>;
+
+export interface BatchOptions {
+  /** Most jobs per batch (1–100). */
+  size: number;
+  /** How long the server gathers jobs after the first one arrives. */
+  windowMs: number;
+}
+
+export interface WorkerOptions {
+  /** Handlers (or batches) running at once. Default 1. */
+  concurrency?: number;
+  /** Lease length; heartbeats extend it every third of it. Default 30. */
+  leaseSeconds?: number;
+  /** Long-poll length of one lease request (0–20). Default 20. */
+  waitSeconds?: number;
+  batch?: BatchOptions;
+  /** Aborting it closes the worker (as close() with no timeout). */
+  signal?: AbortSignal;
+  /** Called on errors the worker survives (server unreachable, lost leases). Default: console.error. */
+  onError?: (err: unknown, where: { phase: WorkerPhase; jobId?: string }) => void;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export interface CloseOptions {
+  /** After this long, abort every handler's ctx.signal and hand its job back. Default: wait as long as it takes. */
+  timeoutMs?: number;
+}
+
+export interface WorkerStats {
+  leased: number;
+  completed: number;
+  failed: number;
+  released: number;
+  /** Jobs whose handler is running now. */
+  active: number;
+}
+
+/** Slack on top of a lease long poll before the connection is called dead. */
+const longPollGraceMs = 30_000;
+
+export class Worker<I = JsonValue, O = JsonValue> {
+  private closing = false;
+  private closed: Promise<void> | undefined;
+  private readonly stopLeasing = new AbortController();
+  private readonly units = new Set<Promise<void>>();
+  private readonly leases = new Set<JobLease<I>>();
+  private slotFreed: (() => void) | undefined;
+  private readonly loopDone: Promise<void>;
+  private readonly deps: LeaseDeps;
+  private readonly concurrency: number;
+  private readonly waitSeconds: number;
+  readonly stats: WorkerStats = { leased: 0, completed: 0, failed: 0, released: 0, active: 0 };
+
+  constructor(
+    http: HttpClient,
+    readonly queue: string,
+    private readonly handler: { one: JobHandler<I, O> } | { batch: BatchHandler<I, O> },
+    private readonly opts: WorkerOptions,
+    defaultTimers: Timers,
+  ) {
+    this.concurrency = checkInt("concurrency", opts.concurrency ?? 1, 1, 10_000);
+    this.waitSeconds = checkInt("waitSeconds", opts.waitSeconds ?? 20, 0, 20);
+    const leaseSeconds = checkInt("leaseSeconds", opts.leaseSeconds ?? 30, 1, 43_200);
+    if (opts.batch) {
+      checkInt("batch.size", opts.batch.size, 1, 100);
+      checkInt("batch.windowMs", opts.batch.windowMs, 0, 10_000);
+    }
+    this.deps = {
+      http,
+      timers: opts.timers ?? defaultTimers,
+      random: opts.random ?? Math.random,
+      leaseSeconds,
+      onError: opts.onError ?? defaultOnError,
+    };
+    if (opts.signal?.aborted) this.closing = true;
+    opts.signal?.addEventListener("abort", () => void this.close(), { once: true });
+    this.loopDone = this.leaseLoop();
+  }
+
+  /**
+   * Stops leasing, lets running handlers finish and reports their outcomes, hands back jobs
+   * leased but not started, and resolves when the worker holds nothing. Idempotent.
+   */
+  close(opts: CloseOptions = {}): Promise<void> {
+    this.closed ??= this.drain(opts);
+    return this.closed;
+  }
+
+  private async drain(opts: CloseOptions): Promise<void> {
+    this.closing = true;
+    this.stopLeasing.abort();
+    this.slotFreed?.();
+    await this.loopDone;
+    const cancel =
+      opts.timeoutMs === undefined
+        ? () => {}
+        : this.deps.timers.schedule(opts.timeoutMs, () => {
+            for (const lease of this.leases) lease.abort(new WorkerClosingError());
+          });
+    try {
+      while (this.units.size > 0) await Promise.all([...this.units]);
+    } finally {
+      cancel();
+    }
+  }
+
+  private async leaseLoop(): Promise<void> {
+    let failures = 0;
+    while (!this.closing) {
+      if (this.units.size >= this.concurrency) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        this.slotFreed = undefined;
+        continue;
+      }
+      let jobs: LeasedJob<I>[];
+      try {
+        jobs = await this.lease(this.concurrency - this.units.size);
+        if (failures > 0) failures = 0;
+      } catch (err) {
+        if (this.closing) break;
+        failures++;
+        // Report the first failure of an outage, not every retry of it.
+        if (failures === 1 || !(err instanceof SluiceApiError)) this.deps.onError(err, { phase: "lease" });
+        await sleep(this.deps.timers, backoffDelayMs(failures - 1, defaultBackoff, this.deps.random), this.stopLeasing.signal);
+        continue;
+      }
+      this.stats.leased += jobs.length;
+      const leases = jobs.map((job) => new JobLease<I>(this.deps, job));
+      if (this.closing) {
+        // Leased while close() began: these never start, so they go straight back.
+        await Promise.all(leases.map((l) => this.release(l)));
+        break;
+      }
+      if ("batch" in this.handler) {
+        if (leases.length > 0) this.track(this.runBatch(this.handler.batch, leases));
+      } else {
+        for (const lease of leases) this.track(this.runOne(this.handler.one, lease));
+      }
+    }
+  }
+
+  private async lease(free: number): Promise<LeasedJob<I>[]> {
+    const batch = this.opts.batch;
+    const body: LeaseRequest = {
+      max: batch ? batch.size : Math.min(free, 100),
+      waitSeconds: this.waitSeconds,
+      leaseSeconds: this.deps.leaseSeconds,
+      ...(batch ? { batchWindowMs: batch.windowMs } : {}),
+    };
+    const res = await this.deps.http.request<LeaseResponse<I>>("POST", `/v1/queues/${encodeURIComponent(this.queue)}/leases`, {
+      body,
+      signal: this.stopLeasing.signal,
+      timeoutMs: this.waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs,
+    });
+    return res.body.jobs;
+  }
+
+  private track(unit: Promise<void>): void {
+    this.units.add(unit);
+    void unit.finally(() => {
+      this.units.delete(unit);
+      this.slotFreed?.();
+    });
+  }
+
+  private async runOne(handler: JobHandler<I, O>, lease: JobLease<I>): Promise<void> {
+    this.begin([lease]);
+    let outcome;
+    try {
+      outcome = outcomeOf<O>(await settle(() => handler(lease.job, lease.context)), lease);
+    } finally {
+      this.stats.active--;
+    }
+    await this.finish(lease, outcome);
+  }
+
+  private async runBatch(handler: BatchHandler<I, O>, leases: JobLease<I>[]): Promise<void> {
+    this.begin(leases);
+    const batchSignal = allAborted(leases.map((l) => l.signal));
+    const ctx: BatchContext = {
+      signal: batchSignal,
+      items: leases.map((l) => l.context),
+      progress: (value) => leases.forEach((l) => l.context.progress(value)),
+    };
+    let outcomes;
+    try {
+      outcomes = outcomesOfBatch<O>(await settle(() => handler(leases.map((l) => l.job), ctx)), leases);
+    } finally {
+      this.stats.active -= leases.length;
+    }
+    await Promise.all(leases.map((lease, i) => this.finish(lease, outcomes[i]!)));
+  }
+
+  private begin(leases: JobLease<I>[]): void {
+    for (const lease of leases) {
+      this.leases.add(lease);
+      lease.startHeartbeats();
+    }
+    this.stats.active += leases.length;
+  }
+
+  private async finish(lease: JobLease<I>, outcome: JobOutcome): Promise<void> {
+    try {
+      await lease.report(outcome);
+      if (outcome.kind === "complete") this.stats.completed++;
+      else this.stats.failed++;
+    } finally {
+      this.leases.delete(lease);
+    }
+  }
+
+  private async release(lease: JobLease<I>): Promise<void> {
+    await lease.release();
+    this.stats.released++;
+  }
+}
+
+/** Runs a handler, turning both a throw and a rejection into a value (a sync throw included). */
+async function settle<T>(fn: () => T | Promise<T>): Promise<HandlerResult<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** A signal that aborts once every one of `signals` has aborted. */
+function allAborted(signals: AbortSignal[]): AbortSignal {
+  const controller = new AbortController();
+  const check = (): void => {
+    if (!controller.signal.aborted && signals.every((s) => s.aborted)) controller.abort(signals[signals.length - 1]!.reason);
+  };
+  for (const s of signals) s.addEventListener("abort", check, { once: true });
+  check();
+  return controller.signal;
+}
+
+function checkInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}–${max}, got ${value}`);
+  return value;
+}
+
+function defaultOnError(err: unknown, where: { phase: WorkerPhase; jobId?: string }): void {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`[sluice worker] ${where.phase}${where.jobId ? ` ${where.jobId}` : ""}: ${message}`);
+}

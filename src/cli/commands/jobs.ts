@@ -1,0 +1,123 @@
+/**
+ * `sluice jobs submit|get|wait|cancel|list`: the jobs API from the shell, through the SDK.
+ * Each prints the job (or page of jobs) as JSON on stdout, so it pipes into jq.
+ */
+import { JobWaitTimeoutError, type JsonValue, type Sluice, type SubmitOptions } from "@sluice/client";
+import type { Command } from "commander";
+import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
+
+interface SubmitFlags extends ConnectionFlags {
+  wait?: boolean;
+  timeoutMs?: string;
+  idempotencyKey?: string;
+  priority?: string;
+  delaySeconds?: string;
+  maxAttempts?: string;
+  timeoutSeconds?: string;
+  metadata?: string;
+}
+
+interface WaitFlags extends ConnectionFlags {
+  timeoutMs?: string;
+}
+
+interface ListFlags extends ConnectionFlags {
+  status?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+function parseJson(text: string, what: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new UsageError(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+/** Waits for a job, printing it either way; a timeout still prints the last state, then exits 1. */
+async function waitAndPrint(sluice: Sluice, id: string, timeoutMsFlag: string | undefined): Promise<void> {
+  const timeoutMs = parseIntFlag(timeoutMsFlag, "--timeout-ms", 0, 2_147_483_647);
+  try {
+    print(await sluice.jobs.wait(id, timeoutMs === undefined ? {} : { timeoutMs }));
+  } catch (err) {
+    if (!(err instanceof JobWaitTimeoutError)) throw err;
+    print(err.job);
+    console.error(`sluice: ${err.message}`);
+    process.exit(1);
+  }
+}
+
+async function submit(queue: string, inputJson: string, flags: SubmitFlags): Promise<void> {
+  const input = parseJson(inputJson, "<json>");
+  const metadata = flags.metadata === undefined ? undefined : parseJson(flags.metadata, "--metadata");
+  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) throw new UsageError("--metadata must be a JSON object");
+  const opts: SubmitOptions = {
+    idempotencyKey: flags.idempotencyKey,
+    priority: parseIntFlag(flags.priority, "--priority", 0, 9),
+    delaySeconds: parseIntFlag(flags.delaySeconds, "--delay-seconds", 0, 43_200),
+    maxAttempts: parseIntFlag(flags.maxAttempts, "--max-attempts", 1, 100),
+    timeoutSeconds: parseIntFlag(flags.timeoutSeconds, "--timeout-seconds", 1, 86_400),
+    metadata,
+  };
+  const sluice = sluiceFromFlags(flags);
+  const job = await sluice.queue(queue).submit(input, opts);
+  if (flags.wait) await waitAndPrint(sluice, job.id, flags.timeoutMs);
+  else print(job.job);
+}
+
+/** Wraps an action so every failure goes through exitWithError. */
+function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return (...args) => action(...args).catch(exitWithError);
+}
+
+export function registerJobsCommand(program: Command): void {
+  const jobs = program.command("jobs").description("Submit, inspect, wait for and cancel jobs.");
+
+  addConnectionOptions(
+    jobs
+      .command("submit <queue> <json>")
+      .description("Submit a job whose input is <json>; prints the job (with --wait, once it is finished).")
+      .option("--wait", "wait until the job is finished and print its result")
+      .option("--timeout-ms <ms>", "with --wait: give up after this long (exit 1)")
+      .option("--idempotency-key <key>", "the same key and input give back the same job")
+      .option("--priority <n>", "0–9, higher first")
+      .option("--delay-seconds <s>", "not leasable before this many seconds")
+      .option("--max-attempts <n>", "attempts before the job fails for good")
+      .option("--timeout-seconds <s>", "per-attempt time limit")
+      .option("--metadata <json>", "a JSON object returned with the job"),
+  ).action(run(submit));
+
+  addConnectionOptions(jobs.command("get <id>").description("Print a job.")).action(
+    run(async (id: string, flags: ConnectionFlags) => print(await sluiceFromFlags(flags).jobs.get(id))),
+  );
+
+  addConnectionOptions(
+    jobs.command("wait <id>").description("Wait until a job is finished, then print it.").option("--timeout-ms <ms>", "give up after this long (exit 1)"),
+  ).action(run(async (id: string, flags: WaitFlags) => waitAndPrint(sluiceFromFlags(flags), id, flags.timeoutMs)));
+
+  addConnectionOptions(jobs.command("cancel <id>").description("Cancel a job (a running job stops at its worker's next heartbeat).")).action(
+    run(async (id: string, flags: ConnectionFlags) => print(await sluiceFromFlags(flags).jobs.cancel(id))),
+  );
+
+  addConnectionOptions(
+    jobs
+      .command("list <queue>")
+      .description("List a queue's jobs, newest first.")
+      .option("--status <status>", "queued | running | succeeded | failed | canceled")
+      .option("--limit <n>", "1–1000 (default 100)")
+      .option("--cursor <cursor>", "the nextCursor of the previous page"),
+  ).action(
+    run(async (queue: string, flags: ListFlags) => {
+      const statuses = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+      const status = statuses.find((s) => s === flags.status);
+      if (flags.status !== undefined && !status) throw new UsageError(`--status must be one of ${statuses.join(", ")}`);
+      const limit = parseIntFlag(flags.limit, "--limit", 1, 1000);
+      print(await sluiceFromFlags(flags).jobs.list(queue, { status, limit, cursor: flags.cursor }));
+    }),
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * What the SDK-backed commands (worker, jobs) share: the --url/--token flags with their env vars,
+ * integer flag parsing, and one way to print a failure.
+ */
+import { Sluice, SluiceApiError, SluiceNetworkError } from "@sluice/client";
+import type { Command } from "commander";
+
+export const defaultServerUrl = "http://127.0.0.1:9324";
+
+export interface ConnectionFlags {
+  url?: string;
+  token?: string;
+}
+
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option("--url <url>", `server URL (env SLUICE_URL, default ${defaultServerUrl})`)
+    .option("--token <token>", "bearer token (env SLUICE_TOKEN)");
+}
+
+export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Sluice {
+  const url = flags.url ?? env.SLUICE_URL ?? defaultServerUrl;
+  const token = flags.token ?? env.SLUICE_TOKEN;
+  return new Sluice({ url, ...(token ? { token } : {}) });
+}
+
+export class UsageError extends Error {}
+
+export function parseIntFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer in ${min}–${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Prints a command's failure on stderr and exits: 2 for bad usage, 1 for everything else. */
+export function exitWithError(err: unknown): never {
+  if (err instanceof UsageError) {
+    console.error(`sluice: ${err.message}`);
+    process.exit(2);
+  }
+  if (err instanceof SluiceApiError) console.error(`sluice: ${err.code} (HTTP ${err.status}): ${err.message}`);
+  else if (err instanceof SluiceNetworkError) console.error(`sluice: cannot reach the server: ${err.message}`);
+  else console.error("sluice:", err);
+  process.exit(1);
+}

@@ -1,0 +1,105 @@
+/**
+ * `sluice worker <module>`: imports a handler module and runs its default export as a worker on
+ * --queue until SIGTERM/SIGINT, which drains (stop leasing, finish in-flight jobs, hand back the
+ * rest) and exits 0. Prints one line when it is polling — `Sluice worker ready on queue <q>` —
+ * which scripts and tests wait for.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { BatchHandler, BatchOptions, JobHandler, Worker, WorkerDefinition, WorkerOptions } from "@sluice/client";
+import type { Command } from "commander";
+import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
+
+interface WorkerFlags extends ConnectionFlags {
+  queue: string;
+  concurrency?: string;
+  batchSize?: string;
+  batchWindowMs?: string;
+  leaseSeconds?: string;
+  waitSeconds?: string;
+  drainTimeoutMs?: string;
+}
+
+/** Without --batch-window-ms, a batch waits this long for company after its first job. */
+const defaultBatchWindowMs = 20;
+
+type LoadedDefinition = Exclude<WorkerDefinition, JobHandler>;
+
+async function loadDefinition(modulePath: string): Promise<LoadedDefinition> {
+  const url = pathToFileURL(resolve(process.cwd(), modulePath)).href;
+  const mod = (await import(url)) as { default?: unknown };
+  const def = mod.default;
+  if (typeof def === "function") return { handler: def as JobHandler };
+  if (typeof def === "object" && def !== null && typeof (def as { handler?: unknown }).handler === "function") return def as LoadedDefinition;
+  throw new UsageError(`${modulePath} must default-export a handler function or { handler, batch? }`);
+}
+
+function batchFrom(flags: WorkerFlags, def: LoadedDefinition): BatchOptions | undefined {
+  const size = parseIntFlag(flags.batchSize, "--batch-size", 1, 100) ?? def.batch?.size;
+  if (size === undefined) {
+    if (flags.batchWindowMs !== undefined) throw new UsageError("--batch-window-ms needs --batch-size (or a batch in the module)");
+    return undefined;
+  }
+  const windowMs = parseIntFlag(flags.batchWindowMs, "--batch-window-ms", 0, 10_000) ?? def.batch?.windowMs ?? defaultBatchWindowMs;
+  return { size, windowMs };
+}
+
+/** The first SIGTERM/SIGINT drains and exits 0; a second one exits 1 at once. */
+function drainOnSignals(worker: Worker, drainTimeoutMs: number | undefined): void {
+  let draining = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (draining) {
+      console.error(`sluice worker: ${signal} again, exiting without draining`);
+      process.exit(1);
+    }
+    draining = true;
+    console.error(`sluice worker: ${signal}: draining ${worker.stats.active} running job(s)`);
+    worker.close(drainTimeoutMs === undefined ? {} : { timeoutMs: drainTimeoutMs }).then(
+      () => {
+        console.error(`sluice worker: drained (${JSON.stringify(worker.stats)})`);
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error("sluice worker: error while draining", err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}
+
+async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> {
+  const def = await loadDefinition(modulePath);
+  const batch = batchFrom(flags, def);
+  const options: Omit<WorkerOptions, "batch"> = {
+    concurrency: parseIntFlag(flags.concurrency, "--concurrency", 1, 10_000) ?? def.concurrency ?? 1,
+    leaseSeconds: parseIntFlag(flags.leaseSeconds, "--lease-seconds", 1, 43_200) ?? def.leaseSeconds ?? 30,
+    waitSeconds: parseIntFlag(flags.waitSeconds, "--wait-seconds", 0, 20) ?? 20,
+  };
+  const drainTimeoutMs = parseIntFlag(flags.drainTimeoutMs, "--drain-timeout-ms", 0, 2_147_483_647);
+  const queue = sluiceFromFlags(flags).queue(flags.queue);
+  // A module's batch setting means its handler takes an array; a bare --batch-size makes the CLI
+  // promise that too, so the handler must be written for arrays (the flag says so in its help).
+  const worker = batch
+    ? queue.work(def.handler as BatchHandler, { ...options, batch })
+    : queue.work(def.handler as JobHandler, options);
+  drainOnSignals(worker, drainTimeoutMs);
+  const shape = batch ? `batches of ≤ ${batch.size} within ${batch.windowMs} ms` : "single jobs";
+  console.log(`Sluice worker ready on queue ${flags.queue} (concurrency ${options.concurrency}, ${shape}, lease ${options.leaseSeconds} s)`);
+}
+
+export function registerWorkerCommand(program: Command): void {
+  addConnectionOptions(
+    program
+      .command("worker <module>")
+      .description("Run a handler module's default export as a worker: a function (job, ctx) => output, or { handler, batch? }.")
+      .requiredOption("--queue <name>", "queue to lease jobs from")
+      .option("--concurrency <n>", "handlers (or batches) running at once (default 1)")
+      .option("--batch-size <n>", "lease up to n jobs at a time and pass them to the handler as an array (1–100)")
+      .option("--batch-window-ms <ms>", `with --batch-size: how long to gather a batch after its first job (default ${defaultBatchWindowMs})`)
+      .option("--lease-seconds <s>", "lease length; heartbeats extend it every third of it (default 30)")
+      .option("--wait-seconds <s>", "long-poll length of each lease request, 0–20 (default 20)")
+      .option("--drain-timeout-ms <ms>", "on SIGTERM, abort handlers still running after this long (default: wait for them)"),
+  ).action((modulePath: string, flags: WorkerFlags) => runWorker(modulePath, flags).catch(exitWithError));
+}
