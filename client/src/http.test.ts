@@ -1,0 +1,84 @@
+/**
+ * The HTTP layer's error mapping and retry policy, against a scripted fetch: these are the rules
+ * that decide what a caller sees, independent of any server.
+ */
+import { describe, expect, it } from "vitest";
+import { SluiceApiError, SluiceNetworkError } from "./errors.js";
+import { type FetchLike, HttpClient } from "./http.js";
+import type { Timers } from "./timers.js";
+
+/** Timers whose delays elapse at once (retries are exercised without waiting), recording each. */
+function instantTimers(): Timers & { delays: number[] } {
+  const delays: number[] = [];
+  return {
+    delays,
+    nowMs: () => 0,
+    schedule(delayMs, fn) {
+      // Only retry sleeps are run at once; the per-request timeout is never allowed to fire.
+      if (delayMs < 30_000) {
+        delays.push(delayMs);
+        queueMicrotask(fn);
+      }
+      return () => {};
+    },
+  };
+}
+
+function scripted(responses: (Response | Error)[]): FetchLike & { calls: RequestInit[] } {
+  const calls: RequestInit[] = [];
+  const f = (async (_url: string, init: RequestInit) => {
+    calls.push(init);
+    const next = responses.shift();
+    if (!next) throw new Error("no more scripted responses");
+    if (next instanceof Error) throw next;
+    return next;
+  }) as FetchLike & { calls: RequestInit[] };
+  f.calls = calls;
+  return f;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+describe("HttpClient", () => {
+  it("turns the server's error body into SluiceApiError with code and status", async () => {
+    const http = new HttpClient({ url: "http://x/", fetch: scripted([json(404, { error: { code: "JobNotFound", message: "no such job" } })]), timers: instantTimers() });
+    const err = await http.request("GET", "/v1/jobs/1").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SluiceApiError);
+    expect(err).toMatchObject({ code: "JobNotFound", status: 404, message: "no such job" });
+  });
+
+  it("retries network failures and 503s with jittered backoff, up to maxAttempts", async () => {
+    const fetch = scripted([new TypeError("fetch failed"), json(503, { error: { code: "Unavailable", message: "restarting" } }), json(200, { ok: 1 })]);
+    const timers = instantTimers();
+    const http = new HttpClient({ url: "http://x", fetch, timers, random: () => 0.5 });
+    const res = await http.request<{ ok: number }>("GET", "/y", { maxAttempts: 3 });
+    expect(res.body).toEqual({ ok: 1 });
+    expect(fetch.calls).toHaveLength(3);
+    expect(timers.delays.filter((d) => d < 30_000 && d !== 0)).toEqual([50, 100]);
+  });
+
+  it("gives up after maxAttempts with the last error, unwrapped", async () => {
+    const http = new HttpClient({ url: "http://x", fetch: scripted([new TypeError("fetch failed"), new TypeError("fetch failed")]), timers: instantTimers() });
+    await expect(http.request("GET", "/y", { maxAttempts: 2 })).rejects.toBeInstanceOf(SluiceNetworkError);
+    const http2 = new HttpClient({ url: "http://x", fetch: scripted([json(503, { error: { code: "Busy", message: "m" } })]), timers: instantTimers() });
+    await expect(http2.request("GET", "/y")).rejects.toMatchObject({ name: "SluiceApiError", code: "Busy", status: 503 });
+  });
+
+  it("never retries a client error", async () => {
+    const fetch = scripted([json(409, { error: { code: "LeaseExpired", message: "m" } })]);
+    const http = new HttpClient({ url: "http://x", fetch, timers: instantTimers() });
+    await expect(http.request("POST", "/y", { body: {}, maxAttempts: 5 })).rejects.toMatchObject({ code: "LeaseExpired" });
+    expect(fetch.calls).toHaveLength(1);
+  });
+
+  it("sends JSON with the bearer token, and maps a non-JSON error page to Http<status>", async () => {
+    const fetch = scripted([new Response("<html>bad gateway</html>", { status: 400 })]);
+    const http = new HttpClient({ url: "http://x", token: "t0k", fetch, timers: instantTimers() });
+    await expect(http.request("POST", "/y", { body: { a: 1 } })).rejects.toMatchObject({ code: "Http400", status: 400 });
+    const headers = fetch.calls[0]!.headers as Record<string, string>;
+    expect(headers.authorization).toBe("Bearer t0k");
+    expect(headers["content-type"]).toBe("application/json");
+    expect(fetch.calls[0]!.body).toBe('{"a":1}');
+  });
+});
