@@ -21,6 +21,12 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: bodyLimitBytes });
 
+  // A response finished during shutdown closes its connection: server.close() only reaps
+  // connections that are idle when it is called, and a kept-alive one would hold it open.
+  app.addHook("onSend", async (_request, reply) => {
+    if (deps.shutdownSignal.aborted) reply.header("connection", "close");
+  });
+
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
     if (deps.shutdownSignal.aborted) return reply.code(503).send({ status: "shutting-down" });

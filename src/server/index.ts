@@ -34,6 +34,9 @@ function openStore(config: ServerConfig): Store {
   return openSqliteStore({ filename: join(config.dataDir, "sluice.db") });
 }
 
+/** How long close() lets in-flight requests finish before cutting their connections. */
+const closeGraceMs = 10_000;
+
 function logUnexpected(err: unknown): void {
   console.error("sluice: unexpected error", err);
 }
@@ -60,6 +63,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   }
   const port = (app.server.address() as AddressInfo).port;
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
+  // Resumes message move tasks (DLQ redrives) a restart interrupted.
+  await queues.moveTasks.runner.start();
 
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
@@ -67,7 +72,15 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     shutdown.abort();
     queues.waiters.closeAll();
     await maintenance.stop();
-    await app.close();
+    await queues.moveTasks.runner.stop();
+    // app.close() waits for in-flight requests; a client that never lets go must not hold it forever.
+    const forceClose = setTimeout(() => app.server.closeAllConnections(), closeGraceMs);
+    forceClose.unref();
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(forceClose);
+    }
     await store.close();
   }
 

@@ -41,9 +41,9 @@ export const sqsErrorForCode = {
   InvalidBatchEntryId: spec("InvalidBatchEntryId", "AWS.SimpleQueueService.InvalidBatchEntryId"),
   BatchRequestTooLong: spec("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong"),
   UnsupportedOperation: spec("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"),
+  OverLimit: spec("OverLimit", "OverLimit", 403),
   ResourceNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   InvalidRequest: spec("InvalidRequest"),
-  InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
   // Jobs API codes: raised only by the jobs routes, never by an SQS action; mapped for completeness.
   ValidationFailed: spec("InvalidParameterValue"),
   JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
@@ -51,6 +51,7 @@ export const sqsErrorForCode = {
   LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
   IdempotencyKeyReused: spec("InvalidParameterValue"),
+  InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
 } as const satisfies Record<ErrorCode, SqsErrorSpec>;
 
 /** Errors that exist only at the protocol level (never raised by core). */

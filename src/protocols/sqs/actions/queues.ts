@@ -4,7 +4,6 @@ import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../ac
 import { attributesToConfigPatch } from "../queue-attributes.js";
 import { optionalInteger, optionalString, optionalStringMap, requiredString } from "../wire-input.js";
 import { xmlElement } from "../xml.js";
-import { checkDeadLetterTarget } from "./attributes.js";
 
 interface QueueUrlResult {
   QueueUrl: string;
@@ -23,7 +22,6 @@ export const createQueue = defineAction({
     const attributes = req.attributes ?? {};
     const fifo = attributes.FifoQueue?.toLowerCase() === "true";
     const patch = attributesToConfigPatch(attributes, { creating: true, fifo, identity: ctx.identity });
-    await checkDeadLetterTarget(ctx, patch);
     const hasAttributes = Object.keys(attributes).length > 0;
     const { queue } = await ctx.queues.createQueue({ name: req.queueName, config: hasAttributes ? patch : undefined, tags: req.tags });
     return { QueueUrl: urlOfQueue(ctx, queue.name) };

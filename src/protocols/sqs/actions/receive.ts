@@ -1,10 +1,12 @@
 /** ReceiveMessage: long polls, system attributes, and message attributes filtered by name. */
+import { formatSequenceNumber } from "../../../core/fifo.js";
 import type { MessageAttributes } from "../../../core/message.js";
 import type { QueueRecord } from "../../../core/queue.js";
 import type { ReceivedMessage, ReceiveInput } from "../../../core/queue-service.js";
 import { defineAction, queueForUrl } from "../action.js";
 import { type AttributeNameFilter, type WireAttributeValue, attributeNameFilter, encodeAttributesJson, encodeAttributesXml, selectAttributes } from "../message-attributes.js";
-import { optionalInteger, optionalStringList, requiredString } from "../wire-input.js";
+import { type SqsIdentity, queueArn } from "../queue-url.js";
+import { optionalInteger, optionalString, optionalStringList, requiredString } from "../wire-input.js";
 import { escapeXml, xmlElement, xmlStringMap } from "../xml.js";
 
 interface ReceiveRequest {
@@ -14,6 +16,7 @@ interface ReceiveRequest {
   maxMessages?: number;
   visibilityTimeoutSeconds?: number;
   waitTimeSeconds?: number;
+  receiveRequestAttemptId?: string;
 }
 
 /** A received message, attributes still in core form (each protocol encodes binary its own way). */
@@ -27,7 +30,7 @@ interface OutgoingMessage {
   attributesMd5?: string;
 }
 
-type SystemAttributeReader = (m: ReceivedMessage, queue: QueueRecord) => string | undefined;
+type SystemAttributeReader = (m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity) => string | undefined;
 
 /** SQS's system attributes, in the order SQS lists them. Timestamps are epoch milliseconds. */
 const systemAttributeReaders: Record<string, SystemAttributeReader> = {
@@ -35,27 +38,28 @@ const systemAttributeReaders: Record<string, SystemAttributeReader> = {
   SentTimestamp: (m) => String(m.sentAtMs),
   ApproximateReceiveCount: (m) => String(m.receiveCount),
   ApproximateFirstReceiveTimestamp: (m) => (m.firstReceivedAtMs === undefined ? undefined : String(m.firstReceivedAtMs)),
-  SequenceNumber: (m, queue) => (queue.config.fifoQueue ? String(m.seq) : undefined),
+  SequenceNumber: (m, queue) => (queue.config.fifoQueue ? formatSequenceNumber(m.seq) : undefined),
   MessageDeduplicationId: (m) => m.deduplicationId,
   MessageGroupId: (m) => m.groupId,
   AWSTraceHeader: (m) => m.systemAttributes.AWSTraceHeader?.stringValue,
+  DeadLetterQueueSourceArn: (m, _queue, identity) => (m.deadLetterSourceQueueName === undefined ? undefined : queueArn(identity, m.deadLetterSourceQueueName)),
 };
 const allSystemAttributeNames = Object.keys(systemAttributeReaders);
 
-function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, names: Set<string>): Record<string, string> | undefined {
+function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity, names: Set<string>): Record<string, string> | undefined {
   if (names.size === 0) return undefined;
   const wanted = names.has("All") ? allSystemAttributeNames : allSystemAttributeNames.filter((n) => names.has(n));
   let out: Record<string, string> | undefined;
   for (const name of wanted) {
-    const value = systemAttributeReaders[name]!(m, queue);
+    const value = systemAttributeReaders[name]!(m, queue, identity);
     if (value !== undefined) (out ??= {})[name] = value;
   }
   return out;
 }
 
-function outgoing(m: ReceivedMessage, queue: QueueRecord, req: ReceiveRequest): OutgoingMessage {
+function outgoing(m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity, req: ReceiveRequest): OutgoingMessage {
   const out: OutgoingMessage = { messageId: m.messageId, receiptHandle: m.receiptHandle, bodyMd5: m.bodyMd5, body: m.body };
-  out.systemAttributes = systemAttributesOf(m, queue, req.systemAttributeNames);
+  out.systemAttributes = systemAttributesOf(m, queue, identity, req.systemAttributeNames);
   const selected = selectAttributes(m.attributes, m.attributesMd5, req.attributeFilter);
   if (selected) {
     out.attributes = selected.attributes;
@@ -109,15 +113,21 @@ export const receiveMessage = defineAction({
       maxMessages: optionalInteger(input, "MaxNumberOfMessages"),
       visibilityTimeoutSeconds: optionalInteger(input, "VisibilityTimeout"),
       waitTimeSeconds: optionalInteger(input, "WaitTimeSeconds"),
+      receiveRequestAttemptId: optionalString(input, "ReceiveRequestAttemptId"),
     };
   },
   async run(req, ctx): Promise<OutgoingMessage[]> {
     const queue = await queueForUrl(ctx, req.queueUrl);
-    const input: ReceiveInput = { maxMessages: req.maxMessages, visibilityTimeoutSeconds: req.visibilityTimeoutSeconds, waitTimeSeconds: req.waitTimeSeconds };
+    const input: ReceiveInput = {
+      maxMessages: req.maxMessages,
+      visibilityTimeoutSeconds: req.visibilityTimeoutSeconds,
+      waitTimeSeconds: req.waitTimeSeconds,
+      receiveRequestAttemptId: req.receiveRequestAttemptId,
+    };
     // Only a receive that may wait needs to hear about the client leaving.
     if ((req.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds) > 0) input.signal = ctx.signal();
     const messages = await ctx.queues.receiveMessages(queue, input);
-    return messages.map((m) => outgoing(m, queue, req));
+    return messages.map((m) => outgoing(m, queue, ctx.identity, req));
   },
   // SQS omits Messages entirely when none were received.
   toJson: (messages) => (messages.length > 0 ? { Messages: messages.map(messageJson) } : {}),

@@ -43,7 +43,7 @@ function sendResult(queue: QueueRecord, r: SendResult): SendMessageResult {
     MD5OfMessageSystemAttributes: r.systemAttributesMd5,
     MessageId: r.messageId,
     // Sequence numbers exist only on FIFO queues.
-    SequenceNumber: queue.config.fifoQueue ? String(r.seq) : undefined,
+    SequenceNumber: queue.config.fifoQueue ? r.sequenceNumber : undefined,
   };
 }
 
