@@ -6,10 +6,14 @@
 import Database from "better-sqlite3";
 import { attributesFromJson, attributesToJson } from "../../core/attributes-json.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
+import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
-import type { QueueStats, ReceiptRef, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { migrate } from "./migrate.js";
+import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
+import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 
 interface QueueRow {
   id: number;
@@ -21,7 +25,7 @@ interface QueueRow {
   purged_at_ms: number | null;
 }
 
-interface MessageRow {
+export interface MessageRow {
   seq: number;
   queue_id: number;
   message_id: string;
@@ -40,6 +44,7 @@ interface MessageRow {
   receive_count: number;
   first_received_at_ms: number | null;
   receipt_token: string | null;
+  dead_letter_source: string | null;
 }
 
 function toQueue(row: QueueRow): QueueRecord {
@@ -74,6 +79,7 @@ function toMessage(row: MessageRow): StoredMessage {
     receiveCount: row.receive_count,
     firstReceivedAtMs: row.first_received_at_ms ?? undefined,
     receiptToken: row.receipt_token ?? undefined,
+    deadLetterSourceQueueName: row.dead_letter_source ?? undefined,
   };
 }
 
@@ -85,6 +91,9 @@ export interface SqliteStoreOptions {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly writes: GroupCommitter;
+  private readonly receiver: SqliteReceiver;
+  private readonly dedup: SqliteDedup;
+  private readonly moveTasks: SqliteMoveTasks;
   private readonly sql;
 
   constructor(options: SqliteStoreOptions) {
@@ -96,6 +105,9 @@ export class SqliteStore implements Store {
     this.db.pragma("foreign_keys = ON");
     migrate(this.db);
     this.writes = new GroupCommitter(this.db);
+    this.receiver = new SqliteReceiver(this.db, toMessage);
+    this.dedup = new SqliteDedup(this.db);
+    this.moveTasks = new SqliteMoveTasks(this.db);
     const db = this.db;
     this.sql = {
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
@@ -113,15 +125,6 @@ export class SqliteStore implements Store {
       messageInsert: db.prepare(`INSERT INTO messages (queue_id, message_id, body, attributes, system_attributes, body_md5,
         attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      messageReady: db.prepare<[number, number, number, number], MessageRow>(
-        `SELECT * FROM messages INDEXED BY messages_ready
-         WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ?
-         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
-      ),
-      messageLease: db.prepare(
-        `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
-           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq = ?`,
-      ),
       messageDelete: db.prepare("DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ?"),
       messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms">>(
         "SELECT receipt_token, visible_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
@@ -196,9 +199,13 @@ export class SqliteStore implements Store {
     return { visible: visible.n, inFlight: hidden.inflight, delayed: hidden.delayed, oldestVisibleSentAtMs: visible.oldest ?? undefined };
   }
 
-  async messageSend(p: { queueId: number; messages: NewMessage[] }): Promise<StoredMessage[]> {
-    return this.writes.run(() =>
-      p.messages.map((m) => {
+  async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
+    const dedup = p.dedup;
+    return this.writes.run(() => {
+      if (dedup) this.dedup.expire(p.queueId, dedup.nowMs);
+      return p.messages.map((m): SentMessage => {
+        const original = dedup && this.dedup.find(p.queueId, dedup, m);
+        if (original) return { ...m, messageId: original.message_id, seq: original.seq, queueId: p.queueId, receiveCount: 0, duplicate: true };
         const info = this.sql.messageInsert.run(
           p.queueId,
           m.messageId,
@@ -215,25 +222,16 @@ export class SqliteStore implements Store {
           m.deduplicationId ?? null,
           m.senderId,
         );
-        return { ...m, seq: Number(info.lastInsertRowid), queueId: p.queueId, receiveCount: 0 };
-      }),
-    );
-  }
-
-  async messageReceive(p: { queueId: number; max: number; nowMs: number; visibleUntilMs: number; minSentAtMs: number; receiptToken: string }): Promise<StoredMessage[]> {
-    return this.writes.run(() => {
-      const rows = this.sql.messageReady.all(p.queueId, p.nowMs, p.minSentAtMs, p.max);
-      return rows.map((row) => {
-        this.sql.messageLease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
-        return toMessage({
-          ...row,
-          visible_at_ms: p.visibleUntilMs,
-          receive_count: row.receive_count + 1,
-          first_received_at_ms: row.first_received_at_ms ?? p.nowMs,
-          receipt_token: p.receiptToken,
-        });
+        const seq = Number(info.lastInsertRowid);
+        if (dedup) this.dedup.record(p.queueId, dedup, m, seq);
+        return { ...m, seq, queueId: p.queueId, receiveCount: 0 };
       });
     });
+  }
+
+  /** Plain, fair and FIFO selection, dead-lettering and attempt replay live in receive.ts. */
+  async messageReceive(p: ReceiveParams): Promise<ReceiveResult> {
+    return this.writes.run(() => this.receiver.receive(p));
   }
 
   async messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]> {
@@ -262,6 +260,26 @@ export class SqliteStore implements Store {
 
   async messageExpire(p: { queueId: number; minSentAtMs: number }): Promise<number> {
     return this.writes.run(() => this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes);
+  }
+
+  async messageMove(p: MessageMoveParams): Promise<MessageMoveResult> {
+    return this.writes.run(() => this.moveTasks.move(p));
+  }
+
+  async moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }> {
+    return this.writes.run(() => this.moveTasks.create(p.task));
+  }
+
+  async moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined> {
+    return this.moveTasks.get(p.taskHandle);
+  }
+
+  async moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+    return this.moveTasks.list(p);
+  }
+
+  async moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
+    return this.writes.run(() => this.moveTasks.update(p));
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
+import { registerGroupCases } from "./conformance-groups.js";
+import { registerMoveTaskCases } from "./conformance-move-tasks.js";
 
 export interface StoreHandle {
   store: Store;
@@ -16,6 +18,13 @@ export interface StoreHandle {
 }
 
 export type StoreFactory = () => Promise<StoreHandle>;
+
+/** What case files registered from describeStoreConformance get (the current store changes per test). */
+export interface ConformanceContext {
+  store(): Store;
+  reopen(): Promise<Store>;
+  test(title: string, fn: () => Promise<void>): void;
+}
 
 const T0 = 1_700_000_000_000;
 
@@ -60,7 +69,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     }
 
     async function receive(queueId: number, max: number, nowMs = T0, visibleUntilMs = nowMs + 30_000, receiptToken = "tok-aaaaaaaa") {
-      return store.messageReceive({ queueId, max, nowMs, visibleUntilMs, minSentAtMs: 0, receiptToken });
+      return (await store.messageReceive({ queueId, max, nowMs, visibleUntilMs, minSentAtMs: 0, receiptToken })).messages;
     }
 
     test("queueCreate creates once and returns the existing queue unchanged", async () => {
@@ -159,7 +168,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messageReceive respects max and never returns messages past retention", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage()] });
-      const got = await store.messageReceive({ queueId: id, max: 2, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: T0 - 5_000, receiptToken: "tok-aaaaaaaa" });
+      const { messages: got } = await store.messageReceive({ queueId: id, max: 2, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: T0 - 5_000, receiptToken: "tok-aaaaaaaa" });
       expect(got).toHaveLength(2);
       expect(got.every((m) => m.sentAtMs >= T0 - 5_000)).toBe(true);
     });
@@ -252,5 +261,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       const got = await receive(q.id, 10);
       expect(got.map((m) => m.body)).toEqual(["durable"]);
     });
+
+    // FIFO, fair queues, dedup, dead-lettering and move tasks: cases in their own files.
+    const context: ConformanceContext = { store: () => store, reopen: async () => (store = await handle.reopen()), test };
+    registerGroupCases(context);
+    registerMoveTaskCases(context);
   });
 }

@@ -1,0 +1,140 @@
+/**
+ * Message move tasks in SQLite: the task rows, and messageMove, which moves one batch and counts
+ * it on its task in the same write (so a crash never loses or double-counts progress).
+ */
+import type Database from "better-sqlite3";
+import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+
+interface TaskRow {
+  task_handle: string;
+  source_queue: string;
+  destination_queue: string | null;
+  max_per_second: number | null;
+  status: MoveTaskStatus;
+  moved_count: number;
+  to_move_count: number;
+  failure_reason: string | null;
+  started_at_ms: number;
+  updated_at_ms: number;
+}
+
+function toTask(row: TaskRow): MoveTaskRecord {
+  return {
+    taskHandle: row.task_handle,
+    sourceQueueName: row.source_queue,
+    destinationQueueName: row.destination_queue ?? undefined,
+    maxMessagesPerSecond: row.max_per_second ?? undefined,
+    status: row.status,
+    movedCount: row.moved_count,
+    toMoveCount: row.to_move_count,
+    failureReason: row.failure_reason ?? undefined,
+    startedAtMs: row.started_at_ms,
+    updatedAtMs: row.updated_at_ms,
+  };
+}
+
+export interface MessageMoveParams {
+  sourceQueueId: number;
+  destinationQueueId?: number;
+  max: number;
+  nowMs: number;
+  minSentAtMs: number;
+  taskHandle?: string;
+}
+
+export class SqliteMoveTasks {
+  private readonly sql;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = {
+      insert: db.prepare(
+        `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,
+           failure_reason, started_at_ms, updated_at_ms)
+         VALUES (@taskHandle, @sourceQueueName, @destinationQueueName, @maxMessagesPerSecond, @status, @movedCount, @toMoveCount,
+           @failureReason, @startedAtMs, @updatedAtMs)`,
+      ),
+      activeForSource: db.prepare<[string], number>("SELECT 1 FROM move_tasks WHERE source_queue = ? AND status IN ('RUNNING', 'CANCELLING')").pluck(),
+      get: db.prepare<[string], TaskRow>("SELECT * FROM move_tasks WHERE task_handle = ?"),
+      status: db.prepare<[string], MoveTaskStatus>("SELECT status FROM move_tasks WHERE task_handle = ?").pluck(),
+      bySource: db.prepare<[string, number], TaskRow>("SELECT * FROM move_tasks WHERE source_queue = ? ORDER BY id DESC LIMIT ?"),
+      active: db.prepare<[number], TaskRow>("SELECT * FROM move_tasks WHERE status IN ('RUNNING', 'CANCELLING') ORDER BY id DESC LIMIT ?"),
+      all: db.prepare<[number], TaskRow>("SELECT * FROM move_tasks ORDER BY id DESC LIMIT ?"),
+      progress: db.prepare<[number, number, string]>("UPDATE move_tasks SET moved_count = moved_count + ?, updated_at_ms = ? WHERE task_handle = ?"),
+      // The visible messages of the source, oldest first (the visibility index covers grouped and ungrouped).
+      movable: db.prepare<[number, number, number, number], { seq: number; dead_letter_source: string | null }>(
+        `SELECT seq, dead_letter_source FROM messages INDEXED BY messages_visible
+         WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq LIMIT ?`,
+      ),
+      queueIdByName: db.prepare<[string], number>("SELECT id FROM queues WHERE name = ?").pluck(),
+      // A move is a new enqueue on the destination: visible and sent now, never received.
+      move: db.prepare<[number, number, number, number]>(
+        `UPDATE messages SET queue_id = ?, visible_at_ms = ?, sent_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
+           receipt_token = NULL, dead_letter_source = NULL WHERE seq = ?`,
+      ),
+    };
+  }
+
+  /** Inside a write: records the task unless its source already has an active one. */
+  create(task: MoveTaskRecord): { created: boolean } {
+    if (this.sql.activeForSource.get(task.sourceQueueName) !== undefined) return { created: false };
+    this.sql.insert.run({
+      ...task,
+      destinationQueueName: task.destinationQueueName ?? null,
+      maxMessagesPerSecond: task.maxMessagesPerSecond ?? null,
+      failureReason: task.failureReason ?? null,
+    });
+    return { created: true };
+  }
+
+  get(taskHandle: string): MoveTaskRecord | undefined {
+    const row = this.sql.get.get(taskHandle);
+    return row ? toTask(row) : undefined;
+  }
+
+  list(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): MoveTaskRecord[] {
+    const limit = Math.min(p.limit, Number.MAX_SAFE_INTEGER);
+    let rows: TaskRow[];
+    if (p.sourceQueueName !== undefined) {
+      rows = this.sql.bySource.all(p.sourceQueueName, limit);
+      if (p.activeOnly) rows = rows.filter((r) => r.status === "RUNNING" || r.status === "CANCELLING");
+    } else {
+      rows = p.activeOnly ? this.sql.active.all(limit) : this.sql.all.all(limit);
+    }
+    return rows.map(toTask);
+  }
+
+  /** Inside a write: a conditional status change. */
+  update(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): boolean {
+    const marks = p.fromStatuses.map(() => "?").join(", ");
+    const info = this.db
+      .prepare(`UPDATE move_tasks SET status = ?, failure_reason = coalesce(?, failure_reason), updated_at_ms = ? WHERE task_handle = ? AND status IN (${marks})`)
+      .run(p.status, p.failureReason ?? null, p.nowMs, p.taskHandle, ...p.fromStatuses);
+    return info.changes > 0;
+  }
+
+  /** Inside a write: moves one batch (see Store.messageMove). */
+  move(p: MessageMoveParams): MessageMoveResult {
+    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, taskNotRunning: false };
+    if (p.taskHandle !== undefined && this.sql.status.get(p.taskHandle) !== "RUNNING") {
+      result.taskNotRunning = true;
+      return result;
+    }
+    const byName = new Map<string, number | undefined>();
+    for (const row of this.sql.movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max)) {
+      let destination = p.destinationQueueId;
+      if (destination === undefined && row.dead_letter_source !== null) {
+        if (!byName.has(row.dead_letter_source)) byName.set(row.dead_letter_source, this.sql.queueIdByName.get(row.dead_letter_source));
+        destination = byName.get(row.dead_letter_source);
+      }
+      if (destination === undefined || destination === p.sourceQueueId) {
+        result.sourceUnresolved = true;
+        break;
+      }
+      this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
+      result.moved++;
+      result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;
+    }
+    if (p.taskHandle !== undefined && result.moved > 0) this.sql.progress.run(result.moved, p.nowMs, p.taskHandle);
+    return result;
+  }
+}

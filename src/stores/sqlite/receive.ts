@@ -1,0 +1,255 @@
+/**
+ * messageReceive for SQLite, run inside a group-commit write. Three ways to pick messages:
+ * - plain (no message groups in the queue): the ungrouped ready index, priority then age;
+ * - fair (a standard queue whose messages have groups): least-served group first, one message per
+ *   group per round, priority then age within a group (docs/fair-queues.md);
+ * - FIFO: least-served group first, each group in strict seq order, skipping groups that have a
+ *   message in flight, several messages of one group in one receive.
+ * Every path can dead-letter (move instead of deliver) and FIFO receives can replay an attempt.
+ */
+import type Database from "better-sqlite3";
+import type { StoredMessage } from "../../core/message.js";
+import type { DeadLetterTarget, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
+import type { MessageRow } from "./sqlite-store.js";
+
+export interface ReceiveParams {
+  queueId: number;
+  max: number;
+  nowMs: number;
+  visibleUntilMs: number;
+  minSentAtMs: number;
+  receiptToken: string;
+  fifo?: boolean;
+  deadLetter?: DeadLetterTarget;
+  attempt?: ReceiveAttempt;
+}
+
+interface Flow {
+  group_id: string;
+  served: number;
+}
+
+/** The ungrouped messages of a queue that also has groups are one flow, named ''. */
+const ungroupedFlow = "";
+const flowsPerPage = 64;
+/**
+ * A FIFO group is locked while any message of it is in flight. Receives lease a contiguous run
+ * from the group's oldest message, at most receiveMaxMessages long, so in-flight messages are
+ * always among the group's first 10: looking at those is enough.
+ */
+const fifoLookahead = 10;
+/** Expired attempt rows deleted per receive that records one: keeps the table small without a sweep. */
+const attemptCleanupBatch = 100;
+
+export class SqliteReceiver {
+  private readonly sql;
+
+  constructor(
+    db: Database.Database,
+    private readonly toMessage: (row: MessageRow) => StoredMessage,
+  ) {
+    this.sql = {
+      readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(
+        `SELECT * FROM messages INDEXED BY messages_ready_ungrouped
+         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
+      ),
+      readyInGroup: db.prepare<[number, string, number, number], MessageRow>(
+        `SELECT * FROM messages INDEXED BY messages_group_ready
+         WHERE queue_id = ? AND group_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ?
+         ORDER BY priority DESC, visible_at_ms, seq LIMIT 1`,
+      ),
+      groupHead: db.prepare<[number, string, number, number], MessageRow>(
+        `SELECT * FROM messages INDEXED BY messages_group_seq
+         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
+      ),
+      hasGroups: db.prepare<[number], number>("SELECT 1 FROM message_groups WHERE queue_id = ? AND group_id > '' LIMIT 1").pluck(),
+      flowsPage: db.prepare<[number, number, number, string], Flow>(
+        `SELECT group_id, served FROM message_groups
+         WHERE queue_id = ? AND (served > ? OR (served = ? AND group_id > ?)) ORDER BY served, group_id LIMIT ${flowsPerPage}`,
+      ),
+      // The ungrouped flow joins at the lowest count (it can't bank credit while the queue had no groups).
+      // (`WHERE true`: SQLite's upsert after a SELECT needs a WHERE to parse.)
+      ungroupedFlowJoin: db.prepare<[number, number]>(
+        `INSERT INTO message_groups (queue_id, group_id, served)
+         SELECT ?, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = ? AND group_id > ''), 0) WHERE true
+         ON CONFLICT (queue_id, group_id) DO UPDATE SET served = max(served, excluded.served)`,
+      ),
+      served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
+      lease: db.prepare<[number, number, string, number]>(
+        `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
+           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq = ?`,
+      ),
+      deadLetter: db.prepare<[number, number, string, number]>(
+        `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
+           receipt_token = NULL, dead_letter_source = ? WHERE seq = ?`,
+      ),
+      attemptGet: db.prepare<[number, string, number], { receipt_token: string; seqs: string }>(
+        "SELECT receipt_token, seqs FROM receive_attempts WHERE queue_id = ? AND attempt_id = ? AND expires_at_ms > ?",
+      ),
+      attemptPut: db.prepare<[number, string, string, string, number]>(
+        `INSERT INTO receive_attempts (queue_id, attempt_id, receipt_token, seqs, expires_at_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (queue_id, attempt_id) DO UPDATE SET receipt_token = excluded.receipt_token, seqs = excluded.seqs, expires_at_ms = excluded.expires_at_ms`,
+      ),
+      attemptExpire: db.prepare<[number, number]>(
+        `DELETE FROM receive_attempts WHERE (queue_id, attempt_id) IN
+           (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${attemptCleanupBatch})`,
+      ),
+      bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
+      extendVisibility: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
+    };
+  }
+
+  receive(p: ReceiveParams): ReceiveResult {
+    if (p.attempt) {
+      const replayed = this.replay(p, p.attempt);
+      if (replayed.length > 0) return { messages: replayed, deadLetteredCount: 0 };
+    }
+    const run = new ReceiveRun(p, this.sql, this.toMessage);
+    if (p.fifo) this.receiveFifo(run);
+    else if (this.sql.hasGroups.get(p.queueId) !== undefined) this.receiveFair(run);
+    else this.receivePlain(run);
+    if (p.attempt && run.messages.length > 0) {
+      this.sql.attemptExpire.run(p.queueId, p.nowMs);
+      this.sql.attemptPut.run(p.queueId, p.attempt.attemptId, p.receiptToken, JSON.stringify(run.messages.map((m) => m.seq)), p.attempt.expiresAtMs);
+    }
+    return { messages: run.messages, deadLetteredCount: run.deadLettered };
+  }
+
+  private receivePlain(run: ReceiveRun): void {
+    const p = run.p;
+    for (;;) {
+      const wanted = run.remaining;
+      const rows = this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      for (const row of rows) run.take(row);
+      // Dead-lettered rows left room: look again, unless the queue ran out.
+      if (run.remaining === 0 || rows.length < wanted) return;
+    }
+  }
+
+  /** Rounds over flows in least-served order, one message per flow per round. */
+  private receiveFair(run: ReceiveRun): void {
+    const p = run.p;
+    if (this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1)) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
+    while (run.remaining > 0) {
+      let servedThisRound = 0;
+      for (const flow of this.flows(p.queueId)) {
+        if (run.remaining === 0) break;
+        for (;;) {
+          const row = flow.group_id === ungroupedFlow ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, flow.group_id, p.nowMs, p.minSentAtMs);
+          if (!row) break;
+          if (run.take(row)) {
+            run.served(flow.group_id, 1);
+            servedThisRound++;
+            break;
+          }
+        }
+      }
+      if (servedThisRound === 0) break;
+    }
+    run.flushServed(this.sql.served);
+  }
+
+  /** Least-served group first; each group's leading run of visible messages, in seq order. */
+  private receiveFifo(run: ReceiveRun): void {
+    const p = run.p;
+    for (const flow of this.flows(p.queueId)) {
+      if (run.remaining === 0) break;
+      this.takeFromFifoGroup(run, flow.group_id);
+    }
+    run.flushServed(this.sql.served);
+  }
+
+  private takeFromFifoGroup(run: ReceiveRun, groupId: string): void {
+    const p = run.p;
+    for (;;) {
+      const rows = this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, fifoLookahead);
+      if (rows.some((r) => r.visible_at_ms > p.nowMs && r.receive_count > 0)) return; // locked: in flight
+      let deadLettered = 0;
+      for (const row of rows) {
+        if (run.remaining === 0 || row.visible_at_ms > p.nowMs) return; // a delayed message keeps its place
+        if (run.take(row)) run.served(groupId, 1);
+        else deadLettered++;
+      }
+      // Only dead-lettering can leave more of this group to look at.
+      if (deadLettered === 0 || rows.length < fifoLookahead) return;
+    }
+  }
+
+  /** Flows of the queue in least-served order, read a page at a time (writes happen between pages). */
+  private *flows(queueId: number): Generator<Flow> {
+    let served = Number.MIN_SAFE_INTEGER;
+    let groupId = "";
+    for (;;) {
+      const page = this.sql.flowsPage.all(queueId, served, served, groupId);
+      yield* page;
+      if (page.length < flowsPerPage) return;
+      const last = page[page.length - 1]!;
+      served = last.served;
+      groupId = last.group_id;
+    }
+  }
+
+  /** A retried FIFO receive: the same messages and receipts, if still in flight under them. */
+  private replay(p: ReceiveParams, attempt: ReceiveAttempt): StoredMessage[] {
+    const record = this.sql.attemptGet.get(p.queueId, attempt.attemptId, p.nowMs);
+    if (!record) return [];
+    const out: StoredMessage[] = [];
+    for (const seq of JSON.parse(record.seqs) as number[]) {
+      const row = this.sql.bySeq.get(seq);
+      if (!row || row.queue_id !== p.queueId || row.receipt_token !== record.receipt_token || row.visible_at_ms <= p.nowMs) continue;
+      // SQS restarts the visibility timeout of a replayed receive.
+      this.sql.extendVisibility.run(p.visibleUntilMs, seq);
+      out.push(this.toMessage({ ...row, visible_at_ms: p.visibleUntilMs }));
+    }
+    return out;
+  }
+}
+
+type Statements = SqliteReceiver["sql"];
+
+/** The state of one receive: what it leased, dead-lettered and served per group. */
+class ReceiveRun {
+  readonly messages: StoredMessage[] = [];
+  deadLettered = 0;
+  private readonly servedByGroup = new Map<string, number>();
+
+  constructor(
+    readonly p: ReceiveParams,
+    private readonly sql: Statements,
+    private readonly toMessage: (row: MessageRow) => StoredMessage,
+  ) {}
+
+  get remaining(): number {
+    return this.p.max - this.messages.length;
+  }
+
+  /** Leases the row, or moves it to the dead-letter queue (false) if it was received too often. */
+  take(row: MessageRow): boolean {
+    const p = this.p;
+    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount) {
+      this.sql.deadLetter.run(p.deadLetter.queueId, p.nowMs, p.deadLetter.sourceQueueName, row.seq);
+      this.deadLettered++;
+      return false;
+    }
+    this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
+    this.messages.push(
+      this.toMessage({
+        ...row,
+        visible_at_ms: p.visibleUntilMs,
+        receive_count: row.receive_count + 1,
+        first_received_at_ms: row.first_received_at_ms ?? p.nowMs,
+        receipt_token: p.receiptToken,
+      }),
+    );
+    return true;
+  }
+
+  served(groupId: string, count: number): void {
+    this.servedByGroup.set(groupId, (this.servedByGroup.get(groupId) ?? 0) + count);
+  }
+
+  flushServed(statement: Statements["served"]): void {
+    for (const [groupId, count] of this.servedByGroup) statement.run(count, this.p.queueId, groupId);
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * Conformance cases for message groups: FIFO order and group locking, fair receives across groups,
+ * FIFO deduplication, dead-lettering on receive and ReceiveRequestAttemptId replays.
+ */
+import { expect } from "vitest";
+import { defaultQueueConfig } from "../../core/queue.js";
+import type { DeadLetterTarget, ReceiveAttempt, SendDedup } from "../../core/store.js";
+import type { ConformanceContext } from "./conformance.js";
+import { newMessage } from "./conformance.js";
+
+const T0 = 1_700_000_000_000;
+const windowMs = 5 * 60_000;
+
+function dedupAt(nowMs: number, scope: SendDedup["scope"] = "queue"): SendDedup {
+  return { scope, nowMs, expiresAtMs: nowMs + windowMs };
+}
+
+export function registerGroupCases({ store, test }: ConformanceContext): void {
+  async function makeQueue(name: string, fifo = false): Promise<number> {
+    const { queue } = await store().queueCreate({ name, config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
+    return queue.id;
+  }
+
+  interface ReceiveOptions {
+    nowMs?: number;
+    fifo?: boolean;
+    token?: string;
+    deadLetter?: DeadLetterTarget;
+    attempt?: ReceiveAttempt;
+    visibleForMs?: number;
+  }
+
+  async function receive(queueId: number, max: number, o: ReceiveOptions = {}) {
+    const nowMs = o.nowMs ?? T0;
+    return store().messageReceive({
+      queueId,
+      max,
+      nowMs,
+      visibleUntilMs: nowMs + (o.visibleForMs ?? 30_000),
+      minSentAtMs: 0,
+      receiptToken: o.token ?? "tok-groups-1",
+      fifo: o.fifo,
+      deadLetter: o.deadLetter,
+      attempt: o.attempt,
+    });
+  }
+
+  async function bodies(queueId: number, max: number, o: ReceiveOptions = {}): Promise<string[]> {
+    return (await receive(queueId, max, o)).messages.map((m) => m.body);
+  }
+
+  test("dedup: a duplicate within the window is answered with the original and not enqueued", async () => {
+    const id = await makeQueue("d.fifo", true);
+    const [first] = await store().messageSend({ queueId: id, dedup: dedupAt(T0), messages: [newMessage({ body: "one", groupId: "g", deduplicationId: "x" })] });
+    expect(first!.duplicate).toBeFalsy();
+    const sent = await store().messageSend({
+      queueId: id,
+      dedup: dedupAt(T0 + 1),
+      messages: [newMessage({ body: "dup", groupId: "g", deduplicationId: "x" }), newMessage({ body: "two", groupId: "g", deduplicationId: "y" }), newMessage({ body: "dup-in-batch", groupId: "g", deduplicationId: "y" })],
+    });
+    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([true, false, true]);
+    expect(sent[0]!.messageId).toBe(first!.messageId);
+    expect(sent[0]!.seq).toBe(first!.seq);
+    expect(sent[2]!.seq).toBe(sent[1]!.seq);
+    expect(await bodies(id, 10, { fifo: true })).toEqual(["one", "two"]);
+  });
+
+  test("dedup: ids outlive their deleted message and expire after the window", async () => {
+    const id = await makeQueue("d.fifo", true);
+    await store().messageSend({ queueId: id, dedup: dedupAt(T0), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    const { messages } = await receive(id, 1, { fifo: true, token: "tok-del-1" });
+    expect(await store().messageDelete({ queueId: id, receipts: [{ seq: messages[0]!.seq, token: "tok-del-1" }] })).toEqual([true]);
+    const [again] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs - 1), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    expect(again!.duplicate).toBe(true);
+    const [later] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    expect(later!.duplicate).toBeFalsy();
+  });
+
+  test("dedup: messageGroup scope deduplicates per group", async () => {
+    const id = await makeQueue("d.fifo", true);
+    const sent = await store().messageSend({
+      queueId: id,
+      dedup: dedupAt(T0, "messageGroup"),
+      messages: [newMessage({ groupId: "a", deduplicationId: "x" }), newMessage({ groupId: "b", deduplicationId: "x" }), newMessage({ groupId: "a", deduplicationId: "x" })],
+    });
+    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([false, false, true]);
+  });
+
+  test("FIFO: strict order within a group, several per receive, no delivery while one is in flight", async () => {
+    const id = await makeQueue("f.fifo", true);
+    await store().messageSend({
+      queueId: id,
+      messages: ["a1", "a2", "a3"].map((body) => newMessage({ body, groupId: "a" })).concat([newMessage({ body: "b1", groupId: "b" })]),
+    });
+    const first = await receive(id, 2, { fifo: true, token: "tok-fifo-1" });
+    expect(first.messages.map((m) => m.body)).toEqual(["a1", "a2"]);
+    // Group a is locked while a1/a2 are in flight; b proceeds.
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1 })).toEqual(["b1"]);
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 2 })).toEqual([]);
+    await store().messageDelete({ queueId: id, receipts: [{ seq: first.messages[1]!.seq, token: "tok-fifo-1" }] });
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 3 })).toEqual([]);
+    await store().messageDelete({ queueId: id, receipts: [{ seq: first.messages[0]!.seq, token: "tok-fifo-1" }] });
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 4 })).toEqual(["a3"]);
+  });
+
+  test("FIFO: a message whose visibility expired is delivered again before later ones of its group", async () => {
+    const id = await makeQueue("f.fifo", true);
+    await store().messageSend({ queueId: id, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
+    expect(await bodies(id, 1, { fifo: true, visibleForMs: 1_000 })).toEqual(["a1"]);
+    expect(await bodies(id, 1, { fifo: true, nowMs: T0 + 500 })).toEqual([]);
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1_000 })).toEqual(["a1", "a2"]);
+  });
+
+  test("FIFO: a delayed message keeps its place in its group", async () => {
+    const id = await makeQueue("f.fifo", true);
+    await store().messageSend({ queueId: id, messages: [newMessage({ body: "a1", groupId: "a", visibleAtMs: T0 + 5_000 }), newMessage({ body: "a2", groupId: "a" })] });
+    expect(await bodies(id, 10, { fifo: true })).toEqual([]);
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 5_000 })).toEqual(["a1", "a2"]);
+  });
+
+  test("fair: a group's backlog does not starve a group with a few messages", async () => {
+    const id = await makeQueue("fair");
+    await store().messageSend({ queueId: id, messages: Array.from({ length: 300 }, (_, i) => newMessage({ body: `A${i}`, groupId: "A" })) });
+    await store().messageSend({ queueId: id, messages: Array.from({ length: 5 }, (_, i) => newMessage({ body: `B${i}`, groupId: "B" })) });
+    const got: string[] = [];
+    for (let i = 0; i < 10; i++) got.push(...(await bodies(id, 1, { token: `tok-fair-${i}` })));
+    expect(got.filter((b) => b.startsWith("B"))).toEqual(["B0", "B1", "B2", "B3", "B4"]);
+    // A receive of 10 takes one message per group per round.
+    const batch = await bodies(id, 10, { token: "tok-fair-batch" });
+    expect(batch).toHaveLength(10);
+  });
+
+  test("fair: priority orders messages within a group; ungrouped messages are one more flow", async () => {
+    const id = await makeQueue("fair");
+    await store().messageSend({
+      queueId: id,
+      messages: [
+        newMessage({ body: "A-low", groupId: "A", priority: 0 }),
+        newMessage({ body: "A-high", groupId: "A", priority: 9 }),
+        ...Array.from({ length: 5 }, (_, i) => newMessage({ body: `plain${i}` })),
+      ],
+    });
+    const got = await bodies(id, 4);
+    expect(got).toContain("A-high");
+    expect(got.indexOf("A-high")).toBeLessThan(got.indexOf("A-low") === -1 ? 99 : got.indexOf("A-low"));
+    expect(got.filter((b) => b.startsWith("plain")).length).toBeGreaterThanOrEqual(1);
+    expect(got.filter((b) => b.startsWith("A")).length).toBe(2);
+  });
+
+  test("fair: once a queue's groups are gone, receives are in plain priority order again", async () => {
+    const id = await makeQueue("fair");
+    await store().messageSend({ queueId: id, messages: [newMessage({ body: "g", groupId: "A" })] });
+    await store().messagePurge({ queueId: id });
+    await store().messageSend({ queueId: id, messages: [newMessage({ body: "p0", priority: 0 }), newMessage({ body: "p9", priority: 9 })] });
+    expect(await bodies(id, 10)).toEqual(["p9", "p0"]);
+  });
+
+  test("dead-letter: a message received maxReceiveCount times moves instead of being delivered", async () => {
+    const src = await makeQueue("src");
+    const dlq = await makeQueue("dlq");
+    const [sent] = await store().messageSend({ queueId: src, messages: [newMessage({ body: "poison", sentAtMs: T0 - 10 }), newMessage({ body: "fine", visibleAtMs: T0 + 250_000 })] });
+    const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 2, sourceQueueName: "src" };
+    for (let i = 0; i < 2; i++) {
+      const r = await receive(src, 1, { nowMs: T0 + i * 100_000, deadLetter, token: `tok-dl-${i}` });
+      expect(r.messages.map((m) => m.body)).toEqual(["poison"]);
+    }
+    const third = await receive(src, 10, { nowMs: T0 + 300_000, deadLetter, token: "tok-dl-3" });
+    expect(third.deadLetteredCount).toBe(1);
+    expect(third.messages.map((m) => m.body)).toEqual(["fine"]);
+    const [moved] = (await receive(dlq, 10, { nowMs: T0 + 300_001 })).messages;
+    expect(moved!.messageId).toBe(sent!.messageId);
+    expect(moved!.body).toBe("poison");
+    expect(moved!.sentAtMs).toBe(T0 - 10);
+    expect(moved!.receiveCount).toBe(1);
+    expect(moved!.deadLetterSourceQueueName).toBe("src");
+  });
+
+  test("dead-letter: a FIFO group moves past a dead-lettered message in order", async () => {
+    const src = await makeQueue("src.fifo", true);
+    const dlq = await makeQueue("dlq.fifo", true);
+    await store().messageSend({ queueId: src, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
+    const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: "src.fifo" };
+    expect((await receive(src, 1, { fifo: true, deadLetter, visibleForMs: 10 })).messages.map((m) => m.body)).toEqual(["a1"]);
+    const r = await receive(src, 10, { fifo: true, deadLetter, nowMs: T0 + 10 });
+    expect(r.deadLetteredCount).toBe(1);
+    expect(r.messages.map((m) => m.body)).toEqual(["a2"]);
+    const fromDlq = (await receive(dlq, 10, { fifo: true, nowMs: T0 + 11 })).messages;
+    expect(fromDlq.map((m) => [m.body, m.groupId])).toEqual([["a1", "a"]]);
+  });
+
+  test("attempt: a retried receive returns the same messages and receipts while they are in flight", async () => {
+    const id = await makeQueue("f.fifo", true);
+    await store().messageSend({ queueId: id, messages: ["a1", "a2", "b1"].map((body) => newMessage({ body, groupId: body[0] })) });
+    const attempt: ReceiveAttempt = { attemptId: "try-1", expiresAtMs: T0 + windowMs };
+    const first = await receive(id, 2, { fifo: true, attempt, token: "tok-attempt-1" });
+    const retry = await receive(id, 2, { fifo: true, attempt, token: "tok-attempt-2", nowMs: T0 + 5 });
+    expect(retry.messages.map((m) => [m.seq, m.receiptToken])).toEqual(first.messages.map((m) => [m.seq, m.receiptToken]));
+    // Another attempt id gets other messages.
+    const other = await receive(id, 2, { fifo: true, attempt: { attemptId: "try-2", expiresAtMs: T0 + windowMs }, token: "tok-attempt-3", nowMs: T0 + 6 });
+    expect(other.messages.map((m) => m.body)).toEqual(["b1"]);
+  });
+}
