@@ -179,6 +179,8 @@ describe("kill -9", () => {
     expect(exit.signal).toBe("SIGKILL");
     stopStreams = true;
     await within(10_000, Promise.all(streams), "the client streams to notice the crash");
+    // Each sender had a request in flight at the kill: those were attempted but never acknowledged.
+    expect(attempted.size).toBeGreaterThan(ackedSends.size);
 
     // Nothing acknowledged as deleted may be expected back.
     const mustFind = new Set([...ackedSends].filter((b) => !ackedDeletes.has(b)));

@@ -24,6 +24,9 @@ import {
   type GetQueueAttributesResult,
   GetQueueUrlCommand,
   type GetQueueUrlCommandInput,
+  ListDeadLetterSourceQueuesCommand,
+  type ListDeadLetterSourceQueuesCommandInput,
+  type ListDeadLetterSourceQueuesResult,
   type GetQueueUrlResult,
   ListQueueTagsCommand,
   type ListQueueTagsCommandInput,
@@ -75,6 +78,7 @@ export interface ActionMap {
   TagQueue: [TagQueueCommandInput, Empty];
   UntagQueue: [UntagQueueCommandInput, Empty];
   ListQueueTags: [ListQueueTagsCommandInput, ListQueueTagsResult];
+  ListDeadLetterSourceQueues: [ListDeadLetterSourceQueuesCommandInput, ListDeadLetterSourceQueuesResult];
 }
 
 export type ActionName = keyof ActionMap;
@@ -155,6 +159,7 @@ const v3Commands = {
   TagQueue: TagQueueCommand,
   UntagQueue: UntagQueueCommand,
   ListQueueTags: ListQueueTagsCommand,
+  ListDeadLetterSourceQueues: ListDeadLetterSourceQueuesCommand,
 } as const satisfies Record<ActionName, unknown>;
 
 type AnyCommand = new (input: unknown) => Parameters<SQSClient["send"]>[0];

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { sqsV3 } from "../support/clients.js";
 import { v3Driver } from "./drivers.js";
 import { useHarness } from "./harness.js";
+import { lifecycleScenarios } from "./scenarios-lifecycle.js";
 import { messageScenarios } from "./scenarios-messages.js";
 import { queueScenarios } from "./scenarios-queues.js";
 
@@ -16,6 +17,7 @@ const h = useHarness((server) => v3Driver(sqsV3(server.url)));
 describe("SQS compatibility: SDK v3, JSON protocol", () => {
   queueScenarios(h);
   messageScenarios(h);
+  lifecycleScenarios(h);
 
   describe("v3 only", () => {
     it("speaks JSON 1.0: X-Amz-Target, application/x-amz-json-1.0 both ways", async () => {

@@ -9,6 +9,7 @@ import { sqsV2 } from "../support/clients.js";
 import { md5Of } from "../support/md5.js";
 import { v2Driver } from "./drivers.js";
 import { accountId, useHarness } from "./harness.js";
+import { lifecycleScenarios } from "./scenarios-lifecycle.js";
 import { messageScenarios } from "./scenarios-messages.js";
 import { queueScenarios } from "./scenarios-queues.js";
 
@@ -51,6 +52,7 @@ async function capture<D>(req: AWS.Request<D, AWS.AWSError>): Promise<{ wire: Wi
 describe("SQS compatibility: SDK v2 2.1490.0, query/XML protocol", () => {
   queueScenarios(h);
   messageScenarios(h);
+  lifecycleScenarios(h);
 
   describe("v2 only: the wire format", () => {
     it("sends form-encoded Action=… requests and gets XML responses in the 2012-11-05 namespace", async () => {
