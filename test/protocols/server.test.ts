@@ -1,0 +1,83 @@
+/** The server around the protocol: configuration, startServer's lifecycle, health, disconnects. */
+import { request } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { ConfigError, configFromEnv, isLoopbackHost, resolveServerConfig } from "../../src/server/config.js";
+import { type RunningServer, startServer } from "../../src/server/index.js";
+import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { settle } from "./sqs-harness.js";
+
+describe("server configuration", () => {
+  it("defaults to DESIGN.md's values", () => {
+    expect(resolveServerConfig()).toEqual({
+      host: "127.0.0.1",
+      port: 9324,
+      dataDir: "./data",
+      store: "sqlite",
+      accountId: "000000000000",
+      region: "us-east-1",
+      allowAnonymous: false,
+    });
+  });
+
+  it("layers environment variables under flags", () => {
+    const env = configFromEnv({ SLUICE_PORT: "9000", SLUICE_DATA_DIR: "/tmp/x", SLUICE_ACCOUNT_ID: "123456789012", SLUICE_REGION: "eu-west-2", SLUICE_ALLOW_ANONYMOUS: "true" });
+    expect(resolveServerConfig(env, { port: 9001 })).toMatchObject({ port: 9001, dataDir: "/tmp/x", accountId: "123456789012", region: "eu-west-2", allowAnonymous: true });
+  });
+
+  it("refuses a non-loopback bind without --allow-anonymous", () => {
+    expect(() => resolveServerConfig({ host: "0.0.0.0" })).toThrow(/allow-anonymous/);
+    expect(resolveServerConfig({ host: "0.0.0.0", allowAnonymous: true }).host).toBe("0.0.0.0");
+    expect(isLoopbackHost("localhost") && isLoopbackHost("::1") && isLoopbackHost("127.0.0.2")).toBe(true);
+    expect(isLoopbackHost("10.0.0.1")).toBe(false);
+  });
+
+  it("rejects bad values with a ConfigError", () => {
+    expect(() => configFromEnv({ SLUICE_PORT: "http" })).toThrow(ConfigError);
+    expect(() => resolveServerConfig({ accountId: "42" })).toThrow(ConfigError);
+    expect(() => resolveServerConfig({ webhookSecret: "secret" })).toThrow(/whsec_/);
+    expect(() => resolveServerConfig({ store: "postgres" })).toThrow(/postgres-url/);
+  });
+});
+
+describe("startServer", () => {
+  let server: RunningServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await removeTempDirs();
+  });
+
+  it("serves health checks and SQS on one port, and says PostgreSQL is not supported yet", async () => {
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-") });
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    const res = await fetch(`${server.url}/?Action=ListQueues&Version=2012-11-05`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("<ListQueuesResponse");
+    await expect(startServer({ port: 0, dataDir: await makeTempDir(), store: "postgres", postgresUrl: "postgres://x" })).rejects.toThrow(/not yet supported/);
+  });
+
+  it("closes idempotently", async () => {
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-") });
+    await Promise.all([server.close(), server.close()]);
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it("ends a long poll whose client disconnected", async () => {
+    const clock = new ManualClock();
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-"), clock });
+    await server.queues.createQueue({ name: "lp" });
+    const running = server;
+    const req = request(`${running.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.ReceiveMessage" },
+    });
+    req.on("error", () => {});
+    req.end(JSON.stringify({ QueueUrl: `${running.url}/000000000000/lp`, WaitTimeSeconds: 20 }));
+    await settle(() => running.queues.waiters.waiterCount() === 1, "the poll to wait");
+    req.destroy();
+    await settle(() => running.queues.waiters.waiterCount() === 0, "the poll to end");
+  });
+});
