@@ -3,7 +3,7 @@
  */
 import { JobHandle } from "./job-handle.js";
 import type { ClientContext, JobPage, JobsClient, ListOptions } from "./jobs.js";
-import { type BatchHandler, type BatchOptions, type JobHandler, Worker, type WorkerOptions } from "./worker.js";
+import { type BatchHandler, type BatchOptions, type ErasedHandler, type JobHandler, Worker, type WorkerOptions } from "./worker.js";
 import type { JobResponse, JsonValue, SubmitRequest, WebhookSpec } from "./wire.js";
 
 export interface SubmitOptions {
@@ -48,11 +48,12 @@ export class QueueClient {
    * Starts a worker on this queue at once. With `batch`, the handler gets an array of jobs and
    * returns one result per job; without, it gets one job and returns its output.
    */
-  work<I = JsonValue, O = JsonValue>(handler: BatchHandler<I, O>, opts: WorkerOptions & { batch: BatchOptions }): Worker<I, O>;
-  work<I = JsonValue, O = JsonValue>(handler: JobHandler<I, O>, opts?: WorkerOptions & { batch?: undefined }): Worker<I, O>;
-  work<I = JsonValue, O = JsonValue>(handler: JobHandler<I, O> | BatchHandler<I, O>, opts: WorkerOptions = {}): Worker<I, O> {
-    const wrapped = opts.batch ? { batch: handler as BatchHandler<I, O> } : { one: handler as JobHandler<I, O> };
-    return new Worker<I, O>(this.ctx.http, this.name, wrapped, opts, this.ctx.timers);
+  work<I = JsonValue, O = JsonValue>(handler: BatchHandler<I, O>, opts: WorkerOptions & { batch: BatchOptions }): Worker;
+  work<I = JsonValue, O = JsonValue>(handler: JobHandler<I, O>, opts?: WorkerOptions & { batch?: undefined }): Worker;
+  work<I = JsonValue, O = JsonValue>(handler: JobHandler<I, O> | BatchHandler<I, O>, opts: WorkerOptions = {}): Worker {
+    // The job's input arrives as JSON; the caller's I is their promise about its shape.
+    const erased: ErasedHandler = opts.batch ? { batch: handler as unknown as BatchHandler } : { one: handler as unknown as JobHandler<JsonValue, unknown> };
+    return new Worker(this.ctx.http, this.name, erased, opts, this.ctx.timers);
   }
 }
 

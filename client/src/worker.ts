@@ -74,12 +74,18 @@ export interface WorkerStats {
 /** Slack on top of a lease long poll before the connection is called dead. */
 const longPollGraceMs = 30_000;
 
-export class Worker<I = JsonValue, O = JsonValue> {
+/**
+ * The handler as the worker holds it: its input and output types erased (they matter to the
+ * caller of queue.work(), which checks them), so every Worker is the same type.
+ */
+export type ErasedHandler = { one: JobHandler<JsonValue, unknown> } | { batch: BatchHandler<JsonValue, unknown> };
+
+export class Worker {
   private closing = false;
   private closed: Promise<void> | undefined;
   private readonly stopLeasing = new AbortController();
   private readonly units = new Set<Promise<void>>();
-  private readonly leases = new Set<JobLease<I>>();
+  private readonly leases = new Set<JobLease>();
   private slotFreed: (() => void) | undefined;
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
@@ -90,7 +96,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
   constructor(
     http: HttpClient,
     readonly queue: string,
-    private readonly handler: { one: JobHandler<I, O> } | { batch: BatchHandler<I, O> },
+    private readonly handler: ErasedHandler,
     private readonly opts: WorkerOptions,
     defaultTimers: Timers,
   ) {
@@ -148,7 +154,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
         this.slotFreed = undefined;
         continue;
       }
-      let jobs: LeasedJob<I>[];
+      let jobs: LeasedJob[];
       try {
         jobs = await this.lease(this.concurrency - this.units.size);
         if (failures > 0) failures = 0;
@@ -161,7 +167,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
         continue;
       }
       this.stats.leased += jobs.length;
-      const leases = jobs.map((job) => new JobLease<I>(this.deps, job));
+      const leases = jobs.map((job) => new JobLease(this.deps, job));
       if (this.closing) {
         // Leased while close() began: these never start, so they go straight back.
         await Promise.all(leases.map((l) => this.release(l)));
@@ -175,7 +181,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
     }
   }
 
-  private async lease(free: number): Promise<LeasedJob<I>[]> {
+  private async lease(free: number): Promise<LeasedJob[]> {
     const batch = this.opts.batch;
     const body: LeaseRequest = {
       max: batch ? batch.size : Math.min(free, 100),
@@ -183,7 +189,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
       leaseSeconds: this.deps.leaseSeconds,
       ...(batch ? { batchWindowMs: batch.windowMs } : {}),
     };
-    const res = await this.deps.http.request<LeaseResponse<I>>("POST", `/v1/queues/${encodeURIComponent(this.queue)}/leases`, {
+    const res = await this.deps.http.request<LeaseResponse>("POST", `/v1/queues/${encodeURIComponent(this.queue)}/leases`, {
       body,
       signal: this.stopLeasing.signal,
       timeoutMs: this.waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs,
@@ -199,18 +205,18 @@ export class Worker<I = JsonValue, O = JsonValue> {
     });
   }
 
-  private async runOne(handler: JobHandler<I, O>, lease: JobLease<I>): Promise<void> {
+  private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease): Promise<void> {
     this.begin([lease]);
     let outcome;
     try {
-      outcome = outcomeOf<O>(await settle(() => handler(lease.job, lease.context)), lease);
+      outcome = outcomeOf(await settle(() => handler(lease.job, lease.context)), lease);
     } finally {
       this.stats.active--;
     }
     await this.finish(lease, outcome);
   }
 
-  private async runBatch(handler: BatchHandler<I, O>, leases: JobLease<I>[]): Promise<void> {
+  private async runBatch(handler: BatchHandler<JsonValue, unknown>, leases: JobLease[]): Promise<void> {
     this.begin(leases);
     const batchSignal = allAborted(leases.map((l) => l.signal));
     const ctx: BatchContext = {
@@ -220,14 +226,14 @@ export class Worker<I = JsonValue, O = JsonValue> {
     };
     let outcomes;
     try {
-      outcomes = outcomesOfBatch<O>(await settle(() => handler(leases.map((l) => l.job), ctx)), leases);
+      outcomes = outcomesOfBatch(await settle(() => handler(leases.map((l) => l.job), ctx)), leases);
     } finally {
       this.stats.active -= leases.length;
     }
     await Promise.all(leases.map((lease, i) => this.finish(lease, outcomes[i]!)));
   }
 
-  private begin(leases: JobLease<I>[]): void {
+  private begin(leases: JobLease[]): void {
     for (const lease of leases) {
       this.leases.add(lease);
       lease.startHeartbeats();
@@ -235,7 +241,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
     this.stats.active += leases.length;
   }
 
-  private async finish(lease: JobLease<I>, outcome: JobOutcome): Promise<void> {
+  private async finish(lease: JobLease, outcome: JobOutcome): Promise<void> {
     try {
       await lease.report(outcome);
       if (outcome.kind === "complete") this.stats.completed++;
@@ -245,7 +251,7 @@ export class Worker<I = JsonValue, O = JsonValue> {
     }
   }
 
-  private async release(lease: JobLease<I>): Promise<void> {
+  private async release(lease: JobLease): Promise<void> {
     await lease.release();
     this.stats.released++;
   }
