@@ -254,7 +254,8 @@ export class QueueService {
     if (size > queue.config.maximumMessageSizeBytes) {
       fail("MessageTooLong", `One or more parameters are invalid. Reason: Message must be shorter than ${queue.config.maximumMessageSizeBytes} bytes.`);
     }
-    const delaySeconds = input.delaySeconds ?? queue.config.delaySeconds;
+    // FIFO queues take delays only at the queue level (groupFieldsFor rejects a per-message one).
+    const delaySeconds = (queue.config.fifoQueue ? undefined : input.delaySeconds) ?? queue.config.delaySeconds;
     checkInteger("DelaySeconds", delaySeconds, 0, limits.delayMaxSeconds);
     const priority = input.priority ?? queue.config.defaultPriority;
     checkInteger("Sluice.Priority", priority, limits.priorityMin, limits.priorityMax);

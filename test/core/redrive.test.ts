@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SluiceError } from "../../src/core/errors.js";
+import { addPermission, removePermission } from "../../src/core/permissions.js";
+import type { QueueConfig } from "../../src/core/queue.js";
+import { listDeadLetterSourceQueues } from "../../src/core/redrive.js";
+import { type ServiceHarness, openServiceHarness, settle } from "./service-harness.js";
+
+let h: ServiceHarness;
+beforeEach(() => {
+  h = openServiceHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof SluiceError) return err;
+    throw err;
+  }
+  throw new Error("expected an error");
+}
+
+const arn = (name: string): string => `arn:aws:sqs:us-east-1:000000000000:${name}`;
+const redrive = (dlq: string, maxReceiveCount = 2): Partial<QueueConfig> => ({ redrivePolicy: { deadLetterTargetArn: arn(dlq), maxReceiveCount } });
+
+describe("RedrivePolicy", () => {
+  it("needs an existing dead-letter queue of the same type", async () => {
+    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("missing") }))).message).toMatch(/does not exist/);
+    await h.service.createQueue({ name: "dlq.fifo", config: { fifoQueue: true } });
+    await h.service.createQueue({ name: "dlq" });
+    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("dlq.fifo") }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq") } }))).code).toBe("InvalidParameterValue");
+    await h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq.fifo") } });
+    await h.service.createQueue({ name: "src" });
+    await h.service.updateQueueConfig("src", redrive("dlq"));
+  });
+
+  it("is refused when the dead-letter queue's RedriveAllowPolicy does not admit the source", async () => {
+    await h.service.createQueue({ name: "closed", config: { redriveAllowPolicy: { redrivePermission: "denyAll" } } });
+    await h.service.createQueue({ name: "picky", config: { redriveAllowPolicy: { redrivePermission: "byQueue", sourceQueueArns: [arn("friend")] } } });
+    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("closed") }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(h.service.createQueue({ name: "stranger", config: redrive("picky") }))).code).toBe("InvalidParameterValue");
+    await h.service.createQueue({ name: "friend", config: redrive("picky") });
+  });
+});
+
+describe("dead-lettering", () => {
+  it("moves a message to the DLQ on the receive after maxReceiveCount, keeping id, body, attributes and sent time", async () => {
+    const { queue: dlq } = await h.service.createQueue({ name: "dlq" });
+    const { queue: src } = await h.service.createQueue({ name: "src", config: { visibilityTimeoutSeconds: 10, ...redrive("dlq", 2) } });
+    const sent = await h.service.sendMessage(src, { body: "poison", attributes: { a: { dataType: "String", stringValue: "v" } } });
+    const sentAtMs = h.clock.nowMs();
+    for (let i = 0; i < 2; i++) {
+      expect((await h.service.receiveMessages(src, {})).map((m) => m.body)).toEqual(["poison"]);
+      h.clock.advance(10_000);
+    }
+    // A long poll on the DLQ is woken by the move.
+    const dlqPoll = h.service.receiveMessages(dlq, { waitTimeSeconds: 20 });
+    await settle();
+    expect(await h.service.receiveMessages(src, { maxMessages: 10 })).toEqual([]);
+    const [moved] = await dlqPoll;
+    expect(moved).toMatchObject({ messageId: sent.messageId, body: "poison", sentAtMs, receiveCount: 1, deadLetterSourceQueueName: "src" });
+    expect(moved!.attributes).toEqual({ a: { dataType: "String", stringValue: "v" } });
+    expect((await h.service.queueStats(src)).visible).toBe(0);
+  });
+
+  it("keeps delivering when the dead-letter queue was deleted", async () => {
+    await h.service.createQueue({ name: "dlq" });
+    const { queue: src } = await h.service.createQueue({ name: "src", config: { visibilityTimeoutSeconds: 0, ...redrive("dlq", 1) } });
+    await h.service.deleteQueue("dlq");
+    await h.service.sendMessage(src, { body: "m" });
+    await h.service.receiveMessages(src, {});
+    expect((await h.service.receiveMessages(src, {})).map((m) => m.receiveCount)).toEqual([2]);
+  });
+
+  it("lists a DLQ's source queues with pagination", async () => {
+    await h.service.createQueue({ name: "dlq" });
+    await h.service.createQueue({ name: "other-dlq" });
+    for (const name of ["s1", "s2", "s3"]) await h.service.createQueue({ name, config: redrive("dlq") });
+    await h.service.createQueue({ name: "s4", config: redrive("other-dlq") });
+    const all = await listDeadLetterSourceQueues(h.service, "dlq");
+    expect(all.queues.map((q) => q.name)).toEqual(["s1", "s2", "s3"]);
+    const page1 = await listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 2 });
+    expect([page1.queues.map((q) => q.name), page1.hasMore]).toEqual([["s1", "s2"], true]);
+    const page2 = await listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 2, afterName: "s2" });
+    expect([page2.queues.map((q) => q.name), page2.hasMore]).toEqual([["s3"], false]);
+    expect((await errorOf(listDeadLetterSourceQueues(h.service, "nope"))).code).toBe("QueueNotFound");
+    expect((await errorOf(listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 0 }))).code).toBe("InvalidParameterValue");
+  });
+});
+
+describe("AddPermission / RemovePermission", () => {
+  const queueArn = arn("q");
+
+  it("maintain one Policy statement per label", async () => {
+    await h.service.createQueue({ name: "q" });
+    await addPermission(h.service, "q", { label: "send", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn });
+    await addPermission(h.service, "q", { label: "both", accountIds: ["111122223333", "444455556666"], actions: ["ReceiveMessage", "DeleteMessage"], queueArn });
+    const policy = JSON.parse((await h.service.getQueue("q")).config.policy!);
+    expect(policy).toMatchObject({ Version: "2012-10-17", Id: `${queueArn}/SQSDefaultPolicy` });
+    expect(policy.Statement).toEqual([
+      { Sid: "send", Effect: "Allow", Principal: { AWS: "arn:aws:iam::111122223333:root" }, Action: "SQS:SendMessage", Resource: queueArn },
+      {
+        Sid: "both",
+        Effect: "Allow",
+        Principal: { AWS: ["arn:aws:iam::111122223333:root", "arn:aws:iam::444455556666:root"] },
+        Action: ["SQS:ReceiveMessage", "SQS:DeleteMessage"],
+        Resource: queueArn,
+      },
+    ]);
+    await removePermission(h.service, "q", "send");
+    expect(JSON.parse((await h.service.getQueue("q")).config.policy!).Statement.map((s: { Sid: string }) => s.Sid)).toEqual(["both"]);
+    await removePermission(h.service, "q", "both");
+    expect((await h.service.getQueue("q")).config.policy).toBeUndefined();
+  });
+
+  it("reject duplicate or unknown labels, bad accounts and actions", async () => {
+    await h.service.createQueue({ name: "q" });
+    const ok = { label: "l", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn };
+    await addPermission(h.service, "q", ok);
+    expect((await errorOf(addPermission(h.service, "q", ok))).message).toMatch(/Already exists/);
+    expect((await errorOf(removePermission(h.service, "q", "nope"))).message).toMatch(/can't find label/);
+    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", accountIds: ["123"] }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", actions: ["CreateQueue"] }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "bad label" }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service, "nope", { ...ok, label: "x" }))).code).toBe("QueueNotFound");
+  });
+});
