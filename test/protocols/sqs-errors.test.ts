@@ -133,9 +133,18 @@ describe("errors on the wire", () => {
     expect(res.headers["x-amzn-query-error"]).toBe("RequestEntityTooLarge;Sender");
   });
 
-  it("routed but unimplemented actions are UnsupportedOperation", async () => {
-    const res = await h.json("AddPermission", { QueueUrl: "q", Label: "l", AWSAccountIds: ["1"], Actions: ["SendMessage"] });
-    expect(res.statusCode).toBe(400);
-    expect(res.headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.UnsupportedOperation;Sender");
+  it("routes all 23 actions of the API (none is InvalidAction)", async () => {
+    const actions = [
+      "AddPermission", "CancelMessageMoveTask", "ChangeMessageVisibility", "ChangeMessageVisibilityBatch", "CreateQueue", "DeleteMessage",
+      "DeleteMessageBatch", "DeleteQueue", "GetQueueAttributes", "GetQueueUrl", "ListDeadLetterSourceQueues", "ListMessageMoveTasks",
+      "ListQueueTags", "ListQueues", "PurgeQueue", "ReceiveMessage", "RemovePermission", "SendMessage", "SendMessageBatch",
+      "SetQueueAttributes", "StartMessageMoveTask", "TagQueue", "UntagQueue",
+    ];
+    for (const action of actions) {
+      const json = await h.json(action, {});
+      expect(json.headers["x-amzn-query-error"] ?? "", action).not.toMatch(/^InvalidAction/);
+      const query = await h.query({ Action: action });
+      expect(xmlText(query.body, "Code") ?? "", action).not.toBe("InvalidAction");
+    }
   });
 });
