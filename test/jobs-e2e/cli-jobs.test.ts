@@ -1,0 +1,97 @@
+/**
+ * `sluice jobs submit|get|wait|cancel|list` and `sluice worker` with a batch module, as processes
+ * against a real in-process server.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type Job, Sluice } from "../../client/src/index.js";
+import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
+import { removeTempDirs } from "../support/tmp.js";
+import { killAllWorkers, runCli, spawnWorker } from "./workers.js";
+
+let server: TestServer | undefined;
+async function theServer(): Promise<TestServer> {
+  server ??= await startTestServer();
+  return server;
+}
+
+afterEach(async () => {
+  expect(await killAllWorkers(), "worker processes left running").toBe(0);
+});
+afterAll(async () => {
+  await stopAllServers();
+  await removeTempDirs();
+});
+
+describe("sluice jobs", () => {
+  it("submit prints the queued job; get and cancel print it again; list finds it", async () => {
+    const { url } = await theServer();
+    const submitted = await runCli(["jobs", "submit", "cli-q", '{"prompt":"hi"}', "--priority", "7", "--idempotency-key", "cli-key", "--url", url]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const job = JSON.parse(submitted.stdout) as Job;
+    expect(job).toMatchObject({ status: "queued", queue: "cli-q", input: { prompt: "hi" }, priority: 7, idempotencyKey: "cli-key" });
+
+    const got = await runCli(["jobs", "get", job.id, "--url", url]);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: job.id, status: "queued" });
+
+    const listed = await runCli(["jobs", "list", "cli-q", "--status", "queued", "--url", url]);
+    expect((JSON.parse(listed.stdout) as { jobs: Job[] }).jobs.map((j) => j.id)).toContain(job.id);
+
+    const canceled = await runCli(["jobs", "cancel", job.id, "--url", url]);
+    expect(JSON.parse(canceled.stdout)).toMatchObject({ id: job.id, status: "canceled" });
+  });
+
+  it("errors: a coded API error exits 1, bad usage exits 2", async () => {
+    const { url } = await theServer();
+    const missing = await runCli(["jobs", "get", "00000000-0000-4000-8000-000000000000", "--url", url]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("JobNotFound");
+    const badJson = await runCli(["jobs", "submit", "cli-q", "{nope", "--url", url]);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain("not valid JSON");
+    const unreachable = await runCli(["jobs", "get", "x", "--url", "http://127.0.0.1:1"]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain("cannot reach the server");
+  });
+
+  it("submit --wait prints the finished job", async () => {
+    const { url } = await theServer();
+    const worker = new Sluice({ url }).queue("cli-wait").work(async (job) => ({ echo: job.input }));
+    try {
+      const res = await runCli(["jobs", "submit", "cli-wait", '{"x":1}', "--wait", "--timeout-ms", "20000", "--url", url]);
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ status: "succeeded", output: { echo: { x: 1 } } });
+    } finally {
+      await worker.close();
+    }
+  });
+});
+
+describe("sluice worker", () => {
+  it("runs a batch module: items fail one by one, the rest succeed; SIGTERM drains and exits 0", async () => {
+    const { url } = await theServer();
+    const sluice = new Sluice({ url });
+    const q = sluice.queue("cli-batch");
+    const texts = ["Wonderful, I love it!", "", "Terrible and broken.", "It costs $5.", "Great support team."];
+    const handles = await Promise.all(texts.map((text) => q.submit({ text })));
+    const worker = await spawnWorker({ url, module: "examples/sentiment/batch-worker.js", queue: "cli-batch", args: ["--batch-size", "4", "--batch-window-ms", "50"] });
+    expect(worker.stdout()).toContain("batches of ≤ 4 within 50 ms");
+    const done = await Promise.all(handles.map((h) => h.wait({ timeoutMs: 30_000 })));
+    expect(done.map((j) => j.status)).toEqual(["succeeded", "failed", "succeeded", "succeeded", "succeeded"]);
+    expect(done[1]).toMatchObject({ attempt: 1, error: { type: "BatchItemError" } });
+    expect((done[0]!.output as { label: string }).label).toBe("positive");
+    expect((done[2]!.output as { label: string }).label).toBe("negative");
+    expect(done[3]!.output).toMatchObject({ entities: [{ text: "$5", type: "MONEY" }] });
+
+    worker.child.kill("SIGTERM");
+    const exit = await worker.exited;
+    expect(exit.code, worker.stderr()).toBe(0);
+    expect(worker.stderr()).toContain("drained");
+  });
+
+  it("refuses a module without a handler (exit 2)", async () => {
+    const { url } = await theServer();
+    const res = await runCli(["worker", "test/jobs-e2e/fixtures/no-handler.ts", "--queue", "x", "--url", url]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("must default-export a handler");
+  });
+});
