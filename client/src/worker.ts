@@ -4,7 +4,7 @@
  * let in-flight work finish, and hand back anything leased but not started.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
-import { type BatchItemError, SluiceApiError, WorkerClosingError } from "./errors.js";
+import { type BatchItemError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
 import { type HandlerResult, outcomeOf, outcomesOfBatch } from "./outcomes.js";
@@ -161,8 +161,8 @@ export class Worker {
       } catch (err) {
         if (this.closing) break;
         failures++;
-        // Report the first failure of an outage, not every retry of it.
-        if (failures === 1 || !(err instanceof SluiceApiError)) this.deps.onError(err, { phase: "lease" });
+        // Report the first failure of an outage and then every 20th retry, not each one.
+        if (failures % 20 === 1) this.deps.onError(err, { phase: "lease" });
         await sleep(this.deps.timers, backoffDelayMs(failures - 1, defaultBackoff, this.deps.random), this.stopLeasing.signal);
         continue;
       }
@@ -199,10 +199,13 @@ export class Worker {
 
   private track(unit: Promise<void>): void {
     this.units.add(unit);
-    void unit.finally(() => {
-      this.units.delete(unit);
-      this.slotFreed?.();
-    });
+    // Units report their own failures; a rejection here would be a bug in the worker itself.
+    void unit
+      .catch((err: unknown) => this.deps.onError(err, { phase: "complete" }))
+      .finally(() => {
+        this.units.delete(unit);
+        this.slotFreed?.();
+      });
   }
 
   private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease): Promise<void> {
