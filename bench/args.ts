@@ -9,6 +9,8 @@ export interface BenchArgs {
   serverEntry: "src" | "dist";
   serverRev?: string;
   write: boolean;
+  /** Before each row, wait up to this many seconds for the rest of the machine to go quiet. */
+  waitQuietS: number;
 }
 
 export const usage = `npm run bench -- [options]
@@ -25,6 +27,8 @@ export const usage = `npm run bench -- [options]
   --server-entry E    src (tsx, default) | dist (compiled; run npm run build first)
   --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
                       instead of the work tree (which may hold someone's half-done edit)
+  --wait-quiet S      before each row, wait up to S s until other processes use < 15% of a core
+                      (default 60; 0 to start at once) — the machines are shared
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -51,6 +55,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "no-write": { type: "boolean" },
+      "wait-quiet": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -73,7 +78,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq") throw new Error(`--only must be sluice or bullmq, got ${values.only}`);
   const entry = values["server-entry"] ?? "src";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
-  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true };
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0) };
   if (values.only !== undefined) args.only = values.only;
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
   if (values["server-rev"] !== undefined) {

@@ -43,6 +43,8 @@ export interface RowContext {
 export interface CpuUse {
   serverCorePct?: number;
   loadGenCorePct: number;
+  /** Everything else on the machine meanwhile: other people's builds and tests skew the row. */
+  otherCorePct?: number;
 }
 
 export interface RowResult {

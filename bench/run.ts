@@ -3,17 +3,20 @@
  * one process tree, prints a table, and writes bench/results/. See docs/benchmarks.md.
  */
 import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseBenchArgs, usage } from "./args.js";
 import { cleanupNow } from "./cleanup.js";
+import { waitForQuiet } from "./cpu.js";
 import { comparisons } from "./comparisons.js";
-import { loadavg } from "node:os";
 import { comparisonResult, gitInfo, machineInfo, renderText, writeResults } from "./report.js";
 import type { BenchReport, ComparisonResult } from "./report.js";
 import type { RowContext, RowResult } from "./row.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+/** "Quiet": the rest of the machine uses less than this much of one core. */
+const quietBusyPct = 15;
 
 function log(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
@@ -40,6 +43,7 @@ async function main(): Promise<number> {
       if (args.only !== undefined && row.peer !== args.only) continue;
       log(`── ${c.id}: ${row.label}`);
       try {
+        if (args.waitQuietS > 0) await waitForQuiet(args.waitQuietS, quietBusyPct, log);
         const loadBefore = loadavg()[0] ?? 0;
         const r = await row.run(ctx);
         r.loadAvg1m = { before: loadBefore, after: loadavg()[0] ?? 0 };
