@@ -1,0 +1,140 @@
+/**
+ * Heartbeat cadence and lease-loss rules of one leased job, on hand-driven timers and a scripted
+ * fetch: exact timing that a real server and wall clock could only approximate. (The same
+ * behaviour against the real server is in test/jobs-e2e.)
+ */
+import { describe, expect, it } from "vitest";
+import { JobCanceledError, LeaseLostError } from "./errors.js";
+import { type FetchLike, HttpClient } from "./http.js";
+import { JobLease, type WorkerPhase } from "./job-lease.js";
+import type { Timers } from "./timers.js";
+import type { LeasedJob } from "./wire.js";
+
+class ManualTimers implements Timers {
+  private now = 0;
+  private timers: { at: number; fn: () => void; live: boolean }[] = [];
+  nowMs(): number {
+    return this.now;
+  }
+  schedule(delayMs: number, fn: () => void): () => void {
+    const t = { at: this.now + delayMs, fn, live: true };
+    this.timers.push(t);
+    return () => void (t.live = false);
+  }
+  /** Moves time forward, firing due timers in order and letting their promises settle. */
+  async advance(ms: number): Promise<void> {
+    const target = this.now + ms;
+    for (;;) {
+      const due = this.timers.filter((t) => t.live && t.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      due.live = false;
+      this.now = due.at;
+      due.fn();
+      for (let i = 0; i < 20; i++) await Promise.resolve();
+    }
+    this.now = target;
+  }
+}
+
+interface Call {
+  at: number;
+  path: string;
+  body: Record<string, unknown>;
+}
+
+function fakeServer(timers: ManualTimers, answer: (call: Call) => { status: number; body: unknown }): { fetch: FetchLike; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    const call = { at: timers.nowMs(), path: new URL(url).pathname, body: JSON.parse(String(init.body ?? "{}")) as Record<string, unknown> };
+    calls.push(call);
+    const { status, body } = answer(call);
+    return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  };
+  return { fetch, calls };
+}
+
+const job = { id: "j1", leaseId: "L1", input: {}, attempt: 1 } as unknown as LeasedJob;
+
+function setup(answer: (call: Call) => { status: number; body: unknown }) {
+  const timers = new ManualTimers();
+  const server = fakeServer(timers, answer);
+  const errors: { phase: WorkerPhase; err: unknown }[] = [];
+  const http = new HttpClient({ url: "http://sluice", fetch: server.fetch, timers });
+  const lease = new JobLease({ http, timers, random: () => 0.5, leaseSeconds: 30, onError: (err, w) => errors.push({ phase: w.phase, err }) }, job);
+  return { timers, calls: server.calls, errors, lease };
+}
+
+describe("JobLease", () => {
+  it("heartbeats every third of the lease, carrying the latest progress once", async () => {
+    const { timers, calls, lease } = setup(() => ({ status: 200, body: { cancelRequested: false } }));
+    lease.startHeartbeats();
+    lease.context.progress(0.2);
+    lease.context.progress(0.4);
+    await timers.advance(9_999);
+    expect(calls).toHaveLength(0);
+    await timers.advance(1);
+    await timers.advance(20_000);
+    expect(calls.map((c) => c.at)).toEqual([10_000, 20_000, 30_000]);
+    expect(calls.map((c) => c.path)).toEqual(["/v1/jobs/j1/heartbeat", "/v1/jobs/j1/heartbeat", "/v1/jobs/j1/heartbeat"]);
+    expect(calls[0]!.body).toEqual({ leaseId: "L1", leaseSeconds: 30, progress: 0.4 });
+    expect(calls[1]!.body).toEqual({ leaseId: "L1", leaseSeconds: 30 });
+    expect(() => lease.context.progress(Number.NaN)).toThrow(TypeError);
+    lease.context.progress(7);
+    await timers.advance(10_000);
+    expect(calls[3]!.body.progress).toBe(1);
+    lease.stopHeartbeats();
+    await timers.advance(60_000);
+    expect(calls).toHaveLength(4);
+  });
+
+  it("aborts ctx.signal with JobCanceledError when the server says cancel was requested", async () => {
+    const { timers, lease } = setup(() => ({ status: 200, body: { cancelRequested: true } }));
+    lease.startHeartbeats();
+    await timers.advance(10_000);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toBeInstanceOf(JobCanceledError);
+    expect(lease.cancelRequested).toBe(true);
+  });
+
+  it("on a 409 stops heartbeating, aborts with LeaseLostError and reports nothing more", async () => {
+    const { timers, calls, lease, errors } = setup((c) =>
+      c.path.endsWith("heartbeat") ? { status: 409, body: { error: { code: "LeaseExpired", message: "gone" } } } : { status: 200, body: {} },
+    );
+    lease.startHeartbeats();
+    await timers.advance(60_000);
+    expect(calls).toHaveLength(1);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(lease.signal.reason).toMatchObject({ code: "LeaseExpired" });
+    await lease.report({ kind: "complete", output: 1 });
+    expect(calls).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
+  it("retries a failed heartbeat sooner than the cadence, keeping the unsent progress", async () => {
+    let down = true;
+    const { timers, calls, lease, errors } = setup(() =>
+      down ? { status: 503, body: { error: { code: "Unavailable", message: "restarting" } } } : { status: 200, body: { cancelRequested: false } },
+    );
+    lease.startHeartbeats();
+    lease.context.progress(0.3);
+    await timers.advance(10_000);
+    expect(calls).toHaveLength(1);
+    expect(errors.map((e) => e.phase)).toEqual(["heartbeat"]);
+    down = false;
+    // Backoff with random 0.5: the retry goes out within a second, not 10 s later.
+    await timers.advance(1_000);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.body.progress).toBe(0.3);
+    expect(lease.signal.aborted).toBe(false);
+  });
+
+  it("reports complete and fail to their routes with the lease id", async () => {
+    const { calls, lease } = setup(() => ({ status: 200, body: { job: {} } }));
+    await lease.report({ kind: "complete", output: { a: 1 } });
+    await lease.report({ kind: "fail", failure: { error: { message: "m", type: "T" }, retryable: false } });
+    expect(calls.map((c) => [c.path, c.body])).toEqual([
+      ["/v1/jobs/j1/complete", { leaseId: "L1", output: { a: 1 } }],
+      ["/v1/jobs/j1/fail", { leaseId: "L1", error: { message: "m", type: "T" }, retryable: false }],
+    ]);
+  });
+});
