@@ -6,7 +6,8 @@ import { createQueue, deleteQueue, getQueueUrl, listQueues, purgeQueue } from ".
 import { receiveMessage } from "./receive.js";
 import { sendMessage, sendMessageBatch } from "./send.js";
 import { listQueueTags, tagQueue, untagQueue } from "./tags.js";
-import { addPermission, cancelMessageMoveTask, listDeadLetterSourceQueues, listMessageMoveTasks, removePermission, startMessageMoveTask } from "./unsupported.js";
+import { addPermission, removePermission } from "./permissions.js";
+import { cancelMessageMoveTask, listDeadLetterSourceQueues, listMessageMoveTasks, startMessageMoveTask } from "./redrive.js";
 import { changeMessageVisibility, changeMessageVisibilityBatch } from "./visibility.js";
 
 export const sqsActions: ReadonlyMap<string, RegisteredAction> = new Map([

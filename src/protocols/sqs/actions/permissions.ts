@@ -1,0 +1,29 @@
+/**
+ * AddPermission and RemovePermission: they maintain the queue's Policy document (one statement per
+ * label). Sluice stores and returns the policy; it does not enforce it (docs/sqs-compatibility.md).
+ */
+import { addPermission as addToPolicy, removePermission as removeFromPolicy } from "../../../core/permissions.js";
+import { defineAction, queueForUrl } from "../action.js";
+import { queueArn } from "../queue-url.js";
+import { optionalStringList, requiredString } from "../wire-input.js";
+
+export const addPermission = defineAction({
+  decode: (input) => ({
+    queueUrl: requiredString(input, "QueueUrl"),
+    label: requiredString(input, "Label"),
+    accountIds: optionalStringList(input, "AWSAccountIds") ?? [],
+    actions: optionalStringList(input, "Actions") ?? [],
+  }),
+  async run(req, ctx): Promise<void> {
+    const queue = await queueForUrl(ctx, req.queueUrl);
+    await addToPolicy(ctx.queues, queue.name, { label: req.label, accountIds: req.accountIds, actions: req.actions, queueArn: queueArn(ctx.identity, queue.name) });
+  },
+});
+
+export const removePermission = defineAction({
+  decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), label: requiredString(input, "Label") }),
+  async run(req, ctx): Promise<void> {
+    const queue = await queueForUrl(ctx, req.queueUrl);
+    await removeFromPolicy(ctx.queues, queue.name, req.label);
+  },
+});
