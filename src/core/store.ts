@@ -4,6 +4,7 @@
  * Time is always passed in (`nowMs`), never read by a store.
  * Every store runs the same conformance suite: src/stores/testkit.
  */
+import type { JobStore } from "./jobs/job-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
@@ -61,7 +62,8 @@ export interface ReceiveResult {
   deadLetteredCount: number;
 }
 
-export interface Store {
+/** Queues, messages and move tasks here; jobs and the webhook outbox in jobs/job-store.ts. */
+export interface Store extends JobStore {
   /** Creates the queue, or returns the existing one unchanged (`created: false`). */
   queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
   queueGet(p: { name: string }): Promise<QueueRecord | undefined>;

@@ -11,6 +11,7 @@ import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
+import { SqliteJobStore } from "./jobs-store.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
@@ -94,6 +95,8 @@ export class SqliteStore implements Store {
   private readonly receiver: SqliteReceiver;
   private readonly dedup: SqliteDedup;
   private readonly moveTasks: SqliteMoveTasks;
+  /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
+  private readonly jobs: SqliteJobStore;
   private readonly sql;
 
   constructor(options: SqliteStoreOptions) {
@@ -108,6 +111,7 @@ export class SqliteStore implements Store {
     this.receiver = new SqliteReceiver(this.db, toMessage);
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
+    this.jobs = new SqliteJobStore(this.db, this.writes);
     const db = this.db;
     this.sql = {
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
@@ -281,6 +285,26 @@ export class SqliteStore implements Store {
   async moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
     return this.writes.run(() => this.moveTasks.update(p));
   }
+
+  // ---- jobs (jobs-store.ts) ----
+  jobCreate: Store["jobCreate"] = (p) => this.jobs.jobCreate(p);
+  jobGet: Store["jobGet"] = (p) => this.jobs.jobGet(p);
+  jobList: Store["jobList"] = (p) => this.jobs.jobList(p);
+  jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
+  jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
+  jobHeartbeat: Store["jobHeartbeat"] = (p) => this.jobs.jobHeartbeat(p);
+  jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
+  jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
+  jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
+  jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
+  jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
+  jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);
+  jobQueueSettingsGet: Store["jobQueueSettingsGet"] = (p) => this.jobs.jobQueueSettingsGet(p);
+  jobQueueSettingsPut: Store["jobQueueSettingsPut"] = (p) => this.jobs.jobQueueSettingsPut(p);
+  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.webhookDeliveryClaim(p);
+  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
+  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
+  webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
 
   async close(): Promise<void> {
     this.writes.close();

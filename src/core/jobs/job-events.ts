@@ -1,0 +1,75 @@
+/**
+ * In-process fan-out of job lifecycle events: Server-Sent Events subscribe to a job, a queue or
+ * everything, and `GET /v1/jobs/{id}?wait=` subscribes to its job — so a completion wakes its
+ * waiters directly, with no polling anywhere. Events are published after the store committed.
+ */
+import type { JobEvent } from "./job.js";
+
+/** `id` numbers events in publish order (the SSE `id:` line). */
+export type JobEventListener = (event: JobEvent, id: number) => void;
+
+export interface JobEventFilter {
+  jobId?: string;
+  queueName?: string;
+}
+
+export class JobEventHub {
+  private readonly byJob = new Map<string, Set<JobEventListener>>();
+  private readonly byQueue = new Map<string, Set<JobEventListener>>();
+  private readonly everything = new Set<JobEventListener>();
+  /** Numbers events for SSE `id:` lines. */
+  private sequence = 0;
+
+  constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
+
+  /** Returns the unsubscribe function. */
+  subscribe(filter: JobEventFilter, listener: JobEventListener): () => void {
+    const set = this.setFor(filter, true)!;
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) {
+        if (filter.jobId !== undefined) this.byJob.delete(filter.jobId);
+        else if (filter.queueName !== undefined) this.byQueue.delete(filter.queueName);
+      }
+    };
+  }
+
+  publish(event: JobEvent): number {
+    const id = ++this.sequence;
+    for (const set of [this.byJob.get(event.job.id), this.byQueue.get(event.job.queueName), this.everything]) {
+      if (!set) continue;
+      for (const listener of [...set]) {
+        try {
+          listener(event, id);
+        } catch (err) {
+          this.onListenerError(err);
+        }
+      }
+    }
+    return id;
+  }
+
+  get lastEventId(): number {
+    return this.sequence;
+  }
+
+  listenerCount(): number {
+    let n = this.everything.size;
+    for (const s of this.byJob.values()) n += s.size;
+    for (const s of this.byQueue.values()) n += s.size;
+    return n;
+  }
+
+  private setFor(filter: JobEventFilter, create: boolean): Set<JobEventListener> | undefined {
+    if (filter.jobId !== undefined) return getOrCreate(this.byJob, filter.jobId, create);
+    if (filter.queueName !== undefined) return getOrCreate(this.byQueue, filter.queueName, create);
+    return this.everything;
+  }
+}
+
+function getOrCreate<K, V>(map: Map<K, Set<V>>, key: K, create: boolean): Set<V> | undefined {
+  let set = map.get(key);
+  if (!set && create) map.set(key, (set = new Set()));
+  return set;
+}

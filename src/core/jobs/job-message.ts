@@ -1,0 +1,28 @@
+/**
+ * The queue message that carries a job: its body is the job's input JSON (so the SQS API, the
+ * dashboard and a dead-letter queue show what the job was asked to do), its MessageId the job id.
+ */
+import { md5Hex } from "../digests.js";
+import { fail } from "../errors.js";
+import type { NewMessage } from "../message.js";
+import { validateBody } from "../message-validation.js";
+import type { QueueRecord } from "../queue.js";
+
+export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: string; priority: number; nowMs: number; availableAtMs: number; senderId: string }): NewMessage {
+  const sizeBytes = Buffer.byteLength(p.inputJson, "utf8");
+  if (sizeBytes > p.queue.config.maximumMessageSizeBytes) {
+    fail("MessageTooLong", `The job's input is ${sizeBytes} bytes of JSON; queue ${p.queue.name} accepts at most ${p.queue.config.maximumMessageSizeBytes}.`);
+  }
+  validateBody(p.inputJson);
+  return {
+    messageId: p.jobId,
+    body: p.inputJson,
+    attributes: {},
+    systemAttributes: {},
+    bodyMd5: md5Hex(p.inputJson),
+    sentAtMs: p.nowMs,
+    visibleAtMs: p.availableAtMs,
+    priority: p.priority,
+    senderId: p.senderId,
+  };
+}

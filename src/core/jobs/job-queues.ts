@@ -1,0 +1,103 @@
+/**
+ * Job queues: created on first use (with a `<name>-dlq` dead-letter queue), their job settings,
+ * and a short-lived cache of what every transition needs to know about its queue (settings and
+ * dead-letter target) so that a heartbeat or a completion is one store call, not three.
+ */
+import type { Clock } from "../clock.js";
+import { fail } from "../errors.js";
+import type { QueueRecord } from "../queue.js";
+import type { QueueService } from "../queue-service.js";
+import { deadLetterTargetFor, queueNameOfArn } from "../redrive.js";
+import type { Store } from "../store.js";
+import type { JobStore } from "./job-store.js";
+import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings } from "./job-settings.js";
+
+export interface JobQueuePolicy {
+  queue: QueueRecord;
+  settings: JobQueueSettings;
+  deadLetter?: { queueId: number; name: string };
+}
+
+/** Settings change rarely; a few seconds of staleness across nodes is the price of not re-reading them per call. */
+const policyTtlMs = 5_000;
+/** Job queues keep messages as long as SQS allows: a backlog must not silently expire jobs. */
+const jobQueueRetentionSeconds = 1_209_600;
+/** Job failures are dead-lettered by the jobs layer (maxAttempts); the SQS-level count is only a backstop. */
+const backstopMaxReceiveCount = 1_000;
+const deadLetterSuffix = "-dlq";
+
+export interface JobQueuesDeps {
+  store: JobStore & Pick<Store, "queueGet">;
+  queues: QueueService;
+  clock: Clock;
+  region: string;
+  accountId: string;
+}
+
+export class JobQueues {
+  private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
+
+  constructor(private readonly deps: JobQueuesDeps) {}
+
+  /** The queue, created with its dead-letter queue when missing (so the first submit is the whole setup). */
+  async ensure(name: string): Promise<QueueRecord> {
+    const existing = await this.deps.store.queueGet({ name });
+    if (existing) return existing;
+    if (name.endsWith(".fifo")) fail("ValidationFailed", "Job queues are standard queues: a .fifo queue can't be created through the jobs API.");
+    const dlqName = `${name}${deadLetterSuffix}`;
+    if (dlqName.length > 80) fail("ValidationFailed", `Queue name ${name} is too long to create with its dead-letter queue ${dlqName} (at most 80 characters).`);
+    const { queues } = this.deps;
+    await queues.createQueue({ name: dlqName, config: { messageRetentionPeriodSeconds: jobQueueRetentionSeconds } });
+    const arn = `arn:aws:sqs:${this.deps.region}:${this.deps.accountId}:${dlqName}`;
+    const { queue } = await queues.createQueue({
+      name,
+      config: { messageRetentionPeriodSeconds: jobQueueRetentionSeconds, redrivePolicy: { deadLetterTargetArn: arn, maxReceiveCount: backstopMaxReceiveCount } },
+    });
+    return queue;
+  }
+
+  async get(name: string): Promise<QueueRecord> {
+    return this.deps.queues.getQueue(name);
+  }
+
+  /** Settings and dead-letter target of a queue, fresh (and cached for the id-based lookups). */
+  async policyOf(queue: QueueRecord): Promise<JobQueuePolicy> {
+    const cached = this.byId.get(queue.id);
+    const nowMs = this.deps.clock.nowMs();
+    if (cached && nowMs - cached.fetchedAtMs < policyTtlMs && cached.policy.queue.updatedAtMs === queue.updatedAtMs) return cached.policy;
+    const [stored, target] = await Promise.all([
+      this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
+      deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ name: n })),
+    ]);
+    const policy: JobQueuePolicy = { queue, settings: stored ?? defaultJobQueueSettings };
+    if (target) policy.deadLetter = { queueId: target.queueId, name: queueNameOfArn(queue.config.redrivePolicy!.deadLetterTargetArn) };
+    this.byId.set(queue.id, { policy, fetchedAtMs: nowMs });
+    return policy;
+  }
+
+  /** By queue id (from a lease id); undefined when not cached (the caller then looks the job up). */
+  async policyById(queueId: number): Promise<JobQueuePolicy | undefined> {
+    const cached = this.byId.get(queueId);
+    if (!cached) return undefined;
+    if (this.deps.clock.nowMs() - cached.fetchedAtMs < policyTtlMs) return cached.policy;
+    const queue = await this.deps.store.queueGet({ name: cached.policy.queue.name });
+    if (!queue || queue.id !== queueId) {
+      this.byId.delete(queueId);
+      return undefined;
+    }
+    return this.policyOf(queue);
+  }
+
+  async policyByName(name: string): Promise<JobQueuePolicy> {
+    return this.policyOf(await this.get(name));
+  }
+
+  async updateSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
+    const queue = await this.ensure(name);
+    const current = (await this.deps.store.jobQueueSettingsGet({ queueId: queue.id })) ?? defaultJobQueueSettings;
+    const settings = applySettingsPatch(current, patch);
+    await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
+    this.byId.delete(queue.id);
+    return this.policyOf(queue);
+  }
+}

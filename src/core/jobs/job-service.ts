@@ -1,0 +1,378 @@
+/**
+ * The jobs API in core: submit, get (and wait), list, cancel; the worker side (lease, heartbeat,
+ * complete, fail); queue settings and stats; and the upkeep the maintenance loop runs (expired
+ * leases and timeouts, pruning). A job queue is an ordinary queue of the QueueService: leases wait
+ * on its waiters, so a submit wakes a long-polling worker at once.
+ */
+import type { Clock } from "../clock.js";
+import { fail, SluiceError } from "../errors.js";
+import type { IdSource } from "../ids.js";
+import { limits } from "../limits.js";
+import type { QueueRecord } from "../queue.js";
+import type { QueueService } from "../queue-service.js";
+import type { Store } from "../store.js";
+import { requestFingerprint } from "./idempotency.js";
+import { JobEventHub } from "./job-events.js";
+import { jobMessage } from "./job-message.js";
+import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
+import type { JobQueueSettingsPatch } from "./job-settings.js";
+import { checkJobInteger } from "./job-settings.js";
+import type { JobChange, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
+import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
+import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
+import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
+
+export interface JobServiceDeps {
+  store: JobStore & Pick<Store, "queueGet" | "messageNextVisibleAt">;
+  queues: QueueService;
+  clock: Clock;
+  ids: IdSource;
+  senderId: string;
+  /** For the ARN of an auto-created dead-letter queue. */
+  region?: string;
+  accountId?: string;
+  /** Uniform in [0, 1): backoff jitter. */
+  random?: () => number;
+  idempotencyKeyTtlSeconds?: number;
+}
+
+export interface SubmitResult {
+  job: JobRecord;
+  /** True when an Idempotency-Key matched an earlier submit with the same body. */
+  replayed: boolean;
+}
+
+export interface LeaseInput {
+  max?: number;
+  waitSeconds?: number;
+  leaseSeconds?: number;
+  batchWindowMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface JobPage {
+  jobs: JobRecord[];
+  nextCursor?: string;
+}
+
+export class JobService {
+  readonly events = new JobEventHub();
+  readonly jobQueues: JobQueues;
+  private readonly store: JobServiceDeps["store"];
+  private readonly queues: QueueService;
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly random: () => number;
+  private readonly idempotencyKeyTtlMs: number;
+  private readonly pendingWaits = new Set<() => void>();
+  private closed = false;
+
+  constructor(private readonly deps: JobServiceDeps) {
+    this.store = deps.store;
+    this.queues = deps.queues;
+    this.clock = deps.clock;
+    this.ids = deps.ids;
+    this.random = deps.random ?? Math.random;
+    this.idempotencyKeyTtlMs = (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000;
+    this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock, region: deps.region ?? "us-east-1", accountId: deps.accountId ?? "000000000000" });
+  }
+
+  // ---- clients ----
+
+  async submit(queueName: string, input: SubmitInput, idempotencyKey?: string): Promise<SubmitResult> {
+    validateSubmit(input);
+    const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
+    const queue = await this.jobQueues.ensure(queueName);
+    const { settings } = await this.jobQueues.policyOf(queue);
+    const nowMs = this.clock.nowMs();
+    const id = this.ids.messageId();
+    const inputJson = JSON.stringify(input.input);
+    const priority = input.priority ?? queue.config.defaultPriority;
+    const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
+    const job: NewJob = {
+      id,
+      queueId: queue.id,
+      queueName: queue.name,
+      status: "queued",
+      inputJson,
+      attempt: 0,
+      maxAttempts: input.maxAttempts ?? settings.maxAttempts,
+      priority,
+      createdAtMs: nowMs,
+      updatedAtMs: nowMs,
+      idempotencyKey,
+      metadataJson: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
+      timeoutSeconds: input.timeoutSeconds ?? settings.timeoutSeconds,
+      webhook,
+      cancelRequested: false,
+      availableAtMs,
+    };
+    const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
+    const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
+    const result = await this.store.jobCreate({
+      job,
+      message,
+      idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
+      nowMs,
+    });
+    if (!result.created) {
+      if (result.fingerprint !== fingerprint) {
+        fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
+      }
+      return { job: result.job, replayed: true };
+    }
+    if (availableAtMs <= nowMs) this.queues.waiters.notify(queue.id, 1);
+    else this.queues.waiters.notify(queue.id); // re-arm long polls' timers for the delayed job
+    this.publish({ job: result.job, events: ["job.queued"] });
+    return { job: result.job, replayed: false };
+  }
+
+  async get(id: string): Promise<JobRecord> {
+    const job = await this.store.jobGet({ id });
+    if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
+    return job;
+  }
+
+  /** The job once it is terminal, or as it is after `waitSeconds` — woken by the transition itself. */
+  async wait(id: string, waitSeconds: number, signal?: AbortSignal): Promise<JobRecord> {
+    checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
+    if (waitSeconds === 0 || this.closed) return this.get(id);
+    let wake!: (job: JobRecord | undefined) => void;
+    const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
+    // Subscribe before reading, so a completion between the read and the wait can't be missed.
+    const unsubscribe = this.events.subscribe({ jobId: id }, (event) => {
+      if (isTerminal(event.job.status)) wake(event.job);
+    });
+    const release = (): void => wake(undefined);
+    let timer: { cancel(): void } | undefined;
+    try {
+      const job = await this.get(id);
+      if (isTerminal(job.status)) return job;
+      timer = this.clock.setTimer(waitSeconds * 1000, release);
+      signal?.addEventListener("abort", release, { once: true });
+      this.pendingWaits.add(release);
+      return (await woken) ?? (await this.get(id));
+    } finally {
+      unsubscribe();
+      timer?.cancel();
+      signal?.removeEventListener("abort", release);
+      this.pendingWaits.delete(release);
+    }
+  }
+
+  async list(queueName: string, p: { status?: JobStatus; limit?: number; cursor?: string }): Promise<JobPage> {
+    const queue = await this.jobQueues.get(queueName);
+    const limit = p.limit ?? limits.jobs.listDefaultJobs;
+    checkJobInteger("limit", limit, 1, limits.jobs.listMaxJobs);
+    const beforeSeq = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
+    const rows = await this.store.jobList({ queueId: queue.id, status: p.status, beforeSeq, limit: limit + 1 });
+    const jobs = rows.slice(0, limit);
+    return { jobs, nextCursor: rows.length > limit ? encodeCursor(jobs[jobs.length - 1]!.seq) : undefined };
+  }
+
+  async cancel(id: string): Promise<JobRecord> {
+    const job = await this.get(id);
+    const policy = await this.jobQueues.policyByName(job.queueName);
+    const change = await this.store.jobCancel({ id, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds });
+    this.publish(change);
+    return change.job;
+  }
+
+  async webhookDeliveries(jobId: string): Promise<WebhookDelivery[]> {
+    return this.store.webhookDeliveryList({ jobId });
+  }
+
+  // ---- workers ----
+
+  /**
+   * Leases up to `max` jobs, waiting up to `waitSeconds` for the first; with `batchWindowMs`, keeps
+   * gathering for that long after the first one (never past the wait) so batch workers get full batches.
+   */
+  async lease(queueName: string, input: LeaseInput): Promise<LeasedJob[]> {
+    const j = limits.jobs;
+    const max = input.max ?? 1;
+    checkJobInteger("max", max, 1, j.leaseMaxJobs);
+    const waitSeconds = input.waitSeconds ?? 0;
+    checkJobInteger("waitSeconds", waitSeconds, 0, j.leaseWaitMaxSeconds);
+    const batchWindowMs = input.batchWindowMs ?? 0;
+    checkJobInteger("batchWindowMs", batchWindowMs, 0, j.batchWindowMaxMs);
+    const queue = await this.jobQueues.ensure(queueName);
+    const policy = await this.jobQueues.policyOf(queue);
+    const leaseSeconds = input.leaseSeconds ?? policy.settings.leaseSeconds;
+    checkJobInteger("leaseSeconds", leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
+    const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
+    let windowEndMs: number | undefined;
+    const leased: LeasedJob[] = [];
+    for (;;) {
+      const version = this.queues.waiters.version(queue.id);
+      const nowMs = this.clock.nowMs();
+      const result = await this.store.jobLease({
+        ...this.retryPolicy(policy),
+        queueId: queue.id,
+        queueName: queue.name,
+        max: max - leased.length,
+        nowMs,
+        leaseSeconds,
+        minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
+        leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
+        adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+      });
+      for (const change of result.changes) this.publish(change);
+      this.notifyDeadLettered(policy, result.changes);
+      leased.push(...result.leased);
+      if (leased.length >= max) {
+        // A full lease suggests more are waiting: pass the wake-up on to the next poller.
+        this.queues.waiters.notify(queue.id, 1);
+        return leased;
+      }
+      if (leased.length > 0) {
+        if (batchWindowMs === 0) return leased;
+        windowEndMs ??= nowMs + batchWindowMs;
+      }
+      const untilMs = Math.min(deadlineMs, windowEndMs ?? deadlineMs);
+      const remainingMs = untilMs - this.clock.nowMs();
+      if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed) return leased;
+      const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
+      const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
+      await this.queues.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max - leased.length, input.signal);
+    }
+  }
+
+  async heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
+    if (p.leaseSeconds !== undefined) checkJobInteger("leaseSeconds", p.leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
+    validateProgress(p.progress);
+    const change = await this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress });
+    this.publish(change);
+    return { cancelRequested: change.job.cancelRequested, leaseExpiresAtMs: change.job.leaseExpiresAtMs!, job: change.job };
+  }
+
+  async complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+    const outputJson = JSON.stringify(p.output === undefined ? null : p.output);
+    const size = Buffer.byteLength(outputJson, "utf8");
+    if (size > limits.messageSizeMaxBytes) fail("MessageTooLong", `The output is ${size} bytes of JSON; at most ${limits.messageSizeMaxBytes} are kept.`);
+    const policy = await this.policyForLease(id, p.leaseId);
+    const change = await this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds });
+    this.publish(change);
+    return change.job;
+  }
+
+  async fail(id: string, p: { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }): Promise<JobRecord> {
+    const error = validateJobError(p.error);
+    if (p.retryAfterSeconds !== undefined) checkJobInteger("retryAfterSeconds", p.retryAfterSeconds, 0, limits.jobs.retryDelayMaxSeconds);
+    const policy = await this.policyForLease(id, p.leaseId);
+    const change = await this.store.jobFail({
+      ...this.retryPolicy(policy),
+      id,
+      leaseToken: p.leaseId,
+      nowMs: this.clock.nowMs(),
+      error,
+      retryable: p.retryable ?? true,
+      retryAfterSeconds: p.retryAfterSeconds,
+    });
+    this.publish(change);
+    this.afterAttemptEnded(policy, change);
+    return change.job;
+  }
+
+  // ---- queues ----
+
+  async queueInfo(name: string): Promise<JobQueueInfo> {
+    return this.infoOf(await this.jobQueues.policyByName(name));
+  }
+
+  async updateQueueSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueueInfo> {
+    return this.infoOf(await this.jobQueues.updateSettings(name, patch));
+  }
+
+  // ---- upkeep (the maintenance loop) ----
+
+  /** Running jobs whose lease expired or whose attempt timed out: retried, failed or canceled. */
+  async expireLeases(batch = 100): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const nowMs = this.clock.nowMs();
+      const due = await this.store.jobListExpired({ nowMs, limit: batch });
+      await Promise.all(
+        due.map(async ({ id, queueName }) => {
+          const policy = await this.jobQueues.policyByName(queueName).catch((err: unknown) => {
+            if (err instanceof SluiceError && err.code === "QueueNotFound") return undefined;
+            throw err;
+          });
+          if (!policy) return;
+          const change = await this.store.jobExpire({ ...this.retryPolicy(policy), id, nowMs });
+          if (!change) return;
+          this.publish(change);
+          this.afterAttemptEnded(policy, change);
+        }),
+      );
+      total += due.length;
+      if (due.length < batch || this.closed) return total;
+    }
+  }
+
+  /** Deletes finished jobs past their queue's resultTtlSeconds, and expired idempotency keys. */
+  async prune(batch = 1_000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { jobs, idempotencyKeys } = await this.store.jobPrune({ nowMs: this.clock.nowMs(), limit: batch });
+      total += jobs;
+      if ((jobs < batch && idempotencyKeys < batch) || this.closed) return total;
+    }
+  }
+
+  /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */
+  close(): void {
+    this.closed = true;
+    for (const release of [...this.pendingWaits]) release();
+  }
+
+  // ---- internals ----
+
+  private publish(change: JobChange): void {
+    const atMs = this.clock.nowMs();
+    for (const type of change.events) this.events.publish({ type, atMs, job: change.job });
+  }
+
+  private retryPolicy(policy: JobQueuePolicy): RetryPolicy {
+    return {
+      backoff: policy.settings.backoff,
+      random: this.random(),
+      deadLetterQueueId: policy.deadLetter?.queueId,
+      deadLetterSourceQueueName: policy.queue.name,
+      resultTtlSeconds: policy.settings.resultTtlSeconds,
+    };
+  }
+
+  /** The queue's policy from the lease id's queue, or through the job when that isn't cached. */
+  private async policyForLease(id: string, leaseId: string): Promise<JobQueuePolicy> {
+    const queueId = queueIdOfLease(leaseId);
+    const cached = queueId === undefined ? undefined : await this.jobQueues.policyById(queueId);
+    if (cached) return cached;
+    const job = await this.get(id);
+    return this.jobQueues.policyByName(job.queueName);
+  }
+
+  /** A retried job's message became visible (now or later); a failed one's went to the dead-letter queue. */
+  private afterAttemptEnded(policy: JobQueuePolicy, change: JobChange): void {
+    if (change.job.status === "queued") this.queues.waiters.notify(policy.queue.id);
+    this.notifyDeadLettered(policy, [change]);
+  }
+
+  private notifyDeadLettered(policy: JobQueuePolicy, changes: JobChange[]): void {
+    const moved = changes.filter((c) => c.job.status === "failed").length;
+    if (moved > 0 && policy.deadLetter) this.queues.waiters.notify(policy.deadLetter.queueId, moved);
+  }
+
+  private async infoOf(policy: JobQueuePolicy): Promise<JobQueueInfo> {
+    const queue: QueueRecord = policy.queue;
+    const deadLetterQueue = policy.deadLetter ? await this.deps.store.queueGet({ name: policy.deadLetter.name }) : undefined;
+    const [jobCounts, messages, deadLetterStats] = await Promise.all([
+      this.store.jobCountByStatus({ queueId: queue.id }),
+      this.queues.queueStats(queue),
+      deadLetterQueue ? this.queues.queueStats(deadLetterQueue) : Promise.resolve(undefined),
+    ]);
+    return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, nowMs: this.clock.nowMs() });
+  }
+}
+

@@ -1,0 +1,126 @@
+/**
+ * The store methods behind the jobs API (Store extends this). Noun-first, one params object each,
+ * plain data in and out (a store may run on another thread or another machine). The decisions —
+ * which transition a lease, heartbeat, completion or failure makes — are core's pure functions in
+ * transitions.ts; a store reads the job, calls them, and applies the result (job row, message
+ * effect, webhook outbox rows) in ONE transaction, the same one as the queue message's change.
+ */
+import type { JobQueueSettings, BackoffSettings } from "./job-settings.js";
+import type { JobError, JobEventType, JobRecord, JobStatus, LeasedJob } from "./job.js";
+import type { NewMessage } from "../message.js";
+
+/** A job as core builds it at submit; the store adds seq and messageSeq. */
+export type NewJob = Omit<JobRecord, "seq" | "messageSeq">;
+
+export interface IdempotencyClaim {
+  key: string;
+  /** SHA-256 of the request body's canonical JSON. */
+  fingerprint: string;
+  expiresAtMs: number;
+}
+
+export type JobCreateResult =
+  | { created: true; job: JobRecord }
+  /** The key was already claimed (and not expired): the job it names and the body it was claimed with. */
+  | { created: false; job: JobRecord; fingerprint: string };
+
+/** A transition that was applied, with the lifecycle events it produced (for SSE and waiters). */
+export interface JobChange {
+  job: JobRecord;
+  events: JobEventType[];
+}
+
+/** What the failure of an attempt needs to decide between retry, failed and canceled. */
+export interface RetryPolicy {
+  backoff: BackoffSettings;
+  /** A uniform draw in [0, 1) for the backoff's jitter, drawn by core so stores stay deterministic. */
+  random: number;
+  /** The queue's dead-letter queue, where a failed job's message goes (deleted when absent). */
+  deadLetterQueueId?: number;
+  deadLetterSourceQueueName?: string;
+  resultTtlSeconds: number;
+}
+
+export interface JobLeaseParams extends RetryPolicy {
+  queueId: number;
+  queueName: string;
+  max: number;
+  nowMs: number;
+  leaseSeconds: number;
+  /** Messages sent before this are past retention and never leased. */
+  minSentAtMs: number;
+  leaseToken: string;
+  /** Defaults for adopting a message that has no job (sent through the SQS API, or redriven after its job was pruned). */
+  adopt: { maxAttempts: number; timeoutSeconds?: number };
+}
+
+export interface JobLeaseResult {
+  leased: LeasedJob[];
+  /** Every transition made, the leases' included (a job out of attempts failed, a cancel-requested job canceled). */
+  changes: JobChange[];
+}
+
+export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface WebhookDelivery {
+  /** The `webhook-id`: stable across retries of one event, so receivers can dedupe on it. */
+  id: string;
+  jobId: string;
+  event: JobEventType;
+  url: string;
+  /** The job as it was at the event. */
+  job: JobRecord;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  createdAtMs: number;
+  nextAttemptAtMs?: number;
+  lastAttemptAtMs?: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  deliveredAtMs?: number;
+}
+
+export interface JobStore {
+  /**
+   * Inserts the job and its message atomically. With `idempotency`, first looks the key up (scoped
+   * to the job's queue): a live claim returns its job instead (`created: false`); an expired one is
+   * replaced.
+   */
+  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult>;
+  jobGet(p: { id: string }): Promise<JobRecord | undefined>;
+  /** Newest first (seq descending), below `beforeSeq` when paging. */
+  jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]>;
+  jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>>;
+
+  /**
+   * Leases up to `max` jobs: takes ready messages in receive order (priority high→low, then oldest),
+   * applies transitions.leaseTransition to each one's job, and keeps going until `max` jobs are
+   * leased or no message is ready. Messages whose job is finished are deleted on the way.
+   */
+  jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
+  /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */
+  jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange>;
+  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange>;
+  jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange>;
+  jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
+  /** Running jobs whose lease expired or whose attempt timed out, oldest first. */
+  jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>>;
+  /** transitions.expiryTransition, re-checked inside the write; undefined when there was nothing to do. */
+  jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined>;
+  /** Deletes up to `limit` finished jobs past their expiresAtMs, and expired idempotency keys. */
+  jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }>;
+
+  jobQueueSettingsGet(p: { queueId: number }): Promise<JobQueueSettings | undefined>;
+  jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void>;
+
+  /**
+   * Pending deliveries due by `nowMs`, oldest first, each claimed (its next attempt pushed to
+   * `nowMs + claimMs`) so that a crash mid-delivery retries it later and no two dispatchers send it at once.
+   */
+  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]>;
+  /** The earliest nextAttemptAtMs of a pending delivery. */
+  webhookDeliveryNextDueAt(): Promise<number | undefined>;
+  /** Records one attempt: delivered, or failed with the next attempt time (none = give up). */
+  webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void>;
+  webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]>;
+}

@@ -1,0 +1,245 @@
+/**
+ * The job state machine as pure functions: given a job (as the store read it inside its write)
+ * and what happened, each returns the job's next record, what to do with its message, and the
+ * lifecycle events — or throws the SluiceError that rejects the request. Stores call these inside
+ * their transaction and apply the result, so every store makes the same decisions.
+ */
+import { fail } from "../errors.js";
+import { retryDelayMs } from "./backoff.js";
+import type { JobChange, RetryPolicy } from "./job-store.js";
+import { type JobError, type JobEventType, type JobRecord, isTerminal } from "./job.js";
+
+export type MessageEffect =
+  | { kind: "none" }
+  | { kind: "delete" }
+  | { kind: "visibleAt"; visibleAtMs: number }
+  /** A receive: visible again at `visibleUntilMs`, receipt token = the lease token, receive count + 1. */
+  | { kind: "lease"; visibleUntilMs: number; receiptToken: string }
+  /** Moved to the dead-letter queue (visible there now, receive count reset). */
+  | { kind: "deadLetter"; queueId: number; sourceQueueName: string };
+
+export interface JobTransition extends JobChange {
+  message: MessageEffect;
+}
+
+function unchanged(job: JobRecord): JobTransition {
+  return { job, events: [], message: { kind: "none" } };
+}
+
+/** Fields that only mean something while running. */
+function withoutRunState(job: JobRecord): JobRecord {
+  return { ...job, leaseExpiresAtMs: undefined, deadlineAtMs: undefined };
+}
+
+function finish(job: JobRecord, status: "succeeded" | "failed" | "canceled", nowMs: number, resultTtlSeconds: number): JobRecord {
+  return {
+    ...withoutRunState(job),
+    status,
+    availableAtMs: undefined,
+    finishedAtMs: nowMs,
+    updatedAtMs: nowMs,
+    expiresAtMs: nowMs + resultTtlSeconds * 1000,
+  };
+}
+
+function deadLetterEffect(policy: RetryPolicy): MessageEffect {
+  return policy.deadLetterQueueId === undefined
+    ? { kind: "delete" }
+    : { kind: "deadLetter", queueId: policy.deadLetterQueueId, sourceQueueName: policy.deadLetterSourceQueueName ?? "" };
+}
+
+/** A lease is live while the job runs under it, before it expires and before the attempt's deadline. */
+export function requireLiveLease(job: JobRecord, leaseToken: string, nowMs: number): void {
+  if (isTerminal(job.status)) fail("JobAlreadyFinished", `Job ${job.id} is already ${job.status}.`);
+  if (job.leaseToken !== leaseToken) fail("LeaseMismatch", `Lease ${leaseToken} is not the current lease of job ${job.id}.`);
+  if (job.status !== "running" || (job.leaseExpiresAtMs ?? 0) <= nowMs) {
+    fail("LeaseExpired", `The lease on job ${job.id} has ended; it will run again elsewhere.`);
+  }
+  if (job.deadlineAtMs !== undefined && job.deadlineAtMs <= nowMs) {
+    fail("LeaseExpired", `Job ${job.id}'s attempt ${job.attempt} exceeded its timeout of ${job.timeoutSeconds} s.`);
+  }
+}
+
+/**
+ * An attempt ended without success (the worker failed it, it timed out, or its lease expired):
+ * canceled if a cancel was requested, queued again after a backoff if it may retry, else failed
+ * with its message moved to the dead-letter queue.
+ */
+export function attemptFailed(
+  job: JobRecord,
+  p: RetryPolicy & { nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number; backoffApplies: boolean },
+): JobTransition {
+  const withError: JobRecord = { ...job, error: p.error };
+  if (job.cancelRequested) {
+    return { job: finish(withError, "canceled", p.nowMs, p.resultTtlSeconds), events: ["job.canceled"], message: { kind: "delete" } };
+  }
+  if (p.retryable && job.attempt < job.maxAttempts) {
+    const delayMs = p.backoffApplies ? retryDelayMs({ attempt: job.attempt, backoff: p.backoff, random: p.random, retryAfterSeconds: p.retryAfterSeconds }) : 0;
+    const availableAtMs = p.nowMs + delayMs;
+    return {
+      job: { ...withoutRunState(withError), status: "queued", availableAtMs, updatedAtMs: p.nowMs },
+      events: ["job.retrying"],
+      message: { kind: "visibleAt", visibleAtMs: availableAtMs },
+    };
+  }
+  return { job: finish(withError, "failed", p.nowMs, p.resultTtlSeconds), events: ["job.failed"], message: deadLetterEffect(p) };
+}
+
+/**
+ * A ready message of this job was taken by a lease. Finished jobs' messages are stale (deleted);
+ * a failed job's message is back from the dead-letter queue (a redrive: it runs again with its
+ * attempts starting over); a job whose last attempt's lease expired fails here if the expiry sweep
+ * hasn't got to it yet.
+ */
+export function leaseTransition(
+  job: JobRecord,
+  p: RetryPolicy & { nowMs: number; leaseToken: string; leaseSeconds: number; messageSeq: number },
+): JobTransition | { skip: true; message: MessageEffect } {
+  if (job.status === "succeeded" || job.status === "canceled") return { skip: true, message: { kind: "delete" } };
+  let current: JobRecord = { ...job, messageSeq: p.messageSeq };
+  if (current.status === "failed") {
+    current = { ...current, status: "queued", attempt: 0, finishedAtMs: undefined, expiresAtMs: undefined };
+  }
+  const events: JobEventType[] = [];
+  if (current.status === "running") {
+    // Its lease expired (the message is visible again) and the sweep has not recorded that yet.
+    const expired = attemptFailed(current, { ...p, error: leaseExpiredError(current), retryable: true, backoffApplies: false });
+    if (expired.job.status !== "queued") return expired;
+    current = expired.job;
+    events.push(...expired.events);
+  }
+  const leaseExpiresAtMs = p.nowMs + p.leaseSeconds * 1000;
+  return {
+    job: {
+      ...current,
+      status: "running",
+      attempt: current.attempt + 1,
+      leaseToken: p.leaseToken,
+      leaseSeconds: p.leaseSeconds,
+      leaseExpiresAtMs,
+      startedAtMs: p.nowMs,
+      deadlineAtMs: current.timeoutSeconds === undefined ? undefined : p.nowMs + current.timeoutSeconds * 1000,
+      availableAtMs: undefined,
+      updatedAtMs: p.nowMs,
+    },
+    events: [...events, "job.started"],
+    message: { kind: "lease", visibleUntilMs: leaseExpiresAtMs, receiptToken: p.leaseToken },
+  };
+}
+
+export function leaseExpiredError(job: JobRecord): JobError {
+  return { type: "LeaseExpired", message: `The lease on attempt ${job.attempt} expired: the worker stopped heartbeating or died.` };
+}
+
+export function heartbeatTransition(job: JobRecord, p: { leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): JobTransition {
+  requireLiveLease(job, p.leaseToken, p.nowMs);
+  const leaseSeconds = p.leaseSeconds ?? job.leaseSeconds ?? 30;
+  const leaseExpiresAtMs = p.nowMs + leaseSeconds * 1000;
+  const progressed = p.progress !== undefined && p.progress !== job.progress;
+  return {
+    job: { ...job, leaseSeconds, leaseExpiresAtMs, progress: p.progress ?? job.progress, updatedAtMs: p.nowMs },
+    events: progressed ? ["job.progress"] : [],
+    message: { kind: "visibleAt", visibleAtMs: leaseExpiresAtMs },
+  };
+}
+
+export function completeTransition(job: JobRecord, p: { leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): JobTransition {
+  requireLiveLease(job, p.leaseToken, p.nowMs);
+  return {
+    job: { ...finish(job, "succeeded", p.nowMs, p.resultTtlSeconds), outputJson: p.outputJson },
+    events: ["job.succeeded"],
+    message: { kind: "delete" },
+  };
+}
+
+export function failTransition(
+  job: JobRecord,
+  p: RetryPolicy & { leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number },
+): JobTransition {
+  requireLiveLease(job, p.leaseToken, p.nowMs);
+  return attemptFailed(job, { ...p, backoffApplies: true });
+}
+
+/** Queued → canceled at once; running → cancel requested (the worker sees it on its next heartbeat). */
+export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSeconds: number }): JobTransition {
+  switch (job.status) {
+    case "canceled":
+      return unchanged(job);
+    case "succeeded":
+    case "failed":
+      return fail("JobAlreadyFinished", `Job ${job.id} is already ${job.status}.`);
+    case "queued":
+      return { job: finish(job, "canceled", p.nowMs, p.resultTtlSeconds), events: ["job.canceled"], message: { kind: "delete" } };
+    case "running":
+      if (job.cancelRequested) return unchanged(job);
+      return { job: { ...job, cancelRequested: true, updatedAtMs: p.nowMs }, events: ["job.cancel_requested"], message: { kind: "none" } };
+  }
+}
+
+/** Why a running job's attempt is over without the worker saying so, if it is. */
+export function expiryReason(job: JobRecord, nowMs: number): "timeout" | "leaseExpired" | undefined {
+  if (job.status !== "running") return undefined;
+  if (job.deadlineAtMs !== undefined && job.deadlineAtMs <= nowMs) return "timeout";
+  if ((job.leaseExpiresAtMs ?? 0) <= nowMs) return "leaseExpired";
+  return undefined;
+}
+
+/**
+ * The sweep found a running job past its deadline (retried with backoff, like a failure) or past
+ * its lease (leasable again at once: its message is already visible). Undefined: nothing to do.
+ */
+export function expiryTransition(job: JobRecord, p: RetryPolicy & { nowMs: number }): JobTransition | undefined {
+  const reason = expiryReason(job, p.nowMs);
+  if (reason === "timeout") {
+    const error: JobError = { type: "Timeout", message: `Attempt ${job.attempt} exceeded the job's timeout of ${job.timeoutSeconds} s.` };
+    return attemptFailed(job, { ...p, error, retryable: true, backoffApplies: true });
+  }
+  if (reason === "leaseExpired") return attemptFailed(job, { ...p, error: leaseExpiredError(job), retryable: true, backoffApplies: false });
+  return undefined;
+}
+
+/**
+ * A message in a job queue without a job: sent through the SQS API, or redriven after its job was
+ * pruned. It becomes a job (same id as the message), its input the body parsed as JSON, or the
+ * body as a JSON string when it isn't JSON.
+ */
+export function jobFromMessage(p: {
+  message: { messageId: string; body: string; priority: number; sentAtMs: number };
+  queueId: number;
+  queueName: string;
+  nowMs: number;
+  maxAttempts: number;
+  timeoutSeconds?: number;
+}): Omit<JobRecord, "seq"> {
+  return {
+    id: p.message.messageId,
+    queueId: p.queueId,
+    queueName: p.queueName,
+    status: "queued",
+    inputJson: isJsonText(p.message.body) ? p.message.body : JSON.stringify(p.message.body),
+    attempt: 0,
+    maxAttempts: p.maxAttempts,
+    priority: p.message.priority,
+    createdAtMs: p.message.sentAtMs,
+    updatedAtMs: p.nowMs,
+    timeoutSeconds: p.timeoutSeconds,
+    cancelRequested: false,
+    availableAtMs: p.nowMs,
+  };
+}
+
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The events of a change that a job's webhook subscribed to. */
+export function webhookEventsOf(job: JobRecord, events: readonly JobEventType[]): JobEventType[] {
+  const wanted = job.webhook?.events;
+  if (!wanted) return [];
+  return events.filter((e) => (wanted as readonly string[]).includes(e));
+}

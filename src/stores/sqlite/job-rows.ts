@@ -1,0 +1,151 @@
+/** The `jobs` table's rows and their mapping to core's JobRecord. */
+import type { JobError, JobRecord, JobStatus, JobWebhook } from "../../core/jobs/job.js";
+
+export interface JobRow {
+  seq: number;
+  id: string;
+  queue_id: number;
+  queue_name: string;
+  status: string;
+  input: string;
+  output: string | null;
+  error: string | null;
+  attempt: number;
+  max_attempts: number;
+  priority: number;
+  progress: number | null;
+  created_at_ms: number;
+  started_at_ms: number | null;
+  finished_at_ms: number | null;
+  updated_at_ms: number;
+  idempotency_key: string | null;
+  metadata: string | null;
+  timeout_seconds: number | null;
+  webhook: string | null;
+  cancel_requested: number;
+  lease_token: string | null;
+  lease_seconds: number | null;
+  lease_expires_at_ms: number | null;
+  deadline_at_ms: number | null;
+  available_at_ms: number | null;
+  expires_at_ms: number | null;
+  message_seq: number | null;
+}
+
+export const jobColumns = [
+  "id",
+  "queue_id",
+  "queue_name",
+  "status",
+  "input",
+  "output",
+  "error",
+  "attempt",
+  "max_attempts",
+  "priority",
+  "progress",
+  "created_at_ms",
+  "started_at_ms",
+  "finished_at_ms",
+  "updated_at_ms",
+  "idempotency_key",
+  "metadata",
+  "timeout_seconds",
+  "webhook",
+  "cancel_requested",
+  "lease_token",
+  "lease_seconds",
+  "lease_expires_at_ms",
+  "deadline_at_ms",
+  "available_at_ms",
+  "expires_at_ms",
+  "message_seq",
+] as const;
+
+/** The columns a transition may change (the rest are fixed at submit). */
+export const mutableJobColumns = [
+  "status",
+  "output",
+  "error",
+  "attempt",
+  "progress",
+  "started_at_ms",
+  "finished_at_ms",
+  "updated_at_ms",
+  "cancel_requested",
+  "lease_token",
+  "lease_seconds",
+  "lease_expires_at_ms",
+  "deadline_at_ms",
+  "available_at_ms",
+  "expires_at_ms",
+  "message_seq",
+] as const;
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+export function toJob(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    seq: row.seq,
+    queueId: row.queue_id,
+    queueName: row.queue_name,
+    status: row.status as JobStatus,
+    inputJson: row.input,
+    outputJson: opt(row.output),
+    error: row.error === null ? undefined : (JSON.parse(row.error) as JobError),
+    attempt: row.attempt,
+    maxAttempts: row.max_attempts,
+    priority: row.priority,
+    progress: opt(row.progress),
+    createdAtMs: row.created_at_ms,
+    startedAtMs: opt(row.started_at_ms),
+    finishedAtMs: opt(row.finished_at_ms),
+    updatedAtMs: row.updated_at_ms,
+    idempotencyKey: opt(row.idempotency_key),
+    metadataJson: opt(row.metadata),
+    timeoutSeconds: opt(row.timeout_seconds),
+    webhook: row.webhook === null ? undefined : (JSON.parse(row.webhook) as JobWebhook),
+    cancelRequested: row.cancel_requested !== 0,
+    leaseToken: opt(row.lease_token),
+    leaseSeconds: opt(row.lease_seconds),
+    leaseExpiresAtMs: opt(row.lease_expires_at_ms),
+    deadlineAtMs: opt(row.deadline_at_ms),
+    availableAtMs: opt(row.available_at_ms),
+    expiresAtMs: opt(row.expires_at_ms),
+    messageSeq: opt(row.message_seq),
+  };
+}
+
+/** Named parameters for every column (better-sqlite3 `@name` binding). */
+export function jobParams(job: Omit<JobRecord, "seq">): Record<(typeof jobColumns)[number], string | number | null> {
+  return {
+    id: job.id,
+    queue_id: job.queueId,
+    queue_name: job.queueName,
+    status: job.status,
+    input: job.inputJson,
+    output: job.outputJson ?? null,
+    error: job.error === undefined ? null : JSON.stringify(job.error),
+    attempt: job.attempt,
+    max_attempts: job.maxAttempts,
+    priority: job.priority,
+    progress: job.progress ?? null,
+    created_at_ms: job.createdAtMs,
+    started_at_ms: job.startedAtMs ?? null,
+    finished_at_ms: job.finishedAtMs ?? null,
+    updated_at_ms: job.updatedAtMs,
+    idempotency_key: job.idempotencyKey ?? null,
+    metadata: job.metadataJson ?? null,
+    timeout_seconds: job.timeoutSeconds ?? null,
+    webhook: job.webhook === undefined ? null : JSON.stringify(job.webhook),
+    cancel_requested: job.cancelRequested ? 1 : 0,
+    lease_token: job.leaseToken ?? null,
+    lease_seconds: job.leaseSeconds ?? null,
+    lease_expires_at_ms: job.leaseExpiresAtMs ?? null,
+    deadline_at_ms: job.deadlineAtMs ?? null,
+    available_at_ms: job.availableAtMs ?? null,
+    expires_at_ms: job.expiresAtMs ?? null,
+    message_seq: job.messageSeq ?? null,
+  };
+}

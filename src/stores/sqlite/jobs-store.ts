@@ -1,0 +1,302 @@
+/**
+ * The jobs half of the SQLite store. Every write goes through the store's group committer, so a
+ * job's row and its message change in one transaction (and share the fsync of whatever else
+ * committed in that turn). Decisions are core's (transitions.ts); this file reads, calls them,
+ * and applies their result: the job row, the message effect, the webhook outbox rows.
+ */
+import type Database from "better-sqlite3";
+import { attributesToJson } from "../../core/attributes-json.js";
+import { fail } from "../../core/errors.js";
+import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
+import type {
+  IdempotencyClaim,
+  JobChange,
+  JobCreateResult,
+  JobLeaseParams,
+  JobLeaseResult,
+  JobStore,
+  NewJob,
+  RetryPolicy,
+  WebhookDelivery,
+} from "../../core/jobs/job-store.js";
+import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses } from "../../core/jobs/job.js";
+import {
+  type JobTransition,
+  type MessageEffect,
+  cancelTransition,
+  completeTransition,
+  expiryTransition,
+  failTransition,
+  heartbeatTransition,
+  jobFromMessage,
+  leaseTransition,
+  webhookEventsOf,
+} from "../../core/jobs/transitions.js";
+import type { NewMessage } from "../../core/message.js";
+import type { GroupCommitter } from "./group-commit.js";
+import { type JobRow, jobColumns, jobParams, mutableJobColumns, toJob } from "./job-rows.js";
+import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
+
+interface ReadyMessageRow {
+  seq: number;
+  message_id: string;
+  body: string;
+  priority: number;
+  sent_at_ms: number;
+}
+
+export class SqliteJobStore implements JobStore {
+  private readonly sql;
+  private readonly outbox: SqliteWebhookOutbox;
+
+  constructor(
+    db: Database.Database,
+    private readonly writes: GroupCommitter,
+  ) {
+    this.outbox = new SqliteWebhookOutbox(db);
+    this.sql = {
+      jobById: db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?"),
+      jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${jobColumns.map((c) => `@${c}`).join(", ")})`),
+      jobUpdate: db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`),
+      listAll: db.prepare<[number, number, number], JobRow>("SELECT * FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?"),
+      listByStatus: db.prepare<[number, string, number, number], JobRow>(
+        "SELECT * FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+      ),
+      countByStatus: db.prepare<[number], { status: string; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = ? GROUP BY status"),
+      leaseExpired: db.prepare<[number, number], { id: string; queue_name: string }>(
+        "SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms LIMIT ?",
+      ),
+      deadlinePassed: db.prepare<[number, number], { id: string; queue_name: string }>(
+        "SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms LIMIT ?",
+      ),
+      // A finished job is kept while a webhook about it is still being delivered.
+      prune: db.prepare<[number, number]>(
+        `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending') LIMIT ?)`,
+      ),
+      keyGet: db.prepare<[number, string], { fingerprint: string; job_id: string; expires_at_ms: number }>(
+        "SELECT fingerprint, job_id, expires_at_ms FROM job_idempotency_keys WHERE queue_id = ? AND key = ?",
+      ),
+      keyPut: db.prepare(
+        `INSERT INTO job_idempotency_keys (queue_id, key, fingerprint, job_id, expires_at_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (queue_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, job_id = excluded.job_id, expires_at_ms = excluded.expires_at_ms`,
+      ),
+      keysPrune: db.prepare<[number, number]>(
+        `DELETE FROM job_idempotency_keys WHERE (queue_id, key) IN
+           (SELECT queue_id, key FROM job_idempotency_keys WHERE expires_at_ms <= ? LIMIT ?)`,
+      ),
+      settingsGet: db.prepare<[number], string>("SELECT settings FROM job_queue_settings WHERE queue_id = ?").pluck(),
+      settingsPut: db.prepare(
+        `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES (?, ?, ?)
+         ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
+      ),
+      messageInsert: db.prepare(`INSERT INTO messages (queue_id, message_id, body, attributes, system_attributes, body_md5,
+        attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`),
+      // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
+      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(
+        `SELECT seq, message_id, body, priority, sent_at_ms FROM messages INDEXED BY messages_ready_ungrouped
+         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
+      ),
+      messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
+      messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
+      messageLease: db.prepare<[number, number, string, number]>(
+        `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
+           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq = ?`,
+      ),
+      // As a receive's dead-lettering does (receive.ts): the source is remembered for redrive.
+      messageDeadLetter: db.prepare<[number, number, string, number]>(
+        `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
+           receipt_token = NULL, dead_letter_source = ? WHERE seq = ?`,
+      ),
+    };
+  }
+
+  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult> {
+    return this.writes.run((): JobCreateResult => {
+      const claim = p.idempotency;
+      if (claim) {
+        const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
+        const job = existing && existing.expires_at_ms > p.nowMs ? this.sql.jobById.get(existing.job_id) : undefined;
+        // An expired claim, or one whose job was pruned, is free again.
+        if (job) return { created: false, job: toJob(job), fingerprint: existing!.fingerprint };
+      }
+      const m = p.message;
+      const messageInfo = this.sql.messageInsert.run(
+        p.job.queueId,
+        m.messageId,
+        m.body,
+        attributesToJson(m.attributes),
+        attributesToJson(m.systemAttributes),
+        m.bodyMd5,
+        m.attributesMd5 ?? null,
+        m.systemAttributesMd5 ?? null,
+        m.sentAtMs,
+        m.visibleAtMs,
+        m.priority,
+        m.senderId,
+      );
+      const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: Number(messageInfo.lastInsertRowid) };
+      const info = this.sql.jobInsert.run(jobParams(record));
+      if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
+      return { created: true, job: { ...record, seq: Number(info.lastInsertRowid) } };
+    });
+  }
+
+  async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
+    const row = this.sql.jobById.get(p.id);
+    return row ? toJob(row) : undefined;
+  }
+
+  async jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]> {
+    const before = p.beforeSeq ?? Number.MAX_SAFE_INTEGER;
+    const rows = p.status === undefined ? this.sql.listAll.all(p.queueId, before, p.limit) : this.sql.listByStatus.all(p.queueId, p.status, before, p.limit);
+    return rows.map(toJob);
+  }
+
+  async jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>> {
+    const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
+    for (const row of this.sql.countByStatus.all(p.queueId)) counts[row.status as JobStatus] = row.n;
+    return counts;
+  }
+
+  async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
+    return this.writes.run((): JobLeaseResult => {
+      const leased: LeasedJob[] = [];
+      const changes: JobChange[] = [];
+      // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+      while (leased.length < p.max) {
+        const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, p.max - leased.length);
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const job = this.jobForMessage(row, p);
+          const t = leaseTransition(job, { ...p, messageSeq: row.seq });
+          if ("skip" in t) {
+            this.applyMessageEffect(t.message, row.seq, p.nowMs);
+            continue;
+          }
+          const applied = this.apply(t, p.nowMs);
+          changes.push(applied);
+          if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
+        }
+      }
+      return { leased, changes };
+    });
+  }
+
+  async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
+  }
+
+  async jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p));
+  }
+
+  async jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p));
+  }
+
+  async jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  }
+
+  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {
+    const found = new Map<string, string>();
+    for (const row of this.sql.deadlinePassed.all(p.nowMs, p.limit)) found.set(row.id, row.queue_name);
+    for (const row of this.sql.leaseExpired.all(p.nowMs, p.limit)) found.set(row.id, row.queue_name);
+    return [...found].slice(0, p.limit).map(([id, queueName]) => ({ id, queueName }));
+  }
+
+  async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
+    return this.writes.run(() => {
+      const row = this.sql.jobById.get(p.id);
+      if (!row) return undefined;
+      const t = expiryTransition(toJob(row), p);
+      return t ? this.apply(t, p.nowMs) : undefined;
+    });
+  }
+
+  async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
+    return this.writes.run(() => ({
+      jobs: this.sql.prune.run(p.nowMs, p.limit).changes,
+      idempotencyKeys: this.sql.keysPrune.run(p.nowMs, p.limit).changes,
+    }));
+  }
+
+  async jobQueueSettingsGet(p: { queueId: number }): Promise<JobQueueSettings | undefined> {
+    const json = this.sql.settingsGet.get(p.queueId);
+    return json ? (JSON.parse(json) as JobQueueSettings) : undefined;
+  }
+
+  async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
+    await this.writes.run(() => this.sql.settingsPut.run(p.queueId, JSON.stringify(p.settings), p.nowMs));
+  }
+
+  async webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
+    return this.writes.run(() => this.outbox.claim(p.nowMs, p.limit, p.claimMs));
+  }
+
+  async webhookDeliveryNextDueAt(): Promise<number | undefined> {
+    return this.outbox.nextDueAt();
+  }
+
+  async webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
+    await this.writes.run(() => this.outbox.record(p));
+  }
+
+  async webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
+    return this.outbox.listForJob(p.jobId);
+  }
+
+  // ---- internals (run inside a write) ----
+
+  private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
+    return this.writes.run(() => {
+      const row = this.sql.jobById.get(id);
+      if (!row) fail("JobNotFound", `Job ${id} does not exist.`);
+      return this.apply(decide(toJob(row)), nowMs);
+    });
+  }
+
+  /** The message's job; a message without one (sent through SQS, or its job pruned) is adopted as a new job. */
+  private jobForMessage(row: ReadyMessageRow, p: JobLeaseParams): JobRecord {
+    const existing = this.sql.jobById.get(row.message_id);
+    if (existing) return toJob(existing);
+    const adopted = {
+      ...jobFromMessage({ message: { messageId: row.message_id, body: row.body, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
+      messageSeq: row.seq,
+    };
+    const info = this.sql.jobInsert.run(jobParams(adopted));
+    return { ...adopted, seq: Number(info.lastInsertRowid) };
+  }
+
+  private apply(t: JobTransition, nowMs: number): JobChange {
+    const messageSeq = t.job.messageSeq;
+    const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
+    // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
+    if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobParams(job));
+    if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
+    for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, nowMs);
+    return { job, events: t.events };
+  }
+
+  private applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number): void {
+    switch (effect.kind) {
+      case "none":
+        return;
+      case "delete":
+        this.sql.messageDelete.run(seq);
+        return;
+      case "visibleAt":
+        this.sql.messageVisibleAt.run(effect.visibleAtMs, seq);
+        return;
+      case "lease":
+        this.sql.messageLease.run(effect.visibleUntilMs, nowMs, effect.receiptToken, seq);
+        return;
+      case "deadLetter":
+        this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
+        return;
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The webhook outbox in SQLite. Rows are inserted by job transitions (inside their transaction);
+ * the dispatcher claims due rows — pushing their next attempt ahead, so a crash mid-delivery
+ * retries later and two dispatchers never send the same row at once — and records each attempt.
+ */
+import { randomUUID } from "node:crypto";
+import type Database from "better-sqlite3";
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
+import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+
+interface OutboxRow {
+  seq: number;
+  id: string;
+  job_id: string;
+  event: string;
+  url: string;
+  job_snapshot: string;
+  status: string;
+  attempts: number;
+  created_at_ms: number;
+  next_attempt_at_ms: number | null;
+  last_attempt_at_ms: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at_ms: number | null;
+}
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+function toDelivery(row: OutboxRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    event: row.event as JobEventType,
+    url: row.url,
+    job: JSON.parse(row.job_snapshot) as JobRecord,
+    status: row.status as WebhookDeliveryStatus,
+    attempts: row.attempts,
+    createdAtMs: row.created_at_ms,
+    nextAttemptAtMs: opt(row.next_attempt_at_ms),
+    lastAttemptAtMs: opt(row.last_attempt_at_ms),
+    lastStatusCode: opt(row.last_status_code),
+    lastError: opt(row.last_error),
+    deliveredAtMs: opt(row.delivered_at_ms),
+  };
+}
+
+export class SqliteWebhookOutbox {
+  private readonly sql;
+
+  constructor(db: Database.Database) {
+    this.sql = {
+      insert: db.prepare(
+        `INSERT INTO webhook_outbox (id, job_id, event, url, job_snapshot, status, created_at_ms, next_attempt_at_ms)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,
+      ),
+      due: db.prepare<[number, number], OutboxRow>(
+        "SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, seq LIMIT ?",
+      ),
+      claim: db.prepare<[number, number]>("UPDATE webhook_outbox SET next_attempt_at_ms = ? WHERE seq = ?"),
+      nextDue: db.prepare<[], number | null>("SELECT min(next_attempt_at_ms) FROM webhook_outbox WHERE status = 'pending'").pluck(),
+      record: db.prepare(
+        `UPDATE webhook_outbox SET attempts = attempts + 1, last_attempt_at_ms = @nowMs, last_status_code = @statusCode,
+           last_error = @error, status = @status, next_attempt_at_ms = @nextAttemptAtMs, delivered_at_ms = @deliveredAtMs
+         WHERE id = @id AND status = 'pending'`,
+      ),
+      byJob: db.prepare<[string], OutboxRow>("SELECT * FROM webhook_outbox WHERE job_id = ? ORDER BY seq"),
+    };
+  }
+
+  /** Inside a job transition's write: one row per subscribed event, snapshotting the job. */
+  insert(job: JobRecord, event: JobEventType, nowMs: number): void {
+    const snapshot: JobRecord = { ...job, leaseToken: undefined };
+    this.sql.insert.run(`msg_${randomUUID().replaceAll("-", "")}`, job.id, event, job.webhook!.url, JSON.stringify(snapshot), nowMs, nowMs);
+  }
+
+  /** Inside a write: due rows, each claimed until `nowMs + claimMs`. */
+  claim(nowMs: number, limit: number, claimMs: number): WebhookDelivery[] {
+    const rows = this.sql.due.all(nowMs, limit);
+    for (const row of rows) this.sql.claim.run(nowMs + claimMs, row.seq);
+    return rows.map(toDelivery);
+  }
+
+  nextDueAt(): number | undefined {
+    return this.sql.nextDue.get() ?? undefined;
+  }
+
+  record(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): void {
+    const status: WebhookDeliveryStatus = p.delivered ? "delivered" : p.nextAttemptAtMs === undefined ? "failed" : "pending";
+    this.sql.record.run({
+      id: p.id,
+      nowMs: p.nowMs,
+      statusCode: p.statusCode ?? null,
+      error: p.error ?? null,
+      status,
+      nextAttemptAtMs: status === "pending" ? p.nextAttemptAtMs! : null,
+      deliveredAtMs: p.delivered ? p.nowMs : null,
+    });
+  }
+
+  listForJob(jobId: string): WebhookDelivery[] {
+    return this.sql.byJob.all(jobId).map(toDelivery);
+  }
+}
