@@ -10,7 +10,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
 import { QueueService } from "../core/queue-service.js";
 import type { Store } from "../core/store.js";
-import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
+import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
 import { cryptoIdSource } from "./ids.js";
@@ -29,9 +29,10 @@ export interface RunningServer {
 
 export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource };
 
-function openStore(config: ServerConfig): Store {
+/** SQLite runs on a worker thread, so fsync latency never stalls the event loop. */
+async function openStore(config: ServerConfig): Promise<Store> {
   if (config.store === "postgres") throw new ConfigError("The PostgreSQL store is not yet supported; use --store sqlite (the default).");
-  return openSqliteStore({ filename: join(config.dataDir, "sluice.db") });
+  return openThreadedSqliteStore({ filename: join(config.dataDir, "sluice.db") });
 }
 
 /** How long close() lets in-flight requests finish before cutting their connections. */
@@ -49,7 +50,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const config = resolveServerConfig(opts);
   const clock = opts.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
-  const store = openStore(config);
+  const store = await openStore(config);
   const queues = new QueueService({ store, clock, ids: opts.ids ?? cryptoIdSource(), senderId: config.accountId });
   const shutdown = new AbortController();
   const app = buildApp({ queues, accountId: config.accountId, region: config.region, shutdownSignal: shutdown.signal, onUnexpectedError: logUnexpected });
