@@ -1,9 +1,14 @@
 /** The server around the protocol: configuration, startServer's lifecycle, health, disconnects. */
 import { request } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { QueueService } from "../../src/core/queue-service.js";
 import { ConfigError, configFromEnv, isLoopbackHost, resolveServerConfig } from "../../src/server/config.js";
+import { cryptoIdSource } from "../../src/server/ids.js";
 import { type RunningServer, startServer } from "../../src/server/index.js";
+import { maintenanceIntervalMs, startMaintenance } from "../../src/server/maintenance.js";
+import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { settle } from "./sqs-harness.js";
 
@@ -79,5 +84,28 @@ describe("startServer", () => {
     await settle(() => running.queues.waiters.waiterCount() === 1, "the poll to wait");
     req.destroy();
     await settle(() => running.queues.waiters.waiterCount() === 0, "the poll to end");
+  });
+});
+
+describe("maintenance", () => {
+  afterEach(removeTempDirs);
+
+  it("expires messages past retention on the clock's timer", async () => {
+    const clock = new ManualClock();
+    const store = openSqliteStore({ filename: join(await makeTempDir("sluice-maint-"), "sluice.db") });
+    const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
+    const { queue } = await queues.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });
+    await queues.sendMessages(queue, [{ body: "a" }, { body: "b" }]);
+    const errors: unknown[] = [];
+    const maintenance = startMaintenance({ queues, clock, onError: (e) => errors.push(e) });
+    const expire = vi.spyOn(queues, "expireMessages");
+    clock.advance(61_000);
+    await settle(() => expire.mock.calls.length > 0, "a maintenance pass");
+    expect(await expire.mock.results[0]!.value).toBe(2);
+    await maintenance.stop();
+    clock.advance(maintenanceIntervalMs * 3);
+    expect(expire).toHaveBeenCalledTimes(1);
+    expect(errors).toEqual([]);
+    await store.close();
   });
 });
