@@ -1,6 +1,6 @@
 /** The protocol layer's pure parts: detection, form decoding into shapes, JSON bodies, XML escaping. */
 import { describe, expect, it } from "vitest";
-import { SluiceError } from "../../src/core/errors.js";
+import type { SluiceError } from "../../src/core/errors.js";
 import { detectProtocol, jsonAction, queryParams } from "../../src/protocols/sqs/detect-protocol.js";
 import { decodeJsonInput } from "../../src/protocols/sqs/json-codec.js";
 import { decodeQueryInput } from "../../src/protocols/sqs/query-codec.js";

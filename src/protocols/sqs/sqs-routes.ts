@@ -4,6 +4,7 @@
  * parsers of its own context with one that hands the codecs the raw body.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { QueueService } from "../../core/queue-service.js";
 import type { ActionContext } from "./action.js";
@@ -68,6 +69,8 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal | undefined): 
 export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): Promise<void> {
   const identity = { accountId: opts.accountId, region: opts.region };
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
+  // Every pending long poll listens to the shutdown signal: hundreds are normal, not a leak.
+  if (opts.shutdownSignal) setMaxListeners(0, opts.shutdownSignal);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string", bodyLimit: opts.bodyLimitBytes ?? defaultBodyLimitBytes }, (_request, body, done) => done(null, body));

@@ -12,10 +12,9 @@ export const sqsXmlNamespace = "http://queue.amazonaws.com/doc/2012-11-05/";
  * can't carry at all (control characters, lone surrogates) can only come from error messages that
  * quote user input: they become U+FFFD.
  */
-// eslint-disable-next-line no-control-regex
-const needsEscape = /[&<>"'\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-// eslint-disable-next-line no-control-regex
-const escapeAll = /[&<>"'\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const escapeSource = /[&<>"'\r\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.source;
+const needsEscape = new RegExp(escapeSource);
+const escapeAll = new RegExp(escapeSource, "g");
 
 const replacements: Record<string, string> = {
   "&": "&amp;",
