@@ -11,6 +11,8 @@ export interface BenchArgs {
   write: boolean;
   /** Before each row, wait up to this many seconds for the rest of the machine to go quiet. */
   waitQuietS: number;
+  /** Rounds per comparison (peers alternate); the table shows each peer's best round. */
+  repeat: number;
 }
 
 export const usage = `npm run bench -- [options]
@@ -29,6 +31,7 @@ export const usage = `npm run bench -- [options]
                       instead of the work tree (which may hold someone's half-done edit)
   --wait-quiet S      before each row, wait up to S s until other processes use < 15% of a core
                       (default 60; 0 to start at once) — the machines are shared
+  --repeat N          rounds per comparison, peers alternating; shows each peer's best (default 1)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -56,6 +59,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "server-rev": { type: "string" },
       "no-write": { type: "boolean" },
       "wait-quiet": { type: "string" },
+      repeat: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -78,7 +82,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq") throw new Error(`--only must be sluice or bullmq, got ${values.only}`);
   const entry = values["server-entry"] ?? "src";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
-  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0) };
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1) };
   if (values.only !== undefined) args.only = values.only;
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
   if (values["server-rev"] !== undefined) {

@@ -22,8 +22,11 @@ export interface ComparisonResult {
   id: string;
   title: string;
   baseline: PeerId;
+  /** The row shown per peer: the best of the rounds. */
   rows: RowResult[];
   ratios: Ratio[];
+  /** Every round of every peer, in the order run. */
+  runs: RowResult[];
 }
 
 export interface BenchReport {
@@ -55,7 +58,7 @@ export function gitInfo(repoRoot: string, serverRev?: string): BenchReport["git"
   }
 }
 
-export function comparisonResult(c: Comparison, rows: RowResult[]): ComparisonResult {
+export function comparisonResult(c: Comparison, rows: RowResult[], runs: RowResult[]): ComparisonResult {
   const base = rows.find((r) => r.peer === c.baseline);
   const ratios: Ratio[] = [];
   if (base !== undefined) {
@@ -74,7 +77,7 @@ export function comparisonResult(c: Comparison, rows: RowResult[]): ComparisonRe
       ratios.push(ratio);
     }
   }
-  return { id: c.id, title: c.title, baseline: c.baseline, rows, ratios };
+  return { id: c.id, title: c.title, baseline: c.baseline, rows, ratios, runs };
 }
 
 const int = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : Math.round(n).toLocaleString("en-US"));
@@ -113,6 +116,10 @@ function loadLine(c: ComparisonResult): string {
   return c.rows.map((r) => `${r.peer} ${r.loadAvg1m === undefined ? "?" : `${r.loadAvg1m.before.toFixed(1)} → ${r.loadAvg1m.after.toFixed(1)}`}`).join(", ");
 }
 
+function roundsLine(c: ComparisonResult): string {
+  return c.runs.map((r) => `${r.peer} ${int(r.saturated.msgsPerSec)} (${pct(r.cpu.otherCorePct)})`).join(", ");
+}
+
 export function renderText(report: BenchReport): string {
   const out: string[] = [];
   for (const c of report.comparisons) {
@@ -121,6 +128,7 @@ export function renderText(report: BenchReport): string {
     const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
     for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
     out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
+    if (c.runs.length > c.rows.length) out.push(`all rounds (msgs/s, other CPU): ${roundsLine(c)}`);
   }
   out.push("", `code: ${report.git.commit}${report.git.dirty ? " + uncommitted changes under src/" : ""}`);
   out.push(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
@@ -134,7 +142,9 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`**${c.title}** — ${workloadLine(report.workload)}`, "");
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
     for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
-    out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`, "");
+    out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`);
+    if (c.runs.length > c.rows.length) out.push(`Best of ${c.runs.length / Math.max(1, c.rows.length)} rounds per peer; all rounds (msgs/s, other CPU): ${roundsLine(c)}.`);
+    out.push("");
   }
   out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB RAM, Linux ${report.machine.kernel}, Node ${report.machine.node}. Code: ${report.git.commit}${report.git.dirty ? " (+ uncommitted changes under src/)" : ""}. Run started ${report.startedAt}.`);
   return out.join("\n");

@@ -58,6 +58,8 @@ export interface RowResult {
   serverRssMiB?: number;
   /** 1-minute load average before and after the row: other work on the box shows up here. */
   loadAvg1m?: { before: number; after: number };
+  /** Which round of `--repeat` this was (1-based). */
+  round?: number;
   notes: string[];
 }
 
