@@ -105,6 +105,7 @@ export const sqsErrors = {
   TooManyEntriesInBatchRequest: err("TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest"),
   BatchEntryIdsNotDistinct: err("BatchEntryIdsNotDistinct", "AWS.SimpleQueueService.BatchEntryIdsNotDistinct"),
   EmptyBatchRequest: err("EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest"),
+  BatchRequestTooLong: err("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong"),
   InvalidBatchEntryId: err("InvalidBatchEntryId", "AWS.SimpleQueueService.InvalidBatchEntryId"),
   InvalidAttributeName: err("InvalidAttributeName"),
   InvalidAttributeValue: err("InvalidAttributeValue"),

@@ -132,6 +132,26 @@ describe("long polling", () => {
     expect(res.Messages?.map((m) => m.MessageId)).toEqual([sent.MessageId]);
   });
 
+  it("a client that abandons its long poll frees the server's waiter at once", async () => {
+    const server = await startTestServer();
+    const url = await createQueue(server, "lp-abandon");
+    const abort = new AbortController();
+    const poll = client(server)
+      .send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20 }), { abortSignal: abort.signal })
+      .then(
+        () => "resolved",
+        (e: unknown) => (e as Error).name,
+      );
+    await pollsHeld(server, 1);
+    abort.abort();
+    expect(await within(2_000, poll, "the aborted poll")).toBe("AbortError");
+    await waitFor(() => server.queues.waiters.waiterCount() === 0, { timeoutMs: 2_000, what: "the server to drop the abandoned poll" });
+    // A message sent now is not swallowed by the abandoned poll: it is still there to receive.
+    const sent = await client(server).send(new SendMessageCommand({ QueueUrl: url, MessageBody: "not lost" }));
+    const res = await client(server).send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 0 }));
+    expect(res.Messages?.map((m) => m.MessageId)).toEqual([sent.MessageId]);
+  });
+
   it("closing the server releases a pending long poll promptly with an empty result", async () => {
     const server = await startTestServer();
     const url = await createQueue(server, "lp-close");

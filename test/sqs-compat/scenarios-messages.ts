@@ -224,6 +224,14 @@ export function messageScenarios(h: Harness): void {
       await expectSqsError(h.driver, "SendMessageBatch", { QueueUrl: url, Entries: [{ Id: "same", MessageBody: "1" }, { Id: "same", MessageBody: "2" }] }, sqsErrors.BatchEntryIdsNotDistinct);
       await expectSqsError(h.driver, "SendMessageBatch", { QueueUrl: url, Entries: [] }, sqsErrors.EmptyBatchRequest);
       await expectSqsError(h.driver, "SendMessageBatch", { QueueUrl: url, Entries: [{ Id: "bad id!", MessageBody: "1" }] }, sqsErrors.InvalidBatchEntryId);
+      // Each entry is under 1 MiB, but together they are over it.
+      const big = "b".repeat(600 * 1024);
+      await expectSqsError(
+        h.driver,
+        "SendMessageBatch",
+        { QueueUrl: url, Entries: [{ Id: "big1", MessageBody: big }, { Id: "big2", MessageBody: big }] },
+        sqsErrors.BatchRequestTooLong,
+      );
       expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
     });
   });

@@ -99,6 +99,8 @@ export function queueScenarios(h: Harness): void {
       const none = await h.driver.call("ListQueues", { QueueNamePrefix: h.uniqueName("nothing-here") });
       expect(none.QueueUrls ?? []).toEqual([]);
 
+      await expectSqsError(h.driver, "ListQueues", { QueueNamePrefix: prefix, MaxResults: 1001 }, sqsErrors.InvalidParameterValue);
+
       const unfiltered = await h.driver.call("ListQueues", {});
       expect(unfiltered.QueueUrls).toEqual(expect.arrayContaining(urls));
     });
