@@ -60,7 +60,9 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal | undefined): 
     shutdown?.addEventListener("abort", abort, { once: true });
     reply.raw.once("close", () => {
       shutdown?.removeEventListener("abort", abort);
-      c.abort();
+      // Only a response closed before it was sent means the client left; aborting is not free
+      // (it builds a DOMException), so a normal finish doesn't.
+      if (!reply.raw.writableEnded) c.abort();
     });
     return c.signal;
   };
