@@ -3,7 +3,7 @@
  * proof that the wire format really is form-encoded requests and XML responses. v2 verifies
  * MD5OfMessageBody itself; attribute digests are checked against test/support/md5.ts.
  */
-import AWS from "aws-sdk";
+import type AWS from "aws-sdk";
 import { describe, expect, it } from "vitest";
 import { sqsV2 } from "../support/clients.js";
 import { md5Of } from "../support/md5.js";
