@@ -22,6 +22,7 @@ import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress,
 import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
+import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export interface JobServiceDeps {
   store: JobStore & Pick<Store, "queueGet" | "messageNextVisibleAt">;
@@ -319,6 +320,23 @@ export class JobService {
       total += jobs;
       if ((jobs < batch && idempotencyKeys < batch) || this.closed) return total;
     }
+  }
+
+  // ---- the webhook outbox (delivered by the HTTP layer's dispatcher) ----
+
+  async claimWebhookDeliveries(limit: number): Promise<WebhookDelivery[]> {
+    return this.store.webhookDeliveryClaim({ nowMs: this.clock.nowMs(), limit, claimMs: webhookRetry.claimMs });
+  }
+
+  async nextWebhookDueAtMs(): Promise<number | undefined> {
+    return this.store.webhookDeliveryNextDueAt();
+  }
+
+  /** Records an attempt; a failed one is retried on core's schedule, or given up after 72 h. */
+  async recordWebhookAttempt(d: WebhookDelivery, outcome: { delivered: boolean; statusCode?: number; error?: string }): Promise<void> {
+    const nowMs = this.clock.nowMs();
+    const nextAttemptAtMs = outcome.delivered ? undefined : nextWebhookAttemptAtMs({ attempts: d.attempts + 1, createdAtMs: d.createdAtMs, nowMs, random: this.random() });
+    await this.store.webhookDeliveryRecord({ id: d.id, nowMs, ...outcome, nextAttemptAtMs });
   }
 
   /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */

@@ -1,0 +1,32 @@
+/**
+ * The jobs protocol: its HTTP routes, and the background work it needs running beside them —
+ * core's job upkeep (expired leases, timeouts, pruning) and the webhook dispatcher.
+ */
+import type { Clock } from "../../core/clock.js";
+import { type JobMaintenance, startJobMaintenance } from "../../core/jobs/job-maintenance.js";
+import type { JobService } from "../../core/jobs/job-service.js";
+import { WebhookDispatcher } from "./webhooks/dispatcher.js";
+import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
+
+export { type JobsRoutesOptions, jobsRoutes } from "./routes.js";
+export { loadWebhookSecret } from "./webhooks/secret.js";
+export type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
+
+export interface JobsBackground {
+  maintenance: JobMaintenance;
+  webhooks: WebhookDispatcher;
+  stop(): Promise<void>;
+}
+
+export function startJobsBackground(p: { jobs: JobService; clock: Clock; webhookSecret: string; webhookPolicy: WebhookUrlPolicy; onError: (err: unknown) => void }): JobsBackground {
+  const maintenance = startJobMaintenance({ jobs: p.jobs, clock: p.clock, onError: p.onError });
+  const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, policy: p.webhookPolicy, onError: p.onError });
+  webhooks.start();
+  return {
+    maintenance,
+    webhooks,
+    async stop() {
+      await Promise.all([maintenance.stop(), webhooks.stop()]);
+    },
+  };
+}

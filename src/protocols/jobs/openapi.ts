@@ -1,0 +1,54 @@
+/** /openapi.json: OpenAPI 3.1 built from the route table (route-specs.ts) and its schemas. */
+import { type RouteSpec, componentSchemas, routeSpecs } from "./route-specs.js";
+import type { JsonSchema } from "./schemas.js";
+
+function parameters(spec: RouteSpec): JsonSchema[] {
+  const out: JsonSchema[] = [];
+  const add = (where: "path" | "query" | "header", schema: JsonSchema | undefined): void => {
+    const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((schema?.required as string[] | undefined) ?? []);
+    for (const [name, s] of Object.entries(props)) {
+      const { description, ...rest } = s;
+      out.push({ name: where === "header" ? headerName(name) : name, in: where, required: where === "path" || required.has(name), schema: rest, ...(description ? { description } : {}) });
+    }
+  };
+  add("path", spec.params);
+  add("query", spec.querystring);
+  add("header", spec.headers);
+  return out;
+}
+
+function headerName(lower: string): string {
+  return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+export function buildOpenApiDocument(p: { version: string; serverUrl?: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const spec of routeSpecs) {
+    const operation: JsonSchema = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      parameters: parameters(spec),
+      responses: Object.fromEntries(
+        Object.entries(spec.responses).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            ...(r.schema ? { content: { [r.contentType ?? "application/json"]: { schema: r.schema } } } : {}),
+            ...(r.headers ? { headers: r.headers } : {}),
+          },
+        ]),
+      ),
+    };
+    if (spec.body) operation.requestBody = { required: true, content: { "application/json": { schema: spec.body } } };
+    (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Sluice jobs API", version: p.version, description: "Async jobs on Sluice queues. See docs/jobs-api.md. Errors are {error:{code,message}} with codes from docs/errors.md." },
+    ...(p.serverUrl ? { servers: [{ url: p.serverUrl }] } : {}),
+    paths,
+    components: { schemas: componentSchemas },
+  };
+}

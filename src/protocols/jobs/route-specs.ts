@@ -1,0 +1,192 @@
+/**
+ * Every jobs API route, once: method, path, schemas and documentation. routes.ts registers them
+ * with these schemas (request validation) and openapi.ts publishes them (/openapi.json), so the
+ * documentation can't drift from what the server enforces.
+ */
+import * as s from "./schemas.js";
+import type { JsonSchema } from "./schemas.js";
+
+export interface ResponseSpec {
+  description: string;
+  /** A $ref name under components/schemas, or an inline schema. */
+  schema?: JsonSchema;
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+export interface RouteSpec {
+  operationId: string;
+  method: "GET" | "POST" | "PUT";
+  /** OpenAPI style: /v1/jobs/{id}. */
+  path: string;
+  summary: string;
+  tag: "jobs" | "workers" | "queues" | "events" | "meta";
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  headers?: JsonSchema;
+  body?: JsonSchema;
+  responses: Record<string, ResponseSpec>;
+}
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const wrap = (key: string, schema: JsonSchema): JsonSchema => ({ type: "object", properties: { [key]: schema }, required: [key] });
+const jobResponse: ResponseSpec = { description: "The job.", schema: wrap("job", ref("Job")) };
+const error = (description: string): ResponseSpec => ({ description, schema: ref("Error") });
+const leaseErrors = {
+  "404": error("JobNotFound."),
+  "409": error("LeaseMismatch, LeaseExpired or JobAlreadyFinished: stop working on this job."),
+};
+const sse: ResponseSpec = { description: "text/event-stream of job events (see the Event schema for each `data:`).", contentType: "text/event-stream", schema: { type: "string" } };
+
+export const routeSpecs: RouteSpec[] = [
+  {
+    operationId: "submitJob",
+    method: "POST",
+    path: "/v1/queues/{queue}/jobs",
+    summary: "Submit a job (creates the queue and its <queue>-dlq on first use).",
+    tag: "jobs",
+    params: s.queueParams,
+    headers: s.submitHeaders,
+    body: s.submitBody,
+    responses: {
+      "201": { ...jobResponse, description: "Created.", headers: { Location: { description: "/v1/jobs/{id}", schema: { type: "string" } } } },
+      "200": { ...jobResponse, description: "Idempotent replay: the job an earlier submit with this key and body created.", headers: { "Idempotent-Replayed": { description: "true", schema: { type: "string" } } } },
+      "400": error("ValidationFailed."),
+      "413": error("MessageTooLong."),
+      "422": error("IdempotencyKeyReused: the key was used with a different body."),
+    },
+  },
+  {
+    operationId: "getJob",
+    method: "GET",
+    path: "/v1/jobs/{id}",
+    summary: "Get a job; with ?wait=N, hold until it is terminal or N seconds pass.",
+    tag: "jobs",
+    params: s.jobParams,
+    querystring: s.getJobQuery,
+    responses: { "200": jobResponse, "404": error("JobNotFound.") },
+  },
+  {
+    operationId: "cancelJob",
+    method: "POST",
+    path: "/v1/jobs/{id}/cancel",
+    summary: "Cancel: a queued job at once; a running job gets cancelRequested.",
+    tag: "jobs",
+    params: s.jobParams,
+    responses: { "200": jobResponse, "404": error("JobNotFound."), "409": error("JobAlreadyFinished.") },
+  },
+  {
+    operationId: "listJobs",
+    method: "GET",
+    path: "/v1/queues/{queue}/jobs",
+    summary: "List a queue's jobs, newest first.",
+    tag: "jobs",
+    params: s.queueParams,
+    querystring: s.listJobsQuery,
+    responses: {
+      "200": { description: "A page of jobs.", schema: { type: "object", properties: { jobs: { type: "array", items: ref("Job") }, nextCursor: { type: ["string", "null"] } }, required: ["jobs", "nextCursor"] } },
+      "404": error("QueueNotFound."),
+    },
+  },
+  {
+    operationId: "streamJobEvents",
+    method: "GET",
+    path: "/v1/jobs/{id}/events",
+    summary: "Server-Sent Events of one job: a job.snapshot, then its events; ends after the terminal one.",
+    tag: "events",
+    params: s.jobParams,
+    responses: { "200": sse, "404": error("JobNotFound.") },
+  },
+  {
+    operationId: "streamEvents",
+    method: "GET",
+    path: "/v1/events",
+    summary: "Server-Sent Events of every job, or of one queue's with ?queue=.",
+    tag: "events",
+    querystring: s.eventsQuery,
+    responses: { "200": sse },
+  },
+  {
+    operationId: "leaseJobs",
+    method: "POST",
+    path: "/v1/queues/{queue}/leases",
+    summary: "Worker: lease up to max jobs, long-polling up to waitSeconds.",
+    tag: "workers",
+    params: s.queueParams,
+    body: s.leaseBody,
+    responses: { "200": { description: "Leased jobs (possibly none).", schema: wrap("jobs", { type: "array", items: ref("LeasedJob") }) }, "400": error("ValidationFailed.") },
+  },
+  {
+    operationId: "heartbeatJob",
+    method: "POST",
+    path: "/v1/jobs/{id}/heartbeat",
+    summary: "Worker: extend the lease, report progress, learn of a cancel request.",
+    tag: "workers",
+    params: s.jobParams,
+    body: s.heartbeatBody,
+    responses: {
+      "200": {
+        description: "Lease extended.",
+        schema: { type: "object", properties: { cancelRequested: { type: "boolean" }, leaseExpiresAt: { type: "string", format: "date-time" } }, required: ["cancelRequested", "leaseExpiresAt"] },
+      },
+      ...leaseErrors,
+    },
+  },
+  {
+    operationId: "completeJob",
+    method: "POST",
+    path: "/v1/jobs/{id}/complete",
+    summary: "Worker: the job succeeded, with this output.",
+    tag: "workers",
+    params: s.jobParams,
+    body: s.completeBody,
+    responses: { "200": jobResponse, ...leaseErrors, "413": error("MessageTooLong.") },
+  },
+  {
+    operationId: "failJob",
+    method: "POST",
+    path: "/v1/jobs/{id}/fail",
+    summary: "Worker: the attempt failed; retried with backoff unless not retryable or out of attempts.",
+    tag: "workers",
+    params: s.jobParams,
+    body: s.failBody,
+    responses: { "200": jobResponse, ...leaseErrors },
+  },
+  {
+    operationId: "getQueue",
+    method: "GET",
+    path: "/v1/queues/{queue}",
+    summary: "A job queue's settings and live stats.",
+    tag: "queues",
+    params: s.queueParams,
+    responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "404": error("QueueNotFound.") },
+  },
+  {
+    operationId: "updateQueue",
+    method: "PUT",
+    path: "/v1/queues/{queue}",
+    summary: "Change a job queue's settings (omitted fields keep their value; creates the queue if missing).",
+    tag: "queues",
+    params: s.queueParams,
+    body: s.settingsBody,
+    responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "400": error("ValidationFailed.") },
+  },
+  {
+    operationId: "getOpenApi",
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This document.",
+    tag: "meta",
+    responses: { "200": { description: "OpenAPI 3.1.", schema: { type: "object" } } },
+  },
+];
+
+export const componentSchemas: Record<string, JsonSchema> = {
+  Job: s.jobSchema,
+  LeasedJob: s.leasedJobSchema,
+  JobError: s.jobErrorSchema,
+  WebhookDelivery: s.webhookDeliverySchema,
+  Queue: s.queueSchema,
+  Event: s.eventSchema,
+  Error: s.errorSchema,
+};

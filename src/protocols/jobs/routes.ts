@@ -1,0 +1,169 @@
+/**
+ * The jobs API on fastify: every route of route-specs.ts, validated by its schemas, answered by
+ * core's JobService. Registered as an encapsulated plugin, so its error handler and hooks touch
+ * only these routes.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Clock } from "../../core/clock.js";
+import { fail } from "../../core/errors.js";
+import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
+import type { JobService } from "../../core/jobs/job-service.js";
+import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
+import type { SubmitInput } from "../../core/jobs/job-validation.js";
+import type { JobError, JobStatus } from "../../core/jobs/job.js";
+import { errorAnswerOf } from "./http-errors.js";
+import { buildOpenApiDocument } from "./openapi.js";
+import { type RouteSpec, routeSpecs } from "./route-specs.js";
+import { sseHeaders, streamEvents } from "./sse.js";
+import { firstUnknownField } from "./unknown-fields.js";
+import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
+import { jobJson, queueWire } from "./wire.js";
+
+export interface JobsRoutesOptions {
+  jobs: JobService;
+  clock: Clock;
+  webhookPolicy: WebhookUrlPolicy;
+  /** Aborted when shutdown starts: long polls answer, event streams end. */
+  shutdownSignal: AbortSignal;
+  onUnexpectedError: (err: unknown) => void;
+  /** Shown in /openapi.json. */
+  version?: string;
+}
+
+type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
+type Handler = (request: Request, reply: FastifyReply) => Promise<unknown>;
+
+function sendJson(reply: FastifyReply, status: number, json: string): FastifyReply {
+  return reply.code(status).type("application/json; charset=utf-8").send(json);
+}
+
+/** Aborted when the client goes away or the server shuts down: ends long polls early. */
+function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return AbortSignal.any([controller.signal, shutdown]);
+}
+
+function handlers(o: JobsRoutesOptions): Record<string, Handler> {
+  const { jobs } = o;
+  const openApi = buildOpenApiDocument({ version: o.version ?? "0.0.0" });
+  return {
+    async submitJob(request, reply) {
+      const body = request.body as SubmitInput;
+      const header = request.headers["idempotency-key"];
+      if (Array.isArray(header)) fail("ValidationFailed", "Send one Idempotency-Key header.");
+      const key = header === undefined ? undefined : parseIdempotencyKey(header);
+      if (body.webhook) await checkWebhookTarget(body.webhook.url, o.webhookPolicy);
+      const { job, replayed } = await jobs.submit(request.params.queue!, body, key);
+      if (replayed) reply.header("Idempotent-Replayed", "true");
+      else reply.header("Location", `/v1/jobs/${encodeURIComponent(job.id)}`);
+      return sendJson(reply, replayed ? 200 : 201, `{"job":${jobJson(job)}}`);
+    },
+
+    async getJob(request, reply) {
+      const id = request.params.id!;
+      const wait = (request.query.wait as number | undefined) ?? 0;
+      const job = wait > 0 ? await jobs.wait(id, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.get(id);
+      const deliveries = job.webhook ? await jobs.webhookDeliveries(id) : [];
+      return sendJson(reply, 200, `{"job":${jobJson(job, { deliveries })}}`);
+    },
+
+    async cancelJob(request, reply) {
+      return sendJson(reply, 200, `{"job":${jobJson(await jobs.cancel(request.params.id!))}}`);
+    },
+
+    async listJobs(request, reply) {
+      const q = request.query as { status?: JobStatus; limit?: number; cursor?: string };
+      const page = await jobs.list(request.params.queue!, q);
+      return sendJson(reply, 200, `{"jobs":[${page.jobs.map((j) => jobJson(j)).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor ?? null)}}`);
+    },
+
+    async streamJobEvents(request, reply) {
+      const id = request.params.id!;
+      await jobs.get(id); // a missing job is a plain 404, before the stream starts
+      reply.hijack();
+      reply.raw.writeHead(200, sseHeaders());
+      await streamEvents(o, reply.raw, { jobId: id }, () => jobs.get(id));
+    },
+
+    async streamEvents(request, reply) {
+      const queue = request.query.queue as string | undefined;
+      reply.hijack();
+      reply.raw.writeHead(200, sseHeaders());
+      await streamEvents(o, reply.raw, queue === undefined ? {} : { queueName: queue });
+    },
+
+    async leaseJobs(request, reply) {
+      const body = request.body as { max?: number; waitSeconds?: number; leaseSeconds?: number; batchWindowMs?: number };
+      const leased = await jobs.lease(request.params.queue!, { ...body, signal: requestSignal(reply, o.shutdownSignal) });
+      return sendJson(reply, 200, `{"jobs":[${leased.map((j) => jobJson(j, { lease: true })).join(",")}]}`);
+    },
+
+    async heartbeatJob(request, reply) {
+      const body = request.body as { leaseId: string; leaseSeconds?: number; progress?: number };
+      const beat = await jobs.heartbeat(request.params.id!, body);
+      return sendJson(reply, 200, JSON.stringify({ cancelRequested: beat.cancelRequested, leaseExpiresAt: new Date(beat.leaseExpiresAtMs).toISOString() }));
+    },
+
+    async completeJob(request, reply) {
+      const body = request.body as { leaseId: string; output?: unknown };
+      return sendJson(reply, 200, `{"job":${jobJson(await jobs.complete(request.params.id!, body))}}`);
+    },
+
+    async failJob(request, reply) {
+      const body = request.body as { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number };
+      return sendJson(reply, 200, `{"job":${jobJson(await jobs.fail(request.params.id!, body))}}`);
+    },
+
+    async getQueue(request, reply) {
+      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.queueInfo(request.params.queue!)) }));
+    },
+
+    async updateQueue(request, reply) {
+      const patch = (request.body ?? {}) as JobQueueSettingsPatch;
+      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.updateQueueSettings(request.params.queue!, patch)) }));
+    },
+
+    async getOpenApi(_request, reply) {
+      return reply.code(200).send(openApi);
+    },
+  };
+}
+
+function fastifyPath(spec: RouteSpec): string {
+  return spec.path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Promise<void> {
+  app.setErrorHandler((err, _request, reply) => {
+    const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
+    void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
+  });
+  const byOperation = handlers(o);
+  for (const spec of routeSpecs) {
+    const handler = byOperation[spec.operationId];
+    if (!handler) throw new Error(`no handler for ${spec.operationId}`);
+    const bodySchema = spec.body;
+    app.route({
+      method: spec.method,
+      url: fastifyPath(spec),
+      schema: {
+        ...(spec.params ? { params: spec.params } : {}),
+        ...(spec.querystring ? { querystring: spec.querystring } : {}),
+        ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(bodySchema ? { body: bodySchema } : {}),
+      },
+      ...(bodySchema
+        ? {
+            preValidation: async (request: FastifyRequest) => {
+              const unknown = firstUnknownField(request.body, bodySchema);
+              if (unknown) fail("ValidationFailed", `${unknown} is not a field of this request.`);
+            },
+          }
+        : {}),
+      handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+    });
+  }
+}

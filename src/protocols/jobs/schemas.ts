@@ -1,0 +1,187 @@
+/**
+ * The jobs API's JSON Schemas: the one source for request validation (fastify/Ajv) and for
+ * /openapi.json (OpenAPI 3.1, whose schema dialect is JSON Schema 2020-12 — only keywords that
+ * mean the same in Ajv's draft-07 are used here). Bounds come from core's limits table.
+ */
+import { jobStatuses, webhookEventTypes, jobEventTypes } from "../../core/jobs/job.js";
+import { limits } from "../../core/limits.js";
+
+export type JsonSchema = Record<string, unknown>;
+
+const j = limits.jobs;
+const int = (minimum: number, maximum: number, description?: string): JsonSchema => ({ type: "integer", minimum, maximum, ...(description ? { description } : {}) });
+const object = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema => ({
+  type: "object",
+  properties,
+  ...(required.length > 0 ? { required } : {}),
+  additionalProperties: false,
+  ...extra,
+});
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, "null"] });
+const dateTime: JsonSchema = { type: "string", format: "date-time" };
+const anyJson: JsonSchema = { description: "Any JSON value." };
+
+// ---- path parameters ----
+
+const queueName: JsonSchema = { type: "string", minLength: 1, maxLength: limits.queueNameMaxLength, pattern: "^[A-Za-z0-9_-]+$", description: "Queue name (standard queues only)." };
+export const queueParams = object({ queue: queueName }, ["queue"]);
+export const jobParams = object({ id: { type: "string", minLength: 1, maxLength: 128, description: "Job id." } }, ["id"]);
+
+// ---- request bodies ----
+
+export const jobErrorBody = object(
+  { message: { type: "string", maxLength: j.errorMessageMaxLength }, type: { type: "string", maxLength: j.errorTypeMaxLength } },
+  ["message"],
+);
+
+export const webhookBody = object(
+  {
+    url: { type: "string", minLength: 1, maxLength: j.webhookUrlMaxLength, description: "http(s) URL; non-public addresses are refused unless the server allows them." },
+    events: { type: "array", items: { type: "string", enum: [...webhookEventTypes] }, minItems: 1, uniqueItems: true, description: "Default: job.succeeded, job.failed, job.canceled." },
+  },
+  ["url"],
+);
+
+export const submitBody = object(
+  {
+    input: { ...anyJson, description: "The job's input: any JSON value, at most 1 MiB serialized." },
+    priority: int(limits.priorityMin, limits.priorityMax, "Higher is leased first; FIFO within a priority. Default 0."),
+    delaySeconds: int(0, j.delayMaxSeconds, "Not leasable before this many seconds."),
+    timeoutSeconds: int(1, j.timeoutMaxSeconds, "Per attempt. Default: the queue's."),
+    maxAttempts: int(1, j.maxAttemptsMax, "Default: the queue's (3)."),
+    webhook: webhookBody,
+    metadata: { type: "object", description: `Any JSON object, at most ${j.metadataMaxBytes} bytes serialized.` },
+  },
+  ["input"],
+);
+
+export const leaseBody = object({
+  max: int(1, j.leaseMaxJobs, "Jobs to lease at most. Default 1."),
+  waitSeconds: int(0, j.leaseWaitMaxSeconds, "Long poll: wait this long for a first job. Default 0."),
+  leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds, "Default: the queue's (30)."),
+  batchWindowMs: int(0, j.batchWindowMaxMs, "After the first job, keep gathering up to max for this long. Default 0."),
+});
+
+const leaseId: JsonSchema = { type: "string", minLength: 1, maxLength: 128 };
+
+export const heartbeatBody = object(
+  {
+    leaseId,
+    leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds, "Default: the length the job was leased with."),
+    progress: { type: "number", minimum: 0, maximum: 1 },
+  },
+  ["leaseId"],
+);
+
+export const completeBody = object({ leaseId, output: { ...anyJson, description: "The result: any JSON value (default null)." } }, ["leaseId"]);
+
+export const failBody = object(
+  {
+    leaseId,
+    error: jobErrorBody,
+    retryable: { type: "boolean", description: "Default true." },
+    retryAfterSeconds: int(0, j.retryDelayMaxSeconds, "Retry after exactly this long instead of the backoff."),
+  },
+  ["leaseId", "error"],
+);
+
+export const settingsBody = object({
+  maxAttempts: int(1, j.maxAttemptsMax),
+  backoff: object({ baseSeconds: int(0, j.backoffBaseMaxSeconds), capSeconds: int(0, j.retryDelayMaxSeconds) }),
+  leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds),
+  timeoutSeconds: nullable(int(1, j.timeoutMaxSeconds, "null clears it.")),
+  resultTtlSeconds: int(j.resultTtlMinSeconds, j.resultTtlMaxSeconds),
+});
+
+// ---- query strings and headers (extra parameters are ignored: caches and proxies add them) ----
+
+export const getJobQuery: JsonSchema = { type: "object", properties: { wait: int(0, j.getWaitMaxSeconds, "Hold until the job is terminal or this many seconds pass.") } };
+export const listJobsQuery: JsonSchema = {
+  type: "object",
+  properties: {
+    status: { type: "string", enum: [...jobStatuses] },
+    limit: int(1, j.listMaxJobs, `Default ${j.listDefaultJobs}.`),
+    cursor: { type: "string", maxLength: 64, description: "nextCursor of the previous page." },
+  },
+};
+export const eventsQuery: JsonSchema = { type: "object", properties: { queue: queueName } };
+export const submitHeaders: JsonSchema = {
+  type: "object",
+  properties: { "idempotency-key": { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength + 2, description: "IETF draft-ietf-httpapi-idempotency-key-header; bare or quoted." } },
+};
+
+// ---- responses (documentation only: responses are serialized by wire.ts) ----
+
+export const jobErrorSchema = object({ message: { type: "string" }, type: { type: "string" } }, ["message"]);
+
+export const webhookDeliverySchema = object({
+  id: { type: "string" },
+  event: { type: "string", enum: [...webhookEventTypes] },
+  url: { type: "string" },
+  status: { type: "string", enum: ["pending", "delivered", "failed"] },
+  attempts: { type: "integer" },
+  createdAt: dateTime,
+  lastAttemptAt: nullable(dateTime),
+  lastStatusCode: nullable({ type: "integer" }),
+  lastError: nullable({ type: "string" }),
+  nextAttemptAt: nullable(dateTime),
+  deliveredAt: nullable(dateTime),
+});
+
+export const jobSchema = object(
+  {
+    id: { type: "string" },
+    queue: { type: "string" },
+    status: { type: "string", enum: [...jobStatuses] },
+    input: anyJson,
+    output: anyJson,
+    error: { oneOf: [jobErrorSchema, { type: "null" }] },
+    attempt: { type: "integer" },
+    maxAttempts: { type: "integer" },
+    priority: { type: "integer" },
+    progress: nullable({ type: "number" }),
+    createdAt: dateTime,
+    startedAt: nullable(dateTime),
+    finishedAt: nullable(dateTime),
+    updatedAt: dateTime,
+    idempotencyKey: nullable({ type: "string" }),
+    metadata: { oneOf: [{ type: "object" }, { type: "null" }] },
+    cancelRequested: { type: "boolean" },
+    timeoutSeconds: nullable({ type: "integer" }),
+    availableAt: nullable(dateTime),
+    leaseExpiresAt: nullable(dateTime),
+    webhook: { oneOf: [object({ url: { type: "string" }, events: { type: "array", items: { type: "string" } } }), { type: "null" }] },
+    webhookDeliveries: { type: "array", items: webhookDeliverySchema, description: "GET /v1/jobs/{id} only." },
+  },
+  ["id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "createdAt"],
+);
+
+export const leasedJobSchema: JsonSchema = {
+  allOf: [{ $ref: "#/components/schemas/Job" }, { type: "object", properties: { leaseId: { type: "string" } }, required: ["leaseId"] }],
+};
+
+const settingsSchema = object({
+  maxAttempts: { type: "integer" },
+  backoff: object({ baseSeconds: { type: "integer" }, capSeconds: { type: "integer" } }),
+  leaseSeconds: { type: "integer" },
+  timeoutSeconds: nullable({ type: "integer" }),
+  resultTtlSeconds: { type: "integer" },
+});
+const counts = (names: readonly string[]): JsonSchema => object(Object.fromEntries(names.map((n) => [n, { type: "integer" }])));
+
+export const queueSchema = object({
+  name: { type: "string" },
+  deadLetterQueue: nullable({ type: "string" }),
+  settings: settingsSchema,
+  stats: object({
+    jobs: counts(jobStatuses),
+    messages: counts(["visible", "inFlight", "delayed"]),
+    deadLetterMessages: nullable({ type: "integer" }),
+    oldestVisibleAgeSeconds: nullable({ type: "integer" }),
+  }),
+  createdAt: dateTime,
+});
+
+export const errorSchema = object({ error: object({ code: { type: "string" }, message: { type: "string" } }, ["code", "message"]) }, ["error"]);
+
+export const eventSchema = object({ type: { type: "string", enum: ["job.snapshot", ...jobEventTypes] }, at: dateTime, job: { $ref: "#/components/schemas/Job" } });

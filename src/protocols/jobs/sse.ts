@@ -1,0 +1,85 @@
+/**
+ * Server-Sent Events: a job's lifecycle (/v1/jobs/{id}/events) or every job's (/v1/events).
+ * Events come from core's in-process hub as transitions commit; nothing polls. A comment line every
+ * 15 s keeps proxies from closing an idle stream; shutdown ends every stream.
+ */
+import type { ServerResponse } from "node:http";
+import type { Clock, TimerHandle } from "../../core/clock.js";
+import type { JobEventFilter } from "../../core/jobs/job-events.js";
+import type { JobService } from "../../core/jobs/job-service.js";
+import { type JobEvent, type JobRecord, isTerminal } from "../../core/jobs/job.js";
+import { eventJson } from "./wire.js";
+
+export const keepaliveIntervalMs = 15_000;
+
+export interface SseDeps {
+  jobs: JobService;
+  clock: Clock;
+  shutdownSignal: AbortSignal;
+}
+
+export function sseHeaders(): Record<string, string> {
+  return {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    // nginx buffers responses unless told not to; events must arrive as they happen.
+    "x-accel-buffering": "no",
+  };
+}
+
+function frame(event: JobEvent, id: number): string {
+  return `id: ${id}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`;
+}
+
+/**
+ * Streams events matching `filter` into `res` (headers already written). With `snapshot` (a job
+ * stream), subscribes first, then reads and sends the job's current state as `job.snapshot`, then
+ * what happened meanwhile — so nothing between the read and the subscription is missed — and ends
+ * after the job's terminal event.
+ */
+export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: JobEventFilter, snapshot?: () => Promise<JobRecord>): Promise<void> {
+  let ended = false;
+  let keepalive: TimerHandle | undefined;
+  let buffered: Array<[JobEvent, number]> | undefined = snapshot ? [] : undefined;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    keepalive?.cancel();
+    deps.shutdownSignal.removeEventListener("abort", end);
+    res.end();
+  };
+  const send = (event: JobEvent, id: number): void => {
+    if (ended) return;
+    if (buffered) {
+      buffered.push([event, id]);
+      return;
+    }
+    res.write(frame(event, id));
+    if (filter.jobId !== undefined && isTerminal(event.job.status)) end();
+  };
+  const unsubscribe = deps.jobs.events.subscribe(filter, send);
+  res.on("close", end);
+  deps.shutdownSignal.addEventListener("abort", end, { once: true });
+  const beat = (): void => {
+    if (ended) return;
+    res.write(": keepalive\n\n");
+    keepalive = deps.clock.setTimer(keepaliveIntervalMs, beat);
+  };
+  keepalive = deps.clock.setTimer(keepaliveIntervalMs, beat);
+  if (deps.shutdownSignal.aborted) return end();
+  if (!snapshot) {
+    res.write(": connected\n\n");
+    return;
+  }
+  try {
+    const job = await snapshot();
+    const pending = buffered ?? [];
+    buffered = undefined;
+    send({ type: "job.snapshot", atMs: deps.clock.nowMs(), job }, deps.jobs.events.lastEventId);
+    for (const [event, id] of pending) send(event, id);
+  } catch {
+    end(); // the job was pruned between the route's read and this one
+  }
+}

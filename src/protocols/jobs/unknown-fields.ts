@@ -1,0 +1,23 @@
+/**
+ * Rejects body fields the schema doesn't name. Fastify's Ajv is configured (for the whole app) to
+ * silently drop such fields; for this API a typo ("maxAttempt") must be an error, not a no-op.
+ * Runs before validation, over the same schemas.
+ */
+import type { JsonSchema } from "./schemas.js";
+
+/** The path of the first field `schema` doesn't allow, or undefined. */
+export function firstUnknownField(value: unknown, schema: JsonSchema, path = "body"): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return undefined;
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const childSchema = properties[key];
+    if (!childSchema) {
+      if (schema.additionalProperties === false) return `${path}.${key}`;
+      continue;
+    }
+    const nested = firstUnknownField(child, childSchema, `${path}.${key}`);
+    if (nested) return nested;
+  }
+  return undefined;
+}

@@ -1,0 +1,61 @@
+/**
+ * One webhook POST. node:http rather than fetch because the socket's DNS lookup can be replaced:
+ * that is where the SSRF policy is enforced at connect time. Redirects are not followed (a 3xx
+ * is a failed attempt), and every attempt has a hard time limit.
+ */
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { type WebhookUrlPolicy, guardedLookup, literalHostRefused } from "./url-policy.js";
+
+export interface SendOutcome {
+  delivered: boolean;
+  statusCode?: number;
+  error?: string;
+}
+
+const userAgent = "Sluice-Webhooks/1";
+const errorTextMaxLength = 500;
+
+export function postWebhook(p: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; policy: WebhookUrlPolicy }): Promise<SendOutcome> {
+  let url: URL;
+  try {
+    url = new URL(p.url);
+  } catch {
+    return Promise.resolve({ delivered: false, error: "invalid URL" });
+  }
+  if (literalHostRefused(url, p.policy)) return Promise.resolve({ delivered: false, error: `refused: ${url.hostname} is a non-public address` });
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<SendOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: SendOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const req = send(
+      url,
+      {
+        method: "POST",
+        agent: false,
+        lookup: guardedLookup(p.policy),
+        headers: { ...p.headers, "content-type": "application/json", "content-length": Buffer.byteLength(p.body), "user-agent": userAgent },
+      },
+      (res) => {
+        // The answer's body is not needed; drain it so the socket closes cleanly.
+        res.resume();
+        res.on("end", () => {
+          const statusCode = res.statusCode ?? 0;
+          const delivered = statusCode >= 200 && statusCode < 300;
+          settle(delivered ? { delivered, statusCode } : { delivered, statusCode, error: `HTTP ${statusCode}` });
+        });
+        res.on("error", (err) => settle({ delivered: false, statusCode: res.statusCode, error: err.message.slice(0, errorTextMaxLength) }));
+      },
+    );
+    const timer = setTimeout(() => {
+      req.destroy(new Error(`timed out after ${p.timeoutMs} ms`));
+    }, p.timeoutMs);
+    req.on("error", (err) => settle({ delivered: false, error: err.message.slice(0, errorTextMaxLength) }));
+    req.end(p.body);
+  });
+}

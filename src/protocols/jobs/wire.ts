@@ -1,0 +1,80 @@
+/**
+ * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
+ * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
+ */
+import type { JobQueueInfo } from "../../core/jobs/job-queue-info.js";
+import type { WebhookDelivery } from "../../core/jobs/job-store.js";
+import type { JobEvent, JobRecord } from "../../core/jobs/job.js";
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
+}
+
+export function deliveryWire(d: WebhookDelivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    event: d.event,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts,
+    createdAt: iso(d.createdAtMs),
+    lastAttemptAt: iso(d.lastAttemptAtMs),
+    lastStatusCode: d.lastStatusCode ?? null,
+    lastError: d.lastError ?? null,
+    nextAttemptAt: d.status === "pending" ? iso(d.nextAttemptAtMs) : null,
+    deliveredAt: iso(d.deliveredAtMs),
+  };
+}
+
+/** A job as JSON text; `lease` adds the lease id (lease answers only), `deliveries` the webhook attempts. */
+export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: WebhookDelivery[] } = {}): string {
+  const fields: Record<string, unknown> = {
+    id: job.id,
+    queue: job.queueName,
+    status: job.status,
+    error: job.error ?? null,
+    attempt: job.attempt,
+    maxAttempts: job.maxAttempts,
+    priority: job.priority,
+    progress: job.progress ?? null,
+    createdAt: iso(job.createdAtMs),
+    startedAt: iso(job.startedAtMs),
+    finishedAt: iso(job.finishedAtMs),
+    updatedAt: iso(job.updatedAtMs),
+    idempotencyKey: job.idempotencyKey ?? null,
+    cancelRequested: job.cancelRequested,
+    timeoutSeconds: job.timeoutSeconds ?? null,
+    availableAt: job.status === "queued" ? iso(job.availableAtMs) : null,
+    leaseExpiresAt: job.status === "running" ? iso(job.leaseExpiresAtMs) : null,
+    webhook: job.webhook ?? null,
+  };
+  if (extra.lease) fields.leaseId = job.leaseToken;
+  if (extra.deliveries) fields.webhookDeliveries = extra.deliveries.map(deliveryWire);
+  const head = JSON.stringify(fields);
+  return `${head.slice(0, -1)},"input":${job.inputJson},"output":${job.outputJson ?? "null"},"metadata":${job.metadataJson ?? "null"}}`;
+}
+
+export function eventJson(event: JobEvent): string {
+  return `{"type":${JSON.stringify(event.type)},"at":${JSON.stringify(iso(event.atMs))},"job":${jobJson(event.job)}}`;
+}
+
+/** The Standard Webhooks payload shape: {type, timestamp, data}. */
+export function webhookPayloadJson(d: WebhookDelivery): string {
+  return `{"type":${JSON.stringify(d.event)},"timestamp":${JSON.stringify(iso(d.createdAtMs))},"data":${jobJson(d.job)}}`;
+}
+
+export function queueWire(info: JobQueueInfo): Record<string, unknown> {
+  const s = info.settings;
+  return {
+    name: info.name,
+    deadLetterQueue: info.deadLetterQueue ?? null,
+    settings: { maxAttempts: s.maxAttempts, backoff: s.backoff, leaseSeconds: s.leaseSeconds, timeoutSeconds: s.timeoutSeconds ?? null, resultTtlSeconds: s.resultTtlSeconds },
+    stats: {
+      jobs: info.stats.jobs,
+      messages: info.stats.messages,
+      deadLetterMessages: info.stats.deadLetterMessages ?? null,
+      oldestVisibleAgeSeconds: info.stats.oldestVisibleAgeSeconds ?? null,
+    },
+    createdAt: iso(info.createdAtMs),
+  };
+}
