@@ -4,6 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from "fastify";
 import type { QueueService } from "../core/queue-service.js";
+import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { sqsRoutes } from "../protocols/sqs/index.js";
 
 /** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
@@ -16,6 +17,8 @@ export interface AppDeps {
   /** Aborted when shutdown starts: long polls end and /readyz turns 503. */
   shutdownSignal: AbortSignal;
   onUnexpectedError: (err: unknown) => void;
+  /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
+  jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError">;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -41,5 +44,6 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     onUnexpectedError: deps.onUnexpectedError,
     bodyLimitBytes,
   });
+  if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
   return app;
 }

@@ -15,6 +15,10 @@ export interface ServerConfig {
   region: string;
   /** `whsec_…`: signs job webhooks. */
   webhookSecret?: string;
+  /** Let job webhooks target loopback/private addresses (off: SSRF protection). */
+  webhookAllowPrivate: boolean;
+  /** How long a jobs API Idempotency-Key is remembered. */
+  idempotencyKeyTtlSeconds: number;
   /** Serve anonymous requests on a non-loopback bind (there are no credentials to configure yet). */
   allowAnonymous: boolean;
 }
@@ -26,6 +30,8 @@ export const defaultServerConfig: ServerConfig = {
   store: "sqlite",
   accountId: "000000000000",
   region: "us-east-1",
+  webhookAllowPrivate: false,
+  idempotencyKeyTtlSeconds: 86_400,
   allowAnonymous: false,
 };
 
@@ -43,11 +49,18 @@ export const envVarNames = {
   accountId: "SLUICE_ACCOUNT_ID",
   region: "SLUICE_REGION",
   webhookSecret: "SLUICE_WEBHOOK_SECRET",
+  webhookAllowPrivate: "SLUICE_WEBHOOK_ALLOW_PRIVATE",
+  idempotencyKeyTtlSeconds: "SLUICE_IDEMPOTENCY_KEY_TTL_SECONDS",
   allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new ConfigError(`${source}: port must be an integer from 0 to 65535, got "${text}".`);
+  return Number(text);
+}
+
+export function parseSeconds(text: string, source: string): number {
+  if (!/^\d{1,9}$/.test(text)) throw new ConfigError(`${source}: expected a whole number of seconds, got "${text}".`);
   return Number(text);
 }
 
@@ -86,6 +99,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (region !== undefined) out.region = region;
   const webhookSecret = get("webhookSecret");
   if (webhookSecret !== undefined) out.webhookSecret = webhookSecret;
+  const webhookAllowPrivate = get("webhookAllowPrivate");
+  if (webhookAllowPrivate !== undefined) out.webhookAllowPrivate = parseBooleanText(webhookAllowPrivate, envVarNames.webhookAllowPrivate);
+  const idempotencyKeyTtl = get("idempotencyKeyTtlSeconds");
+  if (idempotencyKeyTtl !== undefined) out.idempotencyKeyTtlSeconds = parseSeconds(idempotencyKeyTtl, envVarNames.idempotencyKeyTtlSeconds);
   const allowAnonymous = get("allowAnonymous");
   if (allowAnonymous !== undefined) out.allowAnonymous = parseBooleanText(allowAnonymous, envVarNames.allowAnonymous);
   return out;
@@ -117,6 +134,9 @@ export function validateServerConfig(config: ServerConfig): void {
   if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);
   if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(config.region)) throw new ConfigError(`region must look like us-east-1, got "${config.region}".`);
   if (config.webhookSecret !== undefined && !config.webhookSecret.startsWith("whsec_")) throw new ConfigError("webhook secret must start with whsec_.");
+  if (!Number.isInteger(config.idempotencyKeyTtlSeconds) || config.idempotencyKeyTtlSeconds < 60 || config.idempotencyKeyTtlSeconds > 30 * 86_400) {
+    throw new ConfigError(`idempotency key TTL must be 60 to ${30 * 86_400} seconds, got ${config.idempotencyKeyTtlSeconds}.`);
+  }
   if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
   if (!isLoopbackHost(config.host) && !config.allowAnonymous) {
     throw new ConfigError(

@@ -8,8 +8,10 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type Clock, systemClock } from "../core/clock.js";
 import type { IdSource } from "../core/ids.js";
+import { JobService } from "../core/jobs/job-service.js";
 import { QueueService } from "../core/queue-service.js";
 import type { Store } from "../core/store.js";
+import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
@@ -23,6 +25,7 @@ export interface RunningServer {
   port: number;
   app: FastifyInstance;
   queues: QueueService;
+  jobs: JobService;
   /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -51,9 +54,20 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const clock = opts.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
   const store = await openStore(config);
-  const queues = new QueueService({ store, clock, ids: opts.ids ?? cryptoIdSource(), senderId: config.accountId });
+  const ids = opts.ids ?? cryptoIdSource();
+  const queues = new QueueService({ store, clock, ids, senderId: config.accountId });
+  const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
+  const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir });
+  const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
-  const app = buildApp({ queues, accountId: config.accountId, region: config.region, shutdownSignal: shutdown.signal, onUnexpectedError: logUnexpected });
+  const app = buildApp({
+    queues,
+    accountId: config.accountId,
+    region: config.region,
+    shutdownSignal: shutdown.signal,
+    onUnexpectedError: logUnexpected,
+    jobs: { jobs, clock, webhookPolicy },
+  });
 
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -64,6 +78,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   }
   const port = (app.server.address() as AddressInfo).port;
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
+  // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
+  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
 
@@ -72,7 +88,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     // Long polls first: they would otherwise hold app.close() for up to 20 s.
     shutdown.abort();
     queues.waiters.closeAll();
+    jobs.close();
     await maintenance.stop();
+    await jobsBackground.stop();
     await queues.moveTasks.runner.stop();
     // app.close() waits for in-flight requests; a client that never lets go must not hold it forever.
     const forceClose = setTimeout(() => app.server.closeAllConnections(), closeGraceMs);
@@ -90,6 +108,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     port,
     app,
     queues,
+    jobs,
     close: () => (closing ??= close()),
   };
 }

@@ -4,7 +4,7 @@
  * and tests wait for (with --port 0 it carries the port actually bound).
  */
 import type { Command } from "commander";
-import { type ServerConfig, configFromEnv, envVarNames, parsePort, parseStore, resolveServerConfig } from "../../server/config.js";
+import { type ServerConfig, configFromEnv, envVarNames, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
 import { ConfigError, type RunningServer, startServer } from "../../server/index.js";
 
 interface ServeFlags {
@@ -16,6 +16,8 @@ interface ServeFlags {
   accountId?: string;
   region?: string;
   webhookSecret?: string;
+  webhookAllowPrivate?: boolean;
+  idempotencyKeyTtlSeconds?: string;
   allowAnonymous?: boolean;
 }
 
@@ -29,6 +31,8 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     accountId: flags.accountId,
     region: flags.region,
     webhookSecret: flags.webhookSecret,
+    webhookAllowPrivate: flags.webhookAllowPrivate,
+    idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
     allowAnonymous: flags.allowAnonymous,
   };
 }
@@ -93,6 +97,8 @@ export function registerServeCommand(program: Command): void {
     .option("--account-id <id>", "12-digit account id in queue URLs and ARNs (default 000000000000)")
     .option("--region <region>", "region in queue ARNs (default us-east-1)")
     .option("--webhook-secret <secret>", "whsec_… secret that signs job webhooks")
+    .option("--webhook-allow-private", "let job webhooks target loopback and private addresses (off: SSRF protection)")
+    .option("--idempotency-key-ttl-seconds <n>", "how long a jobs API Idempotency-Key is remembered (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address")
     .addHelpText("after", envHelp)
     .action(serve);
