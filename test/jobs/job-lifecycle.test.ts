@@ -1,7 +1,6 @@
 /** The job state machine through JobService on real SQLite, time moved by hand (ManualClock). */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError } from "../../src/core/errors.js";
-import { type JobsHarness, openJobsHarness } from "./jobs-harness.js";
+import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
 
 let h: JobsHarness;
 beforeEach(() => {
@@ -10,15 +9,6 @@ beforeEach(() => {
 afterEach(async () => {
   await h.close();
 });
-
-export async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `expected ${code}`).toBeInstanceOf(SluiceError);
-  expect((error as SluiceError).code).toBe(code);
-}
 
 async function deadLetterDepth(queue: string): Promise<number> {
   const s = await h.queues.queueStats(await h.queues.getQueue(`${queue}-dlq`));

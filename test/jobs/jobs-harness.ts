@@ -2,7 +2,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { SluiceError } from "../../src/core/errors.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
 import { QueueService } from "../../src/core/queue-service.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
@@ -47,4 +49,14 @@ export function openJobsHarness(opts: { random?: () => number; keepDir?: boolean
     },
   };
   return harness;
+}
+
+/** Awaits `p` and checks it rejected with a SluiceError of this code. */
+export async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected ${code}`).toBeInstanceOf(SluiceError);
+  expect((error as SluiceError).code).toBe(code);
 }

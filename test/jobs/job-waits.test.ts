@@ -1,0 +1,164 @@
+/** Waiting and the less common paths: ?wait, long-poll leases, batch windows, idempotency, redrive, adoption, pruning, restart. */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { settle } from "../core/service-harness.js";
+import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
+
+let h: JobsHarness;
+beforeEach(() => {
+  h = openJobsHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+describe("jobs: waiting", () => {
+  it("wait(id, N) is woken by the completion itself, not by time", async () => {
+    const { job } = await h.jobs.submit("q", { input: 1 });
+    let settled = false;
+    const waiting = h.jobs.wait(job.id, 60).finally(() => (settled = true));
+    const [leased] = await h.jobs.lease("q", {});
+    await settle();
+    expect(settled).toBe(false);
+    await h.jobs.complete(job.id, { leaseId: leased!.leaseToken, output: "done" });
+    const done = await waiting;
+    expect(done).toMatchObject({ status: "succeeded", outputJson: '"done"' });
+    expect(h.clock.pendingTimers()).toBe(0); // its timer was cancelled
+  });
+
+  it("wait returns the current state when N seconds pass first", async () => {
+    const { job } = await h.jobs.submit("q", { input: 1 });
+    const waiting = h.jobs.wait(job.id, 5);
+    await settle();
+    h.clock.advance(5_000);
+    expect((await waiting).status).toBe("queued");
+  });
+
+  it("wait on a job that is already terminal answers at once; close() releases waits", async () => {
+    const { job } = await h.jobs.submit("q", { input: 1 });
+    await h.jobs.cancel(job.id);
+    expect((await h.jobs.wait(job.id, 60)).status).toBe("canceled");
+    const other = await h.jobs.submit("q", { input: 2 });
+    const waiting = h.jobs.wait(other.job.id, 60);
+    await settle();
+    h.jobs.close();
+    expect((await waiting).status).toBe("queued");
+  });
+
+  it("a long-polling lease is woken by a submit", async () => {
+    await h.jobs.lease("q", {}); // creates the queue
+    const leasing = h.jobs.lease("q", { waitSeconds: 20 });
+    await settle();
+    const { job } = await h.jobs.submit("q", { input: "x" });
+    const leased = await leasing;
+    expect(leased.map((j) => j.id)).toEqual([job.id]);
+  });
+
+  it("a long-polling lease returns empty when its wait passes", async () => {
+    const leasing = h.jobs.lease("q", { waitSeconds: 3 });
+    await settle(10);
+    h.clock.advance(3_000);
+    expect(await leasing).toEqual([]);
+  });
+
+  it("batchWindowMs gathers up to max after the first job, and returns at the window's end otherwise", async () => {
+    await h.jobs.lease("q", {});
+    const full = h.jobs.lease("q", { max: 3, waitSeconds: 20, batchWindowMs: 1_000 });
+    await settle();
+    await h.jobs.submit("q", { input: 1 });
+    await settle(10);
+    await h.jobs.submit("q", { input: 2 });
+    await h.jobs.submit("q", { input: 3 });
+    expect((await full).length).toBe(3);
+
+    const partial = h.jobs.lease("q", { max: 3, waitSeconds: 20, batchWindowMs: 1_000 });
+    await settle();
+    await h.jobs.submit("q", { input: 4 });
+    await settle(10);
+    h.clock.advance(1_000);
+    expect((await partial).length).toBe(1);
+  });
+});
+
+describe("jobs: idempotency keys", () => {
+  it("same key + same body → the same job (replayed); other body → IdempotencyKeyReused; after 24 h the key is free", async () => {
+    const first = await h.jobs.submit("q", { input: { a: 1, b: 2 }, priority: 3 }, "key-1");
+    const again = await h.jobs.submit("q", { priority: 3, input: { b: 2, a: 1 } }, "key-1"); // key order doesn't matter
+    expect(again).toMatchObject({ replayed: true, job: { id: first.job.id } });
+    await expectCode(h.jobs.submit("q", { input: { a: 1, b: 3 } }, "key-1"), "IdempotencyKeyReused");
+    // Keys are per queue.
+    expect((await h.jobs.submit("other", { input: { a: 1, b: 3 } }, "key-1")).replayed).toBe(false);
+    h.clock.advance(24 * 3_600_000);
+    const later = await h.jobs.submit("q", { input: { a: 1, b: 3 } }, "key-1");
+    expect(later.replayed).toBe(false);
+    expect(later.job.id).not.toBe(first.job.id);
+    await h.jobs.prune();
+  });
+});
+
+describe("jobs: redrive, adoption, retention, restart", () => {
+  it("a failed job whose message is redriven from the DLQ runs again, attempts starting over", async () => {
+    const { job } = await h.jobs.submit("q", { input: "x", maxAttempts: 1 });
+    const [leased] = await h.jobs.lease("q", {});
+    await h.jobs.fail(job.id, { leaseId: leased!.leaseToken, error: { message: "bad" } });
+    const dlq = await h.queues.getQueue("q-dlq");
+    const source = await h.queues.getQueue("q");
+    await h.store.messageMove({ sourceQueueId: dlq.id, destinationQueueId: source.id, max: 10, nowMs: h.clock.nowMs(), minSentAtMs: 0 });
+    const [again] = await h.jobs.lease("q", {});
+    expect(again).toMatchObject({ id: job.id, status: "running", attempt: 1, error: { message: "bad" } });
+    expect((await h.jobs.complete(job.id, { leaseId: again!.leaseToken, output: 1 })).status).toBe("succeeded");
+  });
+
+  it("a message sent through the SQS API to a job queue is adopted as a job", async () => {
+    await h.jobs.lease("q", {});
+    const queue = await h.queues.getQueue("q");
+    const sent = await h.queues.sendMessage(queue, { body: '{"text":"from sqs"}', priority: 4 });
+    const plain = await h.queues.sendMessage(queue, { body: "not json" });
+    const leased = await h.jobs.lease("q", { max: 2 });
+    expect(leased.map((j) => [j.id, j.inputJson, j.priority])).toEqual([
+      [sent.messageId, '{"text":"from sqs"}', 4],
+      [plain.messageId, '"not json"', 0],
+    ]);
+  });
+
+  it("finished jobs are pruned after the queue's resultTtlSeconds; unfinished ones never", async () => {
+    await h.jobs.updateQueueSettings("q", { resultTtlSeconds: 60 });
+    const done = await h.jobs.submit("q", { input: 1 });
+    const waiting = await h.jobs.submit("q", { input: 2, delaySeconds: 3_600 });
+    const [leased] = await h.jobs.lease("q", {});
+    await h.jobs.complete(done.job.id, { leaseId: leased!.leaseToken });
+    h.clock.advance(59_000);
+    expect(await h.jobs.prune()).toBe(0);
+    h.clock.advance(1_000);
+    expect(await h.jobs.prune()).toBe(1);
+    await expectCode(h.jobs.get(done.job.id), "JobNotFound");
+    expect((await h.jobs.get(waiting.job.id)).status).toBe("queued");
+  });
+
+  it("queue settings validate and merge", async () => {
+    const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
+    expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });
+    expect((await h.jobs.updateQueueSettings("q", { timeoutSeconds: null })).settings.timeoutSeconds).toBeUndefined();
+    await expectCode(h.jobs.updateQueueSettings("q", { backoff: { baseSeconds: 100, capSeconds: 10 } }), "ValidationFailed");
+    const { job } = await h.jobs.submit("q", { input: 1 });
+    expect(job.maxAttempts).toBe(7);
+  });
+
+  it("jobs survive a restart: queued, running and their leases", async () => {
+    const a = await h.jobs.submit("q", { input: "a" });
+    const b = await h.jobs.submit("q", { input: "b" });
+    const [leased] = await h.jobs.lease("q", {});
+    await h.restart();
+    expect((await h.jobs.get(b.job.id)).status).toBe("queued");
+    expect((await h.jobs.complete(a.job.id, { leaseId: leased!.leaseToken, output: "ok" })).status).toBe("succeeded");
+    expect((await h.jobs.lease("q", {}))[0]!.id).toBe(b.job.id);
+  });
+
+  it("rejects .fifo job queues and bad inputs with ValidationFailed", async () => {
+    await expectCode(h.jobs.submit("q.fifo", { input: 1 }), "ValidationFailed");
+    await expectCode(h.jobs.submit("q", { input: 1, priority: 10 }), "ValidationFailed");
+    await expectCode(h.jobs.submit("q", { input: 1, webhook: { url: "ftp://x" } }), "ValidationFailed");
+    await expectCode(h.jobs.submit("q", { input: 1, webhook: { url: "https://x.example", events: ["job.nope"] } }), "ValidationFailed");
+    await expectCode(h.jobs.lease("q", { max: 101 }), "ValidationFailed");
+    await expectCode(h.jobs.submit("q", { input: "x".repeat(1_048_577) }), "MessageTooLong");
+  });
+});
