@@ -137,6 +137,8 @@ function fastifyPath(spec: RouteSpec): string {
 }
 
 export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Promise<void> {
+  // JSON only: a text/plain body would otherwise parse to a string and fail as a schema mismatch.
+  app.removeContentTypeParser("text/plain");
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));

@@ -1,0 +1,220 @@
+/** The jobs API over HTTP on a real listening server (manual clock): the contract of docs/jobs-api.md. */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { routeSpecs } from "../../src/protocols/jobs/route-specs.js";
+import { within } from "../support/wait.js";
+import { type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
+
+let s: JobsServer;
+beforeEach(async () => {
+  s = await startJobsServer();
+});
+afterEach(async () => {
+  await s.stop();
+});
+
+const jobKeys = [
+  "id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt",
+  "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
+].sort();
+
+async function lease(queue: string, body: Record<string, unknown> = {}) {
+  const res = await s.api("POST", `/v1/queues/${queue}/leases`, body);
+  expect(res.status).toBe(200);
+  return res.body.jobs as Array<{ id: string; leaseId: string; attempt: number }>;
+}
+
+describe("jobs API: submit and idempotency", () => {
+  it("201 with Location and the documented job shape", async () => {
+    const res = await s.api("POST", "/v1/queues/embed/jobs", { input: { text: "hi" }, priority: 5, metadata: { user: "u1" }, timeoutSeconds: 60 });
+    expect(res.status).toBe(201);
+    const job = res.body.job;
+    expect(res.headers.get("location")).toBe(`/v1/jobs/${job.id}`);
+    expect(Object.keys(job).sort()).toEqual(jobKeys);
+    expect(job).toMatchObject({ queue: "embed", status: "queued", input: { text: "hi" }, output: null, error: null, attempt: 0, maxAttempts: 3, priority: 5, metadata: { user: "u1" }, timeoutSeconds: 60, idempotencyKey: null });
+    expect(job.createdAt).toBe(new Date(s.clock.nowMs()).toISOString());
+    const got = await s.api("GET", `/v1/jobs/${job.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.job).toEqual({ ...job, webhookDeliveries: [] });
+  });
+
+  it("replays the same key and body with 200 and Idempotent-Replayed: true; 422 for another body", async () => {
+    const body = { input: { a: 1 }, priority: 2 };
+    const first = await s.api("POST", "/v1/queues/q/jobs", body, { "Idempotency-Key": "abc-123" });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const replay = await s.api("POST", "/v1/queues/q/jobs", { priority: 2, input: { a: 1 } }, { "Idempotency-Key": '"abc-123"' });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.job.id).toBe(first.body.job.id);
+    expect(replay.body.job.idempotencyKey).toBe("abc-123");
+    const reused = await s.api("POST", "/v1/queues/q/jobs", { input: { a: 2 } }, { "Idempotency-Key": "abc-123" });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe("IdempotencyKeyReused");
+    expect((await s.api("GET", "/v1/queues/q")).body.queue.stats.jobs.queued).toBe(1);
+  });
+
+  it("rejects bad requests with ValidationFailed and a specific message, writing nothing", async () => {
+    const cases: Array<[unknown, Record<string, string>, number, RegExp]> = [
+      [{ input: 1, maxAttempt: 3 }, {}, 400, /maxAttempt/],
+      [{ input: 1, priority: 10 }, {}, 400, /priority/],
+      [{ priority: 1 }, {}, 400, /input/],
+      [{ input: 1, webhook: { url: "https://x.example", events: ["job.progress"] } }, {}, 400, /events/],
+      [{ input: 1 }, { "Idempotency-Key": "" }, 400, /idempotency-key/i],
+      ["not json", {}, 400, /JSON|json/],
+    ];
+    for (const [body, headers, status, message] of cases) {
+      const res = await s.api("POST", "/v1/queues/q/jobs", body, headers);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.body.error.code).toBe("ValidationFailed");
+      expect(res.body.error.message).toMatch(message);
+    }
+    const text = await fetch(`${s.url}/v1/queues/q/jobs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hi" });
+    expect(text.status).toBe(415);
+    expect((await s.api("GET", "/v1/queues/q")).status).toBe(404); // nothing was created
+  });
+});
+
+describe("jobs API: workers", () => {
+  it("leases by priority, heartbeats, completes; GET ?wait is woken by the completion", async () => {
+    const low = (await s.api("POST", "/v1/queues/q/jobs", { input: "low", priority: 1 })).body.job;
+    const high = (await s.api("POST", "/v1/queues/q/jobs", { input: "high", priority: 8 })).body.job;
+    const waiting = s.api("GET", `/v1/jobs/${high.id}?wait=60`);
+    const leased = await lease("q", { max: 10, leaseSeconds: 30 });
+    expect(leased.map((j) => j.id)).toEqual([high.id, low.id]);
+    expect(leased[0]).toMatchObject({ status: "running", attempt: 1, leaseExpiresAt: new Date(s.clock.nowMs() + 30_000).toISOString() });
+    const beat = await s.api("POST", `/v1/jobs/${high.id}/heartbeat`, { leaseId: leased[0]!.leaseId, progress: 0.5 });
+    expect(beat.body).toEqual({ cancelRequested: false, leaseExpiresAt: new Date(s.clock.nowMs() + 30_000).toISOString() });
+    const done = await s.api("POST", `/v1/jobs/${high.id}/complete`, { leaseId: leased[0]!.leaseId, output: { label: "positive" } });
+    expect(done.body.job).toMatchObject({ status: "succeeded", output: { label: "positive" }, progress: 0.5 });
+    const waited = await within(5_000, waiting, "GET ?wait");
+    expect(waited.body.job).toMatchObject({ status: "succeeded", output: { label: "positive" } });
+    const again = await s.api("POST", `/v1/jobs/${high.id}/complete`, { leaseId: leased[0]!.leaseId });
+    expect([again.status, again.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
+  });
+
+  it("a long-polling lease is answered by the next submit", async () => {
+    await lease("q");
+    const polling = s.api("POST", "/v1/queues/q/leases", { waitSeconds: 20 });
+    await new Promise((r) => setTimeout(r, 50));
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
+    const res = await within(5_000, polling, "long-polling lease");
+    expect(res.body.jobs.map((j: { id: string }) => j.id)).toEqual([job.id]);
+  });
+
+  it("cancel: queued at once; running via cancelRequested on the next heartbeat, then canceled", async () => {
+    const a = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
+    const canceled = await s.api("POST", `/v1/jobs/${a.id}/cancel`);
+    expect(canceled.body.job.status).toBe("canceled");
+    const b = (await s.api("POST", "/v1/queues/q/jobs", { input: "b" })).body.job;
+    const [leased] = await lease("q");
+    expect(leased!.id).toBe(b.id);
+    expect((await s.api("POST", `/v1/jobs/${b.id}/cancel`, {})).body.job).toMatchObject({ status: "running", cancelRequested: true });
+    expect((await s.api("POST", `/v1/jobs/${b.id}/heartbeat`, { leaseId: leased!.leaseId })).body.cancelRequested).toBe(true);
+    const ended = await s.api("POST", `/v1/jobs/${b.id}/fail`, { leaseId: leased!.leaseId, error: { message: "canceled by user" } });
+    expect(ended.body.job.status).toBe("canceled");
+  });
+
+  it("a non-retryable failure fails the job after one attempt and dead-letters its message", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "x" })).body.job;
+    const [leased] = await lease("q");
+    const failed = await s.api("POST", `/v1/jobs/${job.id}/fail`, { leaseId: leased!.leaseId, error: { message: "bad input", type: "ValueError" }, retryable: false });
+    expect(failed.body.job).toMatchObject({ status: "failed", attempt: 1, error: { message: "bad input", type: "ValueError" } });
+    const queue = (await s.api("GET", "/v1/queues/q")).body.queue;
+    expect(queue).toMatchObject({ deadLetterQueue: "q-dlq", stats: { jobs: { failed: 1 }, deadLetterMessages: 1 } });
+    const stale = await s.api("POST", `/v1/jobs/${job.id}/heartbeat`, { leaseId: "1.nottheleaseatall" });
+    expect([stale.status, stale.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
+  });
+
+  it("a retryable failure is queued again with availableAt; the old lease answers LeaseExpired", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "x" })).body.job;
+    const [leased] = await lease("q");
+    const failed = await s.api("POST", `/v1/jobs/${job.id}/fail`, { leaseId: leased!.leaseId, error: { message: "503 from model" }, retryAfterSeconds: 7 });
+    expect(failed.body.job).toMatchObject({ status: "queued", attempt: 1, availableAt: new Date(s.clock.nowMs() + 7_000).toISOString() });
+    const late = await s.api("POST", `/v1/jobs/${job.id}/complete`, { leaseId: leased!.leaseId });
+    expect([late.status, late.body.error.code]).toEqual([409, "LeaseExpired"]);
+    expect(await lease("q")).toEqual([]);
+    s.clock.advance(7_000);
+    expect((await lease("q"))[0]).toMatchObject({ id: job.id, attempt: 2 });
+  });
+});
+
+describe("jobs API: lists, queues, events, OpenAPI", () => {
+  it("lists newest first, filters by status and pages with a cursor", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await s.api("POST", "/v1/queues/q/jobs", { input: i })).body.job.id);
+    await s.api("POST", `/v1/jobs/${ids[0]}/cancel`);
+    const page1 = await s.api("GET", "/v1/queues/q/jobs?limit=3");
+    expect(page1.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[4], ids[3], ids[2]]);
+    const page2 = await s.api("GET", `/v1/queues/q/jobs?limit=3&cursor=${page1.body.nextCursor}`);
+    expect(page2.body).toMatchObject({ nextCursor: null });
+    expect(page2.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[1], ids[0]]);
+    const canceled = await s.api("GET", "/v1/queues/q/jobs?status=canceled");
+    expect(canceled.body.jobs.map((j: { id: string }) => j.id)).toEqual([ids[0]]);
+    expect((await s.api("GET", "/v1/queues/q/jobs?status=bogus")).status).toBe(400);
+  });
+
+  it("PUT /v1/queues/{queue} creates the queue and merges settings; GET shows them with live stats", async () => {
+    const put = await s.api("PUT", "/v1/queues/emb", { maxAttempts: 5, backoff: { baseSeconds: 2 }, leaseSeconds: 60, timeoutSeconds: 120 });
+    expect(put.status).toBe(200);
+    expect(put.body.queue).toMatchObject({
+      name: "emb",
+      deadLetterQueue: "emb-dlq",
+      settings: { maxAttempts: 5, backoff: { baseSeconds: 2, capSeconds: 300 }, leaseSeconds: 60, timeoutSeconds: 120, resultTtlSeconds: 604_800 },
+      stats: { jobs: { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 }, messages: { visible: 0, inFlight: 0, delayed: 0 }, deadLetterMessages: 0, oldestVisibleAgeSeconds: null },
+    });
+    const job = (await s.api("POST", "/v1/queues/emb/jobs", { input: 1 })).body.job;
+    expect(job).toMatchObject({ maxAttempts: 5, timeoutSeconds: 120 });
+    expect((await lease("emb"))[0]).toMatchObject({ leaseExpiresAt: new Date(s.clock.nowMs() + 60_000).toISOString() });
+    expect((await s.api("PUT", "/v1/queues/emb", { timeoutSeconds: null })).body.queue.settings.timeoutSeconds).toBeNull();
+    expect((await s.api("PUT", "/v1/queues/emb", { backoff: { baseSeconds: 10, capSeconds: 5 } })).status).toBe(400);
+    expect((await s.api("GET", "/v1/queues/nope")).status).toBe(404);
+  });
+
+  it("streams a job's events over SSE: snapshot, started, progress, succeeded, then the stream ends", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
+    const stream = await openEventStream(`${s.url}/v1/jobs/${job.id}/events`);
+    const all = await openEventStream(`${s.url}/v1/events?queue=q`);
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toMatch(/^text\/event-stream/);
+    expect(await stream.next()).toMatchObject({ event: "job.snapshot", data: { type: "job.snapshot", job: { id: job.id, status: "queued" } } });
+    const [leased] = await lease("q");
+    await s.api("POST", `/v1/jobs/${job.id}/heartbeat`, { leaseId: leased!.leaseId, progress: 0.25 });
+    await s.api("POST", `/v1/jobs/${job.id}/complete`, { leaseId: leased!.leaseId, output: "ok" });
+    const events: string[] = [];
+    for (let e = await within(5_000, stream.next()); e; e = await within(5_000, stream.next())) events.push(e.event);
+    expect(events).toEqual(["job.started", "job.progress", "job.succeeded"]);
+    const fromAll = [];
+    for (let i = 0; i < 3; i++) fromAll.push((await within(5_000, all.next()))!);
+    expect(fromAll.map((e) => e.event)).toEqual(["job.started", "job.progress", "job.succeeded"]);
+    expect(fromAll[2]!.data.job).toMatchObject({ id: job.id, status: "succeeded", output: "ok" });
+    expect((await s.api("GET", "/v1/jobs/nope/events")).status).toBe(404);
+    // `all` is left open: shutdown ends every stream (a client abort would leave undici's spare socket open for 4 s).
+  });
+
+  it("/openapi.json (OpenAPI 3.1) lists every route the server serves", async () => {
+    const res = await s.api("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const expected = [
+      "POST /v1/queues/{queue}/jobs",
+      "GET /v1/jobs/{id}",
+      "POST /v1/jobs/{id}/cancel",
+      "GET /v1/queues/{queue}/jobs",
+      "GET /v1/jobs/{id}/events",
+      "GET /v1/events",
+      "POST /v1/queues/{queue}/leases",
+      "POST /v1/jobs/{id}/heartbeat",
+      "POST /v1/jobs/{id}/complete",
+      "POST /v1/jobs/{id}/fail",
+      "GET /v1/queues/{queue}",
+      "PUT /v1/queues/{queue}",
+      "GET /openapi.json",
+    ];
+    expect(documented.sort()).toEqual(expected.sort());
+    for (const spec of routeSpecs) {
+      expect(s.server.app.hasRoute({ method: spec.method, url: spec.path.replace(/\{(\w+)\}/g, ":$1") }), spec.operationId).toBe(true);
+    }
+    expect(res.body.paths["/v1/queues/{queue}/jobs"].post.requestBody.content["application/json"].schema.properties.priority).toMatchObject({ minimum: 0, maximum: 9 });
+  });
+});

@@ -1,0 +1,82 @@
+/** A real Sluice server (listening on 127.0.0.1) on a manual clock, and a small JSON client for the jobs API. */
+import { ManualClock } from "../../src/core/clock.js";
+import { type RunningServer, startServer } from "../../src/server/index.js";
+import { makeTempDir, removeTempDir } from "../support/tmp.js";
+
+export const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface JobsServer {
+  server: RunningServer;
+  url: string;
+  clock: ManualClock;
+  dataDir: string;
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
+  stop(opts?: { keepDataDir?: boolean }): Promise<void>;
+}
+
+export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: string; webhookAllowPrivate?: boolean } = {}): Promise<JobsServer> {
+  // Near real time: webhook receivers check the signed timestamp against their own clock.
+  const clock = opts.clock ?? new ManualClock(Date.now());
+  const dataDir = opts.dataDir ?? (await makeTempDir("sluice-jobs-http-"));
+  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true });
+  let stopped = false;
+  return {
+    server,
+    url: server.url,
+    clock,
+    dataDir,
+    async api(method, path, body, headers = {}) {
+      const res = await fetch(server.url + path, {
+        method,
+        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+    },
+    async stop(stopOpts = {}) {
+      if (!stopped) {
+        stopped = true;
+        await server.close();
+      }
+      if (!stopOpts.keepDataDir) await removeTempDir(dataDir);
+    },
+  };
+}
+
+/** Reads Server-Sent Events from a streaming response, one parsed event per `next()`. */
+export async function openEventStream(url: string): Promise<{ next(): Promise<{ event: string; data: any } | undefined>; close(): void; status: number; contentType: string | null }> {
+  const controller = new AbortController();
+  const res = await fetch(url, { signal: controller.signal, headers: { accept: "text/event-stream" } });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    status: res.status,
+    contentType: res.headers.get("content-type"),
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf("\n\n");
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const lines = block.split("\n");
+          const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
+          const data = lines.find((l) => l.startsWith("data: "))?.slice(6);
+          if (event === undefined || data === undefined) continue; // a comment (keepalive, connected)
+          return { event, data: JSON.parse(data) };
+        }
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    close: () => controller.abort(),
+  };
+}
