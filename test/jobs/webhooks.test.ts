@@ -1,0 +1,145 @@
+/**
+ * Webhooks end to end: a real HTTP receiver on 127.0.0.1 verifies every delivery with the
+ * `standardwebhooks` package; retries follow the injected clock; the outbox survives a restart.
+ */
+import { type IncomingHttpHeaders, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { postWebhook } from "../../src/protocols/jobs/webhooks/sender.js";
+import { isPublicAddress } from "../../src/protocols/jobs/webhooks/url-policy.js";
+import { waitFor } from "../support/wait.js";
+import { type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
+
+interface Receiver {
+  url: string;
+  received: Array<{ headers: IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+}
+
+/** Answers each delivery with the next status of `statuses` (the last one repeats). */
+async function startReceiver(statuses: number[] = [200]): Promise<Receiver> {
+  const received: Receiver["received"] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/sluice`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const open: Array<{ close(): Promise<void> } | JobsServer> = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await ("stop" in x ? x.stop() : x.close());
+});
+
+function verify(delivery: { headers: IncomingHttpHeaders; body: string }): any {
+  const headers = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
+  return new Webhook(testWebhookSecret).verify(delivery.body, headers);
+}
+
+async function runJobToSuccess(s: JobsServer, queue: string, webhook: Record<string, unknown>): Promise<string> {
+  const submitted = await s.api("POST", `/v1/queues/${queue}/jobs`, { input: { text: "great" }, webhook });
+  expect(submitted.status).toBe(201);
+  const [leased] = (await s.api("POST", `/v1/queues/${queue}/leases`, {})).body.jobs;
+  await s.api("POST", `/v1/jobs/${leased.id}/complete`, { leaseId: leased.leaseId, output: { label: "positive" } });
+  return leased.id as string;
+}
+
+describe("webhooks", () => {
+  it("delivers job.succeeded signed per Standard Webhooks, verified by the standardwebhooks package", async () => {
+    const receiver = await startReceiver();
+    const s = await startJobsServer();
+    open.push(receiver, s);
+    const id = await runJobToSuccess(s, "hooks", { url: receiver.url, events: ["job.started", "job.succeeded"] });
+    await waitFor(() => receiver.received.length >= 2, { what: "two deliveries" });
+    const payloads = receiver.received.map(verify);
+    expect(payloads.map((p) => p.type)).toEqual(["job.started", "job.succeeded"]);
+    expect(payloads[1]).toMatchObject({ data: { id, status: "succeeded", output: { label: "positive" }, input: { text: "great" } } });
+    expect(payloads[0].data.status).toBe("running");
+    const [first] = receiver.received;
+    expect(first!.headers["webhook-id"]).toMatch(/^msg_/);
+    expect(first!.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect(first!.headers["content-type"]).toBe("application/json");
+    const job = await waitFor(async () => {
+      const { body } = await s.api("GET", `/v1/jobs/${id}`);
+      return body.job.webhookDeliveries.every((d: { status: string }) => d.status === "delivered") && body.job;
+    });
+    expect(job.webhookDeliveries).toHaveLength(2);
+    expect(job.webhookDeliveries[1]).toMatchObject({ event: "job.succeeded", url: receiver.url, status: "delivered", attempts: 1, lastStatusCode: 200, nextAttemptAt: null });
+  });
+
+  it("a receiver that answers 500 twice gets the event on the third try, after backoff on the server's clock", async () => {
+    const receiver = await startReceiver([500, 500, 200]);
+    const s = await startJobsServer();
+    open.push(receiver, s);
+    const id = await runJobToSuccess(s, "flaky", { url: receiver.url });
+    await waitFor(() => receiver.received.length === 1, { what: "first attempt" });
+    const pending = await waitFor(async () => {
+      const d = (await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0];
+      return d.attempts === 1 && d;
+    });
+    expect(pending).toMatchObject({ status: "pending", lastStatusCode: 500, lastError: "HTTP 500" });
+    const firstDelayMs = Date.parse(pending.nextAttemptAt) - s.clock.nowMs();
+    expect(firstDelayMs).toBeGreaterThanOrEqual(4_500);
+    expect(firstDelayMs).toBeLessThanOrEqual(5_500);
+    // Nothing is retried before the backoff passes on the server's clock...
+    await new Promise((r) => setTimeout(r, 100));
+    expect(receiver.received).toHaveLength(1);
+    // ...then each step of time brings the next attempt.
+    await waitFor(() => {
+      s.clock.advance(1_000);
+      return receiver.received.length === 3;
+    }, { what: "third attempt" });
+    const delivered = await waitFor(async () => {
+      const d = (await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0];
+      return d.status === "delivered" && d;
+    });
+    expect(delivered).toMatchObject({ attempts: 3, lastStatusCode: 200 });
+    const ids = new Set(receiver.received.map((r) => r.headers["webhook-id"]));
+    expect(ids.size).toBe(1); // one event, one id: receivers dedupe on it
+    for (const r of receiver.received) expect(verify(r).type).toBe("job.succeeded");
+  });
+
+  it("a delivery in backoff when the server restarts is still delivered", async () => {
+    const receiver = await startReceiver([503, 200]);
+    const first = await startJobsServer();
+    open.push(receiver);
+    const id = await runJobToSuccess(first, "restart", { url: receiver.url });
+    await waitFor(async () => (await first.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0].attempts === 1, { what: "first attempt recorded" });
+    await first.stop({ keepDataDir: true });
+    first.clock.advance(60_000);
+    const second = await startJobsServer({ dataDir: first.dataDir, clock: first.clock });
+    open.push(second);
+    await waitFor(() => receiver.received.length === 2, { what: "delivery after restart" });
+    expect(verify(receiver.received[1]!)).toMatchObject({ type: "job.succeeded", data: { id } });
+    await waitFor(async () => (await second.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0].status === "delivered", { what: "recorded" });
+  });
+
+  it("refuses private and loopback targets unless the server allows them (SSRF)", async () => {
+    const receiver = await startReceiver();
+    const s = await startJobsServer({ webhookAllowPrivate: false });
+    open.push(receiver, s);
+    for (const url of [receiver.url, "http://localhost:9/x", "http://10.1.2.3/x", "http://[::1]:8080/x", "http://169.254.169.254/latest/meta-data"]) {
+      const res = await s.api("POST", "/v1/queues/q/jobs", { input: 1, webhook: { url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code).toBe("ValidationFailed");
+    }
+    // At delivery time too: the socket's own lookup refuses (DNS rebinding can't get around the submit check).
+    const refused = await postWebhook({ url: receiver.url.replace("127.0.0.1", "localhost"), body: "{}", headers: {}, timeoutMs: 2_000, policy: { allowPrivate: false } });
+    expect(refused.delivered).toBe(false);
+    expect(refused.error).toMatch(/non-public/);
+    expect(receiver.received).toHaveLength(0);
+    expect([isPublicAddress("8.8.8.8"), isPublicAddress("2606:4700::1111"), isPublicAddress("::ffff:127.0.0.1"), isPublicAddress("100.64.0.1"), isPublicAddress("fd00::1")]).toEqual([true, true, false, false, false]);
+  });
+});
