@@ -8,6 +8,7 @@ export interface BenchArgs {
   cpuProfDir?: string;
   serverEntry: "src" | "dist";
   serverRev?: string;
+  serverDir?: string;
   write: boolean;
   /** Before each row, wait up to this many seconds for the rest of the machine to go quiet. */
   waitQuietS: number;
@@ -29,6 +30,8 @@ export const usage = `npm run bench -- [options]
   --server-entry E    src (tsx, default) | dist (compiled; run npm run build first)
   --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
                       instead of the work tree (which may hold someone's half-done edit)
+  --server-dir DIR    run the server from another checkout (A/B experiments on a patched copy;
+                      it needs its own node_modules, or a symlink to this one's)
   --wait-quiet S      before each row, wait up to S s until other processes use < 15% of a core
                       (default 60; 0 to start at once) — the machines are shared
   --repeat N          rounds per comparison, peers alternating; shows each peer's best (default 1)
@@ -57,6 +60,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "cpu-prof": { type: "string" },
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
+      "server-dir": { type: "string" },
       "no-write": { type: "boolean" },
       "wait-quiet": { type: "string" },
       repeat: { type: "string" },
@@ -88,6 +92,10 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (values["server-rev"] !== undefined) {
     if (entry === "dist") throw new Error("--server-rev runs the TypeScript source; it can't be combined with --server-entry dist");
     args.serverRev = values["server-rev"];
+  }
+  if (values["server-dir"] !== undefined) {
+    if (args.serverRev !== undefined) throw new Error("--server-dir and --server-rev exclude each other");
+    args.serverDir = values["server-dir"];
   }
   return args;
 }

@@ -37,6 +37,8 @@ export interface RowContext {
   serverEntry: "src" | "dist";
   /** Run the Sluice server from a clean snapshot of this git revision instead of the work tree. */
   serverRev?: string;
+  /** Run the Sluice server from this directory (another checkout) instead of the repo. */
+  serverDir?: string;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */

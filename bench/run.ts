@@ -31,6 +31,7 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry };
   if (args.serverRev !== undefined) ctx.serverRev = args.serverRev;
+  if (args.serverDir !== undefined) ctx.serverDir = resolve(args.serverDir);
   if (args.cpuProfDir !== undefined) {
     ctx.cpuProfDir = resolve(args.cpuProfDir);
     mkdirSync(ctx.cpuProfDir, { recursive: true });

@@ -21,7 +21,7 @@ export const sluiceStandardRow: Row = {
     if (snapshot !== undefined) ctx.log(`sluice: server from a clean snapshot of ${snapshot.commit}`);
     let server;
     try {
-      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
     } catch (err) {
       snapshot?.remove();
       throw err;
@@ -48,6 +48,7 @@ export const sluiceStandardRow: Row = {
       }
       const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [] };
       if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
+      if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
       if (paced !== undefined) result.paced = paced;
       if (rss !== undefined) result.serverRssMiB = rss;
       return result;
