@@ -5,7 +5,7 @@
  * ManualClock; background move tasks are awaited through the in-process runner, never by sleeping.
  */
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
+import type { ManualClock } from "../../src/core/clock.js";
 import { type TestServer, startTestServer } from "../support/server.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- SDK results are read loosely, per the model. */

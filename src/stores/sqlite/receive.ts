@@ -10,7 +10,7 @@
 import type Database from "better-sqlite3";
 import type { StoredMessage } from "../../core/message.js";
 import type { DeadLetterTarget, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
-import type { MessageRow } from "./sqlite-store.js";
+import type { MessageRow } from "./message-row.js";
 
 export interface ReceiveParams {
   queueId: number;

@@ -12,6 +12,7 @@ import type { QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Sto
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
+import type { MessageRow } from "./message-row.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
@@ -24,28 +25,6 @@ interface QueueRow {
   created_at_ms: number;
   updated_at_ms: number;
   purged_at_ms: number | null;
-}
-
-export interface MessageRow {
-  seq: number;
-  queue_id: number;
-  message_id: string;
-  body: string;
-  attributes: string | null;
-  system_attributes: string | null;
-  body_md5: string;
-  attributes_md5: string | null;
-  system_attributes_md5: string | null;
-  sent_at_ms: number;
-  visible_at_ms: number;
-  priority: number;
-  group_id: string | null;
-  dedup_id: string | null;
-  sender_id: string;
-  receive_count: number;
-  first_received_at_ms: number | null;
-  receipt_token: string | null;
-  dead_letter_source: string | null;
 }
 
 function toQueue(row: QueueRow): QueueRecord {
