@@ -5,7 +5,11 @@ import { makeTempDir, removeTempDir } from "../support/tmp.js";
 
 export const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-export interface ApiAnswer<T = any> {
+/** Answers are untyped JSON: tests assert on their shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of any shape
+export type Json = any;
+
+export interface ApiAnswer<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -16,7 +20,7 @@ export interface JobsServer {
   url: string;
   clock: ManualClock;
   dataDir: string;
-  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
+  api<T = Json>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
   stop(opts?: { keepDataDir?: boolean }): Promise<void>;
 }
 
@@ -51,7 +55,7 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
 }
 
 /** Reads Server-Sent Events from a streaming response, one parsed event per `next()`. */
-export async function openEventStream(url: string): Promise<{ next(): Promise<{ event: string; data: any } | undefined>; close(): void; status: number; contentType: string | null }> {
+export async function openEventStream(url: string): Promise<{ next(): Promise<{ event: string; data: Json } | undefined>; close(): void; status: number; contentType: string | null }> {
   const controller = new AbortController();
   const res = await fetch(url, { signal: controller.signal, headers: { accept: "text/event-stream" } });
   const reader = res.body!.getReader();

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../../src/protocols/jobs/webhooks/sender.js";
 import { isPublicAddress } from "../../src/protocols/jobs/webhooks/url-policy.js";
 import { waitFor } from "../support/wait.js";
-import { type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
+import { type Json, type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
 
 interface Receiver {
   url: string;
@@ -43,7 +43,7 @@ afterEach(async () => {
   for (const x of open.splice(0).reverse()) await ("stop" in x ? x.stop() : x.close());
 });
 
-function verify(delivery: { headers: IncomingHttpHeaders; body: string }): any {
+function verify(delivery: { headers: IncomingHttpHeaders; body: string }): Json {
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));
   return new Webhook(testWebhookSecret).verify(delivery.body, headers);
 }
