@@ -66,6 +66,8 @@ export interface QueueServiceDeps {
   ids: IdSource;
   /** Reported as SenderId. */
   senderId: string;
+  /** Unexpected background errors (message move tasks); the server passes its logger. */
+  onError?: (err: unknown) => void;
 }
 
 /** Stands in for an accepted entry's outcome until the store has written it. */
@@ -92,7 +94,7 @@ export class QueueService {
     this.ids = deps.ids;
     this.senderId = deps.senderId;
     this.waiters = new QueueWaiters(deps.clock);
-    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters });
+    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters, onError: deps.onError });
   }
 
   // ---- queues ----
