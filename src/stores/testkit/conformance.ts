@@ -8,6 +8,7 @@ import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import { registerGroupCases } from "./conformance-groups.js";
+import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
 
 export interface StoreHandle {
@@ -266,5 +267,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     const context: ConformanceContext = { store: () => store, reopen: async () => (store = await handle.reopen()), test };
     registerGroupCases(context);
     registerMoveTaskCases(context);
+    registerJobCases(context);
   });
 }

@@ -1,0 +1,209 @@
+/**
+ * Conformance cases for the jobs half of the Store (core/jobs/job-store.ts): every store applies
+ * core's transitions to the job row, its message and the webhook outbox in one write.
+ */
+import { expect } from "vitest";
+import { SluiceError } from "../../core/errors.js";
+import { jobMessage } from "../../core/jobs/job-message.js";
+import { defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
+import type { NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
+import type { JobWebhook } from "../../core/jobs/job.js";
+import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
+import type { ConformanceContext } from "./conformance.js";
+
+const T0 = 1_700_000_000_000;
+let jobCounter = 0;
+
+async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error instanceof SluiceError && error.code, `expected ${code}`).toBe(code);
+}
+
+export function registerJobCases({ store, reopen, test }: ConformanceContext): void {
+  async function makeQueue(name = "jobs"): Promise<QueueRecord> {
+    return (await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
+  }
+
+  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }) {
+    jobCounter++;
+    const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
+    const job: NewJob = {
+      id,
+      queueId: queue.id,
+      queueName: queue.name,
+      status: "queued",
+      inputJson: JSON.stringify({ n: jobCounter }),
+      attempt: 0,
+      maxAttempts: 3,
+      priority: 0,
+      createdAtMs: T0,
+      updatedAtMs: T0,
+      cancelRequested: false,
+      availableAtMs: T0,
+      ...overrides,
+    };
+    const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: T0, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
+    return store().jobCreate({ job, message, idempotency, nowMs: T0 });
+  }
+
+  const policy = (dlq?: QueueRecord): RetryPolicy => ({
+    backoff: { baseSeconds: 1, capSeconds: 10 },
+    random: 0.5,
+    deadLetterQueueId: dlq?.id,
+    deadLetterSourceQueueName: "jobs",
+    resultTtlSeconds: 60,
+  });
+
+  function lease(queue: QueueRecord, p: { max?: number; nowMs?: number; leaseSeconds?: number; token?: string; dlq?: QueueRecord } = {}) {
+    return store().jobLease({
+      ...policy(p.dlq),
+      queueId: queue.id,
+      queueName: queue.name,
+      max: p.max ?? 10,
+      nowMs: p.nowMs ?? T0,
+      leaseSeconds: p.leaseSeconds ?? 30,
+      minSentAtMs: 0,
+      leaseToken: p.token ?? `${queue.id}.lease-aaaaaaaa`,
+      adopt: { maxAttempts: 3 },
+    });
+  }
+
+  test("jobs: create writes the job and its message together; get and list read them back", async () => {
+    const q = await makeQueue();
+    const created = await submit(q, { metadataJson: '{"k":"v"}' });
+    expect(created.created).toBe(true);
+    const got = await store().jobGet({ id: created.job.id });
+    expect(got).toMatchObject({ id: created.job.id, status: "queued", inputJson: created.job.inputJson, metadataJson: '{"k":"v"}', messageSeq: created.job.messageSeq });
+    expect((await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).visible).toBe(1);
+    const second = await submit(q);
+    expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([second.job.id, created.job.id]);
+    expect((await store().jobList({ queueId: q.id, beforeSeq: second.job.seq, limit: 10 })).map((j) => j.id)).toEqual([created.job.id]);
+    expect(await store().jobCountByStatus({ queueId: q.id })).toEqual({ queued: 2, running: 0, succeeded: 0, failed: 0, canceled: 0 });
+  });
+
+  test("jobs: an idempotency claim returns the claimed job until it expires", async () => {
+    const q = await makeQueue();
+    const first = await submit(q, {}, { key: "k", fingerprint: "f1", expiresAtMs: T0 + 1000 });
+    const again = await submit(q, {}, { key: "k", fingerprint: "f2", expiresAtMs: T0 + 1000 });
+    expect(again).toMatchObject({ created: false, fingerprint: "f1", job: { id: first.job.id } });
+    expect((await store().jobList({ queueId: q.id, limit: 10 })).length).toBe(1); // nothing else was written
+  });
+
+  test("jobs: lease takes ready messages by priority, runs their jobs, and hides the messages", async () => {
+    const q = await makeQueue();
+    const low = await submit(q, { priority: 1 });
+    const high = await submit(q, { priority: 7 });
+    const r = await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
+    expect(r.leased.map((j) => [j.id, j.status, j.attempt, j.leaseToken, j.leaseExpiresAtMs])).toEqual([
+      [high.job.id, "running", 1, `${q.id}.tok-aaaaaaaa`, T0 + 30_000],
+      [low.job.id, "running", 1, `${q.id}.tok-aaaaaaaa`, T0 + 30_000],
+    ]);
+    expect(r.changes.map((c) => c.events)).toEqual([["job.started"], ["job.started"]]);
+    expect((await lease(q)).leased).toEqual([]);
+    // The lease expires: the next lease is the next attempt.
+    const again = await lease(q, { nowMs: T0 + 30_000, token: `${q.id}.tok-bbbbbbbb` });
+    expect(again.leased.map((j) => j.attempt)).toEqual([2, 2]);
+  });
+
+  test("jobs: heartbeat, complete and fail check the lease; complete deletes the message", async () => {
+    const q = await makeQueue();
+    const { job } = await submit(q);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token });
+    await expectCode(store().jobHeartbeat({ id: job.id, leaseToken: `${q.id}.wrong-aaaa`, nowMs: T0 + 1 }), "LeaseMismatch");
+    await expectCode(store().jobHeartbeat({ id: "nope", leaseToken: token, nowMs: T0 + 1 }), "JobNotFound");
+    const beat = await store().jobHeartbeat({ id: job.id, leaseToken: token, nowMs: T0 + 10_000, progress: 0.5 });
+    expect(beat).toMatchObject({ events: ["job.progress"], job: { leaseExpiresAtMs: T0 + 40_000, progress: 0.5 } });
+    expect((await lease(q, { nowMs: T0 + 35_000 })).leased).toEqual([]); // the message's visibility moved too
+    const done = await store().jobComplete({ id: job.id, leaseToken: token, nowMs: T0 + 20_000, outputJson: '"ok"', resultTtlSeconds: 60 });
+    expect(done.job).toMatchObject({ status: "succeeded", outputJson: '"ok"', finishedAtMs: T0 + 20_000, expiresAtMs: T0 + 80_000 });
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 100_000, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+
+  test("jobs: a retryable failure hides the message for the backoff; a final one moves it to the dead-letter queue", async () => {
+    const q = await makeQueue();
+    const dlq = await makeQueue("jobs-dlq");
+    const { job } = await submit(q, { maxAttempts: 2 });
+    await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
+    const retry = await store().jobFail({ ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0, error: { message: "e1" }, retryable: true });
+    expect(retry.job).toMatchObject({ status: "queued", availableAtMs: T0 + 500, error: { message: "e1" } });
+    expect((await lease(q, { nowMs: T0 + 499 })).leased).toEqual([]);
+    await lease(q, { nowMs: T0 + 500, token: `${q.id}.tok-bbbbbbbb` });
+    const failed = await store().jobFail({ ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-bbbbbbbb`, nowMs: T0 + 600, error: { message: "e2", type: "X" }, retryable: true });
+    expect(failed).toMatchObject({ events: ["job.failed"], job: { status: "failed", attempt: 2, error: { message: "e2", type: "X" } } });
+    const inDlq = await store().messageReceive({ queueId: dlq.id, max: 10, nowMs: T0 + 600, visibleUntilMs: T0 + 700, minSentAtMs: 0, receiptToken: "tok-dlq-aaaa" });
+    expect(inDlq.messages.map((m) => [m.messageId, m.deadLetterSourceQueueName])).toEqual([[job.id, "jobs"]]);
+  });
+
+  test("jobs: cancel deletes a queued job's message; a stale message of a finished job is dropped by lease", async () => {
+    const q = await makeQueue();
+    const a = await submit(q);
+    expect((await store().jobCancel({ id: a.job.id, nowMs: T0, resultTtlSeconds: 60 })).job.status).toBe("canceled");
+    expect((await lease(q)).leased).toEqual([]);
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
+  });
+
+  test("jobs: lease adopts a message that has no job", async () => {
+    const q = await makeQueue();
+    const message = jobMessage({ queue: q, jobId: "11111111-1111-4111-8111-111111111111", inputJson: '{"from":"sqs"}', priority: 2, nowMs: T0, availableAtMs: T0, senderId: "x" });
+    await store().messageSend({ queueId: q.id, messages: [message] });
+    const r = await lease(q);
+    expect(r.leased.map((j) => [j.id, j.inputJson, j.priority, j.attempt])).toEqual([["11111111-1111-4111-8111-111111111111", '{"from":"sqs"}', 2, 1]]);
+  });
+
+  test("jobs: the sweep finds expired leases and timed-out attempts; expire re-checks inside its write", async () => {
+    const q = await makeQueue();
+    const a = await submit(q);
+    const b = await submit(q, { timeoutSeconds: 5 });
+    await lease(q, { leaseSeconds: 60 });
+    expect(await store().jobListExpired({ nowMs: T0 + 4_999, limit: 10 })).toEqual([]);
+    expect(await store().jobListExpired({ nowMs: T0 + 5_000, limit: 10 })).toEqual([{ id: b.job.id, queueName: "jobs" }]);
+    const expired = await store().jobExpire({ ...policy(), id: b.job.id, nowMs: T0 + 5_000 });
+    expect(expired).toMatchObject({ events: ["job.retrying"], job: { status: "queued", error: { type: "Timeout" } } });
+    expect(await store().jobExpire({ ...policy(), id: b.job.id, nowMs: T0 + 5_000 })).toBeUndefined();
+    const all = await store().jobListExpired({ nowMs: T0 + 60_000, limit: 10 });
+    expect(all.map((x) => x.id)).toEqual([a.job.id]);
+  });
+
+  test("jobs: webhook outbox rows are written with the transition, claimed, recorded and listed", async () => {
+    const q = await makeQueue();
+    const webhook: JobWebhook = { url: "https://hooks.example/x", events: ["job.started", "job.succeeded"] };
+    const { job } = await submit(q, { webhook });
+    await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
+    await store().jobComplete({ id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 1, outputJson: "1", resultTtlSeconds: 1 });
+    const claimed = await store().webhookDeliveryClaim({ nowMs: T0 + 1, limit: 10, claimMs: 60_000 });
+    expect(claimed.map((d) => [d.event, d.job.status, d.url])).toEqual([
+      ["job.started", "running", webhook.url],
+      ["job.succeeded", "succeeded", webhook.url],
+    ]);
+    expect(claimed[0]!.job.leaseToken).toBeUndefined(); // snapshots never carry the lease
+    expect(await store().webhookDeliveryClaim({ nowMs: T0 + 2, limit: 10, claimMs: 60_000 })).toEqual([]);
+    expect(await store().webhookDeliveryNextDueAt()).toBe(T0 + 60_001);
+    await store().webhookDeliveryRecord({ id: claimed[0]!.id, nowMs: T0 + 3, delivered: true, statusCode: 204 });
+    await store().webhookDeliveryRecord({ id: claimed[1]!.id, nowMs: T0 + 3, delivered: false, statusCode: 500, error: "HTTP 500", nextAttemptAtMs: T0 + 5_000 });
+    const listed = await store().webhookDeliveryList({ jobId: job.id });
+    expect(listed.map((d) => [d.status, d.attempts, d.lastStatusCode, d.nextAttemptAtMs])).toEqual([
+      ["delivered", 1, 204, undefined],
+      ["pending", 1, 500, T0 + 5_000],
+    ]);
+    // A finished job is kept while a delivery about it is pending.
+    expect((await store().jobPrune({ nowMs: T0 + 10_000, limit: 10 })).jobs).toBe(0);
+    await store().webhookDeliveryRecord({ id: claimed[1]!.id, nowMs: T0 + 6_000, delivered: false, error: "gave up" });
+    expect((await store().jobPrune({ nowMs: T0 + 10_000, limit: 10 })).jobs).toBe(1);
+    expect(await store().jobGet({ id: job.id })).toBeUndefined();
+  });
+
+  test("jobs: queue settings, and everything survives reopen", async () => {
+    const q = await makeQueue();
+    expect(await store().jobQueueSettingsGet({ queueId: q.id })).toBeUndefined();
+    await store().jobQueueSettingsPut({ queueId: q.id, settings: { ...defaultJobQueueSettings, maxAttempts: 9 }, nowMs: T0 });
+    const { job } = await submit(q);
+    await reopen();
+    expect((await store().jobQueueSettingsGet({ queueId: q.id }))?.maxAttempts).toBe(9);
+    expect((await store().jobGet({ id: job.id }))?.status).toBe("queued");
+    expect((await lease(q)).leased.map((j) => j.id)).toEqual([job.id]);
+  });
+}
