@@ -4,6 +4,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { SluiceError } from "../../core/errors.js";
+import type { QueueRecord } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import type { SqliteStoreOptions } from "./sqlite-store.js";
 import type { WorkerReply, WorkerRequest } from "./worker-protocol.js";
@@ -73,7 +74,34 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
     });
   };
 
+  // Queue records are read on every request but change only through this proxy (the worker is
+  // the file's only writer), so they are cached here and dropped whenever a queue is written.
+  // A read that started before a write never fills the cache (the generation moved on).
+  const queueCache = new Map<string, QueueRecord>();
+  let queueGeneration = 0;
+  const writeQueue = (method: string) => async (params: unknown): Promise<unknown> => {
+    queueGeneration++;
+    queueCache.clear();
+    try {
+      return await call(method, params);
+    } finally {
+      queueGeneration++;
+      queueCache.clear();
+    }
+  };
+
   const own = {
+    async queueGet(params: { name: string }): Promise<QueueRecord | undefined> {
+      const cached = queueCache.get(params.name);
+      if (cached) return cached;
+      const generation = queueGeneration;
+      const queue = (await call("queueGet", params)) as QueueRecord | undefined;
+      if (queue && generation === queueGeneration) queueCache.set(params.name, Object.freeze(queue));
+      return queue;
+    },
+    queueCreate: writeQueue("queueCreate"),
+    queueUpdate: writeQueue("queueUpdate"),
+    queueDelete: writeQueue("queueDelete"),
     async close(): Promise<void> {
       if (failure) return;
       await call("close", undefined);
