@@ -85,7 +85,12 @@ const ms = (n: number | undefined): string => (n === undefined || !Number.isFini
 const pct = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : `${Math.round(n)}%`);
 const times = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : `${n.toFixed(2)}×`);
 
-const headers = ["peer", "msgs/s", "p50 ms", "p99 ms", "paced p50", "paced p99", "server CPU", "loadgen CPU", "other CPU", "lost/dup"];
+const headers = ["peer", "msgs/s", "p50 ms", "p99 ms", "paced p50", "paced p99", "server CPU", "loadgen CPU", "other CPU", "server µs/msg", "total µs/msg", "lost/dup"];
+
+/** CPU microseconds per message: steadier than msgs/s on a shared box, since waiting for a core costs no CPU. */
+function microsPerMsg(corePct: number | undefined, msgsPerSec: number): number | undefined {
+  return corePct === undefined ? undefined : ((corePct / 100) * 1e6) / msgsPerSec;
+}
 
 function cells(c: ComparisonResult): string[][] {
   const rows = c.rows.map((r) => [
@@ -98,11 +103,13 @@ function cells(c: ComparisonResult): string[][] {
     pct(r.cpu.serverCorePct),
     pct(r.cpu.loadGenCorePct),
     pct(r.cpu.otherCorePct),
+    int(microsPerMsg(r.cpu.serverCorePct, r.saturated.msgsPerSec)),
+    int(microsPerMsg(r.cpu.serverCorePct === undefined ? undefined : r.cpu.serverCorePct + r.cpu.loadGenCorePct, r.saturated.msgsPerSec)),
     `${r.saturated.lost}/${r.saturated.duplicates}`,
   ]);
   for (const q of c.ratios) {
     const [a = "", b = ""] = q.name.split("/");
-    rows.push([`ratio ${a} / ${b}`, times(q.msgsPerSec), times(q.p50), times(q.p99), times(q.pacedP50), times(q.pacedP99), "", "", "", ""]);
+    rows.push([`ratio ${a} / ${b}`, times(q.msgsPerSec), times(q.p50), times(q.p99), times(q.pacedP50), times(q.pacedP99), "", "", "", "", "", ""]);
   }
   return rows;
 }
@@ -132,7 +139,7 @@ export function renderText(report: BenchReport): string {
   }
   out.push("", `code: ${report.git.commit}${report.git.dirty ? " + uncommitted changes under src/" : ""}`);
   out.push(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
-  out.push("msgs/s: first send → last delete/complete. Latency: send → message in a consumer's hands (saturated phase: closed loop; paced: fixed rate, from the scheduled send time). CPU: % of one core during the saturated phase; 'other' is the rest of the machine (noise).");
+  out.push("msgs/s: first send → last delete/complete. Latency: send → message in a consumer's hands (saturated phase: closed loop; paced: fixed rate, from the scheduled send time). CPU: % of one core during the saturated phase; 'other' is the rest of the machine (noise); µs/msg: CPU per message cycled ('total' adds the load generator, where BullMQ's worker logic runs).");
   return out.join("\n");
 }
 
