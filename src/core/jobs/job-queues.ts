@@ -36,13 +36,27 @@ export interface JobQueuesDeps {
 
 export class JobQueues {
   private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
+  private readonly byName = new Map<string, { queue: QueueRecord; fetchedAtMs: number }>();
 
   constructor(private readonly deps: JobQueuesDeps) {}
 
   /** The queue, created with its dead-letter queue when missing (so the first submit is the whole setup). */
   async ensure(name: string): Promise<QueueRecord> {
-    const existing = await this.deps.store.queueGet({ name });
-    if (existing) return existing;
+    const nowMs = this.deps.clock.nowMs();
+    const cached = this.byName.get(name);
+    if (cached && nowMs - cached.fetchedAtMs < policyTtlMs) return cached.queue;
+    const existing = (await this.deps.store.queueGet({ name })) ?? (await this.create(name));
+    this.byName.set(name, { queue: existing, fetchedAtMs: nowMs });
+    return existing;
+  }
+
+  /** Drops what is cached about a queue (a write against it failed: it may have been deleted). */
+  forget(queue: QueueRecord): void {
+    this.byName.delete(queue.name);
+    this.byId.delete(queue.id);
+  }
+
+  private async create(name: string): Promise<QueueRecord> {
     if (name.endsWith(".fifo")) fail("ValidationFailed", "Job queues are standard queues: a .fifo queue can't be created through the jobs API.");
     const dlqName = `${name}${deadLetterSuffix}`;
     if (dlqName.length > 80) fail("ValidationFailed", `Queue name ${name} is too long to create with its dead-letter queue ${dlqName} (at most 80 characters).`);
@@ -97,7 +111,7 @@ export class JobQueues {
     const current = (await this.deps.store.jobQueueSettingsGet({ queueId: queue.id })) ?? defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
-    this.byId.delete(queue.id);
+    this.forget(queue);
     return this.policyOf(queue);
   }
 }

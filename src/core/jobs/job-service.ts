@@ -111,12 +111,17 @@ export class JobService {
     };
     const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
-    const result = await this.store.jobCreate({
-      job,
-      message,
-      idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
-      nowMs,
-    });
+    const result = await this.store
+      .jobCreate({
+        job,
+        message,
+        idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
+        nowMs,
+      })
+      .catch((err: unknown) => {
+        this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
+        throw err;
+      });
     if (!result.created) {
       if (result.fingerprint !== fingerprint) {
         fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);

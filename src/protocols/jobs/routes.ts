@@ -40,10 +40,15 @@ function sendJson(reply: FastifyReply, status: number, json: string): FastifyRep
 /** Aborted when the client goes away or the server shuts down: ends long polls early. */
 function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
   const controller = new AbortController();
+  if (shutdown.aborted) controller.abort();
+  // A listener per request, removed when it ends (AbortSignal.any would pile dependents on `shutdown`).
+  const onShutdown = (): void => controller.abort();
+  shutdown.addEventListener("abort", onShutdown, { once: true });
   reply.raw.once("close", () => {
+    shutdown.removeEventListener("abort", onShutdown);
     if (!reply.raw.writableFinished) controller.abort();
   });
-  return AbortSignal.any([controller.signal, shutdown]);
+  return controller.signal;
 }
 
 function handlers(o: JobsRoutesOptions): Record<string, Handler> {
