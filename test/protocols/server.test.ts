@@ -21,6 +21,8 @@ describe("server configuration", () => {
       store: "sqlite",
       accountId: "000000000000",
       region: "us-east-1",
+      webhookAllowPrivate: false,
+      idempotencyKeyTtlSeconds: 86_400,
       allowAnonymous: false,
     });
   });
