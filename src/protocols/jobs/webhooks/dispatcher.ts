@@ -36,6 +36,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Cuts in-flight attempts at stop: unrecorded, their claim lapses and they are retried after a restart. */
+  private readonly stopping = new AbortController();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: WebhookDispatcherDeps) {
@@ -82,6 +84,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     this.unsubscribe();
     this.timer?.cancel();
+    this.stopping.abort();
     await this.running;
   }
 
@@ -98,10 +101,18 @@ export class WebhookDispatcher {
     const timestampSeconds = Math.floor(this.deps.clock.nowMs() / 1000);
     let outcome: SendOutcome;
     try {
-      outcome = await this.send({ url: d.url, body, headers: { ...signWebhook(this.key, d.id, timestampSeconds, body) }, timeoutMs: webhookRetry.attemptTimeoutMs, policy: this.deps.policy });
+      outcome = await this.send({
+        url: d.url,
+        body,
+        headers: { ...signWebhook(this.key, d.id, timestampSeconds, body) },
+        timeoutMs: webhookRetry.attemptTimeoutMs,
+        policy: this.deps.policy,
+        signal: this.stopping.signal,
+      });
     } catch (err) {
       outcome = { delivered: false, error: err instanceof Error ? err.message : String(err) };
     }
+    if (this.stopping.signal.aborted && !outcome.delivered) return;
     await this.deps.jobs.recordWebhookAttempt(d, outcome);
   }
 

@@ -16,7 +16,7 @@ export interface SendOutcome {
 const userAgent = "Sluice-Webhooks/1";
 const errorTextMaxLength = 500;
 
-export function postWebhook(p: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; policy: WebhookUrlPolicy }): Promise<SendOutcome> {
+export function postWebhook(p: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; policy: WebhookUrlPolicy; signal?: AbortSignal }): Promise<SendOutcome> {
   let url: URL;
   try {
     url = new URL(p.url);
@@ -55,6 +55,7 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${p.timeoutMs} ms`));
     }, p.timeoutMs);
+    p.signal?.addEventListener("abort", () => req.destroy(new Error("aborted: the server is shutting down")), { once: true });
     req.on("error", (err) => settle({ delivered: false, error: err.message.slice(0, errorTextMaxLength) }));
     req.end(p.body);
   });
