@@ -162,3 +162,22 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     await expectCode(h.jobs.submit("q", { input: "x".repeat(1_048_577) }), "MessageTooLong");
   });
 });
+
+describe("jobs: queues made through the SQS API", () => {
+  it("a DLQ that already exists with other attributes is used as it is", async () => {
+    await h.queues.createQueue({ name: "made-dlq", config: { visibilityTimeoutSeconds: 5 } });
+    await h.jobs.submit("made", { input: 1 });
+    expect((await h.jobs.queueInfo("made")).deadLetterQueue).toBe("made-dlq");
+    expect((await h.queues.getQueue("made-dlq")).config.visibilityTimeoutSeconds).toBe(5);
+  });
+
+  it("a queue without a RedrivePolicy runs jobs; a failed job's message is then deleted", async () => {
+    await h.queues.createQueue({ name: "plain" });
+    const { job } = await h.jobs.submit("plain", { input: 1, maxAttempts: 1 });
+    const [leased] = await h.jobs.lease("plain", {});
+    expect((await h.jobs.fail(job.id, { leaseId: leased!.leaseToken, error: { message: "x" } })).status).toBe("failed");
+    const info = await h.jobs.queueInfo("plain");
+    expect(info.deadLetterQueue).toBeUndefined();
+    expect(info.stats.messages).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+});

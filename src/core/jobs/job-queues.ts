@@ -4,8 +4,8 @@
  * dead-letter target) so that a heartbeat or a completion is one store call, not three.
  */
 import type { Clock } from "../clock.js";
-import { fail } from "../errors.js";
-import type { QueueRecord } from "../queue.js";
+import { SluiceError, fail } from "../errors.js";
+import type { QueueConfig, QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
 import { deadLetterTargetFor, queueNameOfArn } from "../redrive.js";
 import type { Store } from "../store.js";
@@ -60,14 +60,26 @@ export class JobQueues {
     if (name.endsWith(".fifo")) fail("ValidationFailed", "Job queues are standard queues: a .fifo queue can't be created through the jobs API.");
     const dlqName = `${name}${deadLetterSuffix}`;
     if (dlqName.length > 80) fail("ValidationFailed", `Queue name ${name} is too long to create with its dead-letter queue ${dlqName} (at most 80 characters).`);
-    const { queues } = this.deps;
-    await queues.createQueue({ name: dlqName, config: { messageRetentionPeriodSeconds: jobQueueRetentionSeconds } });
+    // A DLQ of that name that already exists (made through SQS, say) is used as it is.
+    if (!(await this.deps.store.queueGet({ name: dlqName }))) {
+      await this.createOrGet(dlqName, { messageRetentionPeriodSeconds: jobQueueRetentionSeconds });
+    }
     const arn = `arn:aws:sqs:${this.deps.region}:${this.deps.accountId}:${dlqName}`;
-    const { queue } = await queues.createQueue({
-      name,
-      config: { messageRetentionPeriodSeconds: jobQueueRetentionSeconds, redrivePolicy: { deadLetterTargetArn: arn, maxReceiveCount: backstopMaxReceiveCount } },
+    return this.createOrGet(name, {
+      messageRetentionPeriodSeconds: jobQueueRetentionSeconds,
+      redrivePolicy: { deadLetterTargetArn: arn, maxReceiveCount: backstopMaxReceiveCount },
     });
-    return queue;
+  }
+
+  /** Creates the queue; one created meanwhile with other attributes (a race with the SQS API) is taken as it is. */
+  private async createOrGet(name: string, config: Partial<QueueConfig>): Promise<QueueRecord> {
+    try {
+      return (await this.deps.queues.createQueue({ name, config })).queue;
+    } catch (err) {
+      const existing = err instanceof SluiceError && err.code === "QueueAlreadyExists" ? await this.deps.store.queueGet({ name }) : undefined;
+      if (!existing) throw err;
+      return existing;
+    }
   }
 
   async get(name: string): Promise<QueueRecord> {
