@@ -220,20 +220,22 @@ export class QueueService {
       const dedup = sendDedupFor(queue.config, nowMs);
       const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
       stored.forEach((m, k) => {
+        // Digests are the new request's, also for a FIFO duplicate (as SQS answers).
+        const sent = accepted[k]!;
         outcomes[acceptedIndex[k]!] = {
           ok: true,
           value: {
             messageId: m.messageId,
-            bodyMd5: m.bodyMd5,
-            attributesMd5: m.attributesMd5,
-            systemAttributesMd5: m.systemAttributesMd5,
+            bodyMd5: sent.bodyMd5,
+            attributesMd5: sent.attributesMd5,
+            systemAttributesMd5: sent.systemAttributesMd5,
             seq: m.seq,
             sequenceNumber: dedup ? formatSequenceNumber(m.seq) : undefined,
           },
         };
       });
       // A FIFO duplicate is acknowledged (with the original's id) but not enqueued again.
-      const enqueued = stored.filter((m) => !m.duplicate);
+      const enqueued = accepted.filter((_, k) => !stored[k]!.duplicate);
       const readyNow = enqueued.filter((m) => m.visibleAtMs <= nowMs).length;
       if (readyNow > 0) this.waiters.notify(queue.id, readyNow);
       if (readyNow < enqueued.length) this.waiters.notify(queue.id, 0); // bump the version for delayed ones

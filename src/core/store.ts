@@ -39,7 +39,11 @@ export interface SendDedup {
 }
 
 /** A sent message; a duplicate carries the original's messageId and seq and was not enqueued. */
-export type SentMessage = StoredMessage & { duplicate?: boolean };
+export interface SentMessage {
+  seq: number;
+  messageId: string;
+  duplicate?: boolean;
+}
 
 /** Where a receive moves messages that were received too often (RedrivePolicy). */
 export interface DeadLetterTarget {

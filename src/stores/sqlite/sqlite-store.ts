@@ -188,7 +188,7 @@ export class SqliteStore implements Store {
       if (dedup) this.dedup.expire(p.queueId, dedup.nowMs);
       return p.messages.map((m): SentMessage => {
         const original = dedup && this.dedup.find(p.queueId, dedup, m);
-        if (original) return { ...m, messageId: original.message_id, seq: original.seq, queueId: p.queueId, receiveCount: 0, duplicate: true };
+        if (original) return { messageId: original.message_id, seq: original.seq, duplicate: true };
         const info = this.sql.messageInsert.run(
           p.queueId,
           m.messageId,
@@ -207,7 +207,8 @@ export class SqliteStore implements Store {
         );
         const seq = Number(info.lastInsertRowid);
         if (dedup) this.dedup.record(p.queueId, dedup, m, seq);
-        return { ...m, seq, queueId: p.queueId, receiveCount: 0 };
+        // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
+        return { messageId: m.messageId, seq };
       });
     });
   }
