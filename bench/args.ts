@@ -5,6 +5,8 @@ import type { PeerId, Workload } from "./row.js";
 export interface BenchArgs {
   workload: Workload;
   only?: PeerId;
+  /** Run only these comparisons (ids from bench/comparisons.ts). */
+  compare?: string[];
   cpuProfDir?: string;
   serverEntry: "src" | "dist";
   serverRev?: string;
@@ -19,6 +21,7 @@ export interface BenchArgs {
 export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
   --only PEER         sluice | bullmq
+  --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups)
   --producers N       concurrent producers (default 4)
   --consumers N       concurrent SQS consumers (default 8; BullMQ uses one Worker, concurrency 100)
   --backlog N         closed loop: max messages sent but not yet done (default 2000)
@@ -50,6 +53,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     options: {
       messages: { type: "string" },
       only: { type: "string" },
+      compare: { type: "string" },
       producers: { type: "string" },
       consumers: { type: "string" },
       backlog: { type: "string" },
@@ -88,6 +92,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
   const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1) };
   if (values.only !== undefined) args.only = values.only;
+  if (values.compare !== undefined) args.compare = values.compare.split(",").map((id) => id.trim());
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
   if (values["server-rev"] !== undefined) {
     if (entry === "dist") throw new Error("--server-rev runs the TypeScript source; it can't be combined with --server-entry dist");

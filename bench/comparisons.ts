@@ -5,7 +5,10 @@
  *    the Sluice SDK beside BullMQ Queue.add → Worker → completed.
  */
 import { bullmqRow } from "./peers/bullmq.js";
+import { bullmqJobsRow } from "./peers/bullmq-jobs.js";
+import { jobsWorkload, jobsWorkloadLine } from "./peers/jobs-workload.js";
 import { sluiceStandardRow } from "./peers/sluice.js";
+import { sluiceJobsRow } from "./peers/sluice-jobs.js";
 import type { Comparison } from "./row.js";
 
 export const comparisons: Comparison[] = [
@@ -14,5 +17,12 @@ export const comparisons: Comparison[] = [
     title: "Durable send → receive → delete, 1 KiB messages, batches of 10",
     rows: [sluiceStandardRow, bullmqRow],
     baseline: "bullmq",
+  },
+  {
+    id: "jobs",
+    title: "Jobs round trips: submit → worker → complete → result back in the client (msgs/s = jobs/s; latency = submit → result)",
+    rows: [sluiceJobsRow, bullmqJobsRow],
+    baseline: "bullmq",
+    describeWorkload: (w) => jobsWorkloadLine(jobsWorkload(w)),
   },
 ];

@@ -27,6 +27,8 @@ export interface ComparisonResult {
   ratios: Ratio[];
   /** Every round of every peer, in the order run. */
   runs: RowResult[];
+  /** This comparison's own workload line (else the SQS workload's). */
+  workloadText?: string;
 }
 
 export interface BenchReport {
@@ -130,7 +132,7 @@ function roundsLine(c: ComparisonResult): string {
 export function renderText(report: BenchReport): string {
   const out: string[] = [];
   for (const c of report.comparisons) {
-    out.push("", c.title, workloadLine(report.workload), "");
+    out.push("", c.title, c.workloadText ?? workloadLine(report.workload), "");
     const rows = [headers, ...cells(c)];
     const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
     for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
@@ -146,7 +148,7 @@ export function renderText(report: BenchReport): string {
 export function renderMarkdown(report: BenchReport): string {
   const out: string[] = [];
   for (const c of report.comparisons) {
-    out.push(`**${c.title}** — ${workloadLine(report.workload)}`, "");
+    out.push(`**${c.title}** — ${c.workloadText ?? workloadLine(report.workload)}`, "");
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
     for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
     out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`);

@@ -77,4 +77,6 @@ export interface Comparison {
   rows: Row[];
   /** Ratios are "other row / this peer's row" (throughput) — the peer to beat. */
   baseline: PeerId;
+  /** The workload line under the title, when this comparison doesn't run the SQS workload as is. */
+  describeWorkload?: (w: Workload) => string;
 }

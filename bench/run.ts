@@ -39,6 +39,7 @@ async function main(): Promise<number> {
   const results: ComparisonResult[] = [];
   let failures = 0;
   for (const c of comparisons) {
+    if (args.compare !== undefined && !args.compare.includes(c.id)) continue;
     const runs: RowResult[] = [];
     // Rounds alternate the peers (A B A B …), so slow drift on a shared box hits both alike.
     for (let round = 1; round <= args.repeat; round++) {
@@ -60,7 +61,11 @@ async function main(): Promise<number> {
         }
       }
     }
-    if (runs.length > 0) results.push(comparisonResult(c, bestPerPeer(runs), runs));
+    if (runs.length > 0) {
+      const result = comparisonResult(c, bestPerPeer(runs), runs);
+      if (c.describeWorkload) result.workloadText = c.describeWorkload(args.workload);
+      results.push(result);
+    }
   }
   const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitInfo(repoRoot, args.serverRev), workload: args.workload, comparisons: results };
   console.log(renderText(report));

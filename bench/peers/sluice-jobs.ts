@@ -1,0 +1,88 @@
+/**
+ * Sluice jobs through the SDK (`@sluice/client`, from client/src so the bench always measures the
+ * SDK in this tree): clients `queue.submit()` then `job.wait()` (GET ?wait= long poll, woken by the
+ * completion); one `queue.work()` worker completes each job with a tiny output.
+ */
+import { Sluice } from "../../client/src/index.js";
+import type { Worker } from "../../client/src/index.js";
+import { startCpuMeter } from "../cpu.js";
+import { leanFetch } from "../lean-fetch.js";
+import { makeBody, parseBody } from "../payload.js";
+import { Phase } from "../phase.js";
+import type { PhaseResult } from "../phase.js";
+import type { Row, RowContext, RowResult } from "../row.js";
+import { type JobsWorkload, jobsPhaseOptions, jobsWorkload } from "./jobs-workload.js";
+import { startSluiceServer } from "./sluice-server.js";
+import { snapshotRevision } from "./snapshot.js";
+
+export const sluiceJobsRow: Row = {
+  peer: "sluice",
+  label: "Sluice jobs via SDK (SQLite, synchronous=FULL)",
+  async run(ctx: RowContext): Promise<RowResult> {
+    const j = jobsWorkload(ctx.workload);
+    const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
+    let server;
+    try {
+      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+    } catch (err) {
+      snapshot?.remove();
+      throw err;
+    }
+    ctx.log(`sluice-jobs: server pid ${server.pid} at ${server.url}`);
+    // The SDK on a lean undici-Pool fetch (see lean-fetch.ts); SLUICE_BENCH_GLOBAL_FETCH=1 keeps Node's fetch.
+    const lean = process.env.SLUICE_BENCH_GLOBAL_FETCH === "1" ? undefined : leanFetch(server.url, j.clients + j.workerConcurrency + 4);
+    const sluice = new Sluice({ url: server.url, attempts: 1, ...(lean ? { fetch: lean.fetch } : {}) });
+    try {
+      await runSluiceJobsPhase(sluice, "bench-jobs-warmup", j, { label: "sluice jobs warm-up", messages: j.warmupJobs });
+      ctx.log(`sluice-jobs: measuring ${j.jobs} jobs…`);
+      const stopMeter = startCpuMeter(server.pid);
+      const saturated = await runSluiceJobsPhase(sluice, "bench-jobs-main", j, { label: "sluice jobs saturated", messages: j.jobs });
+      const cpu = stopMeter();
+      const rss = server.rssMiB();
+      let paced: PhaseResult | undefined;
+      if (j.pacedJobs > 0) {
+        ctx.log(`sluice-jobs: paced run at ${j.pacedRatePerSec} jobs/s…`);
+        paced = await runSluiceJobsPhase(sluice, "bench-jobs-paced", j, { label: "sluice jobs paced", messages: j.pacedJobs, ratePerSecond: j.pacedRatePerSec });
+      }
+      const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [`loadgen CPU includes the SDK worker and clients; SDK fetch: ${lean ? "undici Pool (bench/lean-fetch.ts)" : "Node's global fetch"}`] };
+      if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
+      if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
+      if (paced !== undefined) result.paced = paced;
+      if (rss !== undefined) result.serverRssMiB = rss;
+      return result;
+    } catch (err) {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
+    } finally {
+      await lean?.close();
+      await server.stop();
+      snapshot?.remove();
+    }
+  },
+};
+
+async function runSluiceJobsPhase(sluice: Sluice, queueName: string, j: JobsWorkload, p: { label: string; messages: number; ratePerSecond?: number }): Promise<PhaseResult> {
+  const phase = new Phase(jobsPhaseOptions(j, p));
+  const queue = sluice.queue(queueName);
+  // waitSeconds 1: an idle worker's parked lease comes back soon after the phase ends.
+  const worker: Worker = queue.work(async () => ({ ok: true }), {
+    concurrency: j.workerConcurrency,
+    waitSeconds: 1,
+    onError: (err) => phase.fail(err),
+  });
+  try {
+    return await phase.run(async (seqs, sentAtMs) => {
+      // batchSize 1: one job per call. The wait happens in the client, as an API server would do it.
+      await Promise.all(
+        seqs.map(async (seq) => {
+          const handle = await queue.submit(makeBody(seq, sentAtMs, j.inputBytes));
+          const done = await handle.wait({ timeoutMs: j.timeoutMs });
+          if (done.status !== "succeeded") throw new Error(`job ${done.id} ended ${done.status}`);
+          const { seq: got } = parseBody(done.input as string);
+          if (phase.received(got, sentAtMs)) phase.done(1);
+        }),
+      );
+    });
+  } finally {
+    await worker.close({ timeoutMs: 5_000 });
+  }
+}
