@@ -7,6 +7,7 @@ import { SluiceError } from "../../core/errors.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import type { SqliteStoreOptions } from "./sqlite-store.js";
+import type { CheckpointWorkerOptions } from "./checkpoint-worker.js";
 import type { WorkerReply, WorkerRequest } from "./worker-protocol.js";
 
 interface Pending {
@@ -15,20 +16,36 @@ interface Pending {
 }
 
 /**
- * Built, the worker is store-worker.js. From source (tsx, vitest) it is a .ts file: a small
- * bootstrap registers tsx's loader inside the worker first (loaders don't cross into workers).
+ * Built, a worker is `<name>.js`. From source (tsx, vitest) it is a .ts file: a small bootstrap
+ * registers tsx's loader inside the worker first (loaders don't cross into workers).
  */
-function startWorker(options: SqliteStoreOptions): Worker {
+function startWorker(name: "store-worker" | "checkpoint-worker", workerData: unknown): Worker {
   if (!import.meta.url.endsWith(".ts")) {
-    return new Worker(new URL("./store-worker.js", import.meta.url), { workerData: options });
+    return new Worker(new URL(`./${name}.js`, import.meta.url), { workerData });
   }
-  const entry = new URL("./store-worker.ts", import.meta.url).href;
+  const entry = new URL(`./${name}.ts`, import.meta.url).href;
   const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: options });
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/**
+ * The writer checkpoints only as a backstop (if the checkpoint thread fell behind); normally the
+ * checkpoint thread does it, outside the commits.
+ */
+const writerAutocheckpointPages = 50_000;
+const checkpointIntervalMs = 100;
+
+async function startCheckpointer(filename: string): Promise<Worker> {
+  const worker = startWorker("checkpoint-worker", { filename, intervalMs: checkpointIntervalMs } satisfies CheckpointWorkerOptions);
+  await new Promise<void>((resolve, reject) => {
+    worker.once("message", () => resolve());
+    worker.once("error", reject);
+  });
+  return worker;
 }
 
 export async function openThreadedSqliteStore(options: SqliteStoreOptions): Promise<Store> {
-  const worker = startWorker(options);
+  const worker = startWorker("store-worker", { walAutocheckpointPages: writerAutocheckpointPages, ...options } satisfies SqliteStoreOptions);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let failure: Error | undefined;
@@ -56,6 +73,9 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
   worker.on("exit", (code) => failAll(new Error(`store worker exited (code ${code})`)));
 
   await ready;
+  const checkpointer = await startCheckpointer(options.filename);
+  // If it ever dies, the writer's backstop autocheckpoint keeps the WAL bounded.
+  checkpointer.on("error", () => undefined);
 
   // Calls made in one turn of the event loop travel together and share one commit.
   let outbox: WorkerRequest[] = [];
@@ -103,6 +123,8 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
     queueUpdate: writeQueue("queueUpdate"),
     queueDelete: writeQueue("queueDelete"),
     async close(): Promise<void> {
+      checkpointer.postMessage("close");
+      await checkpointer.terminate();
       if (failure) return;
       await call("close", undefined);
       await worker.terminate();
