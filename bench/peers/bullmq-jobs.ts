@@ -63,6 +63,8 @@ async function runBullJobsPhase(connection: ConnectionOptions, queueName: string
   // before its listener was attached. Removed by age so Redis doesn't grow through the run.
   const queue = new Queue<BenchJobData>(queueName, { connection, defaultJobOptions: { removeOnComplete: { age: 60 }, removeOnFail: 1000 } });
   const events = new QueueEvents(queueName, { connection });
+  // waitUntilFinished adds listeners per waiting job: one per client is expected, not a leak.
+  events.setMaxListeners(j.clients * 2 + 10);
   const worker = new Worker<BenchJobData, { ok: boolean }>(queueName, async () => ({ ok: true }), { connection, concurrency: j.workerConcurrency });
   worker.on("failed", (_job, err) => phase.fail(err));
   worker.on("error", (err) => phase.fail(err));
