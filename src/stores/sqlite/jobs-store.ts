@@ -5,7 +5,7 @@
  * and applies their result: the job row, the message effect, the webhook outbox rows.
  */
 import type Database from "better-sqlite3";
-import { attributesToJson } from "../../core/attributes-json.js";
+import { prepareMessageInsert } from "./message-insert.js";
 import { fail } from "../../core/errors.js";
 import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
 import type {
@@ -90,9 +90,7 @@ export class SqliteJobStore implements JobStore {
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES (?, ?, ?)
          ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
       ),
-      messageInsert: db.prepare(`INSERT INTO messages (queue_id, message_id, body, attributes, system_attributes, body_md5,
-        attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`),
+      messageInsert: prepareMessageInsert(db),
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(
         `SELECT seq, message_id, body, priority, sent_at_ms FROM messages INDEXED BY messages_ready_ungrouped
@@ -123,21 +121,8 @@ export class SqliteJobStore implements JobStore {
         if (job) return { created: false, job: toJob(job), fingerprint: existing!.fingerprint };
       }
       const m = p.message;
-      const messageInfo = this.sql.messageInsert.run(
-        p.job.queueId,
-        m.messageId,
-        m.body,
-        attributesToJson(m.attributes),
-        attributesToJson(m.systemAttributes),
-        m.bodyMd5,
-        m.attributesMd5 ?? null,
-        m.systemAttributesMd5 ?? null,
-        m.sentAtMs,
-        m.visibleAtMs,
-        m.priority,
-        m.senderId,
-      );
-      const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: Number(messageInfo.lastInsertRowid) };
+      // Job messages have no group: leases read the ungrouped ready index.
+      const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: this.sql.messageInsert(p.job.queueId, { ...m, groupId: undefined, deduplicationId: undefined }) };
       const info = this.sql.jobInsert.run(jobParams(record));
       if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
       return { created: true, job: { ...record, seq: Number(info.lastInsertRowid) } };

@@ -4,7 +4,7 @@
  * committed data: writes run inside flushes, never interleaved with a request's reads).
  */
 import Database from "better-sqlite3";
-import { attributesFromJson, attributesToJson } from "../../core/attributes-json.js";
+import { attributesFromJson } from "../../core/attributes-json.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
@@ -13,6 +13,7 @@ import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
 import type { MessageRow } from "./message-row.js";
+import { prepareMessageInsert } from "./message-insert.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
@@ -114,9 +115,7 @@ export class SqliteStore implements Store {
       ),
       tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
-      messageInsert: db.prepare(`INSERT INTO messages (queue_id, message_id, body, attributes, system_attributes, body_md5,
-        attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      messageInsert: prepareMessageInsert(db),
       messageDelete: db.prepare("DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ?"),
       messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms">>(
         "SELECT receipt_token, visible_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
@@ -198,23 +197,7 @@ export class SqliteStore implements Store {
       return p.messages.map((m): SentMessage => {
         const original = dedup && this.dedup.find(p.queueId, dedup, m);
         if (original) return { messageId: original.message_id, seq: original.seq, duplicate: true };
-        const info = this.sql.messageInsert.run(
-          p.queueId,
-          m.messageId,
-          m.body,
-          attributesToJson(m.attributes),
-          attributesToJson(m.systemAttributes),
-          m.bodyMd5,
-          m.attributesMd5 ?? null,
-          m.systemAttributesMd5 ?? null,
-          m.sentAtMs,
-          m.visibleAtMs,
-          m.priority,
-          m.groupId ?? null,
-          m.deduplicationId ?? null,
-          m.senderId,
-        );
-        const seq = Number(info.lastInsertRowid);
+        const seq = this.sql.messageInsert(p.queueId, m);
         if (dedup) this.dedup.record(p.queueId, dedup, m, seq);
         // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
         return { messageId: m.messageId, seq };
