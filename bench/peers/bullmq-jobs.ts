@@ -3,8 +3,8 @@
  * (BullMQ's QueueEvents stream), one `Worker` (same concurrency as Sluice's) returns a tiny result.
  * Redis with AOF `appendfsync always`, as in the SQS comparison.
  */
-import { Job, Queue, QueueEvents, Worker } from "bullmq";
-import type { ConnectionOptions } from "bullmq";
+import { Queue, QueueEvents, Worker } from "bullmq";
+import type { ConnectionOptions, Job } from "bullmq";
 import { startCpuMeter } from "../cpu.js";
 import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
