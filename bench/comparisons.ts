@@ -1,13 +1,12 @@
 /**
- * Every comparison the bench runs, in order. Add later rows here, e.g.:
- *  - { id: "fifo-groups", rows: [sluiceFifoRow] } — FIFO with many message groups;
- *  - { id: "jobs", rows: [sluiceJobsRow, bullmqJobsRow] } — submit → worker → complete through
- *    the Sluice SDK beside BullMQ Queue.add → Worker → completed.
+ * Every comparison the bench runs, in order. Add later rows here (a Row in bench/peers/, listed
+ * below); `--compare ID,…` runs only some.
  */
 import { bullmqRow } from "./peers/bullmq.js";
 import { bullmqJobsRow } from "./peers/bullmq-jobs.js";
 import { jobsWorkload, jobsWorkloadLine } from "./peers/jobs-workload.js";
 import { sluiceStandardRow } from "./peers/sluice.js";
+import { bullmqStandardForFifoRow, fifoGroups, sluiceFifoRow } from "./peers/sluice-fifo.js";
 import { sluiceJobsRow } from "./peers/sluice-jobs.js";
 import type { Comparison } from "./row.js";
 
@@ -24,5 +23,11 @@ export const comparisons: Comparison[] = [
     rows: [sluiceJobsRow, bullmqJobsRow],
     baseline: "bullmq",
     describeWorkload: (w) => jobsWorkloadLine(jobsWorkload(w)),
+  },
+  {
+    id: "fifo-groups",
+    title: `FIFO, ${fifoGroups} message groups: durable send → receive → delete, 1 KiB messages, batches of 10 (BullMQ: its standard workload — no per-group FIFO in open-source BullMQ)`,
+    rows: [sluiceFifoRow, bullmqStandardForFifoRow],
+    baseline: "bullmq",
   },
 ];

@@ -59,10 +59,11 @@ export class LeanSqsClient {
     return out.QueueUrl;
   }
 
-  async sendBatch(queueUrl: string, bodies: readonly string[]): Promise<void> {
+  /** `fields[i]`, when given, adds to entry i (e.g. MessageGroupId and MessageDeduplicationId on a FIFO queue). */
+  async sendBatch(queueUrl: string, bodies: readonly string[], fields?: ReadonlyArray<Record<string, string>>): Promise<void> {
     const out = await this.call<BatchResult>("SendMessageBatch", {
       QueueUrl: queueUrl,
-      Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })),
+      Entries: bodies.map((MessageBody, i) => ({ ...fields?.[i], Id: String(i), MessageBody })),
     });
     assertAllSucceeded("SendMessageBatch", out, bodies.length);
   }

@@ -1,6 +1,7 @@
 /**
- * Sluice, standard queue, over the SQS JSON protocol: producers SendMessageBatch (10 × 1 KiB),
- * consumers long-poll ReceiveMessage (10) → DeleteMessageBatch, like an SQS worker fleet.
+ * Sluice over the SQS JSON protocol: producers SendMessageBatch (10 × 1 KiB), consumers long-poll
+ * ReceiveMessage (10) → DeleteMessageBatch, like an SQS worker fleet. A standard queue here; other
+ * queue kinds (FIFO: sluice-fifo.ts) reuse the same row with a `SqsQueueKind`.
  */
 import { performance } from "node:perf_hooks";
 import { startCpuMeter } from "../cpu.js";
@@ -12,58 +13,83 @@ import { LeanSqsClient } from "../sqs-client.js";
 import { startSluiceServer } from "./sluice-server.js";
 import { snapshotRevision } from "./snapshot.js";
 
-export const sluiceStandardRow: Row = {
-  peer: "sluice",
-  label: "Sluice (SQLite, synchronous=FULL)",
-  async run(ctx: RowContext): Promise<RowResult> {
-    const w = ctx.workload;
-    const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
-    if (snapshot !== undefined) ctx.log(`sluice: server from a clean snapshot of ${snapshot.commit}`);
-    let server;
-    try {
-      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
-    } catch (err) {
-      snapshot?.remove();
-      throw err;
-    }
-    ctx.log(`sluice: server pid ${server.pid} at ${server.url}`);
-    // One connection per producer and consumer (each has at most one request in flight), plus spare.
-    const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
-    try {
-      const warmUrl = await client.createQueue("bench-warmup");
-      await runSqsPhase(client, warmUrl, w, { label: "sluice warm-up", messages: w.warmupMessages });
+/** What sets a Sluice SQS row apart from the standard one: queue type and per-message send fields. */
+export interface SqsQueueKind {
+  label: string;
+  /** Prefix of log lines and phase labels, e.g. "sluice". */
+  tag: string;
+  /** The queue name for a phase ("bench-main" → "bench-main.fifo" on FIFO). */
+  queueName(base: string): string;
+  attributes?: Record<string, string>;
+  /** Extra SendMessageBatch entry fields for message #seq (MessageGroupId, MessageDeduplicationId). */
+  entryFields?: (seq: number) => Record<string, string>;
+  notes: string[];
+}
 
-      const mainUrl = await client.createQueue("bench-main");
-      ctx.log(`sluice: measuring ${w.messages} messages…`);
-      const stopMeter = startCpuMeter(server.pid);
-      const saturated = await runSqsPhase(client, mainUrl, w, { label: "sluice saturated", messages: w.messages });
-      const cpu = stopMeter();
-      const rss = server.rssMiB();
+export const sluiceStandardRow: Row = sluiceSqsRow({ label: "Sluice (SQLite, synchronous=FULL)", tag: "sluice", queueName: (base) => base, notes: [] });
 
-      let paced: PhaseResult | undefined;
-      if (w.pacedMessages > 0) {
-        const pacedUrl = await client.createQueue("bench-paced");
-        ctx.log(`sluice: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
-        paced = await runSqsPhase(client, pacedUrl, w, { label: "sluice paced", messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec });
+export function sluiceSqsRow(kind: SqsQueueKind): Row {
+  const { tag } = kind;
+  const createQueue = (client: LeanSqsClient, base: string): Promise<string> => client.createQueue(kind.queueName(base), kind.attributes);
+  return {
+    peer: "sluice",
+    label: kind.label,
+    async run(ctx: RowContext): Promise<RowResult> {
+      const w = ctx.workload;
+      const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
+      if (snapshot !== undefined) ctx.log(`${tag}: server from a clean snapshot of ${snapshot.commit}`);
+      let server;
+      try {
+        server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+      } catch (err) {
+        snapshot?.remove();
+        throw err;
       }
-      const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [] };
-      if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
-      if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
-      if (paced !== undefined) result.paced = paced;
-      if (rss !== undefined) result.serverRssMiB = rss;
-      return result;
-    } catch (err) {
-      // A server-side failure (HTTP 500) is explained by what the server logged, not by our stack.
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
-    } finally {
-      await client.close();
-      await server.stop();
-      snapshot?.remove();
-    }
-  },
-};
+      ctx.log(`${tag}: server pid ${server.pid} at ${server.url}`);
+      // One connection per producer and consumer (each has at most one request in flight), plus spare.
+      const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
+      try {
+        const warmUrl = await createQueue(client, "bench-warmup");
+        await runSqsPhase(client, warmUrl, w, { label: `${tag} warm-up`, messages: w.warmupMessages }, kind.entryFields);
 
-export async function runSqsPhase(client: LeanSqsClient, queueUrl: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
+        const mainUrl = await createQueue(client, "bench-main");
+        ctx.log(`${tag}: measuring ${w.messages} messages…`);
+        const stopMeter = startCpuMeter(server.pid);
+        const saturated = await runSqsPhase(client, mainUrl, w, { label: `${tag} saturated`, messages: w.messages }, kind.entryFields);
+        const cpu = stopMeter();
+        const rss = server.rssMiB();
+
+        let paced: PhaseResult | undefined;
+        if (w.pacedMessages > 0) {
+          const pacedUrl = await createQueue(client, "bench-paced");
+          ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
+          paced = await runSqsPhase(client, pacedUrl, w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
+        }
+        const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [...kind.notes] };
+        if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
+        if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
+        if (paced !== undefined) result.paced = paced;
+        if (rss !== undefined) result.serverRssMiB = rss;
+        return result;
+      } catch (err) {
+        // A server-side failure (HTTP 500) is explained by what the server logged, not by our stack.
+        throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
+      } finally {
+        await client.close();
+        await server.stop();
+        snapshot?.remove();
+      }
+    },
+  };
+}
+
+export async function runSqsPhase(
+  client: LeanSqsClient,
+  queueUrl: string,
+  w: Workload,
+  p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">,
+  entryFields?: SqsQueueKind["entryFields"],
+): Promise<PhaseResult> {
   const phase = new Phase({
     batchSize: w.batchSize,
     producers: w.producers,
@@ -80,7 +106,7 @@ export async function runSqsPhase(client: LeanSqsClient, queueUrl: string, w: Wo
   });
   try {
     return await phase.run(async (seqs, sentAtMs) => {
-      await client.sendBatch(queueUrl, seqs.map((seq) => makeBody(seq, sentAtMs, w.bodyBytes)));
+      await client.sendBatch(queueUrl, seqs.map((seq) => makeBody(seq, sentAtMs, w.bodyBytes)), entryFields && seqs.map(entryFields));
     });
   } finally {
     await Promise.all(consumers);
