@@ -12,23 +12,15 @@ import { Phase } from "../phase.js";
 import type { PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { type JobsWorkload, jobsPhaseOptions, jobsWorkload } from "./jobs-workload.js";
-import { startSluiceServer } from "./sluice-server.js";
-import { snapshotRevision } from "./snapshot.js";
+import { completeResult, startRowServer, withServerOutput } from "./sluice-row-server.js";
 
 export const sluiceJobsRow: Row = {
   peer: "sluice",
   label: "Sluice jobs via SDK (SQLite, synchronous=FULL)",
   async run(ctx: RowContext): Promise<RowResult> {
     const j = jobsWorkload(ctx.workload);
-    const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
-    let server;
-    try {
-      server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
-    } catch (err) {
-      snapshot?.remove();
-      throw err;
-    }
-    ctx.log(`sluice-jobs: server pid ${server.pid} at ${server.url}`);
+    const rs = await startRowServer(ctx, "sluice-jobs");
+    const { server } = rs;
     // The SDK on a lean undici-Pool fetch (see lean-fetch.ts); SLUICE_BENCH_GLOBAL_FETCH=1 keeps Node's fetch.
     const lean = process.env.SLUICE_BENCH_GLOBAL_FETCH === "1" ? undefined : leanFetch(server.url, j.clients + j.workerConcurrency + 4);
     const sluice = new Sluice({ url: server.url, attempts: 1, ...(lean ? { fetch: lean.fetch } : {}) });
@@ -45,17 +37,12 @@ export const sluiceJobsRow: Row = {
         paced = await runSluiceJobsPhase(sluice, "bench-jobs-paced", j, { label: "sluice jobs paced", messages: j.pacedJobs, ratePerSecond: j.pacedRatePerSec });
       }
       const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [`loadgen CPU includes the SDK worker and clients; SDK fetch: ${lean ? "undici Pool (bench/lean-fetch.ts)" : "Node's global fetch"}`] };
-      if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
-      if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
-      if (paced !== undefined) result.paced = paced;
-      if (rss !== undefined) result.serverRssMiB = rss;
-      return result;
+      return completeResult(result, rs, paced, rss);
     } catch (err) {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
+      throw withServerOutput(err, rs);
     } finally {
       await lean?.close();
-      await server.stop();
-      snapshot?.remove();
+      await rs.stop();
     }
   },
 };

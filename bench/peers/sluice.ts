@@ -10,8 +10,7 @@ import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
-import { startSluiceServer } from "./sluice-server.js";
-import { snapshotRevision } from "./snapshot.js";
+import { completeResult, startRowServer, withServerOutput } from "./sluice-row-server.js";
 
 /** What sets a Sluice SQS row apart from the standard one: queue type and per-message send fields. */
 export interface SqsQueueKind {
@@ -36,16 +35,8 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
     label: kind.label,
     async run(ctx: RowContext): Promise<RowResult> {
       const w = ctx.workload;
-      const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
-      if (snapshot !== undefined) ctx.log(`${tag}: server from a clean snapshot of ${snapshot.commit}`);
-      let server;
-      try {
-        server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
-      } catch (err) {
-        snapshot?.remove();
-        throw err;
-      }
-      ctx.log(`${tag}: server pid ${server.pid} at ${server.url}`);
+      const rs = await startRowServer(ctx, tag);
+      const { server } = rs;
       // One connection per producer and consumer (each has at most one request in flight), plus spare.
       const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
       try {
@@ -66,18 +57,12 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
           paced = await runSqsPhase(client, pacedUrl, w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
         }
         const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [...kind.notes] };
-        if (snapshot !== undefined) result.version = `sluice ${snapshot.commit} (clean snapshot)`;
-        if (ctx.serverDir !== undefined) result.version = `sluice from ${ctx.serverDir}`;
-        if (paced !== undefined) result.paced = paced;
-        if (rss !== undefined) result.serverRssMiB = rss;
-        return result;
+        return completeResult(result, rs, paced, rss);
       } catch (err) {
-        // A server-side failure (HTTP 500) is explained by what the server logged, not by our stack.
-        throw new Error(`${err instanceof Error ? err.message : String(err)}\n--- server output (tail) ---\n${server.output()}`, { cause: err });
+        throw withServerOutput(err, rs);
       } finally {
         await client.close();
-        await server.stop();
-        snapshot?.remove();
+        await rs.stop();
       }
     },
   };
