@@ -71,6 +71,9 @@ export interface WorkerStats {
   active: number;
 }
 
+/** Lease requests a worker keeps in flight at most (one per loop). */
+const maxLeaseLoops = 4;
+
 /** Slack on top of a lease long poll before the connection is called dead. */
 const longPollGraceMs = 30_000;
 
@@ -86,7 +89,10 @@ export class Worker {
   private readonly stopLeasing = new AbortController();
   private readonly units = new Set<Promise<void>>();
   private readonly leases = new Set<JobLease>();
-  private slotFreed: (() => void) | undefined;
+  /** Lease loops waiting for a free slot. */
+  private readonly slotWaiters = new Set<() => void>();
+  /** Slots asked for by lease requests in flight (not yet running). */
+  private reserved = 0;
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
   private readonly concurrency: number;
@@ -116,7 +122,11 @@ export class Worker {
     };
     if (opts.signal?.aborted) this.closing = true;
     opts.signal?.addEventListener("abort", () => void this.close(), { once: true });
-    this.loopDone = this.leaseLoop();
+    // Several lease requests in flight: with one, a long poll woken by one submit returns one
+    // job, and jobs are then leased one round trip at a time. Batch handlers keep one loop, so a
+    // batch is gathered by one request.
+    const loops = opts.batch ? 1 : Math.min(this.concurrency, maxLeaseLoops);
+    this.loopDone = Promise.all(Array.from({ length: loops }, () => this.leaseLoop(loops))).then(() => undefined);
   }
 
   /**
@@ -131,7 +141,7 @@ export class Worker {
   private async drain(opts: CloseOptions): Promise<void> {
     this.closing = true;
     this.stopLeasing.abort();
-    this.slotFreed?.();
+    this.wakeSlotWaiters();
     await this.loopDone;
     const cancel =
       opts.timeoutMs === undefined
@@ -146,17 +156,25 @@ export class Worker {
     }
   }
 
-  private async leaseLoop(): Promise<void> {
+  private wakeSlotWaiters(): void {
+    for (const wake of this.slotWaiters) wake();
+    this.slotWaiters.clear();
+  }
+
+  private async leaseLoop(loops: number): Promise<void> {
     let failures = 0;
     while (!this.closing) {
-      if (this.units.size >= this.concurrency) {
-        await new Promise<void>((resolve) => (this.slotFreed = resolve));
-        this.slotFreed = undefined;
+      const free = this.concurrency - this.units.size - this.reserved;
+      if (free <= 0) {
+        await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
         continue;
       }
+      // A share of the free slots, so the other loops' requests can ask for some too.
+      const ask = Math.ceil(free / loops);
       let jobs: LeasedJob[];
+      this.reserved += ask;
       try {
-        jobs = await this.lease(this.concurrency - this.units.size);
+        jobs = await this.lease(ask);
         if (failures > 0) failures = 0;
       } catch (err) {
         if (this.closing) break;
@@ -165,6 +183,8 @@ export class Worker {
         if (failures % 20 === 1) this.deps.onError(err, { phase: "lease" });
         await sleep(this.deps.timers, backoffDelayMs(failures - 1, defaultBackoff, this.deps.random), this.stopLeasing.signal);
         continue;
+      } finally {
+        this.reserved -= ask;
       }
       this.stats.leased += jobs.length;
       const leases = jobs.map((job) => new JobLease(this.deps, job));
@@ -204,7 +224,7 @@ export class Worker {
       .catch((err: unknown) => this.deps.onError(err, { phase: "complete" }))
       .finally(() => {
         this.units.delete(unit);
-        this.slotFreed?.();
+        this.wakeSlotWaiters();
       });
   }
 
