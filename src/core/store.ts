@@ -67,6 +67,18 @@ export interface ReceiveResult {
 }
 
 /** Queues, messages and move tasks here; jobs and the webhook outbox in jobs/job-store.ts. */
+export interface MessageReceiveParams {
+  queueId: number;
+  max: number;
+  nowMs: number;
+  visibleUntilMs: number;
+  minSentAtMs: number;
+  receiptToken: string;
+  fifo?: boolean;
+  deadLetter?: DeadLetterTarget;
+  attempt?: ReceiveAttempt;
+}
+
 export interface Store extends JobStore {
   /** Creates the queue, or returns the existing one unchanged (`created: false`). */
   queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
@@ -92,17 +104,7 @@ export interface Store extends JobStore {
    * that has a message in flight. `deadLetter`: messages already received maxReceiveCount times
    * move to the target queue (receive count reset, source remembered) instead of being delivered.
    */
-  messageReceive(p: {
-    queueId: number;
-    max: number;
-    nowMs: number;
-    visibleUntilMs: number;
-    minSentAtMs: number;
-    receiptToken: string;
-    fifo?: boolean;
-    deadLetter?: DeadLetterTarget;
-    attempt?: ReceiveAttempt;
-  }): Promise<ReceiveResult>;
+  messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
   /** Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). */
   messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]>;
   messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;

@@ -9,20 +9,10 @@
  */
 import type Database from "better-sqlite3";
 import type { StoredMessage } from "../../core/message.js";
-import type { DeadLetterTarget, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
+import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import type { MessageRow } from "./message-row.js";
 
-export interface ReceiveParams {
-  queueId: number;
-  max: number;
-  nowMs: number;
-  visibleUntilMs: number;
-  minSentAtMs: number;
-  receiptToken: string;
-  fifo?: boolean;
-  deadLetter?: DeadLetterTarget;
-  attempt?: ReceiveAttempt;
-}
+export type { ReceiveParams };
 
 interface Flow {
   group_id: string;
