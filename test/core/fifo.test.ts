@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError } from "../../src/core/errors.js";
 import type { QueueRecord } from "../../src/core/queue.js";
-import { type ServiceHarness, openServiceHarness, settle } from "./service-harness.js";
+import { type ServiceHarness, errorCode, openServiceHarness, settle } from "./service-harness.js";
 
 let h: ServiceHarness;
 beforeEach(() => {
@@ -11,16 +10,6 @@ beforeEach(() => {
 afterEach(async () => {
   await h.close();
 });
-
-async function errorCode(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof SluiceError) return err.code;
-    throw err;
-  }
-  throw new Error("expected an error");
-}
 
 async function fifoQueue(config: Record<string, unknown> = {}): Promise<QueueRecord> {
   return (await h.service.createQueue({ name: "q.fifo", config: { fifoQueue: true, ...config } })).queue;

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError } from "../../src/core/errors.js";
-import { type ServiceHarness, openServiceHarness, settle } from "./service-harness.js";
+import { type ServiceHarness, errorCode, openServiceHarness, settle } from "./service-harness.js";
 
 let h: ServiceHarness;
 beforeEach(() => {
@@ -9,16 +8,6 @@ beforeEach(() => {
 afterEach(async () => {
   await h.close();
 });
-
-async function errorCode(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof SluiceError) return err.code;
-    throw err;
-  }
-  throw new Error("expected an error");
-}
 
 describe("queues", () => {
   it("creates idempotently with the same attributes and refuses different ones", async () => {

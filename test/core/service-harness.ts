@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/core/clock.js";
+import { SluiceError } from "../../src/core/errors.js";
 import type { IdSource } from "../../src/core/ids.js";
 import { QueueService } from "../../src/core/queue-service.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
@@ -40,4 +41,15 @@ export function openServiceHarness(): ServiceHarness {
 /** Lets pending promise callbacks and setImmediate-scheduled group commits run. */
 export async function settle(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** The core error code a promise rejects with (fails if it resolves or throws something else). */
+export async function errorCode(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof SluiceError) return err.code;
+    throw err;
+  }
+  throw new Error("expected an error");
 }
