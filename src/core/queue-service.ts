@@ -11,7 +11,7 @@ import { limits } from "./limits.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
 import { MoveTasks } from "./move-tasks.js";
-import { type QueueConfig, type QueueRecord, defaultQueueConfig, isFifoName, validateQueueConfig, validateQueueName } from "./queue.js";
+import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueConfig, validateQueueName } from "./queue.js";
 import { decodeReceipt, encodeReceipt } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { QueueStats, Store } from "./store.js";
@@ -402,4 +402,3 @@ function differingKeys(existing: QueueConfig, requested: Partial<QueueConfig>): 
   );
 }
 
-export { isFifoName };
