@@ -1,10 +1,13 @@
 /**
  * Group commit: write operations that arrive in the same event-loop turn share one transaction
  * and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
- * alone while the others commit. Callers are answered only after COMMIT returned — i.e. after the
- * WAL reached the disk (synchronous=FULL): an acknowledged write is durable.
+ * alone while the others commit. Callers are answered only once their commit is on disk: after
+ * COMMIT returned with synchronous=FULL, or — with a WalSyncer (synchronous=NORMAL) — after the
+ * WAL sync that followed the commit, while the next group already runs. Either way an
+ * acknowledged write is durable.
  */
 import type Database from "better-sqlite3";
+import type { WalSyncer } from "./wal-syncer.js";
 
 interface PendingOp {
   run: () => unknown;
@@ -25,7 +28,10 @@ export class GroupCommitter {
   /** Transactions committed; exposed for tests and metrics. */
   transactions = 0;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly syncer?: WalSyncer,
+  ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
@@ -73,11 +79,25 @@ export class GroupCommitter {
       for (const op of batch) op.reject(error);
       return;
     }
-    batch.forEach((op, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) op.resolve(outcome.value);
-      else op.reject(outcome.value);
-    });
+    const settle = (syncError: Error | null): void => {
+      batch.forEach((op, i) => {
+        const outcome = outcomes[i]!;
+        if (syncError) op.reject(syncError);
+        else if (outcome.ok) op.resolve(outcome.value);
+        else op.reject(outcome.value);
+      });
+    };
+    if (!this.syncer) return settle(null);
+    this.syncer.committed();
+    this.syncer.afterSync(settle);
+  }
+
+  /**
+   * Resolves once everything committed so far is on disk. A read answered after this can't show
+   * a write that a crash could still take back.
+   */
+  durable(): Promise<void> {
+    return this.syncer ? this.syncer.durable() : Promise.resolve();
   }
 
   /** Flushes what is pending and refuses further writes. */

@@ -49,8 +49,14 @@ port.on("message", (first: WorkerRequest[]) => {
     closing = batch.some((r) => r.method === "close");
   }
   if (!closing) store.writes.flush();
-  void Promise.all(calls).then((replies) => {
-    port.postMessage(replies);
+  // Reads wait for the WAL sync too (writes already do): no reply may show a write that a crash
+  // could still take back. With nothing committed since the last sync this is immediate.
+  void Promise.all(calls).then(async (replies) => {
+    const synced = await store.writes.durable().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    port.postMessage(synced === undefined ? replies : replies.map((r) => (r.ok ? toReply(r.id, synced) : r)));
     if (closing) port.close();
   });
 });

@@ -34,6 +34,8 @@ function startWorker(name: "store-worker" | "checkpoint-worker", workerData: unk
  */
 const writerAutocheckpointPages = 50_000;
 const checkpointIntervalMs = 100;
+/** Calls per message to the store thread (see `send`); 4 measured best of 1–8 (docs/benchmarks.md). */
+const outboxMaxCalls = 4;
 
 async function startCheckpointer(filename: string): Promise<Worker> {
   const worker = startWorker("checkpoint-worker", { filename, intervalMs: checkpointIntervalMs } satisfies CheckpointWorkerOptions);
@@ -45,7 +47,7 @@ async function startCheckpointer(filename: string): Promise<Worker> {
 }
 
 export async function openThreadedSqliteStore(options: SqliteStoreOptions): Promise<Store> {
-  const worker = startWorker("store-worker", { walAutocheckpointPages: writerAutocheckpointPages, ...options } satisfies SqliteStoreOptions);
+  const worker = startWorker("store-worker", { walAutocheckpointPages: writerAutocheckpointPages, pipelinedSync: true, ...options } satisfies SqliteStoreOptions);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let failure: Error | undefined;
@@ -77,9 +79,13 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
   // If it ever dies, the writer's backstop autocheckpoint keeps the WAL bounded.
   checkpointer.on("error", () => undefined);
 
-  // Calls made in one turn of the event loop travel together and share one commit.
+  // Calls made in one turn of the event loop travel together and share one commit — but at most
+  // `outboxMaxCalls` at a time: a turn that parses dozens of requests would otherwise leave the
+  // store thread idle until the end of the turn, and the whole server would alternate between
+  // its two threads instead of running them side by side.
   let outbox: WorkerRequest[] = [];
   const send = (): void => {
+    if (outbox.length === 0) return;
     const batch = outbox;
     outbox = [];
     if (!failure) worker.postMessage(batch);
@@ -91,6 +97,7 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
       pending.set(id, { resolve, reject });
       if (outbox.length === 0) setImmediate(send);
       outbox.push({ id, method, params });
+      if (outbox.length >= outboxMaxCalls) send();
     });
   };
 
