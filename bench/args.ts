@@ -22,8 +22,8 @@ export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
   --only PEER         sluice | bullmq
   --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups)
-  --producers N       concurrent producers (default 16)
-  --consumers N       concurrent SQS consumers (default 32; BullMQ uses one Worker, concurrency 100)
+  --producers N       concurrent producers (default 32)
+  --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
   --backlog N         closed loop: max messages sent but not yet done (default 4000)
   --warmup N          warm-up messages per peer, not measured (default 5000)
   --rate N            paced phase: fixed send rate, msgs/s (default 1000)
@@ -79,8 +79,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     warmupMessages: positiveInt("warmup", values.warmup, 5_000, 0),
     bodyBytes: 1024,
     batchSize,
-    producers: positiveInt("producers", values.producers, 16),
-    consumers: positiveInt("consumers", values.consumers, 32),
+    producers: positiveInt("producers", values.producers, 32),
+    consumers: positiveInt("consumers", values.consumers, 64),
     backlogMax: positiveInt("backlog", values.backlog, 4_000, batchSize),
     waitTimeSeconds: positiveInt("wait", values.wait, 2, 1),
     pacedRatePerSec: positiveInt("rate", values.rate, 1_000),

@@ -8,8 +8,8 @@ import type { Row, RowContext, RowResult } from "../row.js";
 import { bullmqRow } from "./bullmq.js";
 import { sluiceSqsRow } from "./sluice.js";
 
-/** Enough groups that all 32 consumers × 10 messages can be leased at once (one batch per group in flight). */
-export const fifoGroups = 256;
+/** Enough groups that all 64 consumers × 10 messages can be leased at once (one batch per group in flight). */
+export const fifoGroups = 640;
 
 export const sluiceFifoRow: Row = sluiceSqsRow({
   label: `Sluice FIFO, ${fifoGroups} groups (SQLite, synchronous=FULL)`,
