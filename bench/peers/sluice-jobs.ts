@@ -1,7 +1,8 @@
 /**
  * Sluice jobs through the SDK (`@sluice/client`, from client/src so the bench always measures the
- * SDK in this tree): clients `queue.submit()` then `job.wait()` (GET ?wait= long poll, woken by the
- * completion); one `queue.work()` worker completes each job with a tiny output.
+ * SDK in this tree): clients `queue.run()` — one request that submits and is answered with the
+ * finished job (`POST …/jobs?wait=`, woken by the completion); one `queue.work()` worker completes
+ * each job with a tiny output.
  */
 import { Sluice } from "../../client/src/index.js";
 import type { Worker } from "../../client/src/index.js";
@@ -61,8 +62,7 @@ async function runSluiceJobsPhase(sluice: Sluice, queueName: string, j: JobsWork
       // batchSize 1: one job per call. The wait happens in the client, as an API server would do it.
       await Promise.all(
         seqs.map(async (seq) => {
-          const handle = await queue.submit(makeBody(seq, sentAtMs, j.inputBytes));
-          const done = await handle.wait({ timeoutMs: j.timeoutMs });
+          const done = await queue.run(makeBody(seq, sentAtMs, j.inputBytes), { timeoutMs: j.timeoutMs });
           if (done.status !== "succeeded") throw new Error(`job ${done.id} ended ${done.status}`);
           const { seq: got } = parseBody(done.input as string);
           if (phase.received(got, sentAtMs)) phase.done(1);

@@ -3,7 +3,7 @@
  * Depends on nothing but fetch.
  */
 export { Sluice, type SluiceOptions } from "./sluice.js";
-export { QueueClient, type SubmitOptions } from "./queue.js";
+export { QueueClient, type RunOptions, type SubmitOptions } from "./queue.js";
 export { JobsClient, isTerminal, type JobPage, type ListOptions, type WaitOptions } from "./jobs.js";
 export { JobHandle } from "./job-handle.js";
 export {

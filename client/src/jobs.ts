@@ -6,10 +6,10 @@ import type { HttpClient } from "./http.js";
 import type { Timers } from "./timers.js";
 import { type Job, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
 
-/** The server holds one GET ?wait= at most this long (DESIGN.md: wait ≤ 60 s). */
-const maxWaitSliceSeconds = 60;
+/** The server holds one GET ?wait= (or submit ?wait=) at most this long (DESIGN.md: wait ≤ 60 s). */
+export const maxWaitSliceSeconds = 60;
 /** Slack on top of a long poll before the SDK calls the connection dead. */
-const longPollGraceMs = 30_000;
+export const longPollGraceMs = 30_000;
 
 export interface WaitOptions {
   /** Give up (JobWaitTimeoutError) after this long; wait forever when omitted. */

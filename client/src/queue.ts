@@ -2,9 +2,10 @@
  * `sluice.queue(name)`: submit jobs to one queue, list them, and run workers on it.
  */
 import { JobHandle } from "./job-handle.js";
-import type { ClientContext, JobPage, JobsClient, ListOptions } from "./jobs.js";
+import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
+import type { HttpResponse } from "./http.js";
 import { type BatchHandler, type BatchOptions, type ErasedHandler, type JobHandler, Worker, type WorkerOptions } from "./worker.js";
-import type { JobResponse, JsonValue, SubmitRequest, WebhookSpec } from "./wire.js";
+import type { Job, JobResponse, JsonValue, SubmitRequest, WebhookSpec } from "./wire.js";
 
 export interface SubmitOptions {
   /**
@@ -22,6 +23,9 @@ export interface SubmitOptions {
   metadata?: Record<string, JsonValue>;
 }
 
+/** Options of `queue.run()`: a submit's options plus a wait's. */
+export type RunOptions = SubmitOptions & WaitOptions;
+
 export class QueueClient {
   constructor(
     private readonly ctx: ClientContext,
@@ -30,14 +34,39 @@ export class QueueClient {
   ) {}
 
   async submit<I = JsonValue, O = JsonValue>(input: I, opts: SubmitOptions = {}): Promise<JobHandle<I, O>> {
+    const res = await this.post<I, O>(input, opts, 0);
+    return new JobHandle<I, O>(this.jobs, res.body.job, res.status === 200);
+  }
+
+  /**
+   * Submits and resolves with the finished job (succeeded, failed or canceled) — in one request
+   * when the job finishes within a minute: the server holds the submit's answer (`?wait=`), then,
+   * if it must, the SDK long-polls as `handle.wait()` does. Throws JobWaitTimeoutError (with the
+   * job's last state) when `timeoutMs` passes first; the job itself keeps going.
+   */
+  async run<I = JsonValue, O = JsonValue>(input: I, opts: RunOptions = {}): Promise<Job<I, O>> {
+    const { timeoutMs, signal, ...submitOptions } = opts;
+    const { timers } = this.ctx;
+    const deadlineMs = timeoutMs === undefined ? Infinity : timers.nowMs() + timeoutMs;
+    // Whole seconds only, rounded down: the server's hold must never outlast our deadline.
+    const holdSeconds = Math.min(maxWaitSliceSeconds, Math.floor((deadlineMs - timers.nowMs()) / 1000));
+    const res = await this.post<I, O>(input, submitOptions, Math.max(0, holdSeconds), signal);
+    const job = res.body.job;
+    if (isTerminal(job)) return job;
+    const remainingMs = deadlineMs - timers.nowMs();
+    return this.jobs.wait<I, O>(job.id, { signal, ...(Number.isFinite(remainingMs) ? { timeoutMs: Math.max(0, remainingMs) } : {}) });
+  }
+
+  private post<I, O>(input: I, opts: SubmitOptions, waitSeconds: number, signal?: AbortSignal): Promise<HttpResponse<JobResponse<I, O>>> {
     const { idempotencyKey, ...rest } = opts;
     const body: SubmitRequest<I> = { input, ...definedOnly(rest) };
-    const res = await this.ctx.http.request<JobResponse<I, O>>("POST", `/v1/queues/${encodeURIComponent(this.name)}/jobs`, {
+    return this.ctx.http.request<JobResponse<I, O>>("POST", `/v1/queues/${encodeURIComponent(this.name)}/jobs`, {
       body,
+      ...(waitSeconds > 0 ? { query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs } : {}),
       headers: { "idempotency-key": idempotencyKey ?? `sdk-${globalThis.crypto.randomUUID()}` },
       maxAttempts: this.ctx.attempts,
+      signal,
     });
-    return new JobHandle<I, O>(this.jobs, res.body.job, res.status === 200);
   }
 
   list<I = JsonValue, O = JsonValue>(opts?: ListOptions): Promise<JobPage<I, O>> {

@@ -118,6 +118,38 @@ describe("submit, get, wait, cancel", () => {
   });
 });
 
+describe("queue.run: submit and get the finished job", () => {
+  it("resolves with the finished job, succeeded or failed, as wait() would", async () => {
+    const q = sluice.queue(freshQueue());
+    track(q.work<{ n: number }, number>(async (job) => {
+      if (job.input.n < 0) throw new NonRetryableError("negative");
+      return job.input.n * 2;
+    }));
+    const done = await q.run<{ n: number }, number>({ n: 21 }, { timeoutMs: 10_000, priority: 3 });
+    expect(done).toMatchObject({ status: "succeeded", output: 42, input: { n: 21 }, priority: 3 });
+    const failed = await q.run({ n: -1 }, { timeoutMs: 10_000 });
+    expect(failed).toMatchObject({ status: "failed", error: { message: "negative" } });
+  });
+
+  it("gives up after timeoutMs with JobWaitTimeoutError; the job stays queued", async () => {
+    const q = sluice.queue(freshQueue());
+    const err = await q.run({ x: 1 }, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JobWaitTimeoutError);
+    const job = (err as JobWaitTimeoutError).job;
+    expect(job.status).toBe("queued");
+    expect((await sluice.jobs.get(job.id)).status).toBe("queued");
+  });
+
+  it("with an Idempotency-Key, a second run is the same job", async () => {
+    const q = sluice.queue(freshQueue());
+    track(q.work(async () => "ok"));
+    const a = await q.run({ p: 1 }, { idempotencyKey: "run-1", timeoutMs: 10_000 });
+    const b = await q.run({ p: 1 }, { idempotencyKey: "run-1", timeoutMs: 10_000 });
+    expect(b).toMatchObject({ id: a.id, status: "succeeded", output: "ok" });
+    await expect(q.run({ p: 2 }, { idempotencyKey: "run-1" })).rejects.toMatchObject({ code: "IdempotencyKeyReused", status: 422 });
+  });
+});
+
 describe("handler outcomes", () => {
   it("NonRetryableError fails the job after one attempt, into the dead-letter queue", async () => {
     const q = sluice.queue(freshQueue());

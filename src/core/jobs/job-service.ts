@@ -82,12 +82,17 @@ export class JobService {
   // ---- clients ----
 
   async submit(queueName: string, input: SubmitInput, idempotencyKey?: string): Promise<SubmitResult> {
+    return this.create(queueName, input, idempotencyKey, undefined);
+  }
+
+  /** `presetId`: submitAndWait subscribes to the job's events before the job exists. */
+  private async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined): Promise<SubmitResult> {
     validateSubmit(input);
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
     const queue = await this.jobQueues.ensure(queueName);
     const { settings } = await this.jobQueues.policyOf(queue);
     const nowMs = this.clock.nowMs();
-    const id = this.ids.messageId();
+    const id = presetId ?? this.ids.messageId();
     const inputJson = JSON.stringify(input.input);
     const priority = input.priority ?? queue.config.defaultPriority;
     const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
@@ -144,20 +149,49 @@ export class JobService {
   async wait(id: string, waitSeconds: number, signal?: AbortSignal): Promise<JobRecord> {
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
     if (waitSeconds === 0 || this.closed) return this.get(id);
+    return (await this.hold(id, waitSeconds, signal, () => this.get(id)))!;
+  }
+
+  /**
+   * Submit, then hold the answer until the job is terminal or `waitSeconds` pass (Replicate's
+   * `Prefer: wait`): a caller that wants the result gets it in one request. The submit's own
+   * result is the job's first state, so the hold costs no store read unless it times out.
+   */
+  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: AbortSignal): Promise<SubmitResult> {
+    // Checked first: a bad wait must not submit anything.
+    checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
+    if (waitSeconds === 0 || this.closed) return this.submit(queueName, input, idempotencyKey);
+    let submitted: SubmitResult | undefined;
+    const job = await this.hold(this.ids.messageId(), waitSeconds, signal, async (id) => {
+      submitted = await this.create(queueName, input, idempotencyKey, id);
+      // A replay names an earlier job, whose events this hold didn't subscribe to: wait on it afresh.
+      return submitted.replayed ? undefined : submitted.job;
+    });
+    if (submitted!.replayed) return { job: await this.wait(submitted!.job.id, waitSeconds, signal), replayed: true };
+    return { job: job!, replayed: false };
+  }
+
+  /**
+   * Subscribes to the job's events, then takes its current state from `current` (a read, or the
+   * write that created it), so a transition in between can't be missed; then waits for a
+   * terminal event, the time limit, `signal`, or close(). `current` answering undefined ends the
+   * hold at once (the caller handles it).
+   */
+  private async hold(id: string, waitSeconds: number, signal: AbortSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
     let wake!: (job: JobRecord | undefined) => void;
     const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
-    // Subscribe before reading, so a completion between the read and the wait can't be missed.
     const unsubscribe = this.events.subscribe({ jobId: id }, (event) => {
       if (isTerminal(event.job.status)) wake(event.job);
     });
     const release = (): void => wake(undefined);
     let timer: { cancel(): void } | undefined;
     try {
-      const job = await this.get(id);
-      if (isTerminal(job.status)) return job;
+      const job = await current(id);
+      if (job === undefined || isTerminal(job.status)) return job;
       timer = this.clock.setTimer(waitSeconds * 1000, release);
       signal?.addEventListener("abort", release, { once: true });
       this.pendingWaits.add(release);
+      if (signal?.aborted || this.closed) release();
       return (await woken) ?? (await this.get(id));
     } finally {
       unsubscribe();

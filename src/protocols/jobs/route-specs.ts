@@ -43,9 +43,10 @@ export const routeSpecs: RouteSpec[] = [
     operationId: "submitJob",
     method: "POST",
     path: "/v1/queues/{queue}/jobs",
-    summary: "Submit a job (creates the queue and its <queue>-dlq on first use).",
+    summary: "Submit a job (creates the queue and its <queue>-dlq on first use); with ?wait=N, answer once it is terminal or N seconds pass.",
     tag: "jobs",
     params: s.queueParams,
+    querystring: s.submitJobQuery,
     headers: s.submitHeaders,
     body: s.submitBody,
     responses: {

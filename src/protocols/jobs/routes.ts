@@ -61,7 +61,9 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       if (Array.isArray(header)) fail("ValidationFailed", "Send one Idempotency-Key header.");
       const key = header === undefined ? undefined : parseIdempotencyKey(header);
       if (body.webhook) await checkWebhookTarget(body.webhook.url, o.webhookPolicy);
-      const { job, replayed } = await jobs.submit(request.params.queue!, body, key);
+      const wait = (request.query.wait as number | undefined) ?? 0;
+      const { job, replayed } =
+        wait > 0 ? await jobs.submitAndWait(request.params.queue!, body, key, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.submit(request.params.queue!, body, key);
       if (replayed) reply.header("Idempotent-Replayed", "true");
       else reply.header("Location", `/v1/jobs/${encodeURIComponent(job.id)}`);
       return sendJson(reply, replayed ? 200 : 201, `{"job":${jobJson(job)}}`);

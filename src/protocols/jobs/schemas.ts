@@ -96,6 +96,10 @@ export const settingsBody = object({
 // ---- query strings and headers (extra parameters are ignored: caches and proxies add them) ----
 
 export const getJobQuery: JsonSchema = { type: "object", properties: { wait: int(0, j.getWaitMaxSeconds, "Hold until the job is terminal or this many seconds pass.") } };
+export const submitJobQuery: JsonSchema = {
+  type: "object",
+  properties: { wait: int(0, j.getWaitMaxSeconds, "After submitting, hold the answer until the job is terminal or this many seconds pass (0: answer at once).") },
+};
 export const listJobsQuery: JsonSchema = {
   type: "object",
   properties: {
