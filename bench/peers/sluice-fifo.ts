@@ -12,7 +12,7 @@ import { sluiceSqsRow } from "./sluice.js";
 export const fifoGroups = 640;
 
 export const sluiceFifoRow: Row = sluiceSqsRow({
-  label: `Sluice FIFO, ${fifoGroups} groups (SQLite, synchronous=FULL)`,
+  label: `Sluice FIFO, ${fifoGroups} groups (SQLite WAL, fsync before ack)`,
   tag: "sluice-fifo",
   queueName: (base) => `${base}.fifo`,
   // Explicit dedup ids: content hashing would add a SHA-256 per message the standard row doesn't pay.

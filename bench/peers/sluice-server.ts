@@ -1,7 +1,7 @@
 /**
  * Runs the Sluice server as a child process on a fresh temp data dir, so the load generator and
  * the server are separate processes competing for the same 2 cores, as in real use. Durability is
- * the server's default (SQLite synchronous=FULL); the bench never weakens it.
+ * the server's default (SQLite WAL, every acknowledgement after the WAL's fsync); the bench never weakens it.
  */
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

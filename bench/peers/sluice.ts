@@ -25,7 +25,7 @@ export interface SqsQueueKind {
   notes: string[];
 }
 
-export const sluiceStandardRow: Row = sluiceSqsRow({ label: "Sluice (SQLite, synchronous=FULL)", tag: "sluice", queueName: (base) => base, notes: [] });
+export const sluiceStandardRow: Row = sluiceSqsRow({ label: "Sluice (SQLite WAL, fsync before ack)", tag: "sluice", queueName: (base) => base, notes: [] });
 
 export function sluiceSqsRow(kind: SqsQueueKind): Row {
   const { tag } = kind;
@@ -56,7 +56,7 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
           ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
           paced = await runSqsPhase(client, pacedUrl, w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
         }
-        const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [...kind.notes] };
+        const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)", saturated, cpu, notes: [...kind.notes] };
         return completeResult(result, rs, paced, rss);
       } catch (err) {
         throw withServerOutput(err, rs);

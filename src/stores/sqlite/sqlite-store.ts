@@ -1,6 +1,6 @@
 /**
- * The embedded default store: one SQLite file in WAL mode with synchronous=FULL, every write
- * through group commit. better-sqlite3 is synchronous, so reads run directly (they see only
+ * The embedded default store: one SQLite file in WAL mode, every write through group commit and
+ * acknowledged only once on disk (synchronous=FULL, or pipelined WAL syncs: wal-syncer.ts). better-sqlite3 is synchronous, so reads run directly (they see only
  * committed data: writes run inside flushes, never interleaved with a request's reads).
  */
 import Database from "better-sqlite3";
