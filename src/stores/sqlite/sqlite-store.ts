@@ -1,7 +1,8 @@
 /**
  * The embedded default store: one SQLite file in WAL mode, every write through group commit and
- * acknowledged only once on disk (synchronous=FULL, or pipelined WAL syncs: wal-syncer.ts). better-sqlite3 is synchronous, so reads run directly (they see only
- * committed data: writes run inside flushes, never interleaved with a request's reads).
+ * acknowledged only once on disk (synchronous=FULL, or pipelined WAL syncs: wal-syncer.ts).
+ * better-sqlite3 is synchronous, so reads run directly (they see only committed data: writes run
+ * inside flushes, never interleaved with a request's reads).
  */
 import Database from "better-sqlite3";
 import { attributesFromJson } from "../../core/attributes-json.js";
