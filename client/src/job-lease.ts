@@ -9,7 +9,7 @@ import { JobCanceledError, LeaseLostError, SluiceApiError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { jobPath } from "./jobs.js";
 import type { Timers } from "./timers.js";
-import type { FailRequest, HeartbeatResponse, JsonValue, LeasedJob } from "./wire.js";
+import type { CompleteAck, FailAck, FailRequest, HeartbeatResponse, JsonValue, LeasedJob } from "./wire.js";
 
 /** What a handler gets besides the job. */
 export interface JobContext {
@@ -142,6 +142,22 @@ export class JobLease<I = JsonValue> {
     } else {
       await this.send("fail", "fail", { leaseId: this.job.leaseId, ...outcome.failure });
     }
+  }
+
+  /**
+   * The outcome as an ack to ride on a lease request (the worker's "complete this, give me the
+   * next"); undefined when the lease is lost and nothing may be reported. Stops the heartbeats.
+   */
+  ackFor(outcome: JobOutcome): { kind: "complete"; ack: CompleteAck } | { kind: "fail"; ack: FailAck } | undefined {
+    this.stopHeartbeats();
+    if (this.lost) return undefined;
+    const base = { id: this.job.id, leaseId: this.job.leaseId };
+    return outcome.kind === "complete" ? { kind: "complete", ack: { ...base, output: outcome.output } } : { kind: "fail", ack: { ...base, ...outcome.failure } };
+  }
+
+  /** The server refused this lease's ack (LeaseExpired, …): told as a refused complete / fail route would be. */
+  ackRefused(kind: "complete" | "fail", error: { code: string; message: string }): void {
+    this.deps.onError(new SluiceApiError(error.code, error.code === "JobNotFound" ? 404 : 409, error.message), { phase: kind, jobId: this.job.id });
   }
 
   /**

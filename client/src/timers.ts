@@ -29,3 +29,12 @@ export function sleep(timers: Timers, delayMs: number, signal?: AbortSignal): Pr
     signal?.addEventListener("abort", done, { once: true });
   });
 }
+
+/**
+ * Runs `fn` once the current turn's callbacks and microtasks are done: a yield, not a delay, so
+ * it doesn't go through (possibly frozen) injected Timers — work queued in this turn is batched.
+ */
+export function nextTurn(fn: () => void): void {
+  if (typeof setImmediate === "function") setImmediate(fn);
+  else setTimeout(fn, 0);
+}

@@ -94,11 +94,28 @@ export interface JobListResponse {
 
 /** Body of POST /v1/queues/{queue}/leases. */
 export interface LeaseRequest {
+  /** 0 only with acks: report them, lease nothing. */
   max: number;
+  /** Counts as 0 when the request carries acks. */
   waitSeconds: number;
   leaseSeconds: number;
   batchWindowMs?: number;
+  /** Finished jobs to complete before leasing, in the same server write. */
+  complete?: CompleteAck[];
+  /** Failed attempts to report before leasing. */
+  fail?: FailAck[];
 }
+
+export interface CompleteAck extends CompleteRequest {
+  id: string;
+}
+
+export interface FailAck extends FailRequest {
+  id: string;
+}
+
+/** The answer to one ack: ok, or the error the complete / fail route would have answered. */
+export type AckResult = { id: string; ok: true } | { id: string; ok: false; error: { code: string; message: string } };
 
 /** One job handed to a worker: the full job (status running), plus the lease that proves ownership. */
 export interface LeasedJob<Input = JsonValue> extends Job<Input> {
@@ -108,6 +125,8 @@ export interface LeasedJob<Input = JsonValue> extends Job<Input> {
 
 export interface LeaseResponse<Input = JsonValue> {
   jobs: LeasedJob<Input>[];
+  /** With acks in the request: one per ack, complete entries first, in request order. */
+  results?: AckResult[];
 }
 
 export interface HeartbeatRequest {

@@ -4,12 +4,13 @@
  * let in-flight work finish, and hand back anything leased but not started.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
-import { type BatchItemError, WorkerClosingError } from "./errors.js";
+import { type BatchItemError, SluiceApiError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
 import { type HandlerResult, outcomeOf, outcomesOfBatch } from "./outcomes.js";
-import { type Timers, sleep } from "./timers.js";
-import type { JsonValue, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
+import { longPollGraceMs } from "./jobs.js";
+import { type Timers, nextTurn, sleep } from "./timers.js";
+import type { CompleteAck, FailAck, JsonValue, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
 
 export type { JobContext, WorkerPhase } from "./job-lease.js";
 
@@ -74,8 +75,29 @@ export interface WorkerStats {
 /** Lease requests a worker keeps in flight at most (one per loop). */
 const maxLeaseLoops = 4;
 
-/** Slack on top of a lease long poll before the connection is called dead. */
-const longPollGraceMs = 30_000;
+/** Acks one lease request carries at most (the server's limit). */
+const maxAcksPerRequest = 100;
+
+/** A handler slot: held while its job runs, then released once — or handed over to the lease request that reports it. */
+class Slot {
+  private released = false;
+  constructor(private readonly onRelease: (wake: boolean) => void) {}
+  release(wake = true): void {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease(wake);
+  }
+}
+
+/** A finished job's outcome waiting to ride on the next ack-carrying lease request. */
+interface PendingAck {
+  lease: JobLease;
+  outcome: JobOutcome;
+  ack: { kind: "complete"; ack: CompleteAck } | { kind: "fail"; ack: FailAck };
+  slot: Slot;
+  /** Resolves the job's unit: its outcome is confirmed (or handed to onError). */
+  done: () => void;
+}
 
 /**
  * The handler as the worker holds it: its input and output types erased (they matter to the
@@ -93,6 +115,13 @@ export class Worker {
   private readonly slotWaiters = new Set<() => void>();
   /** Slots asked for by lease requests in flight (not yet running). */
   private reserved = 0;
+  /** Slots held by units: a handler running, or (batch handlers, close) its outcome being reported. */
+  private held = 0;
+  /** Outcomes of finished jobs for the next ack-carrying lease request, sent once this turn ends. */
+  private pendingAcks: PendingAck[] = [];
+  private acksScheduled = false;
+  /** Set when the server refused an ack-carrying lease as malformed (a server from before acks). */
+  private acksUnsupported = false;
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
   private readonly concurrency: number;
@@ -143,6 +172,7 @@ export class Worker {
     this.stopLeasing.abort();
     this.wakeSlotWaiters();
     await this.loopDone;
+    this.sendPendingAcks(); // what finished as close() began; ask 0 jobs now
     const cancel =
       opts.timeoutMs === undefined
         ? () => {}
@@ -164,7 +194,7 @@ export class Worker {
   private async leaseLoop(loops: number): Promise<void> {
     let failures = 0;
     while (!this.closing) {
-      const free = this.concurrency - this.units.size - this.reserved;
+      const free = this.concurrency - this.held - this.reserved;
       if (free <= 0) {
         await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
         continue;
@@ -186,18 +216,24 @@ export class Worker {
       } finally {
         this.reserved -= ask;
       }
-      this.stats.leased += jobs.length;
-      const leases = jobs.map((job) => new JobLease(this.deps, job));
-      if (this.closing) {
-        // Leased while close() began: these never start, so they go straight back.
-        await Promise.all(leases.map((l) => this.release(l)));
-        break;
-      }
-      if ("batch" in this.handler) {
-        if (leases.length > 0) this.track(this.runBatch(this.handler.batch, leases));
-      } else {
-        for (const lease of leases) this.track(this.runOne(this.handler.one, lease));
-      }
+      await this.start(jobs);
+    }
+  }
+
+  /** Runs freshly leased jobs (or hands them back when close() began meanwhile). */
+  private async start(jobs: LeasedJob[]): Promise<void> {
+    this.stats.leased += jobs.length;
+    const leases = jobs.map((job) => new JobLease(this.deps, job));
+    if (this.closing) {
+      // Leased while close() began: these never start, so they go straight back.
+      await Promise.all(leases.map((l) => this.release(l)));
+      return;
+    }
+    const handler = this.handler;
+    if ("batch" in handler) {
+      if (leases.length > 0) this.track(() => this.runBatch(handler.batch, leases));
+    } else {
+      for (const lease of leases) this.track((slot) => this.runOne(handler.one, lease, slot));
     }
   }
 
@@ -209,7 +245,7 @@ export class Worker {
       leaseSeconds: this.deps.leaseSeconds,
       ...(batch ? { batchWindowMs: batch.windowMs } : {}),
     };
-    const res = await this.deps.http.request<LeaseResponse>("POST", `/v1/queues/${encodeURIComponent(this.queue)}/leases`, {
+    const res = await this.deps.http.request<LeaseResponse>("POST", this.leasesPath, {
       body,
       signal: this.stopLeasing.signal,
       timeoutMs: this.waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs,
@@ -217,18 +253,24 @@ export class Worker {
     return res.body.jobs;
   }
 
-  private track(unit: Promise<void>): void {
+  private track(run: (slot: Slot) => Promise<void>): void {
+    this.held++;
+    const slot = new Slot((wake) => {
+      this.held--;
+      if (wake) this.wakeSlotWaiters();
+    });
+    const unit = run(slot);
     this.units.add(unit);
     // Units report their own failures; a rejection here would be a bug in the worker itself.
     void unit
       .catch((err: unknown) => this.deps.onError(err, { phase: "complete" }))
       .finally(() => {
         this.units.delete(unit);
-        this.wakeSlotWaiters();
+        slot.release();
       });
   }
 
-  private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease): Promise<void> {
+  private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease, slot: Slot): Promise<void> {
     this.begin([lease]);
     let outcome;
     try {
@@ -236,9 +278,82 @@ export class Worker {
     } finally {
       this.stats.active--;
     }
-    await this.finish(lease, outcome);
+    if (this.closing || this.acksUnsupported) return this.finish(lease, outcome);
+    // The outcome rides on a lease request that also asks for the next job (one request, one
+    // server write, where complete + lease would be two of each).
+    try {
+      const ack = lease.ackFor(outcome);
+      if (ack) await new Promise<void>((done) => this.queueAck({ lease, outcome, ack, slot, done }));
+      this.count(outcome);
+    } finally {
+      this.leases.delete(lease);
+    }
   }
 
+  private queueAck(pending: PendingAck): void {
+    this.pendingAcks.push(pending);
+    if (this.acksScheduled) return;
+    this.acksScheduled = true;
+    // Outcomes of jobs that finish in this turn (a lease answer's worth of fast handlers) share a request.
+    nextTurn(() => this.sendPendingAcks());
+  }
+
+  private sendPendingAcks(): void {
+    this.acksScheduled = false;
+    while (this.pendingAcks.length > 0) {
+      // sendAcks reports its own failures; a rejection would be a bug in the worker itself.
+      void this.sendAcks(this.pendingAcks.splice(0, maxAcksPerRequest)).catch((err: unknown) => this.deps.onError(err, { phase: "lease" }));
+    }
+  }
+
+  /**
+   * One lease request carrying these outcomes and asking for as many jobs as they free slots
+   * (none once closing). The slots pass to the request's reservation, so the lease loops don't
+   * also ask for them. An answer that doesn't come back leaves the outcomes unconfirmed: each is
+   * then reported through its own route, with that route's retries — one the server did apply
+   * answers 409, which onError hears as for any lost race.
+   */
+  private async sendAcks(group: PendingAck[]): Promise<void> {
+    for (const a of group) a.slot.release(false);
+    this.reserved += group.length;
+    const ordered = [...group.filter((a) => a.ack.kind === "complete"), ...group.filter((a) => a.ack.kind === "fail")];
+    const body: LeaseRequest = {
+      max: this.closing ? 0 : group.length,
+      waitSeconds: 0,
+      leaseSeconds: this.deps.leaseSeconds,
+      complete: ordered.flatMap((a) => (a.ack.kind === "complete" ? [a.ack.ack] : [])),
+      fail: ordered.flatMap((a) => (a.ack.kind === "fail" ? [a.ack.ack] : [])),
+    };
+    let res: LeaseResponse;
+    try {
+      res = (await this.deps.http.request<LeaseResponse>("POST", this.leasesPath, { body, timeoutMs: longPollGraceMs })).body;
+    } catch (err) {
+      if (err instanceof SluiceApiError && err.status === 400) this.acksUnsupported = true;
+      this.reserved -= group.length;
+      this.wakeSlotWaiters();
+      await Promise.all(ordered.map(async (a) => (await a.lease.report(a.outcome), a.done())));
+      return;
+    }
+    this.reserved -= group.length;
+    ordered.forEach((a, i) => {
+      const result = res.results?.[i];
+      if (result && !result.ok) a.lease.ackRefused(a.ack.kind, result.error);
+      a.done();
+    });
+    if (res.jobs.length < group.length) this.wakeSlotWaiters();
+    await this.start(res.jobs);
+  }
+
+  private count(outcome: JobOutcome): void {
+    if (outcome.kind === "complete") this.stats.completed++;
+    else this.stats.failed++;
+  }
+
+  private get leasesPath(): string {
+    return `/v1/queues/${encodeURIComponent(this.queue)}/leases`;
+  }
+
+  /** Batch outcomes go through the complete / fail routes: the next batch is gathered by a long poll. */
   private async runBatch(handler: BatchHandler<JsonValue, unknown>, leases: JobLease[]): Promise<void> {
     this.begin(leases);
     const batchSignal = allAborted(leases.map((l) => l.signal));
@@ -267,8 +382,7 @@ export class Worker {
   private async finish(lease: JobLease, outcome: JobOutcome): Promise<void> {
     try {
       await lease.report(outcome);
-      if (outcome.kind === "complete") this.stats.completed++;
-      else this.stats.failed++;
+      this.count(outcome);
     } finally {
       this.leases.delete(lease);
     }

@@ -56,6 +56,8 @@ export const limits = {
   jobs: {
     maxAttemptsMax: 100,
     leaseMaxJobs: 100,
+    /** complete + fail entries one lease request may carry. */
+    leaseMaxAcks: 100,
     leaseWaitMaxSeconds: 20,
     batchWindowMaxMs: 10_000,
     getWaitMaxSeconds: 60,

@@ -17,7 +17,7 @@ import { jobMessage } from "./job-message.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
-import type { JobChange, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import type { JobAck, JobChange, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
 import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
@@ -51,6 +51,21 @@ export interface LeaseInput {
   batchWindowMs?: number;
   signal?: AbortSignal;
 }
+
+/** A finished job's outcome, carried by a lease request. */
+export type LeaseAckInput =
+  | { kind: "complete"; id: string; leaseId: string; output?: unknown }
+  | { kind: "fail"; id: string; leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number };
+
+export interface LeaseWithAcksResult {
+  leased: LeasedJob[];
+  /** One per ack, in order: the job it finished, or why it was refused (LeaseExpired, …). */
+  acks: Array<{ id: string; ok: true; job: JobRecord } | { id: string; ok: false; error: { code: string; message: string } }>;
+}
+
+/** An ack ready for the store, or refused before it (its job not found). */
+type ResolvedAck = { id: string; ack: JobAck; policy: JobQueuePolicy } | { id: string; refused: { code: string; message: string } };
+type JobLeaseResultAcks = Awaited<ReturnType<JobStore["jobLease"]>>["acks"];
 
 export interface JobPage {
   jobs: JobRecord[];
@@ -230,23 +245,40 @@ export class JobService {
    * gathering for that long after the first one (never past the wait) so batch workers get full batches.
    */
   async lease(queueName: string, input: LeaseInput): Promise<LeasedJob[]> {
+    return (await this.leaseWithAcks(queueName, input, [])).leased;
+  }
+
+  /**
+   * A lease that first reports finished jobs (complete / fail), all in the lease's first write:
+   * one request and one commit where a worker would otherwise make two. Each ack succeeds or fails
+   * on its own; a malformed one refuses the whole request before anything is written. With acks
+   * the lease never waits (waitSeconds and batchWindowMs count as 0), so their confirmation is
+   * never held back by a long poll, and `max` may be 0 (acks only).
+   */
+  async leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
     const j = limits.jobs;
+    const hasAcks = ackInputs.length > 0;
     const max = input.max ?? 1;
-    checkJobInteger("max", max, 1, j.leaseMaxJobs);
+    checkJobInteger("max", max, hasAcks ? 0 : 1, j.leaseMaxJobs);
     const waitSeconds = input.waitSeconds ?? 0;
     checkJobInteger("waitSeconds", waitSeconds, 0, j.leaseWaitMaxSeconds);
     const batchWindowMs = input.batchWindowMs ?? 0;
     checkJobInteger("batchWindowMs", batchWindowMs, 0, j.batchWindowMaxMs);
+    if (ackInputs.length > j.leaseMaxAcks) fail("ValidationFailed", `At most ${j.leaseMaxAcks} complete and fail entries in all; got ${ackInputs.length}.`);
+    const checked = ackInputs.map((a) => this.checkAck(a));
     const queue = await this.jobQueues.ensure(queueName);
     const policy = await this.jobQueues.policyOf(queue);
     const leaseSeconds = input.leaseSeconds ?? policy.settings.leaseSeconds;
     checkJobInteger("leaseSeconds", leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
-    const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
+    const acks = await this.resolveAcks(checked);
+    const deadlineMs = this.clock.nowMs() + (hasAcks ? 0 : waitSeconds * 1000);
     let windowEndMs: number | undefined;
     const leased: LeasedJob[] = [];
+    let ackResults: LeaseWithAcksResult["acks"] = [];
     for (;;) {
       const version = this.queues.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
+      const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
       const result = await this.store.jobLease({
         ...this.retryPolicy(policy),
         queueId: queue.id,
@@ -257,26 +289,69 @@ export class JobService {
         minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
         leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
         adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+        ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),
       });
+      if (pendingAcks) ackResults = this.settleAcks(pendingAcks, result.acks);
       for (const change of result.changes) this.publish(change);
       this.notifyDeadLettered(policy, result.changes);
       leased.push(...result.leased);
       if (leased.length >= max) {
         // A full lease suggests more are waiting: pass the wake-up on to the next poller.
-        this.queues.waiters.notify(queue.id, 1);
-        return leased;
+        if (max > 0) this.queues.waiters.notify(queue.id, 1);
+        return { leased, acks: ackResults };
       }
       if (leased.length > 0) {
-        if (batchWindowMs === 0) return leased;
+        if (batchWindowMs === 0 || hasAcks) return { leased, acks: ackResults };
         windowEndMs ??= nowMs + batchWindowMs;
       }
       const untilMs = Math.min(deadlineMs, windowEndMs ?? deadlineMs);
       const remainingMs = untilMs - this.clock.nowMs();
-      if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed) return leased;
+      if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed) return { leased, acks: ackResults };
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       await this.queues.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max - leased.length, input.signal);
     }
+  }
+
+  /** Validates an ack as the complete / fail routes do: a bad one refuses the whole request. */
+  private checkAck(a: LeaseAckInput): { input: LeaseAckInput; outputJson?: string; error?: JobError } {
+    if (a.kind === "complete") return { input: a, outputJson: this.checkOutput(a.output) };
+    if (a.retryAfterSeconds !== undefined) checkJobInteger("retryAfterSeconds", a.retryAfterSeconds, 0, limits.jobs.retryDelayMaxSeconds);
+    return { input: a, error: validateJobError(a.error) };
+  }
+
+  /** Each ack's queue policy (from its lease id); an ack whose job can't be found is refused alone. */
+  private async resolveAcks(checked: Array<{ input: LeaseAckInput; outputJson?: string; error?: JobError }>): Promise<ResolvedAck[]> {
+    return Promise.all(
+      checked.map(async ({ input, outputJson, error }): Promise<ResolvedAck> => {
+        let policy: JobQueuePolicy;
+        try {
+          policy = await this.policyForLease(input.id, input.leaseId);
+        } catch (err) {
+          if (err instanceof SluiceError) return { id: input.id, refused: { code: err.code, message: err.message } };
+          throw err;
+        }
+        const base = { id: input.id, leaseToken: input.leaseId };
+        const ack: JobAck =
+          input.kind === "complete"
+            ? { kind: "complete", ...base, outputJson: outputJson!, resultTtlSeconds: policy.settings.resultTtlSeconds }
+            : { kind: "fail", ...base, ...this.retryPolicy(policy), error: error!, retryable: input.retryable ?? true, retryAfterSeconds: input.retryAfterSeconds };
+        return { id: input.id, ack, policy };
+      }),
+    );
+  }
+
+  /** Publishes what the applied acks changed and pairs every ack with its answer. */
+  private settleAcks(acks: ResolvedAck[], results: JobLeaseResultAcks): LeaseWithAcksResult["acks"] {
+    let next = 0;
+    return acks.map((a) => {
+      if (!("ack" in a)) return { id: a.id, ok: false, error: a.refused };
+      const r = results[next++]!;
+      if (!r.ok) return { id: a.id, ok: false, error: r.error };
+      this.publish(r.change);
+      if (a.ack.kind === "fail") this.afterAttemptEnded(a.policy, r.change);
+      return { id: a.id, ok: true, job: r.change.job };
+    });
   }
 
   async heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
@@ -288,9 +363,7 @@ export class JobService {
   }
 
   async complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
-    const outputJson = JSON.stringify(p.output === undefined ? null : p.output);
-    const size = Buffer.byteLength(outputJson, "utf8");
-    if (size > limits.messageSizeMaxBytes) fail("MessageTooLong", `The output is ${size} bytes of JSON; at most ${limits.messageSizeMaxBytes} are kept.`);
+    const outputJson = this.checkOutput(p.output);
     const policy = await this.policyForLease(id, p.leaseId);
     const change = await this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds });
     this.publish(change);
@@ -385,6 +458,13 @@ export class JobService {
   }
 
   // ---- internals ----
+
+  private checkOutput(output: unknown): string {
+    const outputJson = JSON.stringify(output === undefined ? null : output);
+    const size = Buffer.byteLength(outputJson, "utf8");
+    if (size > limits.messageSizeMaxBytes) fail("MessageTooLong", `The output is ${size} bytes of JSON; at most ${limits.messageSizeMaxBytes} are kept.`);
+    return outputJson;
+  }
 
   private publish(change: JobChange): void {
     const atMs = this.clock.nowMs();

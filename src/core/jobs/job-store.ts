@@ -41,6 +41,17 @@ export interface RetryPolicy {
   resultTtlSeconds: number;
 }
 
+/**
+ * A finished job's outcome carried by a lease request (the worker's "complete this, give me the
+ * next": BullMQ's moveToFinished), applied before the lease in the same write.
+ */
+export type JobAck =
+  | { kind: "complete"; id: string; leaseToken: string; outputJson: string; resultTtlSeconds: number }
+  | (RetryPolicy & { kind: "fail"; id: string; leaseToken: string; error: JobError; retryable: boolean; retryAfterSeconds?: number });
+
+/** Each ack succeeds or fails on its own: a lease conflict is this ack's answer, not the request's. */
+export type JobAckResult = { ok: true; change: JobChange } | { ok: false; error: { code: string; message: string } };
+
 export interface JobLeaseParams extends RetryPolicy {
   queueId: number;
   queueName: string;
@@ -52,12 +63,16 @@ export interface JobLeaseParams extends RetryPolicy {
   leaseToken: string;
   /** Defaults for adopting a message that has no job (sent through the SQS API, or redriven after its job was pruned). */
   adopt: { maxAttempts: number; timeoutSeconds?: number };
+  /** Applied first, in order, in the same transaction; `max` may then be 0 (acks only). */
+  acks?: JobAck[];
 }
 
 export interface JobLeaseResult {
   leased: LeasedJob[];
   /** Every transition made, the leases' included (a job out of attempts failed, a cancel-requested job canceled). */
   changes: JobChange[];
+  /** One per `acks` entry, in order (empty without acks). */
+  acks: JobAckResult[];
 }
 
 export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";
@@ -96,6 +111,7 @@ export interface JobStore {
    * Leases up to `max` jobs: takes ready messages in receive order (priority high→low, then oldest),
    * applies transitions.leaseTransition to each one's job, and keeps going until `max` jobs are
    * leased or no message is ready. Messages whose job is finished are deleted on the way.
+   * `acks` are applied before, each as jobComplete / jobFail would (a refused one writes nothing).
    */
   jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
   /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */

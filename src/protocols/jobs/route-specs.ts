@@ -111,11 +111,18 @@ export const routeSpecs: RouteSpec[] = [
     operationId: "leaseJobs",
     method: "POST",
     path: "/v1/queues/{queue}/leases",
-    summary: "Worker: lease up to max jobs, long-polling up to waitSeconds.",
+    summary: "Worker: report finished jobs (complete / fail, optional), then lease up to max jobs, long-polling up to waitSeconds (not when reporting).",
     tag: "workers",
     params: s.queueParams,
     body: s.leaseBody,
-    responses: { "200": { description: "Leased jobs (possibly none).", schema: wrap("jobs", { type: "array", items: ref("LeasedJob") }) }, "400": error("ValidationFailed.") },
+    responses: {
+      "200": {
+        description: "Leased jobs (possibly none); with complete / fail in the request, `results`: one per entry, complete entries first, in request order.",
+        schema: { type: "object", properties: { jobs: { type: "array", items: ref("LeasedJob") }, results: { type: "array", items: ref("AckResult") } }, required: ["jobs"] },
+      },
+      "400": error("ValidationFailed."),
+      "413": error("MessageTooLong: an output over 1 MiB."),
+    },
   },
   {
     operationId: "heartbeatJob",
@@ -190,4 +197,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   Queue: s.queueSchema,
   Event: s.eventSchema,
   Error: s.errorSchema,
+  AckResult: s.ackResultSchema,
 };

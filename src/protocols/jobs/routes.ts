@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../core/clock.js";
 import { fail } from "../../core/errors.js";
 import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
-import type { JobService } from "../../core/jobs/job-service.js";
+import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
 import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
 import type { JobError, JobStatus } from "../../core/jobs/job.js";
@@ -28,6 +28,16 @@ export interface JobsRoutesOptions {
   onUnexpectedError: (err: unknown) => void;
   /** Shown in /openapi.json. */
   version?: string;
+}
+
+/** The lease body as its schema admits it. */
+interface LeaseBody {
+  max?: number;
+  waitSeconds?: number;
+  leaseSeconds?: number;
+  batchWindowMs?: number;
+  complete?: Array<{ id: string; leaseId: string; output?: unknown }>;
+  fail?: Array<{ id: string; leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }>;
 }
 
 type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
@@ -103,9 +113,15 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async leaseJobs(request, reply) {
-      const body = request.body as { max?: number; waitSeconds?: number; leaseSeconds?: number; batchWindowMs?: number };
-      const leased = await jobs.lease(request.params.queue!, { ...body, signal: requestSignal(reply, o.shutdownSignal) });
-      return sendJson(reply, 200, `{"jobs":[${leased.map((j) => jobJson(j, { lease: true })).join(",")}]}`);
+      const { complete, fail: failed, ...body } = request.body as LeaseBody;
+      const acks: LeaseAckInput[] = [...(complete ?? []).map((a) => ({ kind: "complete" as const, ...a })), ...(failed ?? []).map((a) => ({ kind: "fail" as const, ...a }))];
+      // A request with acks doesn't wait (see leaseWithAcks): no need to watch for a disconnect.
+      const signal = acks.length > 0 ? undefined : requestSignal(reply, o.shutdownSignal);
+      const { leased, acks: results } = await jobs.leaseWithAcks(request.params.queue!, { ...body, signal }, acks);
+      const jobsJson = `{"jobs":[${leased.map((j) => jobJson(j, { lease: true })).join(",")}]`;
+      if (complete === undefined && failed === undefined) return sendJson(reply, 200, `${jobsJson}}`);
+      const resultsJson = JSON.stringify(results.map((r) => (r.ok ? { id: r.id, ok: true } : { id: r.id, ok: false, error: r.error })));
+      return sendJson(reply, 200, `${jobsJson},"results":${resultsJson}}`);
     },
 
     async heartbeatJob(request, reply) {

@@ -55,12 +55,6 @@ export const submitBody = object(
   ["input"],
 );
 
-export const leaseBody = object({
-  max: int(1, j.leaseMaxJobs, "Jobs to lease at most. Default 1."),
-  waitSeconds: int(0, j.leaseWaitMaxSeconds, "Long poll: wait this long for a first job. Default 0."),
-  leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds, "Default: the queue's (30)."),
-  batchWindowMs: int(0, j.batchWindowMaxMs, "After the first job, keep gathering up to max for this long. Default 0."),
-});
 
 const leaseId: JsonSchema = { type: "string", minLength: 1, maxLength: 128 };
 
@@ -84,6 +78,36 @@ export const failBody = object(
   },
   ["leaseId", "error"],
 );
+
+const jobId: JsonSchema = { type: "string", minLength: 1, maxLength: 128, description: "Job id." };
+
+export const leaseBody = object({
+  max: int(0, j.leaseMaxJobs, "Jobs to lease at most. Default 1. 0 (with acks only): just report the acks."),
+  waitSeconds: int(0, j.leaseWaitMaxSeconds, "Long poll: wait this long for a first job. Default 0. Counts as 0 when the request carries acks."),
+  leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds, "Default: the queue's (30)."),
+  batchWindowMs: int(0, j.batchWindowMaxMs, "After the first job, keep gathering up to max for this long. Default 0. Counts as 0 when the request carries acks."),
+  complete: {
+    type: "array",
+    maxItems: j.leaseMaxAcks,
+    description: "Finished jobs to complete first, as POST /v1/jobs/{id}/complete would, in the same write as the lease.",
+    items: object({ id: jobId, leaseId, output: { ...anyJson, description: "The result (default null)." } }, ["id", "leaseId"]),
+  },
+  fail: {
+    type: "array",
+    maxItems: j.leaseMaxAcks,
+    description: "Failed attempts to report first, as POST /v1/jobs/{id}/fail would.",
+    items: object(
+      {
+        id: jobId,
+        leaseId,
+        error: jobErrorBody,
+        retryable: { type: "boolean", description: "Default true." },
+        retryAfterSeconds: int(0, j.retryDelayMaxSeconds),
+      },
+      ["id", "leaseId", "error"],
+    ),
+  },
+});
 
 export const settingsBody = object({
   maxAttempts: int(1, j.maxAttemptsMax),
@@ -189,3 +213,10 @@ export const queueSchema = object({
 export const errorSchema = object({ error: object({ code: { type: "string" }, message: { type: "string" } }, ["code", "message"]) }, ["error"]);
 
 export const eventSchema = object({ type: { type: "string", enum: ["job.snapshot", ...jobEventTypes] }, at: dateTime, job: { $ref: "#/components/schemas/Job" } });
+
+export const ackResultSchema: JsonSchema = {
+  type: "object",
+  description: "The answer to one complete / fail entry of a lease request: ok, or the error the complete / fail route would have answered (LeaseMismatch, LeaseExpired, JobAlreadyFinished, JobNotFound).",
+  properties: { id: { type: "string" }, ok: { type: "boolean" }, error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
+  required: ["id", "ok"],
+};

@@ -7,7 +7,16 @@ import type { JsonSchema } from "./schemas.js";
 
 /** The path of the first field `schema` doesn't allow, or undefined. */
 export function firstUnknownField(value: unknown, schema: JsonSchema, path = "body"): string | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    if (!items) return undefined;
+    for (let i = 0; i < value.length; i++) {
+      const nested = firstUnknownField(value[i], items, `${path}[${i}]`);
+      if (nested) return nested;
+    }
+    return undefined;
+  }
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties) return undefined;
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {

@@ -6,10 +6,12 @@
  */
 import type Database from "better-sqlite3";
 import { prepareMessageInsert } from "./message-insert.js";
-import { fail } from "../../core/errors.js";
+import { SluiceError, fail } from "../../core/errors.js";
 import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
 import type {
   IdempotencyClaim,
+  JobAck,
+  JobAckResult,
   JobChange,
   JobCreateResult,
   JobLeaseParams,
@@ -148,6 +150,7 @@ export class SqliteJobStore implements JobStore {
 
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
     return this.writes.run((): JobLeaseResult => {
+      const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
       const leased: LeasedJob[] = [];
       const changes: JobChange[] = [];
       // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
@@ -166,7 +169,7 @@ export class SqliteJobStore implements JobStore {
           if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
         }
       }
-      return { leased, changes };
+      return { leased, changes, acks };
     });
   }
 
@@ -235,6 +238,20 @@ export class SqliteJobStore implements JobStore {
   }
 
   // ---- internals (run inside a write) ----
+
+  /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
+  private applyAck(ack: JobAck, nowMs: number): JobAckResult {
+    try {
+      const row = this.sql.jobById.get(ack.id);
+      if (!row) fail("JobNotFound", `Job ${ack.id} does not exist.`);
+      const job = toJob(row);
+      const t = ack.kind === "complete" ? completeTransition(job, { ...ack, nowMs }) : failTransition(job, { ...ack, nowMs });
+      return { ok: true, change: this.apply(t, nowMs) };
+    } catch (err) {
+      if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
+      throw err;
+    }
+  }
 
   private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
     return this.writes.run(() => {

@@ -108,6 +108,36 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(again.leased.map((j) => j.attempt)).toEqual([2, 2]);
   });
 
+  test("jobs: a lease applies its acks first, in the same write, each answered on its own", async () => {
+    const q = await makeQueue();
+    const a = await submit(q);
+    const b = await submit(q);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token });
+    const c = await submit(q);
+    const r = await store().jobLease({
+      ...policy(),
+      queueId: q.id,
+      queueName: q.name,
+      max: 10,
+      nowMs: T0 + 1,
+      leaseSeconds: 30,
+      minSentAtMs: 0,
+      leaseToken: `${q.id}.tok-bbbbbbbb`,
+      adopt: { maxAttempts: 3 },
+      acks: [
+        { kind: "complete", id: a.job.id, leaseToken: token, outputJson: '"done"', resultTtlSeconds: 60 },
+        { kind: "complete", id: a.job.id, leaseToken: token, outputJson: '"again"', resultTtlSeconds: 60 },
+        { kind: "complete", id: "nope", leaseToken: token, outputJson: "null", resultTtlSeconds: 60 },
+        { kind: "fail", ...policy(), id: b.job.id, leaseToken: token, error: { message: "x" }, retryable: true, retryAfterSeconds: 0 },
+      ],
+    });
+    expect(r.acks.map((x) => (x.ok ? x.change.job.status : x.error.code))).toEqual(["succeeded", "JobAlreadyFinished", "JobNotFound", "queued"]);
+    // b, retried with no delay, is leased again by this very request, beside c.
+    expect(r.leased.map((j) => j.id).sort()).toEqual([b.job.id, c.job.id].sort());
+    expect(await store().jobGet({ id: a.job.id })).toMatchObject({ status: "succeeded", outputJson: '"done"' });
+  });
+
   test("jobs: heartbeat, complete and fail check the lease; complete deletes the message", async () => {
     const q = await makeQueue();
     const { job } = await submit(q);
