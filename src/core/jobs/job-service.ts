@@ -38,6 +38,16 @@ export interface JobServiceDeps {
   idempotencyKeyTtlSeconds?: number;
 }
 
+/**
+ * What a held request is ended early by (the client went away). An AbortSignal is one; the HTTP
+ * layer passes a lighter object for submits, whose every held request would otherwise build one.
+ */
+export interface WaitSignal {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 export interface SubmitResult {
   job: JobRecord;
   /** True when an Idempotency-Key matched an earlier submit with the same body. */
@@ -161,7 +171,7 @@ export class JobService {
   }
 
   /** The job once it is terminal, or as it is after `waitSeconds` — woken by the transition itself. */
-  async wait(id: string, waitSeconds: number, signal?: AbortSignal): Promise<JobRecord> {
+  async wait(id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
     if (waitSeconds === 0 || this.closed) return this.get(id);
     return (await this.hold(id, waitSeconds, signal, () => this.get(id)))!;
@@ -172,7 +182,7 @@ export class JobService {
    * `Prefer: wait`): a caller that wants the result gets it in one request. The submit's own
    * result is the job's first state, so the hold costs no store read unless it times out.
    */
-  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: AbortSignal): Promise<SubmitResult> {
+  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
     // Checked first: a bad wait must not submit anything.
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
     if (waitSeconds === 0 || this.closed) return this.submit(queueName, input, idempotencyKey);
@@ -192,7 +202,7 @@ export class JobService {
    * terminal event, the time limit, `signal`, or close(). `current` answering undefined ends the
    * hold at once (the caller handles it).
    */
-  private async hold(id: string, waitSeconds: number, signal: AbortSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
+  private async hold(id: string, waitSeconds: number, signal: WaitSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
     let wake!: (job: JobRecord | undefined) => void;
     const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
     const unsubscribe = this.events.subscribe({ jobId: id }, (event) => {

@@ -11,6 +11,7 @@ import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
 import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
 import type { JobError, JobStatus } from "../../core/jobs/job.js";
+import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
@@ -73,7 +74,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       if (body.webhook) await checkWebhookTarget(body.webhook.url, o.webhookPolicy);
       const wait = (request.query.wait as number | undefined) ?? 0;
       const { job, replayed } =
-        wait > 0 ? await jobs.submitAndWait(request.params.queue!, body, key, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.submit(request.params.queue!, body, key);
+        wait > 0 ? await jobs.submitAndWait(request.params.queue!, body, key, wait, disconnectSignal(reply)) : await jobs.submit(request.params.queue!, body, key);
       if (replayed) reply.header("Idempotent-Replayed", "true");
       else reply.header("Location", `/v1/jobs/${encodeURIComponent(job.id)}`);
       return sendJson(reply, replayed ? 200 : 201, `{"job":${jobJson(job)}}`);

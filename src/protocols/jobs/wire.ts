@@ -5,9 +5,10 @@
 import type { JobQueueInfo } from "../../core/jobs/job-queue-info.js";
 import type { WebhookDelivery } from "../../core/jobs/job-store.js";
 import type { JobEvent, JobRecord } from "../../core/jobs/job.js";
+import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {
-  return ms === undefined ? null : new Date(ms).toISOString();
+  return ms === undefined ? null : isoTime(ms);
 }
 
 export function deliveryWire(d: WebhookDelivery): Record<string, unknown> {
