@@ -37,7 +37,17 @@ export const sluiceJobsRow: Row = {
         ctx.log(`sluice-jobs: paced run at ${j.pacedRatePerSec} jobs/s…`);
         paced = await runSluiceJobsPhase(sluice, "bench-jobs-paced", j, { label: "sluice jobs paced", messages: j.pacedJobs, ratePerSecond: j.pacedRatePerSec });
       }
-      const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, synchronous=FULL (server default)", saturated, cpu, notes: [`loadgen CPU includes the SDK worker and clients; SDK fetch: ${lean ? "undici Pool (bench/lean-fetch.ts)" : "Node's global fetch"}`] };
+      const result: RowResult = {
+        peer: "sluice",
+        label: this.label,
+        durability: "SQLite WAL, synchronous=FULL (server default)",
+        saturated,
+        cpu,
+        notes: [
+          "clients: queue.run() (one POST …/jobs?wait= answered with the finished job); worker: each outcome rides on its next lease request (complete: [...])",
+          `loadgen CPU includes the SDK worker and clients; SDK fetch: ${lean ? "undici Pool (bench/lean-fetch.ts)" : "Node's global fetch"}`,
+        ],
+      };
       return completeResult(result, rs, paced, rss);
     } catch (err) {
       throw withServerOutput(err, rs);
