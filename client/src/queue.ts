@@ -63,7 +63,9 @@ export class QueueClient {
     return this.ctx.http.request<JobResponse<I, O>>("POST", `/v1/queues/${encodeURIComponent(this.name)}/jobs`, {
       body,
       ...(waitSeconds > 0 ? { query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs } : {}),
-      headers: { "idempotency-key": idempotencyKey ?? `sdk-${globalThis.crypto.randomUUID()}` },
+      // A key of our own only when we may resend: it makes a retried submit safe, and with no
+      // retries it would cost the server a fingerprint and a key row for nothing.
+      ...(idempotencyKey !== undefined || this.ctx.attempts > 1 ? { headers: { "idempotency-key": idempotencyKey ?? `sdk-${globalThis.crypto.randomUUID()}` } } : {}),
       maxAttempts: this.ctx.attempts,
       signal,
     });
