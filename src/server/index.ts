@@ -12,6 +12,7 @@ import { JobService } from "../core/jobs/job-service.js";
 import { QueueService } from "../core/queue-service.js";
 import type { Store } from "../core/store.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
+import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
@@ -32,10 +33,16 @@ export interface RunningServer {
 
 export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource };
 
-/** SQLite runs on a worker thread, so fsync latency never stalls the event loop. */
+/**
+ * SQLite on the event loop with pipelined WAL syncs: the fsync runs on libuv's pool, so its
+ * latency never stalls requests, and no call pays for crossing threads (measured cheaper per
+ * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
+ */
 async function openStore(config: ServerConfig): Promise<Store> {
   if (config.store === "postgres") throw new ConfigError("The PostgreSQL store is not yet supported; use --store sqlite (the default).");
-  return openThreadedSqliteStore({ filename: join(config.dataDir, "sluice.db") });
+  const filename = join(config.dataDir, "sluice.db");
+  if (config.storeThread) return openThreadedSqliteStore({ filename });
+  return openSqliteStore({ filename, pipelinedSync: true });
 }
 
 /** How long close() lets in-flight requests finish before cutting their connections. */

@@ -24,12 +24,13 @@ describe("server configuration", () => {
       webhookAllowPrivate: false,
       idempotencyKeyTtlSeconds: 86_400,
       allowAnonymous: false,
+      storeThread: false,
     });
   });
 
   it("layers environment variables under flags", () => {
-    const env = configFromEnv({ SLUICE_PORT: "9000", SLUICE_DATA_DIR: "/tmp/x", SLUICE_ACCOUNT_ID: "123456789012", SLUICE_REGION: "eu-west-2", SLUICE_ALLOW_ANONYMOUS: "true" });
-    expect(resolveServerConfig(env, { port: 9001 })).toMatchObject({ port: 9001, dataDir: "/tmp/x", accountId: "123456789012", region: "eu-west-2", allowAnonymous: true });
+    const env = configFromEnv({ SLUICE_PORT: "9000", SLUICE_DATA_DIR: "/tmp/x", SLUICE_ACCOUNT_ID: "123456789012", SLUICE_REGION: "eu-west-2", SLUICE_ALLOW_ANONYMOUS: "true", SLUICE_STORE_THREAD: "1" });
+    expect(resolveServerConfig(env, { port: 9001 })).toMatchObject({ port: 9001, dataDir: "/tmp/x", accountId: "123456789012", region: "eu-west-2", allowAnonymous: true, storeThread: true });
   });
 
   it("refuses a non-loopback bind without --allow-anonymous", () => {

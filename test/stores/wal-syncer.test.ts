@@ -136,3 +136,32 @@ describe("WAL syncer and group commit", () => {
     await store.close();
   });
 });
+
+describe("pipelined store reads", () => {
+  it("a client-visible read of a committed but not yet synced write waits for the sync", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
+    try {
+      const held = heldSync();
+      const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, walSync: held.sync });
+      const created = store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
+      store.writes.flush();
+      held.release(); // the queue is on disk
+      const { queue } = await created;
+      const sent = store.messageSend({
+        queueId: queue.id,
+        messages: [{ messageId: "m1", body: "hello", attributes: {}, systemAttributes: {}, bodyMd5: "x", sentAtMs: 1, visibleAtMs: 1, priority: 0, senderId: "s" }],
+      });
+      store.writes.flush(); // committed; its sync is held open
+      let statsDone = false;
+      const stats = store.queueStats({ queueId: queue.id, nowMs: 2, minSentAtMs: 0 }).then((s) => ((statsDone = true), s));
+      await settle();
+      expect(statsDone).toBe(false);
+      held.release();
+      expect((await stats).visible).toBe(1);
+      await sent;
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -19,6 +19,7 @@ interface ServeFlags {
   webhookAllowPrivate?: boolean;
   idempotencyKeyTtlSeconds?: string;
   allowAnonymous?: boolean;
+  storeThread?: boolean;
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
@@ -34,6 +35,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     webhookAllowPrivate: flags.webhookAllowPrivate,
     idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
     allowAnonymous: flags.allowAnonymous,
+    storeThread: flags.storeThread,
   };
 }
 
@@ -100,6 +102,7 @@ export function registerServeCommand(program: Command): void {
     .option("--webhook-allow-private", "let job webhooks target loopback and private addresses (off: SSRF protection)")
     .option("--idempotency-key-ttl-seconds <n>", "how long a jobs API Idempotency-Key is remembered (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address")
+    .option("--store-thread", "run SQLite on a worker thread of its own (more cores, more CPU per request)")
     .addHelpText("after", envHelp)
     .action(serve);
 }

@@ -223,15 +223,13 @@ class ReceiveRun {
       return false;
     }
     this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
-    this.messages.push(
-      this.toMessage({
-        ...row,
-        visible_at_ms: p.visibleUntilMs,
-        receive_count: row.receive_count + 1,
-        first_received_at_ms: row.first_received_at_ms ?? p.nowMs,
-        receipt_token: p.receiptToken,
-      }),
-    );
+    // The row as the UPDATE left it (set on the message: no second copy of a 19-column row).
+    const m = this.toMessage(row);
+    m.visibleAtMs = p.visibleUntilMs;
+    m.receiveCount = row.receive_count + 1;
+    m.firstReceivedAtMs = row.first_received_at_ms ?? p.nowMs;
+    m.receiptToken = p.receiptToken;
+    this.messages.push(m);
     return true;
   }
 

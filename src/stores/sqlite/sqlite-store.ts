@@ -18,7 +18,7 @@ import { prepareMessageInsert } from "./message-insert.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
-import { WalSyncer } from "./wal-syncer.js";
+import { type SyncFn, WalSyncer } from "./wal-syncer.js";
 
 interface QueueRow {
   id: number;
@@ -80,12 +80,15 @@ export interface SqliteStoreOptions {
    * previous one's fsync. Off: synchronous=FULL, the fsync inside COMMIT.
    */
   pipelinedSync?: boolean;
+  /** With pipelinedSync: the fdatasync to use (tests hold syncs open with it). */
+  walSync?: SyncFn;
 }
 
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   readonly writes: GroupCommitter;
   private readonly syncer: WalSyncer | undefined;
+  private readonly queueCache = new Map<string, QueueRecord>();
   private readonly receiver: SqliteReceiver;
   private readonly dedup: SqliteDedup;
   private readonly moveTasks: SqliteMoveTasks;
@@ -106,7 +109,7 @@ export class SqliteStore implements Store {
     this.db.pragma("temp_store = MEMORY");
     if (options.walAutocheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     migrate(this.db);
-    this.syncer = options.pipelinedSync ? new WalSyncer(`${options.filename}-wal`) : undefined;
+    this.syncer = options.pipelinedSync ? new WalSyncer(`${options.filename}-wal`, options.walSync) : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer);
     this.receiver = new SqliteReceiver(this.db, toMessage);
     this.dedup = new SqliteDedup(this.db);
@@ -150,18 +153,25 @@ export class SqliteStore implements Store {
     return this.writes.run(() => {
       const existing = this.sql.queueByName.get(p.name);
       if (existing) return { queue: toQueue(existing), created: false };
+      this.queueCache.clear();
       const info = this.sql.queueInsert.run(p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs, p.nowMs);
       return { queue: toQueue(this.sql.queueById.get(Number(info.lastInsertRowid))!), created: true };
     });
   }
 
+  /** Every request reads its queue: records are cached (frozen) until any queue write runs. */
   async queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
+    const cached = this.queueCache.get(p.name);
+    if (cached) return cached;
     const row = this.sql.queueByName.get(p.name);
-    return row ? toQueue(row) : undefined;
+    if (!row) return undefined;
+    const queue = Object.freeze(toQueue(row));
+    this.queueCache.set(p.name, queue);
+    return queue;
   }
 
   async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
-    return this.sql.queueList.all({ after: p.afterName ?? "", prefix: p.prefix ?? "", limit: p.limit }).map(toQueue);
+    return this.settled(this.sql.queueList.all({ after: p.afterName ?? "", prefix: p.prefix ?? "", limit: p.limit }).map(toQueue));
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; purgedAtMs?: number; nowMs: number }): Promise<void> {
@@ -171,7 +181,7 @@ export class SqliteStore implements Store {
     if (p.purgedAtMs !== undefined) sets.push("purged_at_ms = @purgedAtMs");
     const statement = this.db.prepare(`UPDATE queues SET ${sets.join(", ")} WHERE id = @id`);
     await this.writes.run(() =>
-      statement.run({
+      this.queueWritten(statement).run({
         id: p.id,
         nowMs: p.nowMs,
         config: p.config ? JSON.stringify(p.config) : null,
@@ -183,6 +193,7 @@ export class SqliteStore implements Store {
 
   async queueDelete(p: { id: number; nowMs: number }): Promise<void> {
     await this.writes.run(() => {
+      this.queueCache.clear();
       const row = this.sql.queueById.get(p.id);
       if (!row) return;
       this.sql.messagesDeleteAll.run(p.id);
@@ -198,7 +209,7 @@ export class SqliteStore implements Store {
   async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
     const visible = this.sql.statsVisible.get(p.queueId, p.nowMs, p.minSentAtMs)!;
     const hidden = this.sql.statsHidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
-    return { visible: visible.n, inFlight: hidden.inflight, delayed: hidden.delayed, oldestVisibleSentAtMs: visible.oldest ?? undefined };
+    return this.settled({ visible: visible.n, inFlight: hidden.inflight, delayed: hidden.delayed, oldestVisibleSentAtMs: visible.oldest ?? undefined });
   }
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
@@ -258,11 +269,11 @@ export class SqliteStore implements Store {
   }
 
   async moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined> {
-    return this.moveTasks.get(p.taskHandle);
+    return this.settled(this.moveTasks.get(p.taskHandle));
   }
 
   async moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
-    return this.moveTasks.list(p);
+    return this.settled(this.moveTasks.list(p));
   }
 
   async moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
@@ -271,9 +282,9 @@ export class SqliteStore implements Store {
 
   // ---- jobs (jobs-store.ts) ----
   jobCreate: Store["jobCreate"] = (p) => this.jobs.jobCreate(p);
-  jobGet: Store["jobGet"] = (p) => this.jobs.jobGet(p);
-  jobList: Store["jobList"] = (p) => this.jobs.jobList(p);
-  jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
+  jobGet: Store["jobGet"] = async (p) => this.settled(await this.jobs.jobGet(p));
+  jobList: Store["jobList"] = async (p) => this.settled(await this.jobs.jobList(p));
+  jobCountByStatus: Store["jobCountByStatus"] = async (p) => this.settled(await this.jobs.jobCountByStatus(p));
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
   jobHeartbeat: Store["jobHeartbeat"] = (p) => this.jobs.jobHeartbeat(p);
   jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
@@ -287,7 +298,24 @@ export class SqliteStore implements Store {
   webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.webhookDeliveryClaim(p);
   webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
   webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
-  webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
+  webhookDeliveryList: Store["webhookDeliveryList"] = async (p) => this.settled(await this.jobs.webhookDeliveryList(p));
+
+  /**
+   * A read a client sees, answered once everything committed so far is on disk (with pipelined
+   * syncs a commit is visible before its fsync ends): no answer shows a write a crash could still
+   * take back. Reads the server makes for itself — queue records on every request, the next
+   * visibility expiry, sweeps — don't wait; the writes they lead to wait for their own sync.
+   */
+  /** Drops cached queue records as a queue write runs (reads happen between flushes, never during one). */
+  private queueWritten<S>(statement: S): S {
+    this.queueCache.clear();
+    return statement;
+  }
+
+  private async settled<T>(value: T): Promise<T> {
+    await this.writes.durable();
+    return value;
+  }
 
   async close(): Promise<void> {
     this.writes.close();

@@ -25,13 +25,16 @@ export class WalSyncer {
   private dirty = false;
   private failure: Error | undefined;
   private closing = false;
+  private readonly sync: SyncFn;
   /** Syncs completed; exposed for tests and metrics. */
   syncs = 0;
 
   constructor(
     private readonly walPath: string,
-    private readonly sync: SyncFn = (fd, done) => fs.fdatasync(fd, done),
-  ) {}
+    sync?: SyncFn,
+  ) {
+    this.sync = sync ?? ((fd, done) => fs.fdatasync(fd, done));
+  }
 
   /** Call right after a COMMIT: the frames it wrote now await a sync. */
   committed(): void {
