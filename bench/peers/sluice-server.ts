@@ -30,7 +30,9 @@ const readyPattern = /Sluice listening on (http:\/\/[^\s]+)/;
 export async function startSluiceServer(opts: SluiceServerOptions): Promise<SluiceServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-data-"));
   trackDir(dataDir);
-  const nodeFlags: string[] = [];
+  // As `npm start` and the `sluice` bin run it: a 32 MiB young generation (V8's default is 16)
+  // halves scavenges of the per-request garbage — measured 5–8 % more msgs/s.
+  const nodeFlags: string[] = ["--max-semi-space-size=32"];
   if (opts.cpuProfDir !== undefined) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`);
   // `node --import tsx` (not `npx tsx`) so the child's pid is the server itself: signals and
   // /proc CPU accounting reach the right process.

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 /**
  * The `sluice` command. Each subcommand lives in commands/<name>.ts and registers itself here;
  * serve is the first, worker/queues/send/jobs/dlq/bench follow the same pattern.
