@@ -35,6 +35,9 @@ export function sleep(timers: Timers, delayMs: number, signal?: AbortSignal): Pr
  * it doesn't go through (possibly frozen) injected Timers — work queued in this turn is batched.
  */
 export function nextTurn(fn: () => void): void {
-  if (typeof setImmediate === "function") setImmediate(fn);
+  // setImmediate is Node's (the SDK also runs in browsers, where only setTimeout exists); looked
+  // up on globalThis because the SDK compiles without Node's type declarations.
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  if (typeof immediate === "function") immediate(fn);
   else setTimeout(fn, 0);
 }
