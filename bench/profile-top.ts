@@ -1,6 +1,7 @@
 /**
  * Summarises a V8 .cpuprofile (from `npm run bench -- --only sluice --cpu-prof DIR`): self time by
- * function, by file and by package, so the server's hot spots read at a glance without DevTools.
+ * function, by file and by package, and inclusive time (self + callees) of the project's own
+ * functions, so the server's hot spots and fat subtrees read at a glance without DevTools.
  * Usage: npx tsx bench/profile-top.ts FILE.cpuprofile [--top N]
  */
 import { readFileSync } from "node:fs";
@@ -14,6 +15,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -71,6 +73,7 @@ export function summarise(profile: CpuProfile, top: number): string {
     byPkg.set(packageOf(cf.url), (byPkg.get(packageOf(cf.url)) ?? 0) + us);
   }
   const busyUs = totalUs - idleUs;
+  const inclusive = inclusiveProjectTime(profile, byId, selfUsByNode);
   const table = (title: string, m: Map<string, number>): string => {
     const rows = [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
     return [title, ...rows.map(([k, us]) => `${((us / busyUs) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`)].join("\n");
@@ -83,7 +86,28 @@ export function summarise(profile: CpuProfile, top: number): string {
     table("self time by file:", byFile),
     "",
     table("self time by function:", byFn),
+    "",
+    table("inclusive time (self + callees) of the project's functions:", inclusive),
   ].join("\n");
+}
+
+/** Time of every sample under each function of the project (src/, client/), counted once per sample. */
+function inclusiveProjectTime(profile: CpuProfile, byId: Map<number, ProfileNode>, selfUsByNode: Map<number, number>): Map<string, number> {
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+  const result = new Map<string, number>();
+  for (const [id, us] of selfUsByNode) {
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const cf = byId.get(at)?.callFrame;
+      if (cf === undefined || !/\/(src|client)\//.test(cf.url) || cf.url.includes("node_modules")) continue;
+      const key = `${cf.functionName || "(anonymous)"}  ${shortFile(cf.url)}:${cf.lineNumber + 1}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      result.set(key, (result.get(key) ?? 0) + us);
+    }
+  }
+  return result;
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split("/").pop() ?? "");
