@@ -238,7 +238,7 @@ export class QueueService {
       const enqueued = accepted.filter((_, k) => !stored[k]!.duplicate);
       const readyNow = enqueued.filter((m) => m.visibleAtMs <= nowMs).length;
       if (readyNow > 0) this.waiters.notify(queue.id, readyNow);
-      if (readyNow < enqueued.length) this.waiters.notify(queue.id, 0); // bump the version for delayed ones
+      if (readyNow < enqueued.length) this.notifyDelayed(queue.id, enqueued, nowMs);
     }
     return outcomes;
   }
@@ -341,10 +341,14 @@ export class QueueService {
       }
     }
     if (refs.length > 0) {
-      const deleted = await this.store.messageDelete({ queueId: queue.id, receipts: refs });
-      // A FIFO delete can unblock the rest of its message group: wake long polls to look again.
-      const count = deleted.filter(Boolean).length;
-      if (queue.config.fifoQueue && count > 0) this.waiters.notify(queue.id, count);
+      const fifo = queue.config.fifoQueue;
+      const { groupsReady } = await this.store.messageDelete({ queueId: queue.id, receipts: refs, ...(fifo ? { nowMs: this.clock.nowMs() } : {}) });
+      // A FIFO delete can unblock the rest of its message group: wake long polls to look again —
+      // but only when it did. Every notify moves the queue's version, which sends each poller
+      // whose receive just came back empty straight into another receive: notifying on every
+      // delete made idle FIFO consumers spin through receives (p50 latency 117 ms instead of 4
+      // with 64 consumers at 1,000 msgs/s).
+      if (groupsReady > 0) this.waiters.notify(queue.id, groupsReady);
     }
     return outcomes;
   }
@@ -384,7 +388,20 @@ export class QueueService {
       }
     });
     if (madeVisible > 0) this.waiters.notify(queue.id, madeVisible);
+    const visibleLater = entries.filter((e, k) => results[k] === "changed" && e.visibleAtMs > nowMs);
+    if (visibleLater.length > 0) this.notifyDelayed(queue.id, visibleLater, nowMs);
     return outcomes;
+  }
+
+  /**
+   * Messages that become visible later: pollers mid-receive look again (their wait must allow
+   * for them), and sleeping long polls wake when the first of them is due.
+   */
+  private notifyDelayed(queueId: number, messages: Array<{ visibleAtMs: number }>, nowMs: number): void {
+    this.waiters.notify(queueId, 0);
+    const counts = new Map<number, number>();
+    for (const m of messages) if (m.visibleAtMs > nowMs) counts.set(m.visibleAtMs, (counts.get(m.visibleAtMs) ?? 0) + 1);
+    for (const [atMs, count] of counts) this.waiters.notifyAt(queueId, atMs, count);
   }
 
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {

@@ -26,6 +26,17 @@ export interface ReceiptRef {
 
 export type VisibilityChangeResult = "changed" | "notFound" | "notInFlight";
 
+export interface DeleteResult {
+  /** Per receipt, in order: whether it deleted its message. */
+  deleted: boolean[];
+  /**
+   * With `nowMs`: the message groups of deleted messages whose oldest remaining message is
+   * visible at `nowMs` — FIFO groups a receive may be able to take now (an over-count, never an
+   * under-count: a group with a message still in flight counts too). 0 without `nowMs`.
+   */
+  groupsReady: number;
+}
+
 /**
  * FIFO deduplication for a send: the store checks each message's deduplicationId (scoped to the
  * queue, or to its group) against ids recorded and not yet expired, and records new ones — in the
@@ -105,8 +116,11 @@ export interface Store extends JobStore {
    * move to the target queue (receive count reset, source remembered) instead of being delivered.
    */
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
-  /** Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). */
-  messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]>;
+  /**
+   * Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). With
+   * `nowMs` (FIFO queues) it also counts the groups a delete may have unblocked.
+   */
+  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult>;
   messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;

@@ -113,6 +113,27 @@ describe("FIFO receives", () => {
     expect(result).toEqual(["a2"]);
   });
 
+  it("sends no wake-up for a delete that unblocks nothing (idle consumers would re-poll for nothing)", async () => {
+    const q = await fifoQueue({ contentBasedDeduplication: true });
+    await h.service.sendMessages(q, [{ body: "a1", groupId: "a" }, { body: "b1", groupId: "b" }, { body: "b2", groupId: "b" }]);
+    const taken = await h.service.receiveMessages(q, { maxMessages: 10 });
+    expect(taken.map((m) => m.body).sort()).toEqual(["a1", "b1", "b2"]);
+    const receipt = (body: string) => taken.find((m) => m.body === body)!.receiptHandle;
+    let result: string[] | undefined;
+    const poll = h.service.receiveMessages(q, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    await settle();
+    const version = h.service.waiters.version(q.id);
+    // a is now empty; b still has b2 in flight: neither delete makes anything receivable.
+    await h.service.deleteMessages(q, [receipt("a1"), receipt("b1")]);
+    await settle();
+    expect(h.service.waiters.version(q.id)).toBe(version);
+    expect(h.service.waiters.waiterCount(q.id)).toBe(1);
+    // A send does wake it.
+    await h.service.sendMessages(q, [{ body: "c1", groupId: "c" }]);
+    await poll;
+    expect(result).toEqual(["c1"]);
+  });
+
   it("replays a receive with the same ReceiveRequestAttemptId, with the same receipt handles", async () => {
     const q = await fifoQueue({ contentBasedDeduplication: true });
     await h.service.sendMessages(q, [{ body: "a1", groupId: "a" }, { body: "b1", groupId: "b" }]);

@@ -174,6 +174,38 @@ describe("long polling", () => {
     expect((await poll).map((m) => m.body)).toEqual(["later"]);
   });
 
+  it("wakes when a message delayed after the poll began becomes visible, not at the end of the wait", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    let result: string[] | undefined;
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    await settle();
+    await h.service.sendMessage(queue, { body: "later", delaySeconds: 2 });
+    await settle();
+    h.clock.advance(1_999);
+    await settle();
+    expect(result).toBeUndefined();
+    h.clock.advance(1);
+    await poll;
+    expect(result).toEqual(["later"]);
+  });
+
+  it("wakes when a visibility change makes a message visible during the wait", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "again" });
+    const [first] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 600 });
+    let result: string[] | undefined;
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    await settle();
+    await h.service.changeVisibility(queue, [{ receiptHandle: first!.receiptHandle, visibilityTimeoutSeconds: 5 }]);
+    await settle();
+    h.clock.advance(4_999);
+    await settle();
+    expect(result).toBeUndefined();
+    h.clock.advance(1);
+    await poll;
+    expect(result).toEqual(["again"]);
+  });
+
   it("returns empty at once on shutdown or abort", async () => {
     const { queue } = await h.service.createQueue({ name: "q" });
     const controller = new AbortController();

@@ -9,7 +9,7 @@ import { attributesFromJson } from "../../core/attributes-json.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
-import type { QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { DeleteResult, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
@@ -131,6 +131,12 @@ export class SqliteStore implements Store {
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
       messageInsert: prepareMessageInsert(db),
       messageDelete: db.prepare("DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ?"),
+      messageDeleteGroup: db.prepare<[number, number, string], { group_id: string | null }>(
+        "DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ? RETURNING group_id",
+      ),
+      groupHeadVisibleAt: db.prepare<[number, string], number>(
+        "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
+      ).pluck(),
       messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms">>(
         "SELECT receipt_token, visible_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
       ),
@@ -232,8 +238,25 @@ export class SqliteStore implements Store {
     return this.writes.run(() => this.receiver.receive(p));
   }
 
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[] }): Promise<boolean[]> {
-    return this.writes.run(() => p.receipts.map((r) => this.sql.messageDelete.run(r.seq, p.queueId, r.token).changes > 0));
+  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult> {
+    return this.writes.run((): DeleteResult => {
+      const nowMs = p.nowMs;
+      if (nowMs === undefined) {
+        return { deleted: p.receipts.map((r) => this.sql.messageDelete.run(r.seq, p.queueId, r.token).changes > 0), groupsReady: 0 };
+      }
+      const groups = new Set<string>();
+      const deleted = p.receipts.map((r) => {
+        const row = this.sql.messageDeleteGroup.get(r.seq, p.queueId, r.token);
+        if (row?.group_id != null) groups.add(row.group_id);
+        return row !== undefined;
+      });
+      let groupsReady = 0;
+      for (const group of groups) {
+        const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
+        if (headVisibleAt !== undefined && headVisibleAt <= nowMs) groupsReady++;
+      }
+      return { deleted, groupsReady };
+    });
   }
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {

@@ -69,7 +69,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     const id = await makeQueue("d.fifo", true);
     await store().messageSend({ queueId: id, dedup: dedupAt(T0), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
     const { messages } = await receive(id, 1, { fifo: true, token: "tok-del-1" });
-    expect(await store().messageDelete({ queueId: id, receipts: [{ seq: messages[0]!.seq, token: "tok-del-1" }] })).toEqual([true]);
+    expect(await store().messageDelete({ queueId: id, receipts: [{ seq: messages[0]!.seq, token: "tok-del-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
     const [again] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs - 1), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
     expect(again!.duplicate).toBe(true);
     const [later] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
@@ -97,10 +97,33 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     // Group a is locked while a1/a2 are in flight; b proceeds.
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1 })).toEqual(["b1"]);
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 2 })).toEqual([]);
-    await store().messageDelete({ queueId: id, receipts: [{ seq: first.messages[1]!.seq, token: "tok-fifo-1" }] });
+    // a1 is still in flight: this delete unblocks nothing, so it reports no ready group.
+    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 3, receipts: [{ seq: first.messages[1]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 3 })).toEqual([]);
-    await store().messageDelete({ queueId: id, receipts: [{ seq: first.messages[0]!.seq, token: "tok-fifo-1" }] });
+    // Now a3 heads group a and is visible: one group a receive can take.
+    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 4, receipts: [{ seq: first.messages[0]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 1 });
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 4 })).toEqual(["a3"]);
+  });
+
+  test("FIFO: messageDelete counts the groups it unblocked: each once, none empty, in flight or delayed", async () => {
+    const id = await makeQueue("r.fifo", true);
+    const send = (body: string, groupId: string, visibleAtMs = T0) => store().messageSend({ queueId: id, messages: [newMessage({ body, groupId, visibleAtMs })] });
+    for (const [body, group] of [["a1", "a"], ["a2", "a"], ["a3", "a"], ["b1", "b"], ["c1", "c"], ["d1", "d"], ["d2", "d"], ["d3", "d"]] as const) await send(body, group);
+    await send("c2", "c", T0 + 60_000);
+    const got = await receive(id, 10, { fifo: true, token: "tok-ready" });
+    const receipt = (body: string) => ({ seq: got.messages.find((m) => m.body === body)!.seq, token: "tok-ready" });
+    expect(got.messages.map((m) => m.body).sort()).toEqual(["a1", "a2", "a3", "b1", "c1", "d1", "d2", "d3"]);
+    // a: a3 still in flight; b: now empty; c: c2 still delayed. None of them is ready.
+    const none = await store().messageDelete({ queueId: id, nowMs: T0 + 1, receipts: ["a1", "a2", "b1", "c1"].map(receipt) });
+    expect(none).toEqual({ deleted: [true, true, true, true], groupsReady: 0 });
+    // d: more messages arrive behind the run in flight; deleting all of the run unblocks d once.
+    await send("d4", "d");
+    await send("d5", "d");
+    const d = await store().messageDelete({ queueId: id, nowMs: T0 + 2, receipts: ["d1", "d2", "d3"].map(receipt) });
+    expect(d).toEqual({ deleted: [true, true, true], groupsReady: 1 });
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 3 })).toEqual(["d4", "d5"]);
+    // Without nowMs nothing is counted (standard queues don't need wake-ups on delete).
+    expect(await store().messageDelete({ queueId: id, receipts: [receipt("a3")] })).toEqual({ deleted: [true], groupsReady: 0 });
   });
 
   test("FIFO: a message whose visibility expired is delivered again before later ones of its group", async () => {

@@ -180,8 +180,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       await store.messageSend({ queueId: id, messages: [newMessage()] });
       const [first] = await receive(id, 1, T0, T0 + 10, "old-token-1");
       const [second] = await receive(id, 1, T0 + 10, T0 + 20, "new-token-2");
-      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: first!.seq, token: "old-token-1" }] })).toEqual([false]);
-      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: second!.seq, token: "new-token-2" }] })).toEqual([true]);
+      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: first!.seq, token: "old-token-1" }] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: second!.seq, token: "new-token-2" }] })).toEqual({ deleted: [true], groupsReady: 0 });
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
@@ -190,7 +190,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       const b = await makeQueue("b");
       await store.messageSend({ queueId: a, messages: [newMessage()] });
       const [m] = await receive(a, 1, T0, T0 + 10, "token-aaaa");
-      expect(await store.messageDelete({ queueId: b, receipts: [{ seq: m!.seq, token: "token-aaaa" }] })).toEqual([false]);
+      expect(await store.messageDelete({ queueId: b, receipts: [{ seq: m!.seq, token: "token-aaaa" }] })).toEqual({ deleted: [false], groupsReady: 0 });
       expect(await receive(a, 1, T0 + 10)).toHaveLength(1);
     });
 
