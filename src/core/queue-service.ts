@@ -236,9 +236,7 @@ export class QueueService {
       });
       // A FIFO duplicate is acknowledged (with the original's id) but not enqueued again.
       const enqueued = accepted.filter((_, k) => !stored[k]!.duplicate);
-      const readyNow = enqueued.filter((m) => m.visibleAtMs <= nowMs).length;
-      if (readyNow > 0) this.waiters.notify(queue.id, readyNow);
-      if (readyNow < enqueued.length) this.notifyDelayed(queue.id, enqueued, nowMs);
+      this.wakePollers(queue.id, enqueued);
     }
     return outcomes;
   }
@@ -373,7 +371,7 @@ export class QueueService {
     }
     if (entries.length === 0) return outcomes;
     const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, entries });
-    let madeVisible = 0;
+    const changed: Array<{ visibleAtMs: number }> = [];
     results.forEach((result, k) => {
       const handle = changes[index[k]!]!.receiptHandle;
       if (result === "notInFlight") {
@@ -383,25 +381,31 @@ export class QueueService {
           ok: false,
           error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`),
         };
-      } else if (entries[k]!.visibleAtMs <= nowMs) {
-        madeVisible++;
+      } else {
+        changed.push(entries[k]!);
       }
     });
-    if (madeVisible > 0) this.waiters.notify(queue.id, madeVisible);
-    const visibleLater = entries.filter((e, k) => results[k] === "changed" && e.visibleAtMs > nowMs);
-    if (visibleLater.length > 0) this.notifyDelayed(queue.id, visibleLater, nowMs);
+    this.wakePollers(queue.id, changed);
     return outcomes;
   }
 
   /**
-   * Messages that become visible later: pollers mid-receive look again (their wait must allow
-   * for them), and sleeping long polls wake when the first of them is due.
+   * Wakes long polls for messages that are visible now, or become visible later (a delay, a
+   * visibility change, a job's retry backoff): those wake sleeping polls when they are due, and
+   * send pollers caught mid-receive back to look again (their wait must allow for them).
    */
-  private notifyDelayed(queueId: number, messages: Array<{ visibleAtMs: number }>, nowMs: number): void {
+  wakePollers(queueId: number, messages: ReadonlyArray<{ visibleAtMs: number }>): void {
+    const nowMs = this.clock.nowMs();
+    let readyNow = 0;
+    const later = new Map<number, number>();
+    for (const m of messages) {
+      if (m.visibleAtMs <= nowMs) readyNow++;
+      else later.set(m.visibleAtMs, (later.get(m.visibleAtMs) ?? 0) + 1);
+    }
+    if (readyNow > 0) this.waiters.notify(queueId, readyNow);
+    if (later.size === 0) return;
     this.waiters.notify(queueId, 0);
-    const counts = new Map<number, number>();
-    for (const m of messages) if (m.visibleAtMs > nowMs) counts.set(m.visibleAtMs, (counts.get(m.visibleAtMs) ?? 0) + 1);
-    for (const [atMs, count] of counts) this.waiters.notifyAt(queueId, atMs, count);
+    for (const [atMs, count] of later) this.waiters.notifyAt(queueId, atMs, count);
   }
 
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {

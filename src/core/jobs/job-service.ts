@@ -158,8 +158,7 @@ export class JobService {
       }
       return { job: result.job, replayed: true };
     }
-    if (availableAtMs <= nowMs) this.queues.waiters.notify(queue.id, 1);
-    else this.queues.waiters.notify(queue.id); // re-arm long polls' timers for the delayed job
+    this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
     this.publish({ job: result.job, events: ["job.queued"] });
     return { job: result.job, replayed: false };
   }
@@ -502,7 +501,8 @@ export class JobService {
 
   /** A retried job's message became visible (now or later); a failed one's went to the dead-letter queue. */
   private afterAttemptEnded(policy: JobQueuePolicy, change: JobChange): void {
-    if (change.job.status === "queued") this.queues.waiters.notify(policy.queue.id);
+    // Retried: its message is visible again now, or after the backoff.
+    if (change.job.status === "queued") this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: change.job.availableAtMs ?? this.clock.nowMs() }]);
     this.notifyDeadLettered(policy, [change]);
   }
 
