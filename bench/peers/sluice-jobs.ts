@@ -17,7 +17,7 @@ import { completeResult, startRowServer, withServerOutput } from "./sluice-row-s
 
 export const sluiceJobsRow: Row = {
   peer: "sluice",
-  label: "Sluice jobs via SDK (SQLite, synchronous=FULL)",
+  label: "Sluice jobs via SDK (SQLite WAL, fsync before ack)",
   async run(ctx: RowContext): Promise<RowResult> {
     const j = jobsWorkload(ctx.workload);
     const rs = await startRowServer(ctx, "sluice-jobs");
@@ -40,7 +40,7 @@ export const sluiceJobsRow: Row = {
       const result: RowResult = {
         peer: "sluice",
         label: this.label,
-        durability: "SQLite WAL, synchronous=FULL (server default)",
+        durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)",
         saturated,
         cpu,
         notes: [
