@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ServiceHarness, errorCode, openServiceHarness, settle } from "./service-harness.js";
+import { type ServiceHarness, errorCode, openServiceHarness, settle, settlesAfter } from "./service-harness.js";
 
 let h: ServiceHarness;
 beforeEach(() => {
@@ -176,34 +176,22 @@ describe("long polling", () => {
 
   it("wakes when a message delayed after the poll began becomes visible, not at the end of the wait", async () => {
     const { queue } = await h.service.createQueue({ name: "q" });
-    let result: string[] | undefined;
-    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
     await settle();
     await h.service.sendMessage(queue, { body: "later", delaySeconds: 2 });
-    await settle();
-    h.clock.advance(1_999);
-    await settle();
-    expect(result).toBeUndefined();
-    h.clock.advance(1);
-    await poll;
-    expect(result).toEqual(["later"]);
+    const got = await settlesAfter(h.clock, 2_000, poll);
+    expect(got.map((m) => m.body)).toEqual(["later"]);
   });
 
   it("wakes when a visibility change makes a message visible during the wait", async () => {
     const { queue } = await h.service.createQueue({ name: "q" });
     await h.service.sendMessage(queue, { body: "again" });
     const [first] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 600 });
-    let result: string[] | undefined;
-    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
+    const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
     await settle();
     await h.service.changeVisibility(queue, [{ receiptHandle: first!.receiptHandle, visibilityTimeoutSeconds: 5 }]);
-    await settle();
-    h.clock.advance(4_999);
-    await settle();
-    expect(result).toBeUndefined();
-    h.clock.advance(1);
-    await poll;
-    expect(result).toEqual(["again"]);
+    const got = await settlesAfter(h.clock, 5_000, poll);
+    expect(got.map((m) => m.body)).toEqual(["again"]);
   });
 
   it("returns empty at once on shutdown or abort", async () => {

@@ -43,6 +43,20 @@ export async function settle(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 }
 
+/**
+ * Checks that `pending` is still unsettled when the clock has moved `ms - 1` ms, then moves it the
+ * last millisecond and returns what it resolves with: "woken exactly when due, not before".
+ */
+export async function settlesAfter<T>(clock: ManualClock, ms: number, pending: Promise<T>): Promise<T> {
+  let settled = false;
+  const observed = pending.finally(() => (settled = true));
+  clock.advance(ms - 1);
+  await settle(10);
+  if (settled) throw new Error(`expected the promise to settle after ${ms} ms, not before`);
+  clock.advance(1);
+  return observed;
+}
+
 /** The core error code a promise rejects with (fails if it resolves or throws something else). */
 export async function errorCode(p: Promise<unknown>): Promise<string> {
   try {

@@ -1,6 +1,6 @@
 /** Waiting and the less common paths: ?wait, long-poll leases, batch windows, idempotency, redrive, adoption, pruning, restart. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { settle } from "../core/service-harness.js";
+import { settle, settlesAfter } from "../core/service-harness.js";
 import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
 
 let h: JobsHarness;
@@ -55,36 +55,23 @@ describe("jobs: waiting", () => {
 
   it("a long-polling lease gets a delayed job when its delay ends, not when the wait does", async () => {
     await h.jobs.lease("q", {});
-    let leased: string[] | undefined;
-    const leasing = h.jobs.lease("q", { waitSeconds: 20 }).then((jobs) => (leased = jobs.map((j) => j.id)));
+    const leasing = h.jobs.lease("q", { waitSeconds: 20 });
     await settle();
     const { job } = await h.jobs.submit("q", { input: "later", delaySeconds: 2 });
-    await settle(10);
-    h.clock.advance(1_999);
-    await settle(10);
-    expect(leased).toBeUndefined();
-    h.clock.advance(1);
-    await leasing;
-    expect(leased).toEqual([job.id]);
+    expect((await settlesAfter(h.clock, 2_000, leasing)).map((j) => j.id)).toEqual([job.id]);
   });
 
   it("a long-polling lease gets a retried job when its backoff ends", async () => {
     await h.jobs.updateQueueSettings("q", { backoff: { baseSeconds: 4, capSeconds: 4 } });
     const { job } = await h.jobs.submit("q", { input: "flaky", maxAttempts: 2 });
     const [first] = await h.jobs.lease("q", {});
-    let leased: string[] | undefined;
-    const leasing = h.jobs.lease("q", { waitSeconds: 20 }).then((jobs) => (leased = jobs.map((j) => j.id)));
+    const leasing = h.jobs.lease("q", { waitSeconds: 20 });
     await settle();
     const failed = await h.jobs.fail(job.id, { leaseId: first!.leaseToken!, error: { message: "try again" } });
     expect(failed.status).toBe("queued");
     const retryInMs = failed.availableAtMs! - h.clock.nowMs();
     expect(retryInMs).toBeGreaterThan(0);
-    h.clock.advance(retryInMs - 1);
-    await settle(10);
-    expect(leased).toBeUndefined();
-    h.clock.advance(1);
-    await leasing;
-    expect(leased).toEqual([job.id]);
+    expect((await settlesAfter(h.clock, retryInMs, leasing)).map((j) => j.id)).toEqual([job.id]);
   });
 
   it("a long-polling lease returns empty when its wait passes", async () => {
