@@ -130,8 +130,7 @@ export class SqliteStore implements Store {
       tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
       messageInsert: prepareMessageInsert(db),
-      messageDelete: db.prepare("DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ?"),
-      messageDeleteGroup: db.prepare<[number, number, string], { group_id: string | null }>(
+      messageDelete: db.prepare<[number, number, string], { group_id: string | null }>(
         "DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ? RETURNING group_id",
       ),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
@@ -241,19 +240,16 @@ export class SqliteStore implements Store {
   async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult> {
     return this.writes.run((): DeleteResult => {
       const nowMs = p.nowMs;
-      if (nowMs === undefined) {
-        return { deleted: p.receipts.map((r) => this.sql.messageDelete.run(r.seq, p.queueId, r.token).changes > 0), groupsReady: 0 };
-      }
       const groups = new Set<string>();
       const deleted = p.receipts.map((r) => {
-        const row = this.sql.messageDeleteGroup.get(r.seq, p.queueId, r.token);
-        if (row?.group_id != null) groups.add(row.group_id);
+        const row = this.sql.messageDelete.get(r.seq, p.queueId, r.token);
+        if (nowMs !== undefined && row?.group_id != null) groups.add(row.group_id);
         return row !== undefined;
       });
       let groupsReady = 0;
       for (const group of groups) {
         const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
-        if (headVisibleAt !== undefined && headVisibleAt <= nowMs) groupsReady++;
+        if (headVisibleAt !== undefined && headVisibleAt <= nowMs!) groupsReady++;
       }
       return { deleted, groupsReady };
     });
