@@ -5,6 +5,7 @@
  * and applies their result: the job row, the message effect, the webhook outbox rows.
  */
 import type Database from "better-sqlite3";
+import type { MessageContentCache } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
@@ -54,6 +55,8 @@ export class SqliteJobStore implements JobStore {
   constructor(
     db: Database.Database,
     private readonly writes: GroupCommitter,
+    /** The SQS side's: a message sent through SQS and run as a job is forgotten when its job deletes it. */
+    private readonly messageCache?: MessageContentCache,
   ) {
     this.outbox = new SqliteWebhookOutbox(db);
     this.sql = {
@@ -92,6 +95,7 @@ export class SqliteJobStore implements JobStore {
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES (?, ?, ?)
          ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
       ),
+      // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
       messageInsert: prepareMessageInsert(db),
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(
@@ -289,6 +293,7 @@ export class SqliteJobStore implements JobStore {
         return;
       case "delete":
         this.sql.messageDelete.run(seq);
+        this.messageCache?.forget(seq);
         return;
       case "visibleAt":
         this.sql.messageVisibleAt.run(effect.visibleAtMs, seq);

@@ -10,6 +10,7 @@
 import type Database from "better-sqlite3";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
+import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
 import type { MessageRow } from "./message-row.js";
 
 export type { ReceiveParams };
@@ -30,17 +31,32 @@ const flowsPerPage = 64;
 const fifoLookahead = 10;
 /** Expired attempt rows deleted per receive that records one: keeps the table small without a sweep. */
 const attemptCleanupBatch = 100;
+/**
+ * After a plain receive found a message the content cache didn't hold (a backlog bigger than the
+ * cache, say), this many receives read full rows at once instead of trying the narrow read first.
+ */
+const cacheMissBackoff = 16;
 
 export class SqliteReceiver {
   private readonly sql;
+  /** Plain receives left that skip the narrow read (see cacheMissBackoff). */
+  private fullReadsLeft = 0;
 
   constructor(
     db: Database.Database,
     private readonly toMessage: (row: MessageRow) => StoredMessage,
+    private readonly cache?: MessageContentCache,
   ) {
     this.sql = {
       readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(
         `SELECT * FROM messages INDEXED BY messages_ready_ungrouped
+         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
+      ),
+      // The same rows, without the content columns: those come from the cache.
+      readyUngroupedState: db.prepare<[number, number, number, number], MessageState>(
+        `SELECT seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source
+         FROM messages INDEXED BY messages_ready_ungrouped
          WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
          ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
       ),
@@ -116,11 +132,35 @@ export class SqliteReceiver {
     const p = run.p;
     for (;;) {
       const wanted = run.remaining;
-      const rows = this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      const rows = this.cachedReadyRows(p, wanted) ?? this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       for (const row of rows) run.take(row);
       // Dead-lettered rows left room: look again, unless the queue ran out.
       if (run.remaining === 0 || rows.length < wanted) return;
     }
+  }
+
+  /**
+   * The ready rows with their content from the cache, or undefined if any is not cached (the
+   * caller then reads full rows: nothing was written in between, so they are the same rows).
+   */
+  private cachedReadyRows(p: ReceiveParams, wanted: number): MessageRow[] | undefined {
+    const cache = this.cache;
+    if (cache === undefined || cache.size === 0) return undefined;
+    if (this.fullReadsLeft > 0) {
+      this.fullReadsLeft--;
+      return undefined;
+    }
+    const states = this.sql.readyUngroupedState.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+    const rows: MessageRow[] = [];
+    for (const state of states) {
+      const content = cache.recall(state.seq, state.message_id);
+      if (content === undefined) {
+        this.fullReadsLeft = cacheMissBackoff;
+        return undefined;
+      }
+      rows.push(rowOf(state, content));
+    }
+    return rows;
   }
 
   /** Rounds over flows in least-served order, one message per flow per round. */

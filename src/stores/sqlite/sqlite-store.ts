@@ -14,6 +14,7 @@ import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
 import type { MessageRow } from "./message-row.js";
+import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
@@ -82,6 +83,11 @@ export interface SqliteStoreOptions {
   pipelinedSync?: boolean;
   /** With pipelinedSync: the fdatasync to use (tests hold syncs open with it). */
   walSync?: SyncFn;
+  /**
+   * Memory for the content of recently sent messages, which receives then don't read back from
+   * the table (message-content-cache.ts). Default 32 MiB; 0 turns it off.
+   */
+  messageCacheBytes?: number;
 }
 
 export class SqliteStore implements Store {
@@ -95,6 +101,7 @@ export class SqliteStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: SqliteJobStore;
   private readonly sql;
+  private readonly messageCache: MessageContentCache;
 
   constructor(options: SqliteStoreOptions) {
     this.db = new Database(options.filename);
@@ -111,10 +118,11 @@ export class SqliteStore implements Store {
     migrate(this.db);
     this.syncer = options.pipelinedSync ? new WalSyncer(`${options.filename}-wal`, options.walSync) : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer);
-    this.receiver = new SqliteReceiver(this.db, toMessage);
+    this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
+    this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
-    this.jobs = new SqliteJobStore(this.db, this.writes);
+    this.jobs = new SqliteJobStore(this.db, this.writes, this.messageCache);
     const db = this.db;
     this.sql = {
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
@@ -129,7 +137,7 @@ export class SqliteStore implements Store {
       ),
       tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
-      messageInsert: prepareMessageInsert(db),
+      messageInsert: prepareMessageInsert(db, this.messageCache),
       messageDelete: db.prepare<[number, number, string], { group_id: string | null }>(
         "DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ? RETURNING group_id",
       ),
@@ -202,6 +210,7 @@ export class SqliteStore implements Store {
       const row = this.sql.queueById.get(p.id);
       if (!row) return;
       this.sql.messagesDeleteAll.run(p.id);
+      this.messageCache.clear();
       this.sql.queueDelete.run(p.id);
       this.sql.tombstoneUpsert.run(row.name, p.nowMs);
     });
@@ -243,6 +252,7 @@ export class SqliteStore implements Store {
       const groups = new Set<string>();
       const deleted = p.receipts.map((r) => {
         const row = this.sql.messageDelete.get(r.seq, p.queueId, r.token);
+        if (row !== undefined) this.messageCache.forget(r.seq);
         if (nowMs !== undefined && row?.group_id != null) groups.add(row.group_id);
         return row !== undefined;
       });
@@ -272,11 +282,18 @@ export class SqliteStore implements Store {
   }
 
   async messagePurge(p: { queueId: number }): Promise<number> {
-    return this.writes.run(() => this.sql.messagesDeleteAll.run(p.queueId).changes);
+    return this.writes.run(() => {
+      this.messageCache.clear();
+      return this.sql.messagesDeleteAll.run(p.queueId).changes;
+    });
   }
 
   async messageExpire(p: { queueId: number; minSentAtMs: number }): Promise<number> {
-    return this.writes.run(() => this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes);
+    return this.writes.run(() => {
+      const expired = this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes;
+      if (expired > 0) this.messageCache.clear();
+      return expired;
+    });
   }
 
   async messageMove(p: MessageMoveParams): Promise<MessageMoveResult> {
