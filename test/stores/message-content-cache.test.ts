@@ -85,7 +85,7 @@ describe("SQLite receives with the content cache", () => {
     dirs.push(dir);
     const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, messageCacheBytes });
     stores.push(store);
-    const { queue } = await store.queueCreate({ name: "q", config: defaultQueueConfig(), tags: {}, nowMs: 1_000 });
+    const { queue } = await store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });
     return { store, queueId: queue.id };
   }
 
@@ -142,7 +142,7 @@ describe("SQLite receives with the content cache", () => {
 
   it("serves a redriven message with the sent time of its move and its original content", async () => {
     const { store, queueId } = await open(32 * 1024 * 1024);
-    const { queue: dest } = await store.queueCreate({ name: "dest", config: defaultQueueConfig(), tags: {}, nowMs: 1_000 });
+    const { queue: dest } = await store.queueCreate({ name: "dest", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });
     const [m] = await store.messageSend({ queueId, messages: [newMessage({ body: "moved", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
     expect((await store.messageMove({ sourceQueueId: queueId, destinationQueueId: dest.id, max: 10, nowMs: 5_000, minSentAtMs: 0 })).moved).toBe(1);
     const { messages } = await store.messageReceive({ queueId: dest.id, max: 10, nowMs: 5_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
