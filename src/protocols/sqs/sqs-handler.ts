@@ -1,0 +1,126 @@
+/**
+ * One SQS request, independent of the HTTP framework: protocol detection, decoding, the action,
+ * and the encoded response or error. The fastify routes (sqs-routes.ts) and the node:http fast
+ * path for JSON requests (sqs-fast-path.ts) both answer through it, so they can't disagree.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { QueueService } from "../../core/queue-service.js";
+import type { ActionContext } from "./action.js";
+import { sqsActions } from "./actions/index.js";
+import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
+import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
+import { decodeQueryInput } from "./query-codec.js";
+import { type SqsWireError, protocolFail, toSqsWireError } from "./sqs-errors.js";
+import type { WireObject } from "./wire-input.js";
+import { xmlErrorResponse, xmlResponse } from "./xml.js";
+
+export interface SqsHandlerOptions {
+  queues: QueueService;
+  accountId: string;
+  region: string;
+  /** Aborted when the server shuts down: long polls end at once. */
+  shutdownSignal?: AbortSignal;
+  /** Where unexpected (non-SQS) errors are reported; the client only sees InternalError. */
+  onUnexpectedError?: (err: unknown) => void;
+}
+
+export interface SqsHttpRequest {
+  /** The request target as sent: path and query string. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** True on the queue URL path (`/<account>/<queue>`), where the path names the queue. */
+  onQueuePath: boolean;
+}
+
+export interface SqsHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const xmlContentType = "text/xml";
+
+export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function protocolOf(headers: IncomingHttpHeaders): SqsProtocol {
+  return detectProtocol({ target: header(headers, "x-amz-target"), contentType: header(headers, "content-type") });
+}
+
+/** The response for an error, in the protocol the client spoke. */
+export function errorResponse(protocol: SqsProtocol, error: SqsWireError, requestId: string = randomUUID()): SqsHttpResponse {
+  if (protocol === "json") {
+    const { body, queryErrorHeader } = encodeJsonError(error);
+    return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType, "x-amzn-query-error": queryErrorHeader }, body };
+  }
+  return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlErrorResponse(error, requestId) };
+}
+
+/**
+ * A lazily created signal that fires when the response closes before it was sent (the client
+ * left) or the server shuts down. Lazy: only long polls ask for it.
+ */
+export function responseSignal(res: ServerResponse, shutdown: AbortSignal | undefined): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (controller) return controller.signal;
+    const c = (controller = new AbortController());
+    const abort = (): void => c.abort();
+    if (shutdown?.aborted) c.abort();
+    shutdown?.addEventListener("abort", abort, { once: true });
+    res.once("close", () => {
+      shutdown?.removeEventListener("abort", abort);
+      // Aborting is not free (it builds a DOMException), so a normal finish doesn't.
+      if (!res.writableEnded) c.abort();
+    });
+    return c.signal;
+  };
+}
+
+export type SqsHandler = (request: SqsHttpRequest, signal: () => AbortSignal) => Promise<SqsHttpResponse>;
+
+export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
+  const identity = { accountId: opts.accountId, region: opts.region };
+  const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
+
+  return async (request, signal) => {
+    const requestId = randomUUID();
+    const target = header(request.headers, "x-amz-target");
+    const contentType = header(request.headers, "content-type");
+    const protocol = detectProtocol({ target, contentType });
+    try {
+      let action: string;
+      let input: WireObject;
+      if (protocol === "json") {
+        action = jsonAction(target);
+        input = decodeJsonInput(request.body);
+      } else {
+        const q = request.url.indexOf("?");
+        const parsed = queryParams({ rawQuery: q === -1 ? "" : request.url.slice(q + 1), body: request.body, contentType });
+        action = parsed.action;
+        input = sqsActions.has(action) ? decodeQueryInput(action, parsed.params) : {};
+      }
+      const registered = sqsActions.get(action) ?? protocolFail("InvalidAction", `The action ${action} is not valid for this endpoint.`);
+      // On the queue URL path the path names the queue, and QueueUrl may be left out.
+      if (request.onQueuePath && input.QueueUrl === undefined) {
+        const q = request.url.indexOf("?");
+        input.QueueUrl = q === -1 ? request.url : request.url.slice(0, q);
+      }
+      const ctx: ActionContext = {
+        queues: opts.queues,
+        identity,
+        baseUrl: `http://${header(request.headers, "host") ?? "localhost"}`,
+        signal,
+      };
+      const result = await registered.invoke(input, ctx);
+      if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json() };
+      return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlResponse(action, result.xml(), requestId) };
+    } catch (err) {
+      return errorResponse(protocol, toSqsWireError(err, onUnexpected), requestId);
+    }
+  };
+}
