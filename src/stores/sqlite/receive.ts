@@ -36,14 +36,17 @@ const attemptCleanupBatch = 100;
  * cache, say), this many receives read full rows at once instead of trying the narrow read first.
  */
 const cacheMissBackoff = 16;
+/** Seqs leased per UPDATE: a receive's maximum, so one statement per plain receive. */
+const leaseChunk = 10;
 
 export class SqliteReceiver {
   private readonly sql;
   /** Plain receives left that skip the narrow read (see cacheMissBackoff). */
   private fullReadsLeft = 0;
+  private readonly leaseStatements = new Map<number, Database.Statement<unknown[]>>();
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     private readonly toMessage: (row: MessageRow) => StoredMessage,
     private readonly cache?: MessageContentCache,
   ) {
@@ -112,6 +115,19 @@ export class SqliteReceiver {
     };
   }
 
+  /** `UPDATE … WHERE seq IN (n seqs)`, prepared once per n (≤ 10: a receive's maximum). */
+  private readonly leaseStatement = (n: number): Database.Statement<unknown[]> => {
+    let statement = this.leaseStatements.get(n);
+    if (statement === undefined) {
+      statement = this.db.prepare(
+        `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
+           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq IN (${Array(n).fill("?").join(", ")})`,
+      );
+      this.leaseStatements.set(n, statement);
+    }
+    return statement;
+  };
+
   receive(p: ReceiveParams): ReceiveResult {
     if (p.attempt) {
       const replayed = this.replay(p, p.attempt);
@@ -133,7 +149,8 @@ export class SqliteReceiver {
     for (;;) {
       const wanted = run.remaining;
       const rows = this.cachedReadyRows(p, wanted) ?? this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
-      for (const row of rows) run.take(row);
+      for (const row of rows) run.take(row, true);
+      run.flushLeases(this.leaseStatement);
       // Dead-lettered rows left room: look again, unless the queue ran out.
       if (run.remaining === 0 || rows.length < wanted) return;
     }
@@ -255,6 +272,7 @@ class ReceiveRun {
   readonly messages: StoredMessage[] = [];
   deadLettered = 0;
   private readonly servedByGroup = new Map<string, number>();
+  private deferredLeases: number[] = [];
 
   constructor(
     readonly p: ReceiveParams,
@@ -266,15 +284,20 @@ class ReceiveRun {
     return this.p.max - this.messages.length;
   }
 
-  /** Leases the row, or moves it to the dead-letter queue (false) if it was received too often. */
-  take(row: MessageRow): boolean {
+  /**
+   * Leases the row, or moves it to the dead-letter queue (false) if it was received too often.
+   * `deferLease`: the UPDATE waits for flushLeases(), which must run before the next read of
+   * ready messages (until then this row still looks ready).
+   */
+  take(row: MessageRow, deferLease = false): boolean {
     const p = this.p;
     if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount) {
       this.sql.deadLetter.run(p.deadLetter.queueId, p.nowMs, p.deadLetter.sourceQueueName, row.seq);
       this.deadLettered++;
       return false;
     }
-    this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
+    if (deferLease) this.deferredLeases.push(row.seq);
+    else this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
     // The row as the UPDATE left it (set on the message: no second copy of a 19-column row).
     const m = this.toMessage(row);
     m.visibleAtMs = p.visibleUntilMs;
@@ -283,6 +306,16 @@ class ReceiveRun {
     m.receiptToken = p.receiptToken;
     this.messages.push(m);
     return true;
+  }
+
+  /** Runs the deferred lease UPDATEs, a batch of up to 10 per statement. */
+  flushLeases(statementFor: (n: number) => Database.Statement<unknown[]>): void {
+    const seqs = this.deferredLeases;
+    for (let i = 0; i < seqs.length; i += leaseChunk) {
+      const chunk = seqs.slice(i, i + leaseChunk);
+      statementFor(chunk.length).run(this.p.visibleUntilMs, this.p.nowMs, this.p.receiptToken, ...chunk);
+    }
+    this.deferredLeases = [];
   }
 
   served(groupId: string, count: number): void {

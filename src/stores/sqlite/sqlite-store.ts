@@ -67,6 +67,20 @@ function toMessage(row: MessageRow): StoredMessage {
   };
 }
 
+/** Seqs deleted per statement: SQS's batch limit, so one statement per batch. */
+const deleteChunk = 10;
+
+/** Receipts grouped by token: the messages of one receive share it. */
+function seqsByToken(receipts: readonly ReceiptRef[]): Map<string, number[]> {
+  const byToken = new Map<string, number[]>();
+  for (const r of receipts) {
+    const seqs = byToken.get(r.token);
+    if (seqs === undefined) byToken.set(r.token, [r.seq]);
+    else seqs.push(r.seq);
+  }
+  return byToken;
+}
+
 export interface SqliteStoreOptions {
   /** Path of the database file (":memory:" only for throwaway use: it is not durable). */
   filename: string;
@@ -102,6 +116,7 @@ export class SqliteStore implements Store {
   private readonly jobs: SqliteJobStore;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
+  private readonly deleteStatements = new Map<number, Database.Statement<unknown[], { seq: number; group_id: string | null }>>();
 
   constructor(options: SqliteStoreOptions) {
     this.db = new Database(options.filename);
@@ -138,9 +153,6 @@ export class SqliteStore implements Store {
       tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
       messageInsert: prepareMessageInsert(db, this.messageCache),
-      messageDelete: db.prepare<[number, number, string], { group_id: string | null }>(
-        "DELETE FROM messages WHERE seq = ? AND queue_id = ? AND receipt_token = ? RETURNING group_id",
-      ),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
       ).pluck(),
@@ -250,12 +262,22 @@ export class SqliteStore implements Store {
     return this.writes.run((): DeleteResult => {
       const nowMs = p.nowMs;
       const groups = new Set<string>();
-      const deleted = p.receipts.map((r) => {
-        const row = this.sql.messageDelete.get(r.seq, p.queueId, r.token);
-        if (row !== undefined) this.messageCache.forget(r.seq);
-        if (nowMs !== undefined && row?.group_id != null) groups.add(row.group_id);
-        return row !== undefined;
-      });
+      /** Per token, the seqs its statement deleted. */
+      const gone = new Map<string, Set<number>>();
+      for (const [token, seqs] of seqsByToken(p.receipts)) {
+        const deletedSeqs = new Set<number>();
+        gone.set(token, deletedSeqs);
+        for (let i = 0; i < seqs.length; i += deleteChunk) {
+          const chunk = seqs.slice(i, i + deleteChunk);
+          for (const row of this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)) {
+            deletedSeqs.add(row.seq);
+            this.messageCache.forget(row.seq);
+            if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
+          }
+        }
+      }
+      // As deleting one by one would answer: an entry listed twice was deleted by the first one.
+      const deleted = p.receipts.map((r) => gone.get(r.token)!.delete(r.seq));
       let groupsReady = 0;
       for (const group of groups) {
         const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
@@ -263,6 +285,22 @@ export class SqliteStore implements Store {
       }
       return { deleted, groupsReady };
     });
+  }
+
+  /**
+   * `DELETE … WHERE seq IN (n seqs)` for one receipt token, prepared once per n: one statement
+   * per delete batch instead of one per message (≈ 1 µs less per message). `+queue_id` keeps the
+   * planner on the primary key.
+   */
+  private deleteStatement(n: number): Database.Statement<unknown[], { seq: number; group_id: string | null }> {
+    let statement = this.deleteStatements.get(n);
+    if (statement === undefined) {
+      statement = this.db.prepare<unknown[], { seq: number; group_id: string | null }>(
+        `DELETE FROM messages WHERE seq IN (${Array(n).fill("?").join(", ")}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`,
+      );
+      this.deleteStatements.set(n, statement);
+    }
+    return statement;
   }
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {

@@ -185,6 +185,26 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
+    test("messageDelete answers each entry of a batch in order, as if deleted one by one", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: Array.from({ length: 14 }, () => newMessage()) });
+      const a = await receive(id, 12, T0, T0 + 10, "token-batch-a");
+      const b = await receive(id, 2, T0, T0 + 10, "token-batch-b");
+      expect(a).toHaveLength(12);
+      const entries = [
+        ...a.map((m) => ({ seq: m.seq, token: "token-batch-a" })), // 12 with one token: more than one statement's worth
+        { seq: b[0]!.seq, token: "token-batch-a" }, // another receive's message under the wrong token
+        { seq: b[0]!.seq, token: "token-batch-b" }, // then under its own
+        { seq: a[0]!.seq, token: "token-batch-a" }, // listed twice: the first entry deleted it
+        { seq: 999_999_999, token: "token-batch-b" }, // no such message
+      ];
+      const { deleted } = await store.messageDelete({ queueId: id, receipts: entries });
+      expect(deleted).toEqual([...a.map(() => true), false, true, false, false]);
+      // b[1] is still there, in flight; nothing else is.
+      const left = await receive(id, 10, T0 + 1_000_000);
+      expect(left.map((m) => m.seq)).toEqual([b[1]!.seq]);
+    });
+
     test("messageDelete of a different queue's message deletes nothing", async () => {
       const a = await makeQueue("a");
       const b = await makeQueue("b");
