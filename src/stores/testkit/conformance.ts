@@ -185,6 +185,22 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
+    test("messageSend of many messages returns each one's own seq, in order", async () => {
+      const id = await makeQueue();
+      const messages = Array.from({ length: 23 }, (_, i) => newMessage({ body: `many-${i}` }));
+      const sent = await store.messageSend({ queueId: id, messages });
+      expect(sent.map((s) => s.messageId)).toEqual(messages.map((m) => m.messageId));
+      expect(new Set(sent.map((s) => s.seq)).size).toBe(23);
+      const received: Array<{ seq: number; messageId: string; body: string }> = [];
+      for (let round = 0; round < 3; round++) received.push(...(await receive(id, 10)));
+      expect(received).toHaveLength(23);
+      for (const m of received) {
+        const i = sent.findIndex((s) => s.seq === m.seq);
+        expect(sent[i]!.messageId).toBe(m.messageId);
+        expect(m.body).toBe(`many-${i}`);
+      }
+    });
+
     test("messageDelete answers each entry of a batch in order, as if deleted one by one", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: Array.from({ length: 14 }, () => newMessage()) });
