@@ -7,6 +7,7 @@
 import type Database from "better-sqlite3";
 import type { MessageContentCache } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
+import { readyUngroupedQuery } from "./ready-order.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
 import type {
@@ -98,11 +99,7 @@ export class SqliteJobStore implements JobStore {
       // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
       messageInsert: prepareMessageInsert(db),
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
-      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(
-        `SELECT seq, message_id, body, priority, sent_at_ms FROM messages INDEXED BY messages_ready_ungrouped
-         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
-         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
-      ),
+      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, body, priority, sent_at_ms")),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
       messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageLease: db.prepare<[number, number, string, number]>(

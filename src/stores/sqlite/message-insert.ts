@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { attributesToJson } from "../../core/attributes-json.js";
 import type { NewMessage } from "../../core/message.js";
 import type { MessageContent, MessageContentCache } from "./message-content-cache.js";
+import { checkPriority } from "./ready-order.js";
 
 export interface MessageInserter {
   /** Inserts one message; returns its seq. */
@@ -40,6 +41,7 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     const params: unknown[] = [];
     const contents: MessageContent[] = [];
     for (const m of messages) {
+      checkPriority(m.priority);
       const c = contentOf(m);
       contents.push(c);
       params.push(queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, m.sentAtMs, m.visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id);

@@ -12,6 +12,7 @@ import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
 import type { MessageRow } from "./message-row.js";
+import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 
 export type { ReceiveParams };
 
@@ -51,23 +52,12 @@ export class SqliteReceiver {
     private readonly cache?: MessageContentCache,
   ) {
     this.sql = {
-      readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(
-        `SELECT * FROM messages INDEXED BY messages_ready_ungrouped
-         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
-         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
-      ),
+      readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(readyUngroupedQuery("*")),
       // The same rows, without the content columns: those come from the cache.
       readyUngroupedState: db.prepare<[number, number, number, number], MessageState>(
-        `SELECT seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source
-         FROM messages INDEXED BY messages_ready_ungrouped
-         WHERE queue_id = ? AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
-         ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`,
+        readyUngroupedQuery("seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source"),
       ),
-      readyInGroup: db.prepare<[number, string, number, number], MessageRow>(
-        `SELECT * FROM messages INDEXED BY messages_group_ready
-         WHERE queue_id = ? AND group_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ?
-         ORDER BY priority DESC, visible_at_ms, seq LIMIT 1`,
-      ),
+      readyInGroup: db.prepare<[number, string, number, number], MessageRow>(nextReadyInGroupQuery("*")),
       groupHead: db.prepare<[number, string, number, number], MessageRow>(
         `SELECT * FROM messages INDEXED BY messages_group_seq
          WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,

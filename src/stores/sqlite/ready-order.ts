@@ -1,0 +1,36 @@
+/**
+ * Receive order is priority (high first), then visibility time, then seq — the ready indexes'
+ * order. A query constrained only by `visible_at_ms <= now` can't use the index range for it
+ * (priority comes first in the index), so SQLite walked every in-flight message of the queue on
+ * each receive that found fewer messages than it asked for: 44 µs per receive with 640 in flight,
+ * 199 µs with 5,000 (25 µs either way with this). Naming every priority turns the scan into one
+ * index range per priority, each ending at the first message that is not yet visible.
+ */
+import { limits } from "../../core/limits.js";
+
+const priorities: number[] = [];
+for (let p = limits.priorityMax; p >= limits.priorityMin; p--) priorities.push(p);
+
+/** `priority IN (9, 8, …, 0)`, for the WHERE of a query that reads a ready index. */
+const everyPriority = `priority IN (${priorities.join(", ")})`;
+
+/** Ungrouped ready messages of a queue in receive order. Parameters: queue id, now, oldest sent time kept, limit. */
+export function readyUngroupedQuery(columns: string): string {
+  return `SELECT ${columns} FROM messages INDEXED BY messages_ready_ungrouped
+    WHERE queue_id = ? AND ${everyPriority} AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+    ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`;
+}
+
+/** A group's next ready message. Parameters: queue id, group id, now, oldest sent time kept. */
+export function nextReadyInGroupQuery(columns: string): string {
+  return `SELECT ${columns} FROM messages INDEXED BY messages_group_ready
+    WHERE queue_id = ? AND group_id = ? AND ${everyPriority} AND visible_at_ms <= ? AND sent_at_ms >= ?
+    ORDER BY priority DESC, visible_at_ms, seq LIMIT 1`;
+}
+
+/** Throws for a priority the ready queries would never find (core validates it earlier). */
+export function checkPriority(priority: number): void {
+  if (!Number.isInteger(priority) || priority < limits.priorityMin || priority > limits.priorityMax) {
+    throw new Error(`message priority ${priority} is outside ${limits.priorityMin}–${limits.priorityMax}`);
+  }
+}
