@@ -45,8 +45,12 @@ export interface ReceiveInput {
   visibilityTimeoutSeconds?: number;
   /** Undefined means the queue's ReceiveMessageWaitTimeSeconds. */
   waitTimeSeconds?: number;
-  /** Aborts a long poll (client gone, server shutting down). */
-  signal?: AbortSignal;
+  /**
+   * Aborts a long poll (client gone, server shutting down). A function is called only once the
+   * receive is about to wait: most receives under load find messages at once, and creating the
+   * signal and its listeners for each of them is not free.
+   */
+  signal?: AbortSignal | (() => AbortSignal);
   /** FIFO: a retry with the same id within 5 min returns the same messages and receipts. */
   receiveRequestAttemptId?: string;
 }
@@ -295,6 +299,7 @@ export class QueueService {
     if (attemptId !== undefined) checkReceiveRequestAttemptId(attemptId);
     const deadLetter = await deadLetterTargetFor(queue, this.lookupQueue);
     const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
+    let signal: AbortSignal | undefined;
     for (;;) {
       const version = this.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
@@ -316,10 +321,11 @@ export class QueueService {
         return messages.map((m) => ({ ...m, receiptHandle: encodeReceipt({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
       }
       const remainingMs = deadlineMs - this.clock.nowMs();
-      if (remainingMs <= 0 || input.signal?.aborted || this.waiters.isClosed) return [];
+      signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
+      if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed) return [];
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
-      await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, input.signal);
+      await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, signal);
     }
   }
 

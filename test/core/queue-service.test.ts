@@ -206,6 +206,25 @@ describe("long polling", () => {
     expect(await closed).toEqual([]);
   });
 
+  it("asks for a lazy abort signal only when the receive is about to wait", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    const controller = new AbortController();
+    let asked = 0;
+    const signal = (): AbortSignal => {
+      asked++;
+      return controller.signal;
+    };
+    await h.service.sendMessages(queue, [{ body: "ready" }]);
+    expect((await h.service.receiveMessages(queue, { waitTimeSeconds: 20, signal })).map((m) => m.body)).toEqual(["ready"]);
+    expect(asked).toBe(0);
+    const waiting = h.service.receiveMessages(queue, { waitTimeSeconds: 20, signal });
+    await settle();
+    expect(asked).toBe(1);
+    controller.abort();
+    expect(await waiting).toEqual([]);
+    expect(asked).toBe(1);
+  });
+
   it("hands one send of ten to one poller, and passes the wake-up on when more remain", async () => {
     const { queue } = await h.service.createQueue({ name: "q" });
     const polls = [0, 1, 2].map(() => h.service.receiveMessages(queue, { waitTimeSeconds: 20, maxMessages: 10 }));

@@ -124,8 +124,8 @@ export const receiveMessage = defineAction({
       waitTimeSeconds: req.waitTimeSeconds,
       receiveRequestAttemptId: req.receiveRequestAttemptId,
     };
-    // Only a receive that may wait needs to hear about the client leaving.
-    if ((req.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds) > 0) input.signal = ctx.signal();
+    // Only a receive that waits needs to hear about the client leaving (created when it does).
+    if ((req.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds) > 0) input.signal = ctx.signal;
     const messages = await ctx.queues.receiveMessages(queue, input);
     return messages.map((m) => outgoing(m, queue, ctx.identity, req));
   },
