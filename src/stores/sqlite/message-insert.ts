@@ -4,6 +4,7 @@ import { attributesToJson } from "../../core/attributes-json.js";
 import type { NewMessage } from "../../core/message.js";
 import type { MessageContent, MessageContentCache } from "./message-content-cache.js";
 import { checkPriority } from "./ready-order.js";
+import { marks, sizedStatements } from "./sized-statements.js";
 
 export interface MessageInserter {
   /** Inserts one message; returns its seq. */
@@ -17,7 +18,7 @@ export interface MessageInserter {
 
 const columns = `queue_id, message_id, body, attributes, system_attributes, body_md5,
     attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id`;
-const rowMarks = `(${Array(14).fill("?").join(", ")})`;
+const rowMarks = `(${marks(14)})`;
 /** Rows per multi-row INSERT: SQS's batch limit, so a batch send is one statement. */
 const rowsPerStatement = 10;
 
@@ -26,15 +27,7 @@ const rowsPerStatement = 10;
  * message's content is remembered for the receive that will read it.
  */
 export function prepareMessageInsert(db: Database.Database, cache?: MessageContentCache): MessageInserter {
-  const statements = new Map<number, Database.Statement<unknown[]>>();
-  const statementFor = (rows: number): Database.Statement<unknown[]> => {
-    let statement = statements.get(rows);
-    if (statement === undefined) {
-      statement = db.prepare(`INSERT INTO messages (${columns}) VALUES ${Array(rows).fill(rowMarks).join(", ")}`);
-      statements.set(rows, statement);
-    }
-    return statement;
-  };
+  const statementFor = sizedStatements(db, (rows) => `INSERT INTO messages (${columns}) VALUES ${Array(rows).fill(rowMarks).join(", ")}`);
 
   /** Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive seqs. */
   const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[]): void => {

@@ -13,6 +13,7 @@ import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResu
 import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
 import type { MessageRow } from "./message-row.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
+import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 
 export type { ReceiveParams };
 
@@ -44,13 +45,19 @@ export class SqliteReceiver {
   private readonly sql;
   /** Plain receives left that skip the narrow read (see cacheMissBackoff). */
   private fullReadsLeft = 0;
-  private readonly leaseStatements = new Map<number, Database.Statement<unknown[]>>();
+  /** The lease UPDATE for n seqs: one statement per plain receive. */
+  private readonly leaseStatement: SizedStatements<unknown>;
 
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly toMessage: (row: MessageRow) => StoredMessage,
     private readonly cache?: MessageContentCache,
   ) {
+    this.leaseStatement = sizedStatements(
+      db,
+      (n) => `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
+        first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq IN (${marks(n)})`,
+    );
     this.sql = {
       readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(readyUngroupedQuery("*")),
       // The same rows, without the content columns: those come from the cache.
@@ -104,19 +111,6 @@ export class SqliteReceiver {
       extendVisibility: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
     };
   }
-
-  /** `UPDATE … WHERE seq IN (n seqs)`, prepared once per n (≤ 10: a receive's maximum). */
-  private readonly leaseStatement = (n: number): Database.Statement<unknown[]> => {
-    let statement = this.leaseStatements.get(n);
-    if (statement === undefined) {
-      statement = this.db.prepare(
-        `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
-           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq IN (${Array(n).fill("?").join(", ")})`,
-      );
-      this.leaseStatements.set(n, statement);
-    }
-    return statement;
-  };
 
   receive(p: ReceiveParams): ReceiveResult {
     if (p.attempt) {
@@ -299,7 +293,7 @@ class ReceiveRun {
   }
 
   /** Runs the deferred lease UPDATEs, a batch of up to 10 per statement. */
-  flushLeases(statementFor: (n: number) => Database.Statement<unknown[]>): void {
+  flushLeases(statementFor: SizedStatements<unknown>): void {
     const seqs = this.deferredLeases;
     for (let i = 0; i < seqs.length; i += leaseChunk) {
       const chunk = seqs.slice(i, i + leaseChunk);

@@ -16,6 +16,7 @@ import { SqliteJobStore } from "./jobs-store.js";
 import type { MessageRow } from "./message-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
+import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
@@ -116,7 +117,11 @@ export class SqliteStore implements Store {
   private readonly jobs: SqliteJobStore;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
-  private readonly deleteStatements = new Map<number, Database.Statement<unknown[], { seq: number; group_id: string | null }>>();
+  /**
+   * `DELETE … WHERE seq IN (n seqs)` for one receipt token: one statement per delete batch instead
+   * of one per message (≈ 1 µs less per message). `+queue_id` keeps the planner on the primary key.
+   */
+  private readonly deleteStatement: SizedStatements<{ seq: number; group_id: string | null }>;
 
   constructor(options: SqliteStoreOptions) {
     this.db = new Database(options.filename);
@@ -134,6 +139,7 @@ export class SqliteStore implements Store {
     this.syncer = options.pipelinedSync ? new WalSyncer(`${options.filename}-wal`, options.walSync) : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer);
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
+    this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);
     this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
@@ -289,22 +295,6 @@ export class SqliteStore implements Store {
       }
       return { deleted, groupsReady };
     });
-  }
-
-  /**
-   * `DELETE … WHERE seq IN (n seqs)` for one receipt token, prepared once per n: one statement
-   * per delete batch instead of one per message (≈ 1 µs less per message). `+queue_id` keeps the
-   * planner on the primary key.
-   */
-  private deleteStatement(n: number): Database.Statement<unknown[], { seq: number; group_id: string | null }> {
-    let statement = this.deleteStatements.get(n);
-    if (statement === undefined) {
-      statement = this.db.prepare<unknown[], { seq: number; group_id: string | null }>(
-        `DELETE FROM messages WHERE seq IN (${Array(n).fill("?").join(", ")}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`,
-      );
-      this.deleteStatements.set(n, statement);
-    }
-    return statement;
   }
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
