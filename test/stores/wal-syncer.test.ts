@@ -3,7 +3,7 @@
  * reads wait the same way. The fsync itself is held open by a test double (the one thing a test
  * can't schedule on a real disk); the database, its WAL and the statements are real.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { fstatSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -51,6 +51,38 @@ describe("WAL syncer and group commit", () => {
     db.exec("CREATE TABLE t (v INTEGER)");
     return { db, walPath: `${filename}-wal` };
   }
+
+  it("syncs the file now at the WAL's path: a replaced or deleted WAL is reopened", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
+    dirs.push(dir);
+    const walPath = join(dir, "t.db-wal");
+    writeFileSync(walPath, "first");
+    const synced: number[] = [];
+    const syncer = new WalSyncer(walPath, (fd, done) => {
+      synced.push(fstatSync(fd).ino);
+      done(null);
+    });
+    const syncOnce = (): Promise<void> => {
+      syncer.committed();
+      return syncer.durable();
+    };
+    await syncOnce();
+    await syncOnce();
+    // Replaced by a rename over it, then deleted and written anew: each time a new inode.
+    writeFileSync(`${walPath}.new`, "second");
+    renameSync(`${walPath}.new`, walPath);
+    await syncOnce();
+    const renamed = statSync(walPath).ino;
+    rmSync(walPath);
+    writeFileSync(walPath, "third");
+    await syncOnce();
+    const recreated = statSync(walPath).ino;
+    expect(synced[0]).toBe(synced[1]);
+    expect(synced[2]).toBe(renamed);
+    expect(synced[3]).toBe(recreated);
+    expect(synced[2]).not.toBe(synced[1]);
+    syncer.close();
+  });
 
   it("answers a write only after a sync that started after its commit", async () => {
     const { db, walPath } = openDb();

@@ -99,7 +99,8 @@ export class WalSyncer {
   /** The WAL's descriptor, reopened if SQLite replaced the file (it normally reuses it). */
   private descriptor(): number {
     if (this.fd !== undefined) {
-      if (fs.fstatSync(this.fd).ino === fs.statSync(this.walPath).ino) return this.fd;
+      // One fstat per sync: a replaced or deleted file has no links left (nlink 0).
+      if (fs.fstatSync(this.fd).nlink > 0) return this.fd;
       fs.closeSync(this.fd);
       this.fd = undefined;
     }
