@@ -140,6 +140,14 @@ describe("SQLite receives with the content cache", () => {
     }
   });
 
+  it("serves FIFO receives from the cache too", async () => {
+    const { store, queueId } = await open(32 * 1024 * 1024);
+    await store.messageSend({ queueId, messages: [newMessage({ body: "original", groupId: "g", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
+    store.db.prepare("UPDATE messages SET body = 'changed in the row'").run();
+    const { messages } = await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok", fifo: true });
+    expect(messages.map((m) => [m.body, m.groupId])).toEqual([["original", "g"]]);
+  });
+
   it("serves a redriven message with the sent time of its move and its original content", async () => {
     const { store, queueId } = await open(32 * 1024 * 1024);
     const { queue: dest } = await store.queueCreate({ name: "dest", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });

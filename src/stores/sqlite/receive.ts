@@ -38,6 +38,8 @@ const attemptCleanupBatch = 100;
  * cache, say), this many receives read full rows at once instead of trying the narrow read first.
  */
 const cacheMissBackoff = 16;
+/** The columns of MessageState: a narrow read, the rest comes from the content cache. */
+const stateColumns = "seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source";
 /** Seqs leased per UPDATE: a receive's maximum, so one statement per plain receive. */
 const leaseChunk = 10;
 
@@ -62,11 +64,15 @@ export class SqliteReceiver {
       readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(readyUngroupedQuery("*")),
       // The same rows, without the content columns: those come from the cache.
       readyUngroupedState: db.prepare<[number, number, number, number], MessageState>(
-        readyUngroupedQuery("seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source"),
+        readyUngroupedQuery(stateColumns),
       ),
       readyInGroup: db.prepare<[number, string, number, number], MessageRow>(nextReadyInGroupQuery("*")),
       groupHead: db.prepare<[number, string, number, number], MessageRow>(
         `SELECT * FROM messages INDEXED BY messages_group_seq
+         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
+      ),
+      groupHeadState: db.prepare<[number, string, number, number], MessageState>(
+        `SELECT ${stateColumns} FROM messages INDEXED BY messages_group_seq
          WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
       ),
       // The same rows, only what decides whether the group can be taken from: most groups a FIFO
@@ -132,7 +138,9 @@ export class SqliteReceiver {
     const p = run.p;
     for (;;) {
       const wanted = run.remaining;
-      const rows = this.cachedReadyRows(p, wanted) ?? this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      const rows =
+        this.cachedRows(() => this.sql.readyUngroupedState.all(p.queueId, p.nowMs, p.minSentAtMs, wanted)) ??
+        this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       for (const row of rows) run.take(row, true);
       run.flushLeases(this.leaseStatement);
       // Dead-lettered rows left room: look again, unless the queue ran out.
@@ -141,19 +149,19 @@ export class SqliteReceiver {
   }
 
   /**
-   * The ready rows with their content from the cache, or undefined if any is not cached (the
-   * caller then reads full rows: nothing was written in between, so they are the same rows).
+   * Rows read narrow (`readStates`) with their content from the cache, or undefined if any is not
+   * cached: the caller then reads full rows, and as nothing was written in between they are the
+   * same rows.
    */
-  private cachedReadyRows(p: ReceiveParams, wanted: number): MessageRow[] | undefined {
+  private cachedRows(readStates: () => MessageState[]): MessageRow[] | undefined {
     const cache = this.cache;
     if (cache === undefined || cache.size === 0) return undefined;
     if (this.fullReadsLeft > 0) {
       this.fullReadsLeft--;
       return undefined;
     }
-    const states = this.sql.readyUngroupedState.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
     const rows: MessageRow[] = [];
-    for (const state of states) {
+    for (const state of readStates()) {
       const content = cache.recall(state.seq, state.message_id);
       if (content === undefined) {
         this.fullReadsLeft = cacheMissBackoff;
@@ -207,7 +215,9 @@ export class SqliteReceiver {
       while (visible < probe.length && probe[visible]!.visible_at_ms <= p.nowMs) visible++;
       if (visible === 0) return; // empty, or its head is delayed
       // Nothing was written since the probe: these are its first rows, now in full.
-      const rows = this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, visible);
+      const rows =
+        this.cachedRows(() => this.sql.groupHeadState.all(p.queueId, groupId, p.minSentAtMs, visible)) ??
+        this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, visible);
       let deadLettered = 0;
       for (const row of rows) {
         if (run.remaining === 0 || row.visible_at_ms > p.nowMs) return; // a delayed message keeps its place
