@@ -114,6 +114,7 @@ export interface Store extends JobStore {
    * docs/fair-queues.md). `fifo`: strict seq order within a group and no delivery from a group
    * that has a message in flight. `deadLetter`: messages already received maxReceiveCount times
    * move to the target queue (receive count reset, source remembered) instead of being delivered.
+   * The messages returned are new objects that belong to the caller (core adds to them).
    */
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
   /**

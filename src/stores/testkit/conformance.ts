@@ -185,6 +185,17 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
+    test("messageReceive returns new objects that the caller may change", async () => {
+      const id = await makeQueue();
+      await store.messageSend({ queueId: id, messages: [newMessage({ body: "mine" })] });
+      const [first] = await receive(id, 1, T0, T0 + 10, "token-own-1");
+      first!.body = "changed by the caller";
+      first!.attributes.added = { dataType: "String", stringValue: "x" };
+      const [again] = await receive(id, 1, T0 + 10, T0 + 20, "token-own-2");
+      expect(again!.body).toBe("mine");
+      expect(again!.attributes).toEqual({});
+    });
+
     test("messageSend of many messages returns each one's own seq, in order", async () => {
       const id = await makeQueue();
       const messages = Array.from({ length: 23 }, (_, i) => newMessage({ body: `many-${i}` }));
