@@ -2,10 +2,11 @@
  * Receipt handles: opaque to clients, they name the queue, the message and the receive that
  * produced them. A new token on every receive makes an older handle stale.
  *
- * Written as plain text, `sl2:<queue id>:<seq>:<token>` (every character URL-safe): encoding it
- * as base64 as `sl1` handles were cost ≈ 1 µs per message received and again per delete, ≈ 2.5 %
- * of the server's CPU. `sl1` handles (base64url of `sl1:<queue>:<seq>:<token>`) are still read,
- * so messages received before an upgrade can be deleted after it.
+ * Written as plain text, `sl2:<queue id>:<seq>:<token>` (nothing to escape in JSON or XML):
+ * encoding it as base64, as `sl1` handles were, cost ≈ 1 µs per message received and again per
+ * delete (≈ 2.5 % of the main thread's profile). `sl1` handles (base64url of
+ * `sl1:<queue>:<seq>:<token>`) are still read, so messages received before an upgrade can be
+ * deleted after it.
  */
 import { fail } from "./errors.js";
 import type { ReceiptRef } from "./store.js";
