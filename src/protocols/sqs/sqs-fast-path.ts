@@ -55,9 +55,13 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       const body = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, length).toString("utf8");
       opts
         .handler({ url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
-        .then((response) => write(res, response))
-        // The handler turns every error into a response; this is only a last line of defence.
-        .catch(() => write(res, errorResponse("json", { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." })));
+        .then(
+          (response) => write(res, response),
+          // The handler turns every error into a response; this is only a last line of defence.
+          () => write(res, errorResponse("json", { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." })),
+        )
+        // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
+        .catch(() => res.destroy());
     });
     // A client that goes away mid-body gets no answer; node:http closes the socket.
     req.on("error", () => {});
