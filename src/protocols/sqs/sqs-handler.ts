@@ -42,7 +42,7 @@ export interface SqsHttpResponse {
 
 const xmlContentType = "text/xml";
 
-export function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

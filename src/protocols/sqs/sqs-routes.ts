@@ -17,7 +17,7 @@ export interface SqsRoutesOptions extends SqsHandlerOptions {
   handler?: SqsHandler;
 }
 
-export const defaultSqsBodyLimitBytes = 4 * 1024 * 1024;
+const defaultSqsBodyLimitBytes = 4 * 1024 * 1024;
 
 /** A Buffer, so fastify sends SQS's content type as it is (it appends a charset to a string's). */
 function send(reply: FastifyReply, response: SqsHttpResponse): FastifyReply {
@@ -25,7 +25,7 @@ function send(reply: FastifyReply, response: SqsHttpResponse): FastifyReply {
 }
 
 /** The error for a request fastify refused before our handler ran (too large, bad content type). */
-export function refusedRequestError(status: number, message: string, onUnexpected: (err: unknown) => void, err: unknown): SqsWireError {
+function refusedRequestError(status: number, message: string, onUnexpected: (err: unknown) => void, err: unknown): SqsWireError {
   if (status === 413) return { ...protocolErrors.RequestEntityTooLarge, message: "The request body is too large." };
   if (status < 500) return { ...protocolErrors.MalformedQueryString, httpStatus: status, message };
   return toSqsWireError(err, onUnexpected);

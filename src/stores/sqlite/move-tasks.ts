@@ -3,6 +3,7 @@
  * it on its task in the same write (so a crash never loses or double-counts progress).
  */
 import type Database from "better-sqlite3";
+import { marks } from "./sized-statements.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 
 interface TaskRow {
@@ -105,9 +106,8 @@ export class SqliteMoveTasks {
 
   /** Inside a write: a conditional status change. */
   update(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): boolean {
-    const marks = p.fromStatuses.map(() => "?").join(", ");
     const info = this.db
-      .prepare(`UPDATE move_tasks SET status = ?, failure_reason = coalesce(?, failure_reason), updated_at_ms = ? WHERE task_handle = ? AND status IN (${marks})`)
+      .prepare(`UPDATE move_tasks SET status = ?, failure_reason = coalesce(?, failure_reason), updated_at_ms = ? WHERE task_handle = ? AND status IN (${marks(p.fromStatuses.length)})`)
       .run(p.status, p.failureReason ?? null, p.nowMs, p.taskHandle, ...p.fromStatuses);
     return info.changes > 0;
   }
