@@ -1,6 +1,7 @@
 /** The one INSERT of new messages, shared by SQS sends and job submits. */
 import type Database from "better-sqlite3";
 import { attributesToJson } from "../../core/attributes-json.js";
+import { limits } from "../../core/limits.js";
 import type { NewMessage } from "../../core/message.js";
 import type { MessageContent, MessageContentCache } from "./message-content-cache.js";
 import { checkPriority } from "./ready-order.js";
@@ -20,7 +21,7 @@ const columns = `queue_id, message_id, body, attributes, system_attributes, body
     attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id`;
 const rowMarks = `(${marks(14)})`;
 /** Rows per multi-row INSERT: SQS's batch limit, so a batch send is one statement. */
-const rowsPerStatement = 10;
+const rowsPerStatement = limits.batchEntriesMax;
 
 /**
  * Prepares the statements once (the multi-row ones on first use). With a cache, each new

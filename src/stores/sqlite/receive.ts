@@ -8,6 +8,7 @@
  * Every path can dead-letter (move instead of deliver) and FIFO receives can replay an attempt.
  */
 import type Database from "better-sqlite3";
+import { limits } from "../../core/limits.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
@@ -41,7 +42,7 @@ const cacheMissBackoff = 16;
 /** The columns of MessageState: a narrow read, the rest comes from the content cache. */
 const stateColumns = "seq, queue_id, message_id, sent_at_ms, visible_at_ms, receive_count, first_received_at_ms, receipt_token, dead_letter_source";
 /** Seqs leased per UPDATE: a receive's maximum, so one statement per plain receive. */
-const leaseChunk = 10;
+const leaseChunk = limits.receiveMaxMessages;
 
 export class SqliteReceiver {
   private readonly sql;

@@ -6,6 +6,7 @@
  */
 import Database from "better-sqlite3";
 import { attributesFromJson } from "../../core/attributes-json.js";
+import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
@@ -69,7 +70,7 @@ function toMessage(row: MessageRow): StoredMessage {
 }
 
 /** Seqs deleted per statement: SQS's batch limit, so one statement per batch. */
-const deleteChunk = 10;
+const deleteChunk = limits.batchEntriesMax;
 
 /** Receipts grouped by token: the messages of one receive share it. */
 function seqsByToken(receipts: readonly ReceiptRef[]): Map<string, number[]> {
