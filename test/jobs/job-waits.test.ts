@@ -53,6 +53,46 @@ describe("jobs: waiting", () => {
     expect(leased.map((j) => j.id)).toEqual([job.id]);
   });
 
+  it("a submit runs a parked long-poll lease in its own write: one commit, events in order", async () => {
+    await h.jobs.lease("q", {}); // creates the queue
+    const events: string[] = [];
+    h.jobs.events.subscribe({ queueName: "q" }, (e) => events.push(e.type));
+    const leasing = h.jobs.lease("q", { waitSeconds: 20 });
+    await settle();
+    const commits = h.store.writes.transactions;
+    const { job } = await h.jobs.submit("q", { input: "x" });
+    const leased = await leasing;
+    expect(leased.map((j) => [j.id, j.status, j.attempt])).toEqual([[job.id, "running", 1]]);
+    expect(h.store.writes.transactions - commits).toBe(1);
+    expect(events).toEqual(["job.queued", "job.started"]);
+    expect((await h.jobs.get(job.id)).leaseToken).toBe(leased[0]!.leaseToken);
+  });
+
+  it("a parked lease whose request went away is not given a job; the next poller gets it", async () => {
+    await h.jobs.lease("q", {});
+    const gone = new AbortController();
+    const leasing = h.jobs.lease("q", { waitSeconds: 20, signal: gone.signal });
+    await settle();
+    gone.abort();
+    expect(await leasing).toEqual([]);
+    const { job } = await h.jobs.submit("q", { input: "x" });
+    expect((await h.jobs.get(job.id)).status).toBe("queued");
+    expect((await h.jobs.lease("q", {})).map((j) => j.id)).toEqual([job.id]);
+  });
+
+  it("an idempotent replay creates nothing, so a parked lease it took keeps waiting for a real job", async () => {
+    await h.jobs.lease("q", {});
+    const first = await h.jobs.submit("q", { input: "x" }, "key-1");
+    await h.jobs.lease("q", {}); // takes the first job out of the way
+    const leasing = h.jobs.lease("q", { waitSeconds: 20 });
+    await settle();
+    const replay = await h.jobs.submit("q", { input: "x" }, "key-1");
+    expect(replay).toMatchObject({ replayed: true, job: { id: first.job.id } });
+    await settle(10);
+    const { job } = await h.jobs.submit("q", { input: "y" });
+    expect((await leasing).map((j) => j.id)).toEqual([job.id]);
+  });
+
   it("a long-polling lease gets a delayed job when its delay ends, not when the wait does", async () => {
     await h.jobs.lease("q", {});
     const leasing = h.jobs.lease("q", { waitSeconds: 20 });

@@ -17,11 +17,12 @@ import { jobMessage } from "./job-message.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
-import type { JobAck, JobChange, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import type { JobAck, JobChange, JobLeaseParams, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
 import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
+import { ParkedLeases } from "./parked-leases.js";
 import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export interface JobServiceDeps {
@@ -92,6 +93,8 @@ export class JobService {
   private readonly random: () => number;
   private readonly idempotencyKeyTtlMs: number;
   private readonly pendingWaits = new Set<() => void>();
+  /** Long-polling leases a submit may run inside its own write (parked-leases.ts). */
+  private readonly parked = new ParkedLeases();
   private closed = false;
 
   constructor(private readonly deps: JobServiceDeps) {
@@ -141,24 +144,31 @@ export class JobService {
     };
     const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
+    // A worker long-polling this queue gets its lease in this write: one commit and one sync.
+    const claimed = availableAtMs <= nowMs ? this.parked.claim(queue.id) : undefined;
     const result = await this.store
       .jobCreate({
         job,
         message,
         idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
         nowMs,
+        ...(claimed ? { lease: claimed.params(nowMs) } : {}),
       })
       .catch((err: unknown) => {
+        claimed?.deliver(undefined);
         this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
         throw err;
       });
+    const lease = result.created ? result.lease : undefined;
+    claimed?.deliver(lease);
     if (!result.created) {
       if (result.fingerprint !== fingerprint) {
         fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
       }
       return { job: result.job, replayed: true };
     }
-    this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
+    // Unless the lease in this write took the job, someone else should come for it.
+    if (!lease?.leased.some((j) => j.id === id)) this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
     this.publish({ job: result.job, events: ["job.queued"] });
     return { job: result.job, replayed: false };
   }
@@ -284,20 +294,23 @@ export class JobService {
     let windowEndMs: number | undefined;
     const leased: LeasedJob[] = [];
     let ackResults: LeaseWithAcksResult["acks"] = [];
+    const leaseParams = (nowMs: number, wanted: number): JobLeaseParams => ({
+      ...this.retryPolicy(policy),
+      queueId: queue.id,
+      queueName: queue.name,
+      max: wanted,
+      nowMs,
+      leaseSeconds,
+      minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
+      leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
+      adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+    });
     for (;;) {
       const version = this.queues.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
       const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
       const result = await this.store.jobLease({
-        ...this.retryPolicy(policy),
-        queueId: queue.id,
-        queueName: queue.name,
-        max: max - leased.length,
-        nowMs,
-        leaseSeconds,
-        minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
-        leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
-        adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+        ...leaseParams(nowMs, max - leased.length),
         ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),
       });
       if (pendingAcks) ackResults = this.settleAcks(pendingAcks, result.acks);
@@ -318,7 +331,27 @@ export class JobService {
       if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed) return { leased, acks: ackResults };
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
-      await this.queues.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max - leased.length, input.signal);
+      const waitMs = Math.min(remainingMs, untilNextMs);
+      // Waiting for a first job (no window to gather in): a submit may run this lease in its own write.
+      if (leased.length > 0 || batchWindowMs > 0) {
+        await this.queues.waiters.wait(queue.id, version, waitMs, max - leased.length, input.signal);
+        continue;
+      }
+      const parked = this.parked.park(queue.id, (at) => leaseParams(at, max), input.signal);
+      try {
+        await this.queues.waiters.wait(queue.id, version, waitMs, max, parked.signal);
+      } finally {
+        parked.unpark();
+      }
+      const handoff = parked.handoff();
+      if (handoff === undefined) continue;
+      // Taken by a submit: its write leased for us and is on disk once this resolves.
+      const handed = await handoff;
+      if (handed === undefined) continue;
+      for (const change of handed.changes) this.publish(change);
+      this.notifyDeadLettered(policy, handed.changes);
+      leased.push(...handed.leased);
+      if (leased.length > 0) return { leased, acks: ackResults };
     }
   }
 

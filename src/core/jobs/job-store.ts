@@ -20,7 +20,8 @@ export interface IdempotencyClaim {
 }
 
 export type JobCreateResult =
-  | { created: true; job: JobRecord }
+  /** `lease`: the result of the lease asked for with the create (absent if it failed: nothing leased). */
+  | { created: true; job: JobRecord; lease?: JobLeaseResult }
   /** The key was already claimed (and not expired): the job it names and the body it was claimed with. */
   | { created: false; job: JobRecord; fingerprint: string };
 
@@ -101,7 +102,12 @@ export interface JobStore {
    * to the job's queue): a live claim returns its job instead (`created: false`); an expired one is
    * replaced.
    */
-  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult>;
+  /**
+   * `lease`: a long-polling worker's lease, run right after the insert in the same transaction
+   * (as jobLease would, without acks), so the submit and that lease share one commit and one
+   * sync. Only when the job is created; a failing lease is undone alone and leaves the create be.
+   */
+  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: JobLeaseParams }): Promise<JobCreateResult>;
   jobGet(p: { id: string }): Promise<JobRecord | undefined>;
   /** Newest first (seq descending), below `beforeSeq` when paging. */
   jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]>;

@@ -101,6 +101,9 @@ export class SqliteJobStore implements JobStore {
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, body, priority, sent_at_ms")),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
+      leaseSavepoint: db.prepare("SAVEPOINT lease"),
+      leaseRelease: db.prepare("RELEASE lease"),
+      leaseRollback: db.prepare("ROLLBACK TO lease"),
       messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageLease: db.prepare<[number, number, string, number]>(
         `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
@@ -114,7 +117,7 @@ export class SqliteJobStore implements JobStore {
     };
   }
 
-  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult> {
+  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: JobLeaseParams }): Promise<JobCreateResult> {
     return this.writes.run((): JobCreateResult => {
       const claim = p.idempotency;
       if (claim) {
@@ -128,7 +131,10 @@ export class SqliteJobStore implements JobStore {
       const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: this.sql.messageInsert(p.job.queueId, { ...m, groupId: undefined, deduplicationId: undefined }) };
       const info = this.sql.jobInsert.run(jobParams(record));
       if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
-      return { created: true, job: { ...record, seq: Number(info.lastInsertRowid) } };
+      const job = { ...record, seq: Number(info.lastInsertRowid) };
+      if (!p.lease) return { created: true, job };
+      const lease = this.leaseInSavepoint(p.lease);
+      return lease ? { created: true, job, lease } : { created: true, job };
     });
   }
 
@@ -150,28 +156,45 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
-    return this.writes.run((): JobLeaseResult => {
-      const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
-      const leased: LeasedJob[] = [];
-      const changes: JobChange[] = [];
-      // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
-      while (leased.length < p.max) {
-        const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, p.max - leased.length);
-        if (rows.length === 0) break;
-        for (const row of rows) {
-          const job = this.jobForMessage(row, p);
-          const t = leaseTransition(job, { ...p, messageSeq: row.seq });
-          if ("skip" in t) {
-            this.applyMessageEffect(t.message, row.seq, p.nowMs);
-            continue;
-          }
-          const applied = this.apply(t, p.nowMs);
-          changes.push(applied);
-          if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
+    return this.writes.run(() => this.leaseInWrite(p));
+  }
+
+  /** The lease, inside a write: acks first, then ready messages in receive order. */
+  private leaseInWrite(p: JobLeaseParams): JobLeaseResult {
+    const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
+    const leased: LeasedJob[] = [];
+    const changes: JobChange[] = [];
+    // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+    while (leased.length < p.max) {
+      const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, p.max - leased.length);
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        const job = this.jobForMessage(row, p);
+        const t = leaseTransition(job, { ...p, messageSeq: row.seq });
+        if ("skip" in t) {
+          this.applyMessageEffect(t.message, row.seq, p.nowMs);
+          continue;
         }
+        const applied = this.apply(t, p.nowMs);
+        changes.push(applied);
+        if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
       }
-      return { leased, changes, acks };
-    });
+    }
+    return { leased, changes, acks };
+  }
+
+  /** A lease inside another write, undone alone if it fails (the write it rides on stands). */
+  private leaseInSavepoint(p: JobLeaseParams): JobLeaseResult | undefined {
+    this.sql.leaseSavepoint.run();
+    try {
+      const result = this.leaseInWrite(p);
+      this.sql.leaseRelease.run();
+      return result;
+    } catch {
+      this.sql.leaseRollback.run();
+      this.sql.leaseRelease.run();
+      return undefined;
+    }
   }
 
   async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {

@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { SluiceError } from "../../core/errors.js";
 import { jobMessage } from "../../core/jobs/job-message.js";
 import { defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
-import type { NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
+import type { JobLeaseParams, NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
 import type { JobWebhook } from "../../core/jobs/job.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance.js";
@@ -27,7 +27,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     return (await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
   }
 
-  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }) {
+  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }, lease?: JobLeaseParams) {
     jobCounter++;
     const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
     const job: NewJob = {
@@ -46,7 +46,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
       ...overrides,
     };
     const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: T0, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
-    return store().jobCreate({ job, message, idempotency, nowMs: T0 });
+    return store().jobCreate({ job, message, idempotency, nowMs: T0, ...(lease ? { lease } : {}) });
   }
 
   const policy = (dlq?: QueueRecord): RetryPolicy => ({
@@ -106,6 +106,21 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     // The lease expires: the next lease is the next attempt.
     const again = await lease(q, { nowMs: T0 + 30_000, token: `${q.id}.tok-bbbbbbbb` });
     expect(again.leased.map((j) => j.attempt)).toEqual([2, 2]);
+  });
+
+  test("jobs: a create may carry a lease, run after the insert in the same write", async () => {
+    const q = await makeQueue();
+    const older = await submit(q);
+    const token = `${q.id}.tok-cccccccc`;
+    const r = await submit(q, {}, undefined, { ...policy(), queueId: q.id, queueName: q.name, max: 5, nowMs: T0, leaseSeconds: 30, minSentAtMs: 0, leaseToken: token, adopt: { maxAttempts: 3 } });
+    const id = r.job.id;
+    expect(r.created && r.job.status).toBe("queued");
+    // The lease sees the job just inserted, beside the one already waiting, in receive order.
+    expect(r.created && r.lease?.leased.map((j) => [j.id, j.status, j.leaseToken])).toEqual([
+      [older.job.id, "running", token],
+      [id, "running", token],
+    ]);
+    expect(await store().jobGet({ id })).toMatchObject({ status: "running", attempt: 1, leaseToken: token });
   });
 
   test("jobs: a lease applies its acks first, in the same write, each answered on its own", async () => {

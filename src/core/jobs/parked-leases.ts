@@ -1,0 +1,78 @@
+/**
+ * Long-polling leases waiting for their first job, by queue, so that a submit can run one of them
+ * inside its own write (JobStore.jobCreate's `lease`). Otherwise the submit commits and syncs, the
+ * woken lease commits and syncs again, and a job on an idle queue reaches its worker two WAL
+ * syncs after it was submitted instead of one. Nothing is answered earlier: the lease's answer
+ * still waits for the sync of the write it ran in.
+ */
+import type { JobLeaseParams, JobLeaseResult } from "./job-store.js";
+
+/** A parked lease, as its own poll loop holds it. */
+export interface ParkedLease {
+  /** Aborted when the lease is woken: a submit took it, or its own request's signal fired. */
+  readonly signal: AbortSignal;
+  /** After the wait: what a submit ran for it (undefined if it failed or created nothing), or undefined if none took it. */
+  handoff(): Promise<JobLeaseResult | undefined> | undefined;
+  /** Leaves the registry (idempotent); call once the wait is over. */
+  unpark(): void;
+}
+
+/** A parked lease a submit took: run `params` in the submit's write, then `deliver` what it gave. */
+export interface ClaimedLease {
+  params(nowMs: number): JobLeaseParams;
+  deliver(result: JobLeaseResult | undefined): void;
+}
+
+interface Entry {
+  params: (nowMs: number) => JobLeaseParams;
+  controller: AbortController;
+  delivered?: Promise<JobLeaseResult | undefined>;
+  deliver?: (result: JobLeaseResult | undefined) => void;
+}
+
+export class ParkedLeases {
+  private readonly byQueue = new Map<number, Set<Entry>>();
+
+  park(queueId: number, params: (nowMs: number) => JobLeaseParams, signal?: AbortSignal): ParkedLease {
+    const controller = new AbortController();
+    const entry: Entry = { params, controller };
+    let set = this.byQueue.get(queueId);
+    if (!set) this.byQueue.set(queueId, (set = new Set()));
+    set.add(entry);
+    const onAbort = (): void => controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) controller.abort();
+    let parked = true;
+    return {
+      signal: controller.signal,
+      handoff: () => entry.delivered,
+      unpark: () => {
+        if (!parked) return;
+        parked = false;
+        signal?.removeEventListener("abort", onAbort);
+        this.remove(queueId, entry);
+      },
+    };
+  }
+
+  /** Takes the oldest parked lease of the queue (and wakes it), or undefined if none waits. */
+  claim(queueId: number): ClaimedLease | undefined {
+    const set = this.byQueue.get(queueId);
+    if (!set) return undefined;
+    for (const entry of set) {
+      this.remove(queueId, entry);
+      if (entry.controller.signal.aborted) continue; // its request is gone or ending: not worth a lease
+      entry.delivered = new Promise((resolve) => (entry.deliver = resolve));
+      entry.controller.abort();
+      return { params: entry.params, deliver: (result) => entry.deliver!(result) };
+    }
+    return undefined;
+  }
+
+  private remove(queueId: number, entry: Entry): void {
+    const set = this.byQueue.get(queueId);
+    if (!set) return;
+    set.delete(entry);
+    if (set.size === 0) this.byQueue.delete(queueId);
+  }
+}
