@@ -17,7 +17,7 @@ import { jobMessage } from "./job-message.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
-import type { JobAck, JobChange, JobLeaseParams, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
 import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
@@ -305,6 +305,12 @@ export class JobService {
       leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
       adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
     });
+    /** A lease result (already on disk) joins this answer, and what it changed is told. */
+    const take = (result: JobLeaseResult): void => {
+      for (const change of result.changes) this.publish(change);
+      this.notifyDeadLettered(policy, result.changes);
+      leased.push(...result.leased);
+    };
     for (;;) {
       const version = this.queues.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
@@ -314,9 +320,7 @@ export class JobService {
         ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),
       });
       if (pendingAcks) ackResults = this.settleAcks(pendingAcks, result.acks);
-      for (const change of result.changes) this.publish(change);
-      this.notifyDeadLettered(policy, result.changes);
-      leased.push(...result.leased);
+      take(result);
       if (leased.length >= max) {
         // A full lease suggests more are waiting: pass the wake-up on to the next poller.
         if (max > 0) this.queues.waiters.notify(queue.id, 1);
@@ -348,9 +352,7 @@ export class JobService {
       // Taken by a submit: its write leased for us and is on disk once this resolves.
       const handed = await handoff;
       if (handed === undefined) continue;
-      for (const change of handed.changes) this.publish(change);
-      this.notifyDeadLettered(policy, handed.changes);
-      leased.push(...handed.leased);
+      take(handed);
       if (leased.length > 0) return { leased, acks: ackResults };
     }
   }

@@ -26,8 +26,8 @@ export interface ClaimedLease {
 interface Entry {
   params: (nowMs: number) => JobLeaseParams;
   controller: AbortController;
+  /** Set when a submit takes it: settles with what that submit's write leased. */
   delivered?: Promise<JobLeaseResult | undefined>;
-  deliver?: (result: JobLeaseResult | undefined) => void;
 }
 
 export class ParkedLeases {
@@ -62,9 +62,10 @@ export class ParkedLeases {
     for (const entry of set) {
       this.remove(queueId, entry);
       if (entry.controller.signal.aborted) continue; // its request is gone or ending: not worth a lease
-      entry.delivered = new Promise((resolve) => (entry.deliver = resolve));
+      let deliver!: (result: JobLeaseResult | undefined) => void;
+      entry.delivered = new Promise((resolve) => (deliver = resolve));
       entry.controller.abort();
-      return { params: entry.params, deliver: (result) => entry.deliver!(result) };
+      return { params: entry.params, deliver };
     }
     return undefined;
   }
