@@ -40,6 +40,7 @@ import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
 import { type JobRow, jobColumns, jobParams, mutableJobColumns, toJob } from "./job-rows.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
+import { boundLimit } from "./bound-limit.js";
 
 interface ReadyMessageRow {
   seq: number;
@@ -64,21 +65,21 @@ export class SqliteJobStore implements JobStore {
       jobById: db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?"),
       jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${jobColumns.map((c) => `@${c}`).join(", ")})`),
       jobUpdate: db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`),
-      listAll: db.prepare<[number, number, number], JobRow>("SELECT * FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?"),
+      listAll: db.prepare<[number, number, number], JobRow>(`SELECT * FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`),
       listByStatus: db.prepare<[number, string, number, number], JobRow>(
-        "SELECT * FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        `SELECT * FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`,
       ),
       countByStatus: db.prepare<[number], { status: string; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = ? GROUP BY status"),
       leaseExpired: db.prepare<[number, number], { id: string; queue_name: string }>(
-        "SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms LIMIT ?",
+        `SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms ${boundLimit()}`,
       ),
       deadlinePassed: db.prepare<[number, number], { id: string; queue_name: string }>(
-        "SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms LIMIT ?",
+        `SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms ${boundLimit()}`,
       ),
       // A finished job is kept while a webhook about it is still being delivered.
       prune: db.prepare<[number, number]>(
         `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending') LIMIT ?)`,
+           AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending') ${boundLimit()})`,
       ),
       keyGet: db.prepare<[number, string], { fingerprint: string; job_id: string; expires_at_ms: number }>(
         "SELECT fingerprint, job_id, expires_at_ms FROM job_idempotency_keys WHERE queue_id = ? AND key = ?",
@@ -89,7 +90,7 @@ export class SqliteJobStore implements JobStore {
       ),
       keysPrune: db.prepare<[number, number]>(
         `DELETE FROM job_idempotency_keys WHERE (queue_id, key) IN
-           (SELECT queue_id, key FROM job_idempotency_keys WHERE expires_at_ms <= ? LIMIT ?)`,
+           (SELECT queue_id, key FROM job_idempotency_keys WHERE expires_at_ms <= ? ${boundLimit()})`,
       ),
       settingsGet: db.prepare<[number], string>("SELECT settings FROM job_queue_settings WHERE queue_id = ?").pluck(),
       settingsPut: db.prepare(
@@ -99,6 +100,7 @@ export class SqliteJobStore implements JobStore {
       // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
       messageInsert: prepareMessageInsert(db),
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
+      anyVisible: db.prepare<[number, number], number>("SELECT 1 FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? LIMIT 1").pluck(),
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, body, priority, sent_at_ms")),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
       leaseSavepoint: db.prepare("SAVEPOINT lease"),
@@ -156,6 +158,9 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
+    // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
+    // answers it without a write (the ten-priority ready query costs ≈ 13 µs, the probe ≈ 1).
+    if (!p.acks?.length && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
     return this.writes.run(() => this.leaseInWrite(p));
   }
 
@@ -166,7 +171,8 @@ export class SqliteJobStore implements JobStore {
     const changes: JobChange[] = [];
     // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
     while (leased.length < p.max) {
-      const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, p.max - leased.length);
+      const wanted = p.max - leased.length;
+      const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       if (rows.length === 0) break;
       for (const row of rows) {
         const job = this.jobForMessage(row, p);
@@ -179,6 +185,8 @@ export class SqliteJobStore implements JobStore {
         changes.push(applied);
         if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
       }
+      // Fewer rows than asked for: the ready set is empty now (taking a message never adds one).
+      if (rows.length < wanted) break;
     }
     return { leased, changes, acks };
   }

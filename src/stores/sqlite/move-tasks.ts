@@ -5,6 +5,7 @@
 import type Database from "better-sqlite3";
 import { marks } from "./sized-statements.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import { boundLimit } from "./bound-limit.js";
 
 interface TaskRow {
   task_handle: string;
@@ -57,14 +58,14 @@ export class SqliteMoveTasks {
       activeForSource: db.prepare<[string], number>("SELECT 1 FROM move_tasks WHERE source_queue = ? AND status IN ('RUNNING', 'CANCELLING')").pluck(),
       get: db.prepare<[string], TaskRow>("SELECT * FROM move_tasks WHERE task_handle = ?"),
       status: db.prepare<[string], MoveTaskStatus>("SELECT status FROM move_tasks WHERE task_handle = ?").pluck(),
-      bySource: db.prepare<[string, number], TaskRow>("SELECT * FROM move_tasks WHERE source_queue = ? ORDER BY id DESC LIMIT ?"),
-      active: db.prepare<[number], TaskRow>("SELECT * FROM move_tasks WHERE status IN ('RUNNING', 'CANCELLING') ORDER BY id DESC LIMIT ?"),
-      all: db.prepare<[number], TaskRow>("SELECT * FROM move_tasks ORDER BY id DESC LIMIT ?"),
+      bySource: db.prepare<[string, number], TaskRow>(`SELECT * FROM move_tasks WHERE source_queue = ? ORDER BY id DESC ${boundLimit()}`),
+      active: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks WHERE status IN ('RUNNING', 'CANCELLING') ORDER BY id DESC ${boundLimit()}`),
+      all: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks ORDER BY id DESC ${boundLimit()}`),
       progress: db.prepare<[number, number, string]>("UPDATE move_tasks SET moved_count = moved_count + ?, updated_at_ms = ? WHERE task_handle = ?"),
       // The visible messages of the source, oldest first (the visibility index covers grouped and ungrouped).
       movable: db.prepare<[number, number, number, number], { seq: number; dead_letter_source: string | null }>(
         `SELECT seq, dead_letter_source FROM messages INDEXED BY messages_visible
-         WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq LIMIT ?`,
+         WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
       ),
       queueIdByName: db.prepare<[string], number>("SELECT id FROM queues WHERE name = ?").pluck(),
       // A move is a new enqueue on the destination: visible and sent now, never received.

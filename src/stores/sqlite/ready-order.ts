@@ -7,6 +7,7 @@
  * index range per priority, each ending at the first message that is not yet visible.
  */
 import { limits } from "../../core/limits.js";
+import { boundLimit } from "./bound-limit.js";
 
 const priorities: number[] = [];
 for (let p = limits.priorityMax; p >= limits.priorityMin; p--) priorities.push(p);
@@ -18,7 +19,7 @@ const everyPriority = `priority IN (${priorities.join(", ")})`;
 export function readyUngroupedQuery(columns: string): string {
   return `SELECT ${columns} FROM messages INDEXED BY messages_ready_ungrouped
     WHERE queue_id = ? AND ${everyPriority} AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
-    ORDER BY priority DESC, visible_at_ms, seq LIMIT ?`;
+    ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
 }
 
 /** A group's next ready message. Parameters: queue id, group id, now, oldest sent time kept. */

@@ -15,6 +15,7 @@ import { type MessageContentCache, type MessageState, rowOf } from "./message-co
 import type { MessageRow } from "./message-row.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
+import { boundLimit } from "./bound-limit.js";
 
 export type { ReceiveParams };
 
@@ -70,17 +71,17 @@ export class SqliteReceiver {
       readyInGroup: db.prepare<[number, string, number, number], MessageRow>(nextReadyInGroupQuery("*")),
       groupHead: db.prepare<[number, string, number, number], MessageRow>(
         `SELECT * FROM messages INDEXED BY messages_group_seq
-         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
+         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq ${boundLimit()}`,
       ),
       groupHeadState: db.prepare<[number, string, number, number], MessageState>(
         `SELECT ${stateColumns} FROM messages INDEXED BY messages_group_seq
-         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
+         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq ${boundLimit()}`,
       ),
       // The same rows, only what decides whether the group can be taken from: most groups a FIFO
       // receive looks at are locked, and reading their full rows (bodies) cost most of its time.
       groupHeadProbe: db.prepare<[number, string, number, number], Pick<MessageRow, "visible_at_ms" | "receive_count">>(
         `SELECT visible_at_ms, receive_count FROM messages INDEXED BY messages_group_seq
-         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq LIMIT ?`,
+         WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq ${boundLimit()}`,
       ),
       hasGroups: db.prepare<[number], number>("SELECT 1 FROM message_groups WHERE queue_id = ? AND group_id > '' LIMIT 1").pluck(),
       flowsPage: db.prepare<[number, number, number, string], Flow>(

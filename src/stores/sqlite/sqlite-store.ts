@@ -22,6 +22,7 @@ import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type SyncFn, WalSyncer } from "./wal-syncer.js";
+import { boundLimit } from "./bound-limit.js";
 
 interface QueueRow {
   id: number;
@@ -151,7 +152,7 @@ export class SqliteStore implements Store {
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
       queueInsert: db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?)"),
       queueList: db.prepare<[{ after: string; prefix: string; limit: number }], QueueRow>(
-        "SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name LIMIT @limit",
+        `SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
       ),
       queueDelete: db.prepare("DELETE FROM queues WHERE id = ?"),
       tombstoneUpsert: db.prepare(

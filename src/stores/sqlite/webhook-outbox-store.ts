@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import { boundLimit } from "./bound-limit.js";
 
 interface OutboxRow {
   seq: number;
@@ -55,7 +56,7 @@ export class SqliteWebhookOutbox {
          VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)`,
       ),
       due: db.prepare<[number, number], OutboxRow>(
-        "SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, seq LIMIT ?",
+        `SELECT * FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= ? ORDER BY next_attempt_at_ms, seq ${boundLimit()}`,
       ),
       claim: db.prepare<[number, number]>("UPDATE webhook_outbox SET next_attempt_at_ms = ? WHERE seq = ?"),
       nextDue: db.prepare<[], number | null>("SELECT min(next_attempt_at_ms) FROM webhook_outbox WHERE status = 'pending'").pluck(),
