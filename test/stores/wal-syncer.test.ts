@@ -134,6 +134,47 @@ describe("WAL syncer and group commit", () => {
     db.close();
   });
 
+  it("a group that changed nothing asks for no sync, but still waits for the one covering what it read", async () => {
+    const { db, walPath } = openDb();
+    const held = heldSync();
+    const writes = new GroupCommitter(db, new WalSyncer(walPath, held.sync));
+    const count = db.prepare<[], number>("SELECT count(*) FROM t").pluck();
+
+    // Nothing committed before: an empty group is answered at once, with no sync at all.
+    const empty = writes.run(() => count.get());
+    writes.flush();
+    expect(await empty).toBe(0);
+    expect(held.started).toBe(0);
+
+    // A write is committed and its sync held open; a read-only group then sees the row…
+    const write = writes.run(() => db.prepare("INSERT INTO t (v) VALUES (1)").run());
+    writes.flush();
+    let readDone = false;
+    const read = writes.run(() => count.get()).then((n) => ((readDone = true), n));
+    writes.flush();
+    await settle();
+    // …so it is answered only with that sync, and it started no sync of its own.
+    expect(readDone).toBe(false);
+    expect(held.started).toBe(1);
+    held.release();
+    expect(await read).toBe(1);
+    await write;
+    expect(held.started).toBe(1);
+
+    // A group whose only change was rolled back errs towards a sync.
+    const refused = writes.run(() => {
+      db.prepare("INSERT INTO t (v) VALUES (2)").run();
+      throw new Error("refused after writing");
+    });
+    writes.flush();
+    await settle();
+    expect(held.started).toBe(2);
+    held.release();
+    await expect(refused).rejects.toThrow("refused after writing");
+    expect(count.get()).toBe(1);
+    db.close();
+  });
+
   it("a failed sync fails its writes and every later one", async () => {
     const { db, walPath } = openDb();
     const held = heldSync();

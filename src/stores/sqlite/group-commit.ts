@@ -4,7 +4,9 @@
  * alone while the others commit. Callers are answered only once their commit is on disk: after
  * COMMIT returned with synchronous=FULL, or — with a WalSyncer (synchronous=NORMAL) — after the
  * WAL sync that followed the commit, while the next group already runs. Either way an
- * acknowledged write is durable.
+ * acknowledged write is durable. A group that changed nothing (empty receives and leases, refused
+ * operations) asks for no sync of its own: its callers wait only for the sync covering the commits
+ * before it, which they may have read.
  */
 import type Database from "better-sqlite3";
 import type { WalSyncer } from "./wal-syncer.js";
@@ -25,6 +27,8 @@ export class GroupCommitter {
   private readonly savepoint: Database.Statement;
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
+  /** Rows changed by this connection so far (rolled-back ones included: it errs towards a sync). */
+  private readonly totalChanges: Database.Statement<[], number>;
   /** Transactions committed; exposed for tests and metrics. */
   transactions = 0;
 
@@ -38,6 +42,7 @@ export class GroupCommitter {
     this.savepoint = db.prepare("SAVEPOINT op");
     this.release = db.prepare("RELEASE op");
     this.rollbackTo = db.prepare("ROLLBACK TO op");
+    this.totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
   }
 
   run<T>(op: () => T): Promise<T> {
@@ -58,7 +63,9 @@ export class GroupCommitter {
     this.pending = [];
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    let changed: boolean;
     try {
+      const changesBefore = this.totalChanges.get()!;
       this.begin.run();
       for (const op of batch) {
         this.savepoint.run();
@@ -72,6 +79,7 @@ export class GroupCommitter {
           outcomes.push({ ok: false, value: error });
         }
       }
+      changed = this.totalChanges.get()! !== changesBefore;
       this.commit.run();
       this.transactions++;
     } catch (error) {
@@ -88,7 +96,7 @@ export class GroupCommitter {
       });
     };
     if (!this.syncer) return settle(null);
-    this.syncer.committed();
+    if (changed) this.syncer.committed();
     this.syncer.afterSync(settle);
   }
 
