@@ -23,6 +23,12 @@ export interface ClaimedLease {
   deliver(result: JobLeaseResult | undefined): void;
 }
 
+/**
+ * The abort reason of a claimed lease. One shared value: `abort()` without a reason builds a
+ * DOMException with a stack trace, ≈ 2 % of the server's CPU when most leases are handed off.
+ */
+const claimedReason = Object.freeze({ claimed: true });
+
 interface Entry {
   params: (nowMs: number) => JobLeaseParams;
   controller: AbortController;
@@ -39,9 +45,9 @@ export class ParkedLeases {
     let set = this.byQueue.get(queueId);
     if (!set) this.byQueue.set(queueId, (set = new Set()));
     set.add(entry);
-    const onAbort = (): void => controller.abort();
+    const onAbort = (): void => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) controller.abort();
+    if (signal?.aborted) controller.abort(signal.reason);
     let parked = true;
     return {
       signal: controller.signal,
@@ -64,7 +70,7 @@ export class ParkedLeases {
       if (entry.controller.signal.aborted) continue; // its request is gone or ending: not worth a lease
       let deliver!: (result: JobLeaseResult | undefined) => void;
       entry.delivered = new Promise((resolve) => (deliver = resolve));
-      entry.controller.abort();
+      entry.controller.abort(claimedReason);
       return { params: entry.params, deliver };
     }
     return undefined;
