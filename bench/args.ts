@@ -24,6 +24,7 @@ export const usage = `npm run bench -- [options]
   --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups)
   --producers N       concurrent producers (default 32)
   --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
+  --job-clients N     jobs comparison: closed-loop clients, one job in flight each (default 64)
   --backlog N         closed loop: max messages sent but not yet done (default 4000)
   --warmup N          warm-up messages per peer, not measured (default 5000)
   --rate N            paced phase: fixed send rate, msgs/s (default 1000)
@@ -56,6 +57,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       compare: { type: "string" },
       producers: { type: "string" },
       consumers: { type: "string" },
+      "job-clients": { type: "string" },
       backlog: { type: "string" },
       warmup: { type: "string" },
       rate: { type: "string" },
@@ -81,6 +83,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     batchSize,
     producers: positiveInt("producers", values.producers, 32),
     consumers: positiveInt("consumers", values.consumers, 64),
+    jobClients: positiveInt("job-clients", values["job-clients"], 64),
     backlogMax: positiveInt("backlog", values.backlog, 4_000, batchSize),
     waitTimeSeconds: positiveInt("wait", values.wait, 2, 1),
     pacedRatePerSec: positiveInt("rate", values.rate, 1_000),

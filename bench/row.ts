@@ -17,6 +17,8 @@ export interface Workload {
   batchSize: number;
   producers: number;
   consumers: number;
+  /** The jobs comparison: closed-loop clients, each with one job in flight. */
+  jobClients: number;
   /** Closed loop: messages sent but not yet done before producers pause. */
   backlogMax: number;
   /** Long-poll wait for SQS-style consumers. */

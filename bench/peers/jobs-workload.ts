@@ -25,7 +25,7 @@ export function jobsWorkload(w: Workload): JobsWorkload {
   return {
     jobs: Math.max(500, Math.round(w.messages / 10)),
     warmupJobs: Math.min(1_000, Math.max(100, Math.round(w.warmupMessages / 5))),
-    clients: 64,
+    clients: w.jobClients,
     workerConcurrency: 32,
     inputBytes: w.bodyBytes,
     pacedRatePerSec: 200,
