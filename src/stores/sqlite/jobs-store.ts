@@ -38,9 +38,12 @@ import {
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
-import { type JobRow, jobColumns, jobParams, mutableJobColumns, toJob } from "./job-rows.js";
+import { type JobRow, jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateValues, mutableJobColumns, toJob } from "./job-rows.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { boundLimit } from "./bound-limit.js";
+import { marks } from "./sized-statements.js";
+
+const selectJob = jobSelectColumns.join(", ");
 
 interface ReadyMessageRow {
   seq: number;
@@ -62,13 +65,14 @@ export class SqliteJobStore implements JobStore {
   ) {
     this.outbox = new SqliteWebhookOutbox(db);
     this.sql = {
-      jobById: db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?"),
-      jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${jobColumns.map((c) => `@${c}`).join(", ")})`),
-      jobUpdate: db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((c) => `${c} = @${c}`).join(", ")} WHERE id = @id`),
-      listAll: db.prepare<[number, number, number], JobRow>(`SELECT * FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`),
-      listByStatus: db.prepare<[number, string, number, number], JobRow>(
-        `SELECT * FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`,
-      ),
+      // Job rows are read as arrays and written with positional parameters (job-rows.ts says why).
+      jobById: db.prepare<[string], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE id = ?`).raw(),
+      jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${marks(jobColumns.length)})`),
+      jobUpdate: db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`),
+      listAll: db.prepare<[number, number, number], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`).raw(),
+      listByStatus: db
+        .prepare<[number, string, number, number], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`)
+        .raw(),
       countByStatus: db.prepare<[number], { status: string; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = ? GROUP BY status"),
       leaseExpired: db.prepare<[number, number], { id: string; queue_name: string }>(
         `SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms ${boundLimit()}`,
@@ -124,14 +128,14 @@ export class SqliteJobStore implements JobStore {
       const claim = p.idempotency;
       if (claim) {
         const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
-        const job = existing && existing.expires_at_ms > p.nowMs ? this.sql.jobById.get(existing.job_id) : undefined;
+        const job = existing && existing.expires_at_ms > p.nowMs ? this.jobRow(existing.job_id) : undefined;
         // An expired claim, or one whose job was pruned, is free again.
         if (job) return { created: false, job: toJob(job), fingerprint: existing!.fingerprint };
       }
       const m = p.message;
       // Job messages have no group: leases read the ungrouped ready index.
       const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: this.sql.messageInsert(p.job.queueId, { ...m, groupId: undefined, deduplicationId: undefined }) };
-      const info = this.sql.jobInsert.run(jobParams(record));
+      const info = this.sql.jobInsert.run(jobInsertValues(record));
       if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
       const job = { ...record, seq: Number(info.lastInsertRowid) };
       if (!p.lease) return { created: true, job };
@@ -141,14 +145,14 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
-    const row = this.sql.jobById.get(p.id);
+    const row = this.jobRow(p.id);
     return row ? toJob(row) : undefined;
   }
 
   async jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]> {
     const before = p.beforeSeq ?? Number.MAX_SAFE_INTEGER;
     const rows = p.status === undefined ? this.sql.listAll.all(p.queueId, before, p.limit) : this.sql.listByStatus.all(p.queueId, p.status, before, p.limit);
-    return rows.map(toJob);
+    return rows.map((values) => toJob(jobRowOf(values)));
   }
 
   async jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>> {
@@ -230,7 +234,7 @@ export class SqliteJobStore implements JobStore {
 
   async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
     return this.writes.run(() => {
-      const row = this.sql.jobById.get(p.id);
+      const row = this.jobRow(p.id);
       if (!row) return undefined;
       const t = expiryTransition(toJob(row), p);
       return t ? this.apply(t, p.nowMs) : undefined;
@@ -271,10 +275,15 @@ export class SqliteJobStore implements JobStore {
 
   // ---- internals (run inside a write) ----
 
+  private jobRow(id: string): JobRow | undefined {
+    const values = this.sql.jobById.get(id);
+    return values && jobRowOf(values);
+  }
+
   /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
   private applyAck(ack: JobAck, nowMs: number): JobAckResult {
     try {
-      const row = this.sql.jobById.get(ack.id);
+      const row = this.jobRow(ack.id);
       if (!row) fail("JobNotFound", `Job ${ack.id} does not exist.`);
       const job = toJob(row);
       const t = ack.kind === "complete" ? completeTransition(job, { ...ack, nowMs }) : failTransition(job, { ...ack, nowMs });
@@ -287,7 +296,7 @@ export class SqliteJobStore implements JobStore {
 
   private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
     return this.writes.run(() => {
-      const row = this.sql.jobById.get(id);
+      const row = this.jobRow(id);
       if (!row) fail("JobNotFound", `Job ${id} does not exist.`);
       return this.apply(decide(toJob(row)), nowMs);
     });
@@ -295,13 +304,13 @@ export class SqliteJobStore implements JobStore {
 
   /** The message's job; a message without one (sent through SQS, or its job pruned) is adopted as a new job. */
   private jobForMessage(row: ReadyMessageRow, p: JobLeaseParams): JobRecord {
-    const existing = this.sql.jobById.get(row.message_id);
+    const existing = this.jobRow(row.message_id);
     if (existing) return toJob(existing);
     const adopted = {
       ...jobFromMessage({ message: { messageId: row.message_id, body: row.body, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
       messageSeq: row.seq,
     };
-    const info = this.sql.jobInsert.run(jobParams(adopted));
+    const info = this.sql.jobInsert.run(jobInsertValues(adopted));
     return { ...adopted, seq: Number(info.lastInsertRowid) };
   }
 
@@ -309,7 +318,7 @@ export class SqliteJobStore implements JobStore {
     const messageSeq = t.job.messageSeq;
     const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
-    if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobParams(job));
+    if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobUpdateValues(job));
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
     for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, nowMs);
     return { job, events: t.events };
