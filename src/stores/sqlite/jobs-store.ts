@@ -103,8 +103,9 @@ export class SqliteJobStore implements JobStore {
       ),
       // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
       messageInsert: prepareMessageInsert(db),
-      // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
+      // Whether anything of the queue is visible now: one index seek (jobLease's shortcut).
       anyVisible: db.prepare<[number, number], number>("SELECT 1 FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? LIMIT 1").pluck(),
+      // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, body, priority, sent_at_ms")),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
       leaseSavepoint: db.prepare("SAVEPOINT lease"),
@@ -163,7 +164,7 @@ export class SqliteJobStore implements JobStore {
 
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
     // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
-    // answers it without a write (the ten-priority ready query costs ≈ 13 µs, the probe ≈ 1).
+    // answers it outside the group commit (no savepoint, no ten-range ready query, no sync wait).
     if (!p.acks?.length && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
     return this.writes.run(() => this.leaseInWrite(p));
   }
@@ -273,12 +274,13 @@ export class SqliteJobStore implements JobStore {
     return this.outbox.listForJob(p.jobId);
   }
 
-  // ---- internals (run inside a write) ----
-
+  /** A job's row by id (read as an array: job-rows.ts). */
   private jobRow(id: string): JobRow | undefined {
     const values = this.sql.jobById.get(id);
     return values && jobRowOf(values);
   }
+
+  // ---- internals (run inside a write) ----
 
   /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
   private applyAck(ack: JobAck, nowMs: number): JobAckResult {
