@@ -267,6 +267,28 @@ describe("WAL syncer and group commit", () => {
     db.close();
   });
 
+  it("a due probe runs inline even between pool syncs, so a steady stream of commits can't starve it", async () => {
+    const { db, walPath } = openDb();
+    const held = heldSync();
+    const { inline, calls } = playedInline([5, 0.1], { probeEvery: 1 });
+    const writes = new GroupCommitter(db, new WalSyncer(walPath, held.sync, inline));
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const first = writes.run(() => insert.run(1));
+    writes.flush(); // inline, slow
+    await first;
+    const second = writes.run(() => insert.run(2));
+    writes.flush(); // pool, held open
+    const third = writes.run(() => insert.run(3));
+    writes.flush(); // waits for the next sync
+    await settle();
+    expect(held.started).toBe(1);
+    held.release(); // the pool sync ends with the third waiting: the probe takes it inline
+    await Promise.all([second, third]);
+    expect(calls).toHaveLength(2);
+    expect(held.started).toBe(1);
+    db.close();
+  });
+
   it("a failed inline sync fails its writes and every later one", async () => {
     const { db, walPath } = openDb();
     const inline: InlineSync = {

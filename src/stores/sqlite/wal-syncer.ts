@@ -15,7 +15,7 @@
  * recent inline syncs took under `maxMs`, the sync runs on the calling thread and its commits are
  * answered at once (measured on the jobs row: +7–12 % jobs/s, lower paced latency, no loss on the
  * queue rows). A slow disk (a sync over `maxMs` on average) sends syncs back to the pool, where
- * statements keep running during them; every `probeEvery`-th sync is tried inline again so a
+ * statements keep running during them; every `probeEvery`-th sync is tried inline again (also between pool syncs) so a
  * disk that got quick again is noticed.
  */
 import fs from "node:fs";
@@ -35,8 +35,8 @@ export interface InlineSync {
   probeEvery: number;
 }
 
-/** What the store uses: fdatasync inline while it averages under half a millisecond. */
-export const defaultInlineSync: InlineSync = { sync: (fd) => fs.fdatasyncSync(fd), nowMs: () => performance.now(), maxMs: 0.5, probeEvery: 64 };
+/** What the store uses: fdatasync inline while it averages under a millisecond. */
+export const defaultInlineSync: InlineSync = { sync: (fd) => fs.fdatasyncSync(fd), nowMs: () => performance.now(), maxMs: 1, probeEvery: 16 };
 
 export class WalSyncer {
   private fd: number | undefined;
@@ -84,45 +84,43 @@ export class WalSyncer {
       else done(null);
       return;
     }
-    if (!this.running && this.syncInline()) return done(this.failure ?? null);
     this.waiting.push(done);
-    if (!this.running) this.start();
+    if (!this.running) this.startNext();
   }
 
   /**
-   * Syncs on this thread when inline syncs are on and have been quick (or a probe is due); true
-   * if it did (or failed trying: `failure` is then set). Called only with no sync in flight, so
-   * nobody else waits: the caller's commits are all that is dirty.
+   * Starts the sync the waiting callbacks need: inline when inline syncs are on and have been quick
+   * (or a probe is due), else on the pool. Called with no sync in flight — from afterSync, or when
+   * a pool sync finished and more waited — so a run of pool syncs can't starve the probe.
    */
-  private syncInline(): boolean {
+  private startNext(): void {
     const inline = this.inline;
-    if (!inline) return false;
+    if (!inline) return this.start();
     const quick = this.inlineAverageMs === undefined || this.inlineAverageMs <= inline.maxMs;
     if (!quick && this.pooledSinceInline < inline.probeEvery) {
       this.pooledSinceInline++;
-      return false;
+      return this.start();
     }
-    let fd: number;
-    try {
-      fd = this.descriptor();
-    } catch (error) {
-      this.fail(error as Error);
-      return true;
-    }
+    const batch = this.waiting;
+    this.waiting = [];
     this.dirty = false;
-    const startMs = inline.nowMs();
+    let error: Error | null = null;
     try {
+      const fd = this.descriptor();
+      const startMs = inline.nowMs();
       inline.sync(fd);
-    } catch (error) {
-      this.fail(error as Error);
-      return true;
+      const tookMs = inline.nowMs() - startMs;
+      // Half weight on the newest: one slow sync sends syncs to the pool, a few quick probes bring them back.
+      this.inlineAverageMs = this.inlineAverageMs === undefined ? tookMs : (this.inlineAverageMs + tookMs) / 2;
+      this.pooledSinceInline = 0;
+      this.syncs++;
+      this.inlineSyncs++;
+    } catch (caught) {
+      this.fail(caught as Error);
+      error = this.failure!;
     }
-    const tookMs = inline.nowMs() - startMs;
-    this.inlineAverageMs = this.inlineAverageMs === undefined ? tookMs : 0.8 * this.inlineAverageMs + 0.2 * tookMs;
-    this.pooledSinceInline = 0;
-    this.syncs++;
-    this.inlineSyncs++;
-    return true;
+    for (const done of batch) done(error);
+    if (this.closing) this.closeFd();
   }
 
   /** A promise form of afterSync, for barriers. */
@@ -158,7 +156,7 @@ export class WalSyncer {
       }
       for (const done of batch) done(null);
       // Waiters that came during the sync came after new commits: they need one more.
-      if (this.waiting.length > 0) this.start();
+      if (this.waiting.length > 0) this.startNext();
       else if (this.closing) this.closeFd();
     });
   }
