@@ -38,7 +38,7 @@ import {
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
-import { type JobRow, jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateValues, mutableJobColumns, toJob } from "./job-rows.js";
+import { jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateValues, mutableJobColumns, toJob } from "./job-rows.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { boundLimit } from "./bound-limit.js";
 import { marks } from "./sized-statements.js";
@@ -129,9 +129,9 @@ export class SqliteJobStore implements JobStore {
       const claim = p.idempotency;
       if (claim) {
         const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
-        const job = existing && existing.expires_at_ms > p.nowMs ? this.jobRow(existing.job_id) : undefined;
+        const job = existing && existing.expires_at_ms > p.nowMs ? this.findJob(existing.job_id) : undefined;
         // An expired claim, or one whose job was pruned, is free again.
-        if (job) return { created: false, job: toJob(job), fingerprint: existing!.fingerprint };
+        if (job) return { created: false, job, fingerprint: existing!.fingerprint };
       }
       const m = p.message;
       // Job messages have no group: leases read the ungrouped ready index.
@@ -146,8 +146,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
-    const row = this.jobRow(p.id);
-    return row ? toJob(row) : undefined;
+    return this.findJob(p.id);
   }
 
   async jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]> {
@@ -235,9 +234,9 @@ export class SqliteJobStore implements JobStore {
 
   async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
     return this.writes.run(() => {
-      const row = this.jobRow(p.id);
-      if (!row) return undefined;
-      const t = expiryTransition(toJob(row), p);
+      const job = this.findJob(p.id);
+      if (!job) return undefined;
+      const t = expiryTransition(job, p);
       return t ? this.apply(t, p.nowMs) : undefined;
     });
   }
@@ -274,10 +273,10 @@ export class SqliteJobStore implements JobStore {
     return this.outbox.listForJob(p.jobId);
   }
 
-  /** A job's row by id (read as an array: job-rows.ts). */
-  private jobRow(id: string): JobRow | undefined {
+  /** A job by id (its row read as an array: job-rows.ts). */
+  private findJob(id: string): JobRecord | undefined {
     const values = this.sql.jobById.get(id);
-    return values && jobRowOf(values);
+    return values && toJob(jobRowOf(values));
   }
 
   // ---- internals (run inside a write) ----
@@ -285,9 +284,8 @@ export class SqliteJobStore implements JobStore {
   /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
   private applyAck(ack: JobAck, nowMs: number): JobAckResult {
     try {
-      const row = this.jobRow(ack.id);
-      if (!row) fail("JobNotFound", `Job ${ack.id} does not exist.`);
-      const job = toJob(row);
+      const job = this.findJob(ack.id);
+      if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
       const t = ack.kind === "complete" ? completeTransition(job, { ...ack, nowMs }) : failTransition(job, { ...ack, nowMs });
       return { ok: true, change: this.apply(t, nowMs) };
     } catch (err) {
@@ -298,16 +296,16 @@ export class SqliteJobStore implements JobStore {
 
   private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
     return this.writes.run(() => {
-      const row = this.jobRow(id);
-      if (!row) fail("JobNotFound", `Job ${id} does not exist.`);
-      return this.apply(decide(toJob(row)), nowMs);
+      const job = this.findJob(id);
+      if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
+      return this.apply(decide(job), nowMs);
     });
   }
 
   /** The message's job; a message without one (sent through SQS, or its job pruned) is adopted as a new job. */
   private jobForMessage(row: ReadyMessageRow, p: JobLeaseParams): JobRecord {
-    const existing = this.jobRow(row.message_id);
-    if (existing) return toJob(existing);
+    const existing = this.findJob(row.message_id);
+    if (existing) return existing;
     const adopted = {
       ...jobFromMessage({ message: { messageId: row.message_id, body: row.body, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
       messageSeq: row.seq,
