@@ -327,6 +327,9 @@ export class QueueService {
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, signal);
+      // Woken by a send while its client was leaving: receiving now would hide messages from
+      // everyone for a visibility timeout, answered to nobody.
+      if (signal?.aborted) return [];
     }
   }
 

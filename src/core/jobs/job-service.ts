@@ -22,7 +22,7 @@ import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress,
 import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
-import { ParkedLeases } from "./parked-leases.js";
+import { type ClaimedLease, ParkedLeases } from "./parked-leases.js";
 import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export interface JobServiceDeps {
@@ -144,23 +144,26 @@ export class JobService {
     };
     const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
-    // A worker long-polling this queue gets its lease in this write: one commit and one sync.
-    const claimed = availableAtMs <= nowMs ? this.parked.claim(queue.id) : undefined;
+    // A worker long-polling this queue gets its lease in this write: one commit and one sync. It
+    // is picked inside the write (the group commit runs after this turn's I/O), so a worker whose
+    // connection closed meanwhile has been told apart and is not handed the job.
+    const handoff: { claimed?: ClaimedLease } = {};
+    const claimLease = (): JobLeaseParams | undefined => (handoff.claimed = this.parked.claim(queue.id))?.params(nowMs);
     const result = await this.store
       .jobCreate({
         job,
         message,
         idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
         nowMs,
-        ...(claimed ? { lease: claimed.params(nowMs) } : {}),
+        ...(availableAtMs <= nowMs ? { lease: claimLease } : {}),
       })
       .catch((err: unknown) => {
-        claimed?.deliver(undefined);
+        handoff.claimed?.deliver(undefined);
         this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
         throw err;
       });
     const lease = result.created ? result.lease : undefined;
-    claimed?.deliver(lease);
+    handoff.claimed?.deliver(lease);
     if (!result.created) {
       if (result.fingerprint !== fingerprint) {
         fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
@@ -339,6 +342,7 @@ export class JobService {
       // Waiting for a first job (no window to gather in): a submit may run this lease in its own write.
       if (leased.length > 0 || batchWindowMs > 0) {
         await this.queues.waiters.wait(queue.id, version, waitMs, max - leased.length, input.signal);
+        if (input.signal?.aborted) return { leased, acks: ackResults };
         continue;
       }
       const parked = this.parked.park(queue.id, (at) => leaseParams(at, max), input.signal);
@@ -348,6 +352,8 @@ export class JobService {
         parked.unpark();
       }
       const handoff = parked.handoff();
+      // Its client left: leasing now would hold jobs for a lease length, answered to nobody.
+      if (handoff === undefined && input.signal?.aborted) return { leased, acks: ackResults };
       if (handoff === undefined) continue;
       // Taken by a submit: its write leased for us and is on disk once this resolves.
       const handed = await handoff;

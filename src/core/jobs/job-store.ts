@@ -103,11 +103,14 @@ export interface JobStore {
    * replaced.
    */
   /**
-   * `lease`: a long-polling worker's lease, run right after the insert in the same transaction
-   * (as jobLease would, without acks), so the submit and that lease share one commit and one
-   * sync. Only when the job is created; a failing lease is undone alone and leaves the create be.
+   * `lease`: asked for a long-polling worker's lease; the params it returns run right after the
+   * insert in the same transaction (as jobLease would, without acks), so the submit and that
+   * lease share one commit and one sync. Only when the job is created; a failing lease is undone
+   * alone and leaves the create be. The SQLite store asks inside the write, not before, so a
+   * worker that disconnected while the write waited for its turn is not picked (parked-leases.ts);
+   * the worker-thread store asks as the call is made (a function can't cross threads).
    */
-  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: JobLeaseParams }): Promise<JobCreateResult>;
+  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult>;
   jobGet(p: { id: string }): Promise<JobRecord | undefined>;
   /** Newest first (seq descending), below `beforeSeq` when paging. */
   jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]>;

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply } from "fastify";
 import type { WaitSignal } from "../../core/jobs/job-service.js";
+import { onClientGone } from "../client-gone.js";
 
 class DisconnectSignal implements WaitSignal {
   aborted = false;
@@ -29,8 +30,6 @@ class DisconnectSignal implements WaitSignal {
 
 export function disconnectSignal(reply: FastifyReply): WaitSignal {
   const signal = new DisconnectSignal();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) signal.abort();
-  });
+  onClientGone(reply.raw, () => signal.abort());
   return signal;
 }

@@ -11,6 +11,7 @@ import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
 import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
 import type { JobError, JobStatus } from "../../core/jobs/job.js";
+import { onClientGone } from "../client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -55,10 +56,8 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal 
   // A listener per request, removed when it ends (AbortSignal.any would pile dependents on `shutdown`).
   const onShutdown = (): void => controller.abort();
   shutdown.addEventListener("abort", onShutdown, { once: true });
-  reply.raw.once("close", () => {
-    shutdown.removeEventListener("abort", onShutdown);
-    if (!reply.raw.writableFinished) controller.abort();
-  });
+  reply.raw.once("close", () => shutdown.removeEventListener("abort", onShutdown));
+  onClientGone(reply.raw, () => controller.abort());
   return controller.signal;
 }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { QueueService } from "../../core/queue-service.js";
+import { onClientGone } from "../client-gone.js";
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
@@ -72,11 +73,9 @@ export function responseSignal(res: ServerResponse, shutdown: AbortSignal | unde
     const abort = (): void => c.abort();
     if (shutdown?.aborted) c.abort();
     shutdown?.addEventListener("abort", abort, { once: true });
-    res.once("close", () => {
-      shutdown?.removeEventListener("abort", abort);
-      // Aborting is not free (it builds a DOMException), so a normal finish doesn't.
-      if (!res.writableEnded) c.abort();
-    });
+    res.once("close", () => shutdown?.removeEventListener("abort", abort));
+    // Aborting is not free (it builds a DOMException), so a normal finish doesn't.
+    onClientGone(res, abort);
     return c.signal;
   };
 }

@@ -124,7 +124,7 @@ export class SqliteJobStore implements JobStore {
     };
   }
 
-  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: JobLeaseParams }): Promise<JobCreateResult> {
+  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult> {
     return this.writes.run((): JobCreateResult => {
       const claim = p.idempotency;
       if (claim) {
@@ -139,8 +139,9 @@ export class SqliteJobStore implements JobStore {
       const info = this.sql.jobInsert.run(jobInsertValues(record));
       if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
       const job = { ...record, seq: Number(info.lastInsertRowid) };
-      if (!p.lease) return { created: true, job };
-      const lease = this.leaseInSavepoint(p.lease);
+      const leaseParams = p.lease?.();
+      if (!leaseParams) return { created: true, job };
+      const lease = this.leaseInSavepoint(leaseParams);
       return lease ? { created: true, job, lease } : { created: true, job };
     });
   }

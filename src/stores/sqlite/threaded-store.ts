@@ -126,6 +126,13 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
       if (queue && generation === queueGeneration) queueCache.set(params.name, Object.freeze(queue));
       return queue;
     },
+    // A function can't cross to the worker: the lease a submit may carry is asked for here, as
+    // the call is made, and sent as plain params.
+    jobCreate(params: Parameters<Store["jobCreate"]>[0]): Promise<unknown> {
+      const { lease, ...rest } = params;
+      const leaseParams = lease?.();
+      return call("jobCreate", leaseParams ? { ...rest, lease: leaseParams } : rest);
+    },
     queueCreate: writeQueue("queueCreate"),
     queueUpdate: writeQueue("queueUpdate"),
     queueDelete: writeQueue("queueDelete"),

@@ -27,7 +27,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     return (await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
   }
 
-  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }, lease?: JobLeaseParams) {
+  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }, lease?: () => JobLeaseParams | undefined) {
     jobCounter++;
     const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
     const job: NewJob = {
@@ -56,6 +56,10 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     deadLetterSourceQueueName: "jobs",
     resultTtlSeconds: 60,
   });
+
+  function leaseParams(queue: QueueRecord, token: string): JobLeaseParams {
+    return { ...policy(), queueId: queue.id, queueName: queue.name, max: 5, nowMs: T0, leaseSeconds: 30, minSentAtMs: 0, leaseToken: token, adopt: { maxAttempts: 3 } };
+  }
 
   function lease(queue: QueueRecord, p: { max?: number; nowMs?: number; leaseSeconds?: number; token?: string; dlq?: QueueRecord } = {}) {
     return store().jobLease({
@@ -112,7 +116,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const q = await makeQueue();
     const older = await submit(q);
     const token = `${q.id}.tok-cccccccc`;
-    const r = await submit(q, {}, undefined, { ...policy(), queueId: q.id, queueName: q.name, max: 5, nowMs: T0, leaseSeconds: 30, minSentAtMs: 0, leaseToken: token, adopt: { maxAttempts: 3 } });
+    const r = await submit(q, {}, undefined, () => leaseParams(q, token));
     const id = r.job.id;
     expect(r.created && r.job.status).toBe("queued");
     // The lease sees the job just inserted, beside the one already waiting, in receive order.
@@ -121,6 +125,22 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
       [id, "running", token],
     ]);
     expect(await store().jobGet({ id })).toMatchObject({ status: "running", attempt: 1, leaseToken: token });
+  });
+
+  test("jobs: a create runs the lease it asks for only when it creates the job", async () => {
+    const q = await makeQueue();
+    const claim = { key: "k", fingerprint: "f", expiresAtMs: T0 + 1000 };
+    const first = await submit(q, {}, claim, () => leaseParams(q, `${q.id}.tok-dddddddd`));
+    expect(first.created && first.lease?.leased.map((j) => j.id)).toEqual([first.job.id]);
+    // No worker to give it to (every parked one had gone): the job is created and stays queued.
+    const unclaimed = await submit(q, {}, undefined, () => undefined);
+    expect(unclaimed.created && unclaimed.lease).toBeUndefined();
+    // A replay writes nothing, so it leases nothing — not even the job that is ready.
+    const replay = await submit(q, {}, claim, () => leaseParams(q, `${q.id}.tok-eeeeeeee`));
+    expect(replay).toMatchObject({ created: false, job: { id: first.job.id } });
+    expect("lease" in replay).toBe(false);
+    expect(await store().jobGet({ id: first.job.id })).toMatchObject({ status: "running", leaseToken: `${q.id}.tok-dddddddd` });
+    expect(await store().jobGet({ id: unclaimed.job.id })).toMatchObject({ status: "queued" });
   });
 
   test("jobs: a lease applies its acks first, in the same write, each answered on its own", async () => {
