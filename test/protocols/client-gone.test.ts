@@ -1,12 +1,12 @@
 /**
  * A waiting request whose client left is told apart before anything else that arrived in the
  * same event-loop turn is acted on — so a worker's or consumer's long poll that just closed is
- * never handed a job or messages nobody will receive (src/protocols/client-gone.ts).
+ * never handed a job or messages nobody will receive (src/protocols/http/client-gone.ts).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import { type Socket, connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { onClientGone } from "../../src/protocols/client-gone.js";
+import { onClientGone } from "../../src/protocols/http/client-gone.js";
 import { type JobsServer, startJobsServer } from "../jobs/http-harness.js";
 import { settle } from "./sqs-harness.js";
 

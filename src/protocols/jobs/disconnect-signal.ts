@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from "fastify";
 import type { WaitSignal } from "../../core/jobs/job-service.js";
-import { onClientGone } from "../client-gone.js";
+import { onClientGone } from "../http/client-gone.js";
 
 class DisconnectSignal implements WaitSignal {
   aborted = false;

@@ -11,7 +11,7 @@ import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
 import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
 import type { JobError, JobStatus } from "../../core/jobs/job.js";
-import { onClientGone } from "../client-gone.js";
+import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { buildOpenApiDocument } from "./openapi.js";

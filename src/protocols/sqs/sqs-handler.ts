@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { QueueService } from "../../core/queue-service.js";
-import { onClientGone } from "../client-gone.js";
+import { onClientGone } from "../http/client-gone.js";
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
