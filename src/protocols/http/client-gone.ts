@@ -5,8 +5,8 @@
  * I/O callbacks and the setImmediate callbacks of the same turn. A worker's long poll whose
  * connection had just closed was then still handed the job a submit wrote in that turn (the group
  * commit runs on setImmediate), and the job stayed leased to nobody until its lease ran out — 30 s
- * by default, seen as a 28 s stall after every worker restart in the bench. The socket's own
- * 'end' (the client's FIN) or 'error' (a reset) arrive with the I/O itself.
+ * by default, seen as a 27 s stall after a worker's close() in bench/jobs-cpu-split.ts. The
+ * socket's own 'end' (the client's FIN) or 'error' (a reset) arrive with the I/O itself.
  */
 import type { ServerResponse } from "node:http";
 
