@@ -27,13 +27,12 @@ export function onClientGone(res: ServerResponse, onGone: () => void): void {
     settled = true;
     socket.off("end", settle);
     socket.off("error", settle);
-    socket.off("close", settle);
     res.off("close", settle);
     if (!res.writableFinished) onGone();
   };
   socket.on("end", settle);
   socket.on("error", settle);
-  socket.on("close", settle);
-  // Also the end of every response, finished or not: the listeners go with it.
+  // Also the end of every response, finished or not — a socket closed without 'end' or 'error'
+  // included (the response's 'close' follows the socket's) — and the listeners go with it.
   res.on("close", settle);
 }
