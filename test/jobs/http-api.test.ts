@@ -136,6 +136,21 @@ describe("jobs API: workers", () => {
     s.clock.advance(7_000);
     expect((await lease("q"))[0]).toMatchObject({ id: job.id, attempt: 2 });
   });
+
+  it("release hands a lease back unstarted: queued with the attempt given back, and a waiting lease gets it", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "x", maxAttempts: 1 })).body.job;
+    const [leased] = await lease("q");
+    const polling = s.api("POST", "/v1/queues/q/leases", { waitSeconds: 20 });
+    await new Promise((r) => setTimeout(r, 50));
+    const released = await s.api("POST", `/v1/jobs/${job.id}/release`, { leaseId: leased!.leaseId });
+    expect([released.status, released.body.job.status, released.body.job.attempt]).toEqual([200, "queued", 0]);
+    const res = await within(5_000, polling, "long-polling lease");
+    expect(res.body.jobs).toMatchObject([{ id: job.id, attempt: 1 }]);
+    const stale = await s.api("POST", `/v1/jobs/${job.id}/release`, { leaseId: leased!.leaseId });
+    expect([stale.status, stale.body.error.code]).toEqual([409, "LeaseMismatch"]);
+    const noLease = await s.api("POST", `/v1/jobs/${job.id}/release`, {});
+    expect([noLease.status, noLease.body.error.code]).toEqual([400, "ValidationFailed"]);
+  });
 });
 
 describe("jobs API: lists, queues, events, OpenAPI", () => {
@@ -207,6 +222,7 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       "POST /v1/jobs/{id}/heartbeat",
       "POST /v1/jobs/{id}/complete",
       "POST /v1/jobs/{id}/fail",
+      "POST /v1/jobs/{id}/release",
       "GET /v1/queues/{queue}",
       "PUT /v1/queues/{queue}",
       "GET /openapi.json",

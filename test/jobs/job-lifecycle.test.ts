@@ -165,4 +165,27 @@ describe("jobs: the state machine", () => {
     await expectCode(h.jobs.complete(job.id, { leaseId: "garbage" }), "LeaseMismatch");
     await expectCode(h.jobs.heartbeat("no-such-job", { leaseId: "garbage" }), "JobNotFound");
   });
+
+  it("a released lease puts the job back at once with its attempt given back, even on the last attempt", async () => {
+    const { job } = await h.jobs.submit("q", { input: "x", maxAttempts: 1 });
+    const [first] = await h.jobs.lease("q", {});
+    expect(first).toMatchObject({ id: job.id, attempt: 1 });
+    const released = await h.jobs.release(job.id, { leaseId: first!.leaseToken });
+    expect(released).toMatchObject({ status: "queued", attempt: 0, startedAtMs: undefined, availableAtMs: h.clock.nowMs() });
+    await expectCode(h.jobs.release(job.id, { leaseId: first!.leaseToken }), "LeaseExpired"); // that lease is over
+    const [again] = await h.jobs.lease("q", {});
+    expect(again).toMatchObject({ id: job.id, attempt: 1, status: "running" });
+    expect(await deadLetterDepth("q")).toBe(0);
+    await expectCode(h.jobs.release(job.id, { leaseId: "garbage" }), "LeaseMismatch");
+    expect((await h.jobs.complete(job.id, { leaseId: again!.leaseToken })).status).toBe("succeeded");
+    await expectCode(h.jobs.release(job.id, { leaseId: again!.leaseToken }), "JobAlreadyFinished");
+  });
+
+  it("releasing a job whose cancel was requested cancels it", async () => {
+    const { job } = await h.jobs.submit("q", { input: "x" });
+    const [leased] = await h.jobs.lease("q", {});
+    await h.jobs.cancel(job.id);
+    expect((await h.jobs.release(job.id, { leaseId: leased!.leaseToken })).status).toBe("canceled");
+    expect(await h.jobs.lease("q", {})).toEqual([]);
+  });
 });

@@ -438,6 +438,15 @@ export class JobService {
     return change.job;
   }
 
+  /** The worker hands back a lease it never started: queued again at once, the attempt given back. */
+  async release(id: string, p: { leaseId: string }): Promise<JobRecord> {
+    const policy = await this.policyForLease(id, p.leaseId);
+    const change = await this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds });
+    this.publish(change);
+    this.afterAttemptEnded(policy, change);
+    return change.job;
+  }
+
   // ---- queues ----
 
   async queueInfo(name: string): Promise<JobQueueInfo> {

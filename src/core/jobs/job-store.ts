@@ -128,6 +128,8 @@ export interface JobStore {
   jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange>;
   jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange>;
   jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
+  /** A lease handed back unstarted: queued again with its attempt given back (releaseTransition). */
+  jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
   /** Running jobs whose lease expired or whose attempt timed out, oldest first. */
   jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>>;
   /** transitions.expiryTransition, re-checked inside the write; undefined when there was nothing to do. */

@@ -160,6 +160,32 @@ export function failTransition(
   return attemptFailed(job, { ...p, backoffApplies: true });
 }
 
+/**
+ * The worker hands back a lease it never started (it is shutting down): the job is queued again,
+ * leasable at once, and the attempt is given back — nothing ran, so nothing was tried. A job whose
+ * cancel was requested meanwhile is canceled instead, as a failed attempt of it would be.
+ */
+export function releaseTransition(job: JobRecord, p: { leaseToken: string; nowMs: number; resultTtlSeconds: number }): JobTransition {
+  requireLiveLease(job, p.leaseToken, p.nowMs);
+  if (job.cancelRequested) {
+    return { job: finish(job, "canceled", p.nowMs, p.resultTtlSeconds), events: ["job.canceled"], message: { kind: "delete" } };
+  }
+  const attempt = Math.max(0, job.attempt - 1);
+  return {
+    job: {
+      ...withoutRunState(job),
+      status: "queued",
+      attempt,
+      // The start of the handed-back attempt is no one's; an earlier attempt's is not known any more.
+      startedAtMs: attempt === 0 ? undefined : job.startedAtMs,
+      availableAtMs: p.nowMs,
+      updatedAtMs: p.nowMs,
+    },
+    events: ["job.queued"],
+    message: { kind: "visibleAt", visibleAtMs: p.nowMs },
+  };
+}
+
 /** Queued → canceled at once; running → cancel requested (the worker sees it on its next heartbeat). */
 export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSeconds: number }): JobTransition {
   switch (job.status) {

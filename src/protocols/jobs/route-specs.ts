@@ -161,6 +161,16 @@ export const routeSpecs: RouteSpec[] = [
     responses: { "200": jobResponse, ...leaseErrors },
   },
   {
+    operationId: "releaseJob",
+    method: "POST",
+    path: "/v1/jobs/{id}/release",
+    summary: "Worker: hand back a lease not started (shutting down): queued again at once, the attempt given back; canceled instead if a cancel was requested.",
+    tag: "workers",
+    params: s.jobParams,
+    body: s.releaseBody,
+    responses: { "200": jobResponse, ...leaseErrors },
+  },
+  {
     operationId: "getQueue",
     method: "GET",
     path: "/v1/queues/{queue}",

@@ -140,6 +140,11 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.fail(request.params.id!, body))}}`);
     },
 
+    async releaseJob(request, reply) {
+      const body = request.body as { leaseId: string };
+      return sendJson(reply, 200, `{"job":${jobJson(await jobs.release(request.params.id!, body))}}`);
+    },
+
     async getQueue(request, reply) {
       return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.queueInfo(request.params.queue!)) }));
     },

@@ -69,6 +69,8 @@ export const heartbeatBody = object(
 
 export const completeBody = object({ leaseId, output: { ...anyJson, description: "The result: any JSON value (default null)." } }, ["leaseId"]);
 
+export const releaseBody = object({ leaseId }, ["leaseId"]);
+
 export const failBody = object(
   {
     leaseId,

@@ -32,6 +32,7 @@ import {
   expiryTransition,
   failTransition,
   heartbeatTransition,
+  releaseTransition,
   jobFromMessage,
   leaseTransition,
   webhookEventsOf,
@@ -220,6 +221,10 @@ export class SqliteJobStore implements JobStore {
 
   async jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p));
+  }
+
+  async jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => releaseTransition(job, p));
   }
 
   async jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {

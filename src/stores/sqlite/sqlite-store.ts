@@ -365,6 +365,7 @@ export class SqliteStore implements Store {
   jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
   jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
   jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
+  jobRelease: Store["jobRelease"] = (p) => this.jobs.jobRelease(p);
   jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
   jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);

@@ -203,6 +203,17 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(inDlq.messages.map((m) => [m.messageId, m.deadLetterSourceQueueName])).toEqual([[job.id, "jobs"]]);
   });
 
+  test("jobs: a released lease makes the message visible at once, the attempt given back", async () => {
+    const q = await makeQueue();
+    const { job } = await submit(q, { maxAttempts: 1 });
+    await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
+    const released = await store().jobRelease({ id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 5, resultTtlSeconds: 60 });
+    expect(released).toMatchObject({ events: ["job.queued"], job: { status: "queued", attempt: 0, availableAtMs: T0 + 5 } });
+    expect((await store().jobGet({ id: job.id }))?.leaseExpiresAtMs).toBeUndefined();
+    const again = await lease(q, { nowMs: T0 + 5, token: `${q.id}.tok-bbbbbbbb` });
+    expect(again.leased).toMatchObject([{ id: job.id, attempt: 1 }]);
+  });
+
   test("jobs: cancel deletes a queued job's message; a stale message of a finished job is dropped by lease", async () => {
     const q = await makeQueue();
     const a = await submit(q);
