@@ -61,6 +61,12 @@ describe("jobs API: submit and idempotency", () => {
       [{ input: 1, webhook: { url: "https://x.example", events: ["job.progress"] } }, {}, 400, /events/],
       [{ input: 1 }, { "Idempotency-Key": "" }, 400, /idempotency-key/i],
       ["not json", {}, 400, /JSON|json/],
+      // JSON bodies are not coerced: a string, an array, a boolean or null of the wrong type is refused.
+      [{ input: 1, priority: "7" }, {}, 400, /priority must be integer/],
+      [{ input: 1, priority: [5] }, {}, 400, /priority must be integer/],
+      [{ input: 1, maxAttempts: true }, {}, 400, /maxAttempts must be integer/],
+      [{ input: 1, delaySeconds: null }, {}, 400, /delaySeconds must be integer/],
+      [{ input: 1, webhook: { url: "https://x.example", events: "job.failed" } }, {}, 400, /events must be array/],
     ];
     for (const [body, headers, status, message] of cases) {
       const res = await s.api("POST", "/v1/queues/q/jobs", body, headers);
@@ -123,6 +129,18 @@ describe("jobs API: workers", () => {
     expect(queue).toMatchObject({ deadLetterQueue: "q-dlq", stats: { jobs: { failed: 1 }, deadLetterMessages: 1 } });
     const stale = await s.api("POST", `/v1/jobs/${job.id}/heartbeat`, { leaseId: "1.nottheleaseatall" });
     expect([stale.status, stale.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
+  });
+
+  it("a worker's body is not coerced: retryable null is refused and the job keeps its lease", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "x" })).body.job;
+    const [leased] = await lease("q");
+    const refused = await s.api("POST", `/v1/jobs/${job.id}/fail`, { leaseId: leased!.leaseId, error: { message: "e" }, retryable: null });
+    expect([refused.status, refused.body.error.message]).toEqual([400, "body.retryable must be boolean."]);
+    const viaLease = await s.api("POST", "/v1/queues/q/leases", { fail: [{ id: job.id, leaseId: leased!.leaseId, error: { message: "e" }, retryable: null }] });
+    expect(viaLease.status).toBe(400);
+    const beat = await s.api("POST", `/v1/jobs/${job.id}/heartbeat`, { leaseId: leased!.leaseId, progress: "0.5" });
+    expect(beat.status).toBe(400);
+    expect((await s.api("GET", `/v1/jobs/${job.id}?wait=0`)).body.job).toMatchObject({ status: "running", attempt: 1, progress: null });
   });
 
   it("a retryable failure is queued again with availableAt; the old lease answers LeaseExpired", async () => {

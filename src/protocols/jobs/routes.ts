@@ -20,6 +20,7 @@ import { sseHeaders, streamEvents } from "./sse.js";
 import { firstUnknownField } from "./unknown-fields.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
+import { jobsValidatorCompiler } from "./validator.js";
 
 export interface JobsRoutesOptions {
   jobs: JobService;
@@ -167,6 +168,7 @@ function fastifyPath(spec: RouteSpec): string {
 export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Promise<void> {
   // JSON only: a text/plain body would otherwise parse to a string and fail as a schema mismatch.
   app.removeContentTypeParser("text/plain");
+  app.setValidatorCompiler(jobsValidatorCompiler());
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
