@@ -80,6 +80,44 @@ describe("jobs API: submit and idempotency", () => {
   });
 });
 
+describe("jobs API: refusals change nothing; a queue deleted through SQS", () => {
+  it("a refused submit or PUT creates neither the queue nor its dead-letter queue", async () => {
+    const refusals: Array<[string, string, unknown, number, string]> = [
+      ["PUT", "/v1/queues/fresh1", { backoff: { baseSeconds: 10, capSeconds: 5 } }, 400, "ValidationFailed"],
+      ["POST", "/v1/queues/fresh2/jobs", { input: "x".repeat(1_048_577) }, 413, "MessageTooLong"],
+      ["POST", "/v1/queues/fresh3/jobs", { input: "\uffff" }, 400, "InvalidMessageContents"],
+    ];
+    for (const [method, path, body, status, code] of refusals) {
+      const res = await s.api(method, path, body);
+      expect([res.status, res.body.error.code], path).toEqual([status, code]);
+    }
+    for (const name of ["fresh1", "fresh2", "fresh3"]) {
+      expect((await s.api("GET", `/v1/queues/${name}`)).status, name).toBe(404);
+      expect((await s.api("GET", `/v1/queues/${name}-dlq`)).status, `${name}-dlq`).toBe(404);
+    }
+  });
+
+  it("submit and PUT right after an SQS DeleteQueue answer 409 QueueDeletedRecently, not 500; a minute later they re-create it", async () => {
+    const sqsDelete = (name: string) =>
+      fetch(`${s.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.DeleteQueue" },
+        body: JSON.stringify({ QueueUrl: `${s.url}/000000000000/${name}` }),
+      });
+    expect((await s.api("POST", "/v1/queues/gone/jobs", { input: 1 })).status).toBe(201);
+    expect((await s.api("PUT", "/v1/queues/gone2", { maxAttempts: 5 })).status).toBe(200);
+    expect((await sqsDelete("gone")).status).toBe(200);
+    expect((await sqsDelete("gone2")).status).toBe(200);
+    const submit = await s.api("POST", "/v1/queues/gone/jobs", { input: 2 });
+    expect([submit.status, submit.body.error?.code]).toEqual([409, "QueueDeletedRecently"]);
+    const put = await s.api("PUT", "/v1/queues/gone2", { maxAttempts: 6 });
+    expect([put.status, put.body.error?.code]).toEqual([409, "QueueDeletedRecently"]);
+    s.clock.advance(61_000);
+    expect((await s.api("POST", "/v1/queues/gone/jobs", { input: 3 })).status).toBe(201);
+    expect((await s.api("PUT", "/v1/queues/gone2", { maxAttempts: 6 })).body.queue.settings.maxAttempts).toBe(6);
+  });
+});
+
 describe("jobs API: workers", () => {
   it("leases by priority, heartbeats, completes; GET ?wait is woken by the completion", async () => {
     const low = (await s.api("POST", "/v1/queues/q/jobs", { input: "low", priority: 1 })).body.job;

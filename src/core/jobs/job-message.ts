@@ -7,6 +7,18 @@ import { fail } from "../errors.js";
 import type { NewMessage } from "../message.js";
 import { validateBody } from "../message-validation.js";
 import type { QueueRecord } from "../queue.js";
+import { limits } from "../limits.js";
+
+/**
+ * What can be said of a job's input before its queue is known: no queue takes more than the SQS
+ * limit, and no queue takes characters SQS refuses. Checked before the queue is created on first
+ * use, so a refused submit creates nothing.
+ */
+export function checkJobInput(inputJson: string): void {
+  const sizeBytes = Buffer.byteLength(inputJson, "utf8");
+  if (sizeBytes > limits.messageSizeMaxBytes) fail("MessageTooLong", `The job's input is ${sizeBytes} bytes of JSON; at most ${limits.messageSizeMaxBytes} are accepted.`);
+  validateBody(inputJson);
+}
 
 export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: string; priority: number; nowMs: number; availableAtMs: number; senderId: string }): NewMessage {
   const sizeBytes = Buffer.byteLength(p.inputJson, "utf8");

@@ -119,9 +119,13 @@ export class JobQueues {
   }
 
   async updateSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
-    const queue = await this.ensure(name);
-    const current = (await this.deps.store.jobQueueSettingsGet({ queueId: queue.id })) ?? defaultJobQueueSettings;
+    // Read fresh, not from the cache: a queue deleted since would fail the write. The patch is
+    // checked before the queue is created on first use, so a refused PUT creates nothing.
+    const known = await this.deps.store.queueGet({ name });
+    const current = (known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }))) || defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
+    if (!known) this.byName.delete(name);
+    const queue = known ?? (await this.ensure(name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
     this.forget(queue);
     return this.policyOf(queue);

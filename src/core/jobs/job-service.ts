@@ -13,13 +13,13 @@ import type { QueueService } from "../queue-service.js";
 import type { Store } from "../store.js";
 import { requestFingerprint } from "./idempotency.js";
 import { JobEventHub } from "./job-events.js";
-import { jobMessage } from "./job-message.js";
+import { checkJobInput, jobMessage } from "./job-message.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
 import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
-import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
+import { type JobError, type JobRecord, type JobWebhook, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
 import { type ClaimedLease, ParkedLeases } from "./parked-leases.js";
@@ -117,11 +117,30 @@ export class JobService {
   private async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined): Promise<SubmitResult> {
     validateSubmit(input);
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
-    const queue = await this.jobQueues.ensure(queueName);
+    const inputJson = JSON.stringify(input.input);
+    checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
+    const first = await this.jobQueues.ensure(queueName);
+    try {
+      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId);
+    } catch (err) {
+      // The queue was deleted since it was cached (createOn forgot it): ensure() once more answers
+      // QueueDeletedRecently, or creates it anew once that minute has passed.
+      if (!(err instanceof SluiceError && err.code === "QueueNotFound")) throw err;
+      return this.createOn(await this.jobQueues.ensure(queueName), input, inputJson, webhook, idempotencyKey, presetId);
+    }
+  }
+
+  private async createOn(
+    queue: QueueRecord,
+    input: SubmitInput,
+    inputJson: string,
+    webhook: JobWebhook | undefined,
+    idempotencyKey: string | undefined,
+    presetId: string | undefined,
+  ): Promise<SubmitResult> {
     const { settings } = await this.jobQueues.policyOf(queue);
     const nowMs = this.clock.nowMs();
     const id = presetId ?? this.ids.messageId();
-    const inputJson = JSON.stringify(input.input);
     const priority = input.priority ?? queue.config.defaultPriority;
     const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
     const job: NewJob = {

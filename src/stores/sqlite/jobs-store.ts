@@ -126,7 +126,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult> {
-    return this.writes.run((): JobCreateResult => {
+    return this.writes.run((): JobCreateResult => queueMustExist(p.job.queueName, () => {
       const claim = p.idempotency;
       if (claim) {
         const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
@@ -144,7 +144,7 @@ export class SqliteJobStore implements JobStore {
       if (!leaseParams) return { created: true, job };
       const lease = this.leaseInSavepoint(leaseParams);
       return lease ? { created: true, job, lease } : { created: true, job };
-    });
+    }));
   }
 
   async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
@@ -260,7 +260,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
-    await this.writes.run(() => this.sql.settingsPut.run(p.queueId, JSON.stringify(p.settings), p.nowMs));
+    await this.writes.run(() => queueMustExist(`#${p.queueId}`, () => this.sql.settingsPut.run(p.queueId, JSON.stringify(p.settings), p.nowMs)));
   }
 
   async webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
@@ -348,5 +348,19 @@ export class SqliteJobStore implements JobStore {
         this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
         return;
     }
+  }
+}
+
+/**
+ * A write naming a queue that was deleted meanwhile (the caller held it from a cache) fails on the
+ * foreign key; it is reported as QueueNotFound, which callers know how to recover from, rather
+ * than as a raw SQLite error (an InternalError on the wire).
+ */
+function queueMustExist<T>(queueName: string, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
+    throw err;
   }
 }
