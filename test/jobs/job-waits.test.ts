@@ -195,6 +195,20 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     expect((await h.jobs.get(waiting.job.id)).status).toBe("queued");
   });
 
+  it("a finished job is kept while its Idempotency-Key holds, so a replay finds it rather than creating another", async () => {
+    await h.jobs.updateQueueSettings("q", { resultTtlSeconds: 60 });
+    const { job } = await h.jobs.submit("q", { input: "pay" }, "key-pay");
+    const [leased] = await h.jobs.lease("q", {});
+    await h.jobs.complete(job.id, { leaseId: leased!.leaseToken });
+    h.clock.advance(3 * 60_000);
+    expect(await h.jobs.prune()).toBe(0);
+    expect(await h.jobs.submit("q", { input: "pay" }, "key-pay")).toMatchObject({ replayed: true, job: { id: job.id, status: "succeeded" } });
+    expect(await h.jobs.lease("q", {})).toEqual([]); // nothing to run twice
+    h.clock.advance(24 * 3_600_000);
+    expect(await h.jobs.prune()).toBe(1); // the key expired: the job goes (and the key with it)
+    await expectCode(h.jobs.get(job.id), "JobNotFound");
+  });
+
   it("queue settings validate and merge", async () => {
     const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
     expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });

@@ -81,10 +81,13 @@ export class SqliteJobStore implements JobStore {
       deadlinePassed: db.prepare<[number, number], { id: string; queue_name: string }>(
         `SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms ${boundLimit()}`,
       ),
-      // A finished job is kept while a webhook about it is still being delivered.
-      prune: db.prepare<[number, number]>(
+      // A finished job is kept while a webhook about it is still being delivered, and while its
+      // Idempotency-Key holds: a replay must find the job, not create a second one.
+      prune: db.prepare<[number, number, number]>(
         `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending') ${boundLimit()})`,
+           AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending')
+           AND NOT EXISTS (SELECT 1 FROM job_idempotency_keys k WHERE k.queue_id = jobs.queue_id AND k.key = jobs.idempotency_key AND k.job_id = jobs.id AND k.expires_at_ms > ?)
+           ${boundLimit()})`,
       ),
       keyGet: db.prepare<[number, string], { fingerprint: string; job_id: string; expires_at_ms: number }>(
         "SELECT fingerprint, job_id, expires_at_ms FROM job_idempotency_keys WHERE queue_id = ? AND key = ?",
@@ -131,7 +134,8 @@ export class SqliteJobStore implements JobStore {
       if (claim) {
         const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
         const job = existing && existing.expires_at_ms > p.nowMs ? this.findJob(existing.job_id) : undefined;
-        // An expired claim, or one whose job was pruned, is free again.
+        // An expired claim is free again (a live claim keeps its job from being pruned; one whose
+        // job is gone anyway — its queue was purged, say — is free too).
         if (job) return { created: false, job, fingerprint: existing!.fingerprint };
       }
       const m = p.message;
@@ -249,7 +253,7 @@ export class SqliteJobStore implements JobStore {
 
   async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
     return this.writes.run(() => ({
-      jobs: this.sql.prune.run(p.nowMs, p.limit).changes,
+      jobs: this.sql.prune.run(p.nowMs, p.nowMs, p.limit).changes,
       idempotencyKeys: this.sql.keysPrune.run(p.nowMs, p.limit).changes,
     }));
   }
