@@ -262,6 +262,23 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     // `all` is left open: shutdown ends every stream (a client abort would leave undici's spare socket open for 4 s).
   });
 
+  it("an event whose job input has line breaks (a body sent through SQS) stays one event over SSE", async () => {
+    await lease("adopt"); // creates the job queue
+    const all = await openEventStream(`${s.url}/v1/events?queue=adopt`);
+    const body = '{\n  "text": "hello"\r\n}\n';
+    const sent = await fetch(`${s.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
+      body: JSON.stringify({ QueueUrl: `${s.url}/000000000000/adopt`, MessageBody: body }),
+    });
+    expect(sent.status).toBe(200);
+    const [leased] = await lease("adopt");
+    const event = await within(5_000, all.next());
+    expect(event).toMatchObject({ event: "job.started", data: { job: { id: leased!.id, input: { text: "hello" } } } });
+    await s.api("POST", `/v1/jobs/${leased!.id}/complete`, { leaseId: leased!.leaseId });
+    expect((await within(5_000, all.next()))?.event).toBe("job.succeeded"); // the next event, not a fragment
+  });
+
   it("/openapi.json (OpenAPI 3.1) lists every route the server serves", async () => {
     const res = await s.api("GET", "/openapi.json");
     expect(res.status).toBe(200);

@@ -72,7 +72,9 @@ export async function openEventStream(url: string): Promise<{ next(): Promise<{ 
           buffer = buffer.slice(end + 2);
           const lines = block.split("\n");
           const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
-          const data = lines.find((l) => l.startsWith("data: "))?.slice(6);
+          // As the SSE spec reads an event: every `data:` line, joined with "\n".
+          const dataLines = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
+          const data = dataLines.length > 0 ? dataLines.join("\n") : undefined;
           if (event === undefined || data === undefined) continue; // a comment (keepalive, connected)
           return { event, data: JSON.parse(data) };
         }

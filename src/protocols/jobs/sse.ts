@@ -29,7 +29,20 @@ export function sseHeaders(): Record<string, string> {
 }
 
 function frame(event: JobEvent, id: number): string {
-  return `id: ${id}\nevent: ${event.type}\ndata: ${eventJson(event)}\n\n`;
+  return `id: ${id}\nevent: ${event.type}\n${dataLines(eventJson(event))}\n`;
+}
+
+/**
+ * One `data:` line per line of the JSON: a job adopted from an SQS message keeps that body's text
+ * as its input, line breaks included, and a bare line break would end the field (a blank line, the
+ * event). Clients join the lines with "\n", which is the whitespace it was.
+ */
+function dataLines(json: string): string {
+  if (!json.includes("\n") && !json.includes("\r")) return `data: ${json}\n`;
+  return `${json
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}`)
+    .join("\n")}\n`;
 }
 
 /**
