@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { routeSpecs } from "../../src/protocols/jobs/route-specs.js";
 import { within } from "../support/wait.js";
-import { type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
+import { AjvCompiler } from "@fastify/ajv-compiler";
+import { type Json, type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
 
 let s: JobsServer;
 beforeEach(async () => {
@@ -277,6 +278,31 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     expect(event).toMatchObject({ event: "job.started", data: { job: { id: leased!.id, input: { text: "hello" } } } });
     await s.api("POST", `/v1/jobs/${leased!.id}/complete`, { leaseId: leased!.leaseId });
     expect((await within(5_000, all.next()))?.event).toBe("job.succeeded"); // the next event, not a fragment
+  });
+
+  it("real answers match the schemas /openapi.json publishes for them", async () => {
+    const doc = (await s.api("GET", "/openapi.json")).body;
+    // Fastify's own Ajv, strict about types and extra fields (the published schemas use only
+    // keywords that mean the same in draft-07 and OpenAPI 3.1's 2020-12).
+    const compile = AjvCompiler()({}, { customOptions: { strict: false, coerceTypes: false, removeAdditional: false, useDefaults: false } }) as unknown as (route: {
+      schema: unknown;
+    }) => ((data: unknown) => boolean) & { errors?: unknown };
+    const check = async (path: string, method: string, status: number, answer: Promise<{ status: number; body: unknown }>) => {
+      const res = await answer;
+      expect(res.status, `${method} ${path}`).toBe(status);
+      const content = doc.paths[path][method].responses[String(status)].content;
+      const validate = compile({ schema: { ...content[Object.keys(content)[0]!].schema, components: doc.components } });
+      expect(validate(res.body), `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      return res.body as Json;
+    };
+    const sub = await check("/v1/queues/{queue}/jobs", "post", 201, s.api("POST", "/v1/queues/oa/jobs", { input: { a: 1 }, metadata: { m: 1 }, webhook: { url: "http://127.0.0.1:9/h" } }));
+    await check("/v1/jobs/{id}", "get", 200, s.api("GET", `/v1/jobs/${sub.job.id}`));
+    const leased = await check("/v1/queues/{queue}/leases", "post", 200, s.api("POST", "/v1/queues/oa/leases", {}));
+    await check("/v1/jobs/{id}/heartbeat", "post", 200, s.api("POST", `/v1/jobs/${sub.job.id}/heartbeat`, { leaseId: leased.jobs[0].leaseId }));
+    await check("/v1/queues/{queue}/leases", "post", 200, s.api("POST", "/v1/queues/oa/leases", { complete: [{ id: sub.job.id, leaseId: leased.jobs[0].leaseId, output: 1 }] }));
+    await check("/v1/queues/{queue}", "get", 200, s.api("GET", "/v1/queues/oa"));
+    await check("/v1/queues/{queue}/jobs", "get", 200, s.api("GET", "/v1/queues/oa/jobs"));
+    await check("/v1/jobs/{id}", "get", 404, s.api("GET", "/v1/jobs/nope"));
   });
 
   it("/openapi.json (OpenAPI 3.1) lists every route the server serves", async () => {

@@ -158,8 +158,7 @@ export const webhookDeliverySchema = object({
   deliveredAt: nullable(dateTime),
 });
 
-export const jobSchema = object(
-  {
+const jobProperties: Record<string, JsonSchema> = {
     id: { type: "string" },
     queue: { type: "string" },
     status: { type: "string", enum: [...jobStatuses] },
@@ -182,13 +181,16 @@ export const jobSchema = object(
     leaseExpiresAt: nullable(dateTime),
     webhook: { oneOf: [object({ url: { type: "string" }, events: { type: "array", items: { type: "string" } } }), { type: "null" }] },
     webhookDeliveries: { type: "array", items: webhookDeliverySchema, description: "GET /v1/jobs/{id} only." },
-  },
-  ["id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "createdAt"],
-);
-
-export const leasedJobSchema: JsonSchema = {
-  allOf: [{ $ref: "#/components/schemas/Job" }, { type: "object", properties: { leaseId: { type: "string" } }, required: ["leaseId"] }],
 };
+const jobRequired = ["id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "createdAt"];
+
+export const jobSchema = object(jobProperties, jobRequired);
+
+/** A job as a lease answers it: the Job's fields and the lease id (not `allOf` Job: Job admits no other field). */
+export const leasedJobSchema = object(
+  { ...jobProperties, leaseId: { type: "string", description: "Pass to heartbeat, complete, fail and release." } },
+  [...jobRequired, "leaseId"],
+);
 
 const settingsSchema = object({
   maxAttempts: { type: "integer" },
