@@ -190,13 +190,14 @@ export class QueueService {
     if (queue.purgedAtMs !== undefined && nowMs - queue.purgedAtMs < limits.purgeCooldownMs) {
       fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
     }
-    await this.store.messagePurge({ queueId: queue.id });
+    await this.store.messagePurge({ queueId: queue.id, nowMs });
     await this.store.queueUpdate({ id: queue.id, purgedAtMs: nowMs, nowMs });
   }
 
   /** Deletes messages past their queue's retention period. */
   async expireMessages(queue: QueueRecord): Promise<number> {
-    return this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, this.clock.nowMs()) });
+    const nowMs = this.clock.nowMs();
+    return this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs });
   }
 
   // ---- messages ----

@@ -125,9 +125,10 @@ export interface Store extends JobStore {
   messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
-  messagePurge(p: { queueId: number }): Promise<number>;
-  /** Deletes messages past retention; returns how many. */
-  messageExpire(p: { queueId: number; minSentAtMs: number }): Promise<number>;
+  /** Deletes every message of the queue; live jobs among them end canceled at `nowMs` (messageLostTransition). */
+  messagePurge(p: { queueId: number; nowMs: number }): Promise<number>;
+  /** Deletes messages past retention; returns how many. Live jobs among them end failed at `nowMs`. */
+  messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<number>;
 
   /**
    * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,

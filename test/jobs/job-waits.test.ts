@@ -209,6 +209,26 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     await expectCode(h.jobs.get(job.id), "JobNotFound");
   });
 
+  it("a queued job whose message passes the queue's retention ends failed (MessageExpired), not queued forever", async () => {
+    const { queue } = await h.queues.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });
+    const { job } = await h.jobs.submit("short", { input: "x" });
+    h.clock.advance(61_000);
+    expect(await h.jobs.lease("short", {})).toEqual([]); // past retention: no lease takes it
+    expect(await h.queues.expireMessages(queue)).toBe(1);
+    expect(await h.jobs.get(job.id)).toMatchObject({ status: "failed", error: { type: "MessageExpired" }, finishedAtMs: h.clock.nowMs() });
+    await expectCode(h.jobs.submit("short", { input: "x", delaySeconds: 60 }), "ValidationFailed"); // it would expire before it could run
+  });
+
+  it("an SQS PurgeQueue of a job queue cancels its live jobs (QueuePurged); their workers are told the job is finished", async () => {
+    const a = await h.jobs.submit("q", { input: "a" });
+    const b = await h.jobs.submit("q", { input: "b" });
+    const [leased] = await h.jobs.lease("q", {});
+    expect(leased!.id).toBe(a.job.id);
+    await h.queues.purgeQueue("q");
+    for (const id of [a.job.id, b.job.id]) expect(await h.jobs.get(id)).toMatchObject({ status: "canceled", error: { type: "QueuePurged" } });
+    await expectCode(h.jobs.complete(a.job.id, { leaseId: leased!.leaseToken }), "JobAlreadyFinished");
+  });
+
   it("queue settings validate and merge", async () => {
     const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
     expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });

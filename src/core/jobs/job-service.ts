@@ -139,6 +139,10 @@ export class JobService {
     presetId: string | undefined,
   ): Promise<SubmitResult> {
     const { settings } = await this.jobQueues.policyOf(queue);
+    const retentionSeconds = queue.config.messageRetentionPeriodSeconds;
+    if ((input.delaySeconds ?? 0) >= retentionSeconds) {
+      fail("ValidationFailed", `delaySeconds ${input.delaySeconds} is not less than queue ${queue.name}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
+    }
     const nowMs = this.clock.nowMs();
     const id = presetId ?? this.ids.messageId();
     const priority = input.priority ?? queue.config.defaultPriority;

@@ -186,6 +186,21 @@ export function releaseTransition(job: JobRecord, p: { leaseToken: string; nowMs
   };
 }
 
+/**
+ * A live job whose message was deleted under it — it passed its queue's retention period, or the
+ * queue was purged through SQS: it can never be leased again, so it ends (failed, or canceled for a
+ * purge, which is someone's decision to drop the backlog) rather than stay queued forever.
+ */
+export function messageLostTransition(job: JobRecord, p: { nowMs: number; resultTtlSeconds: number; reason: "expired" | "purged" }): JobTransition {
+  const error: JobError =
+    p.reason === "expired"
+      ? { type: "MessageExpired", message: `The job's message outlived queue ${job.queueName}'s message retention period before the job finished.` }
+      : { type: "QueuePurged", message: `Queue ${job.queueName} was purged before the job finished.` };
+  const status = p.reason === "expired" ? "failed" : "canceled";
+  // No message effect: the caller is deleting the message.
+  return { job: { ...finish({ ...job, error }, status, p.nowMs, p.resultTtlSeconds), messageSeq: undefined }, events: [status === "failed" ? "job.failed" : "job.canceled"], message: { kind: "none" } };
+}
+
 /** Queued → canceled at once; running → cancel requested (the worker sees it on its next heartbeat). */
 export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSeconds: number }): JobTransition {
   switch (job.status) {

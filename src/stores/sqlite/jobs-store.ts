@@ -9,7 +9,7 @@ import type { MessageContentCache } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { SluiceError, fail } from "../../core/errors.js";
-import type { JobQueueSettings } from "../../core/jobs/job-settings.js";
+import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
 import type {
   IdempotencyClaim,
   JobAck,
@@ -32,6 +32,7 @@ import {
   expiryTransition,
   failTransition,
   heartbeatTransition,
+  messageLostTransition,
   releaseTransition,
   jobFromMessage,
   leaseTransition,
@@ -101,6 +102,12 @@ export class SqliteJobStore implements JobStore {
            (SELECT queue_id, key FROM job_idempotency_keys WHERE expires_at_ms <= ? ${boundLimit()})`,
       ),
       settingsGet: db.prepare<[number], string>("SELECT settings FROM job_queue_settings WHERE queue_id = ?").pluck(),
+      // Live jobs of the queue's messages sent before a time (jobs.id is the message id, and indexed).
+      liveJobsOfMessages: db
+        .prepare<[number, number], unknown[]>(
+          `SELECT ${selectJob} FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = ? AND sent_at_ms < ?) AND status IN ('queued', 'running')`,
+        )
+        .raw(),
       settingsPut: db.prepare(
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES (?, ?, ?)
          ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
@@ -281,6 +288,19 @@ export class SqliteJobStore implements JobStore {
 
   async webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
     return this.outbox.listForJob(p.jobId);
+  }
+
+  /**
+   * Inside a write, just before the caller deletes the queue's messages sent before
+   * `beforeSentAtMs` (retention, or a purge): their live jobs end (messageLostTransition), their
+   * webhooks queued in the same write.
+   */
+  endJobsOfMessages(p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): JobChange[] {
+    const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs);
+    if (rows.length === 0) return [];
+    const stored = this.sql.settingsGet.get(p.queueId);
+    const resultTtlSeconds = stored ? (JSON.parse(stored) as JobQueueSettings).resultTtlSeconds : defaultJobQueueSettings.resultTtlSeconds;
+    return rows.map((values) => this.apply(messageLostTransition(toJob(jobRowOf(values)), { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), p.nowMs));
   }
 
   /** A job by id (its row read as an array: job-rows.ts). */

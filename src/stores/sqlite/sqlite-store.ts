@@ -320,15 +320,17 @@ export class SqliteStore implements Store {
     return this.sql.messageNextVisible.get(p.queueId, p.nowMs) ?? undefined;
   }
 
-  async messagePurge(p: { queueId: number }): Promise<number> {
+  async messagePurge(p: { queueId: number; nowMs: number }): Promise<number> {
     return this.writes.run(() => {
+      this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
       this.messageCache.clear();
       return this.sql.messagesDeleteAll.run(p.queueId).changes;
     });
   }
 
-  async messageExpire(p: { queueId: number; minSentAtMs: number }): Promise<number> {
+  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<number> {
     return this.writes.run(() => {
+      this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
       const expired = this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes;
       if (expired > 0) this.messageCache.clear();
       return expired;

@@ -173,7 +173,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
   test("fair: once a queue's groups are gone, receives are in plain priority order again", async () => {
     const id = await makeQueue("fair");
     await store().messageSend({ queueId: id, messages: [newMessage({ body: "g", groupId: "A" })] });
-    await store().messagePurge({ queueId: id });
+    await store().messagePurge({ queueId: id, nowMs: T0 });
     await store().messageSend({ queueId: id, messages: [newMessage({ body: "p0", priority: 0 }), newMessage({ body: "p9", priority: 9 })] });
     expect(await bodies(id, 10)).toEqual(["p9", "p0"]);
   });

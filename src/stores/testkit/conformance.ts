@@ -280,15 +280,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messagePurge and messageExpire delete what they should", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
-      expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50 })).toBe(1);
-      expect(await store.messagePurge({ queueId: id })).toBe(2);
+      expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50, nowMs: T0 })).toBe(1);
+      expect(await store.messagePurge({ queueId: id, nowMs: T0 })).toBe(2);
       expect(await receive(id, 10)).toEqual([]);
     });
 
     test("seqs are never reused after deletes", async () => {
       const id = await makeQueue();
       const [a] = await store.messageSend({ queueId: id, messages: [newMessage()] });
-      await store.messagePurge({ queueId: id });
+      await store.messagePurge({ queueId: id, nowMs: T0 });
       const [b] = await store.messageSend({ queueId: id, messages: [newMessage()] });
       expect(b!.seq).toBeGreaterThan(a!.seq);
     });
