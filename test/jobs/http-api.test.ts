@@ -144,6 +144,7 @@ describe("jobs API: workers", () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
     const res = await within(5_000, polling, "long-polling lease");
     expect(res.body.jobs.map((j: { id: string }) => j.id)).toEqual([job.id]);
+    expect([job.status, job.attempt]).toEqual(["running", 1]); // the submit's answer: as the job is after its write
   });
 
   it("cancel: queued at once; running via cancelRequested on the next heartbeat, then canceled", async () => {

@@ -194,9 +194,11 @@ export class JobService {
       return { job: result.job, replayed: true };
     }
     // Unless the lease in this write took the job, someone else should come for it.
-    if (!lease?.leased.some((j) => j.id === id)) this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
+    const taken = lease?.changes.find((c) => c.job.id === id)?.job;
+    if (!taken) this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
     this.publish({ job: result.job, events: ["job.queued"] });
-    return { job: result.job, replayed: false };
+    // Answered as it is after the write: already running when a waiting worker took it.
+    return { job: taken ?? result.job, replayed: false };
   }
 
   async get(id: string): Promise<JobRecord> {
