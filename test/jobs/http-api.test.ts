@@ -2,6 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { routeSpecs } from "../../src/protocols/jobs/route-specs.js";
 import { within } from "../support/wait.js";
+import { once } from "node:events";
+import net from "node:net";
 import { AjvCompiler } from "@fastify/ajv-compiler";
 import { type Json, type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
 
@@ -304,6 +306,24 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("/v1/queues/{queue}", "get", 200, s.api("GET", "/v1/queues/oa"));
     await check("/v1/queues/{queue}/jobs", "get", 200, s.api("GET", "/v1/queues/oa/jobs"));
     await check("/v1/jobs/{id}", "get", 404, s.api("GET", "/v1/jobs/nope"));
+  });
+
+  it("an SSE subscriber that stops reading is cut off once its backlog passes the cap, not buffered without bound", async () => {
+    const socket = net.connect(Number(new URL(s.url).port), "127.0.0.1");
+    await once(socket, "connect");
+    socket.write("GET /v1/events?queue=flood HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n");
+    await once(socket, "data"); // the headers and ": connected": subscribed
+    socket.pause(); // and never read again
+    const closed = once(socket, "close");
+    let received = 0;
+    // Each submit sends a job.queued event carrying its 512 KiB input: 40 MiB, well past the cap
+    // plus what the kernel's socket buffers hold.
+    const input = "x".repeat(512 * 1024);
+    for (let i = 0; i < 80; i++) await s.api("POST", "/v1/queues/flood/jobs", { input });
+    socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    socket.resume(); // what was sent before the cut-off, then the end of the stream
+    await within(10_000, closed, "the server closing the stalled stream");
+    expect(received).toBeLessThan(40 * 1024 * 1024);
   });
 
   it("/openapi.json (OpenAPI 3.1) lists every route the server serves", async () => {

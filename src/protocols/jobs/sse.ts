@@ -28,6 +28,9 @@ export function sseHeaders(): Record<string, string> {
   };
 }
 
+/** What a stream may hold unsent before its subscriber is cut off (see send). */
+export const sseMaxBufferedBytes = 8 * 1024 * 1024;
+
 function frame(event: JobEvent, id: number): string {
   return `id: ${id}\nevent: ${event.type}\n${dataLines(eventJson(event))}\n`;
 }
@@ -63,6 +66,10 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: J
     deps.shutdownSignal.removeEventListener("abort", end);
     res.end();
   };
+  const destroy = (): void => {
+    end();
+    res.destroy();
+  };
   const send = (event: JobEvent, id: number): void => {
     if (ended) return;
     if (buffered) {
@@ -70,6 +77,9 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: J
       return;
     }
     res.write(frame(event, id));
+    // A subscriber that doesn't read (or reads slower than a busy queue's events come) would
+    // otherwise grow this response's buffer without bound: it is cut off, and may reconnect.
+    if (res.writableLength > sseMaxBufferedBytes) return destroy();
     if (filter.jobId !== undefined && isTerminal(event.job.status)) end();
   };
   const unsubscribe = deps.jobs.events.subscribe(filter, send);
