@@ -54,6 +54,8 @@ describe("jobs API: submit and idempotency", () => {
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe("IdempotencyKeyReused");
     expect((await s.api("GET", "/v1/queues/q")).body.queue.stats.jobs.queued).toBe(1);
+    const escaped = await s.api("POST", "/v1/queues/q/jobs", body, { "Idempotency-Key": '"a\\"b"' });
+    expect([escaped.status, escaped.body.job.idempotencyKey]).toEqual([201, 'a"b']);
   });
 
   it("rejects bad requests with ValidationFailed and a specific message, writing nothing", async () => {
@@ -63,6 +65,7 @@ describe("jobs API: submit and idempotency", () => {
       [{ priority: 1 }, {}, 400, /input/],
       [{ input: 1, webhook: { url: "https://x.example", events: ["job.progress"] } }, {}, 400, /events/],
       [{ input: 1 }, { "Idempotency-Key": "" }, 400, /idempotency-key/i],
+      [{ input: 1 }, { "Idempotency-Key": '"a"b"' }, 400, /structured-field string/], // an unescaped quote inside
       ["not json", {}, 400, /JSON|json/],
       // JSON bodies are not coerced: a string, an array, a boolean or null of the wrong type is refused.
       [{ input: 1, priority: "7" }, {}, 400, /priority must be integer/],

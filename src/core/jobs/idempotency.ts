@@ -23,6 +23,8 @@ export function requestFingerprint(body: unknown): string {
 }
 
 const keyPattern = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+/** The inside of an RFC 8941 string: printable ASCII, with `"` and `\` only as escapes `\"`, `\\`. */
+const sfStringContent = /^(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*$/;
 
 /**
  * The header's value as a key. The draft defines it as a structured-field string (`"abc"`);
@@ -30,7 +32,12 @@ const keyPattern = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
  */
 export function parseIdempotencyKey(header: string): string {
   let key = header.trim();
-  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) key = key.slice(1, -1).replace(/\\(["\\])/g, "$1");
+  if (key.length >= 2 && key.startsWith('"') && key.endsWith('"')) {
+    const inner = key.slice(1, -1);
+    // An sf-string: a quote or backslash inside must be escaped (`"a"b"` is no string at all).
+    if (!sfStringContent.test(inner)) fail("ValidationFailed", 'Idempotency-Key in quotes must be a structured-field string: escape " and \\ inside it with \\.');
+    key = inner.replace(/\\(["\\])/g, "$1");
+  }
   if (key.length < 1 || key.length > limits.jobs.idempotencyKeyMaxLength || !keyPattern.test(key)) {
     fail("ValidationFailed", `Idempotency-Key must be 1–${limits.jobs.idempotencyKeyMaxLength} printable ASCII characters.`);
   }
