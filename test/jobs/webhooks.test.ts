@@ -2,6 +2,7 @@
  * Webhooks end to end: a real HTTP receiver on 127.0.0.1 verifies every delivery with the
  * `standardwebhooks` package; retries follow the injected clock; the outbox survives a restart.
  */
+import { getEventListeners } from "node:events";
 import { type IncomingHttpHeaders, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
@@ -17,8 +18,8 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-/** Answers each delivery with the next status of `statuses` (the last one repeats). */
-async function startReceiver(statuses: number[] = [200]): Promise<Receiver> {
+/** Answers each delivery with the next status of `statuses` (the last one repeats); "hang" never answers. */
+async function startReceiver(statuses: Array<number | "hang"> = [200]): Promise<Receiver> {
   const received: Receiver["received"] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -26,7 +27,9 @@ async function startReceiver(statuses: number[] = [200]): Promise<Receiver> {
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
       received.push({ headers: req.headers, body });
-      res.statusCode = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      const answer = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      if (answer === "hang") return;
+      res.statusCode = answer;
       res.end();
     });
   });
@@ -34,7 +37,10 @@ async function startReceiver(statuses: number[] = [200]): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/sluice`,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
@@ -143,4 +149,33 @@ describe("webhooks", () => {
     expect(receiver.received).toHaveLength(0);
     expect([isPublicAddress("8.8.8.8"), isPublicAddress("2606:4700::1111"), isPublicAddress("::ffff:127.0.0.1"), isPublicAddress("100.64.0.1"), isPublicAddress("fd00::1")]).toEqual([true, true, false, false, false]);
   });
+
+  it("an attempt leaves no listener on the server-lifetime shutdown signal, and shutdown still cuts one in flight", async () => {
+    const ok = await startReceiver([200, 500]);
+    const hanging = await startReceiver(["hang"]);
+    open.push(ok, hanging);
+    const stopping = new AbortController();
+    const attempt = (url: string) => postWebhook({ url, body: "{}", headers: {}, timeoutMs: 5_000, policy: { allowPrivate: true }, signal: stopping.signal });
+    const outcomes = [await attempt(ok.url), await attempt(ok.url), await attempt(`http://127.0.0.1:${await closedPort()}/x`)];
+    expect(outcomes.map((o) => o.statusCode ?? o.error)).toEqual([200, 500, expect.stringMatching(/ECONNREFUSED/)]);
+    // One listener left per attempt was a leak (each held its request) and, past ten, a MaxListenersExceededWarning.
+    expect(getEventListeners(stopping.signal, "abort")).toHaveLength(0);
+    const inFlight = attempt(hanging.url);
+    await waitFor(() => hanging.received.length === 1, { what: "the hanging receiver reached" });
+    expect(getEventListeners(stopping.signal, "abort")).toHaveLength(1);
+    stopping.abort();
+    expect(await inFlight).toMatchObject({ delivered: false, error: expect.stringMatching(/shutting down/) });
+    // Once stopping, nothing more is sent.
+    expect(await attempt(ok.url)).toMatchObject({ delivered: false, error: expect.stringMatching(/shutting down/) });
+    expect(ok.received).toHaveLength(2);
+  });
 });
+
+/** A port nothing listens on: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

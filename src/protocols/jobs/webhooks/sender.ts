@@ -15,6 +15,7 @@ export interface SendOutcome {
 
 const userAgent = "Sluice-Webhooks/1";
 const errorTextMaxLength = 500;
+const abortedError = "aborted: the server is shutting down";
 
 export function postWebhook(p: { url: string; body: string; headers: Record<string, string>; timeoutMs: number; policy: WebhookUrlPolicy; signal?: AbortSignal }): Promise<SendOutcome> {
   let url: URL;
@@ -24,6 +25,8 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
     return Promise.resolve({ delivered: false, error: "invalid URL" });
   }
   if (literalHostRefused(url, p.policy)) return Promise.resolve({ delivered: false, error: `refused: ${url.hostname} is a non-public address` });
+  // An already-aborted signal never fires `abort`, so it is checked here instead.
+  if (p.signal?.aborted) return Promise.resolve({ delivered: false, error: abortedError });
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise<SendOutcome>((resolve) => {
     let settled = false;
@@ -31,7 +34,13 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      // The signal lives as long as the server: a listener left on it would keep this request
+      // (and its socket) reachable after the attempt, one more with every delivery.
+      p.signal?.removeEventListener("abort", onAbort);
       resolve(outcome);
+    };
+    const onAbort = (): void => {
+      req.destroy(new Error(abortedError));
     };
     const req = send(
       url,
@@ -55,8 +64,8 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
     const timer = setTimeout(() => {
       req.destroy(new Error(`timed out after ${p.timeoutMs} ms`));
     }, p.timeoutMs);
-    p.signal?.addEventListener("abort", () => req.destroy(new Error("aborted: the server is shutting down")), { once: true });
     req.on("error", (err) => settle({ delivered: false, error: err.message.slice(0, errorTextMaxLength) }));
+    p.signal?.addEventListener("abort", onAbort, { once: true });
     req.end(p.body);
   });
 }
