@@ -169,6 +169,20 @@ describe("webhooks", () => {
     expect(await attempt(ok.url)).toMatchObject({ delivered: false, error: expect.stringMatching(/shutting down/) });
     expect(ok.received).toHaveLength(2);
   });
+
+  it("a receiver that hangs holds one delivery slot, not every other webhook on the server", async () => {
+    const hanging = await startReceiver(["hang"]);
+    const healthy = await startReceiver();
+    const s = await startJobsServer();
+    open.push(hanging, healthy, s);
+    await runJobToSuccess(s, "slow-tenant", { url: hanging.url });
+    await waitFor(() => hanging.received.length === 1, { what: "the hanging receiver reached" });
+    // That attempt runs to its 10 s limit; the next job's delivery must not wait for it.
+    const id = await runJobToSuccess(s, "other-tenant", { url: healthy.url });
+    await waitFor(() => healthy.received.length === 1, { timeoutMs: 5_000, what: "the healthy receiver's delivery while the other hangs" });
+    expect(verify(healthy.received[0]!)).toMatchObject({ type: "job.succeeded", data: { id } });
+    expect(hanging.received).toHaveLength(1);
+  });
 });
 
 /** A port nothing listens on: connecting to it is refused. */

@@ -27,14 +27,27 @@ export interface WebhookDispatcherDeps {
 
 /** Even with nothing due, look again this often (rows another node wrote, a clock jump). */
 const idleRecheckMs = 30_000;
+/** After a failed claim, wait at least this long: a broken database is not retried in a hot loop. */
+const claimErrorBackoffMs = 1_000;
 
+/**
+ * Up to `concurrency` deliveries are in flight at once, and each slot is refilled as soon as it
+ * frees (or a kick arrives): a receiver that hangs until the attempt's time limit holds one slot,
+ * never the deliveries to everyone else.
+ */
 export class WebhookDispatcher {
   private readonly key: Buffer;
   private readonly send: typeof postWebhook;
   private readonly concurrency: number;
   private timer: TimerHandle | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** One claim at a time, so two never count the same free slots. */
+  private claiming: Promise<void> | undefined;
+  /** Something may be due and unclaimed: a kick or timer came, or the last claim filled every slot it asked for. */
+  private maybeDue = false;
+  private claimFailed = false;
+  /** Bumped whenever a claim starts or a timer is looked up: a stale lookup must not set a timer. */
+  private scheduleGeneration = 0;
   private stopped = false;
   /** Cuts in-flight attempts at stop: unrecorded, their claim lapses and they are retried after a restart. */
   private readonly stopping = new AbortController();
@@ -53,31 +66,16 @@ export class WebhookDispatcher {
     this.kick();
   }
 
-  /** Runs a pass now (or right after the one in progress). */
+  /** Claims what is due now, into the free slots (or as soon as the claim in progress ends). */
   kick(): void {
     if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.timer?.cancel();
-    this.timer = undefined;
-    this.running = this.pass()
-      .catch(this.deps.onError)
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        } else {
-          void this.scheduleNext().catch(this.deps.onError);
-        }
-      });
+    this.maybeDue = true;
+    this.pump();
   }
 
-  /** Waits for the pass in progress: for tests that need every due delivery attempted. */
+  /** Waits until no claim and no delivery is in progress: for tests that need every due delivery attempted. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.claiming || this.inFlight.size > 0) await Promise.all([this.claiming, ...this.inFlight]);
   }
 
   async stop(): Promise<void> {
@@ -85,14 +83,50 @@ export class WebhookDispatcher {
     this.unsubscribe();
     this.timer?.cancel();
     this.stopping.abort();
-    await this.running;
+    await this.idle();
   }
 
-  private async pass(): Promise<void> {
-    for (;;) {
-      const due = await this.deps.jobs.claimWebhookDeliveries(this.concurrency);
-      await Promise.all(due.map((d) => this.deliver(d)));
-      if (due.length < this.concurrency || this.stopped) return;
+  /** Runs whenever something changed: a kick, a claim ended, a delivery settled. */
+  private pump(): void {
+    if (this.stopped || this.claiming) return;
+    if (!this.maybeDue) {
+      // Nothing known to be due: a retry coming due is the timer's to catch.
+      this.scheduleNext();
+      return;
+    }
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return; // the next delivery to settle pumps again
+    this.maybeDue = false;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.scheduleGeneration++;
+    this.claiming = this.claim(free).finally(() => {
+      this.claiming = undefined;
+      this.pump();
+    });
+  }
+
+  private async claim(limit: number): Promise<void> {
+    let due: WebhookDelivery[];
+    try {
+      due = await this.deps.jobs.claimWebhookDeliveries(limit);
+    } catch (err) {
+      this.claimFailed = true;
+      this.deps.onError(err);
+      return;
+    }
+    // Stopped meanwhile: leave them claimed; the claim lapses and a restart retries them.
+    if (this.stopped) return;
+    // A full answer may have left more behind.
+    if (due.length === limit) this.maybeDue = true;
+    for (const d of due) {
+      const attempt: Promise<void> = this.deliver(d)
+        .catch(this.deps.onError)
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.pump();
+        });
+      this.inFlight.add(attempt);
     }
   }
 
@@ -116,12 +150,15 @@ export class WebhookDispatcher {
     await this.deps.jobs.recordWebhookAttempt(d, outcome);
   }
 
-  private async scheduleNext(): Promise<void> {
-    if (this.stopped || this.running) return;
-    const nextDueAtMs = await this.deps.jobs.nextWebhookDueAtMs();
-    if (this.stopped || this.running) return;
-    const delayMs = nextDueAtMs === undefined ? idleRecheckMs : Math.min(idleRecheckMs, Math.max(0, nextDueAtMs - this.deps.clock.nowMs()));
-    this.timer?.cancel();
-    this.timer = this.deps.clock.setTimer(delayMs, () => this.kick());
+  private scheduleNext(): void {
+    const generation = ++this.scheduleGeneration;
+    const minDelayMs = this.claimFailed ? claimErrorBackoffMs : 0;
+    this.claimFailed = false;
+    this.deps.jobs.nextWebhookDueAtMs().then((nextDueAtMs) => {
+      if (this.stopped || generation !== this.scheduleGeneration) return;
+      const dueInMs = nextDueAtMs === undefined ? idleRecheckMs : Math.min(idleRecheckMs, Math.max(0, nextDueAtMs - this.deps.clock.nowMs()));
+      this.timer?.cancel();
+      this.timer = this.deps.clock.setTimer(Math.max(minDelayMs, dueInMs), () => this.kick());
+    }, this.deps.onError);
   }
 }
