@@ -2,13 +2,16 @@
  * Webhooks end to end: a real HTTP receiver on 127.0.0.1 verifies every delivery with the
  * `standardwebhooks` package; retries follow the injected clock; the outbox survives a restart.
  */
+import Database from "better-sqlite3";
 import { getEventListeners } from "node:events";
 import { type IncomingHttpHeaders, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../../src/protocols/jobs/webhooks/sender.js";
 import { isPublicAddress } from "../../src/protocols/jobs/webhooks/url-policy.js";
+import { removeTempDir } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 import { type Json, type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
 
@@ -182,6 +185,35 @@ describe("webhooks", () => {
     await waitFor(() => healthy.received.length === 1, { timeoutMs: 5_000, what: "the healthy receiver's delivery while the other hangs" });
     expect(verify(healthy.received[0]!)).toMatchObject({ type: "job.succeeded", data: { id } });
     expect(hanging.received).toHaveLength(1);
+  });
+
+  it("deleting the job queue (SQS DeleteQueue) keeps its pending deliveries: they still go out, then leave the outbox", async () => {
+    const receiver = await startReceiver([503, 200]);
+    const s = await startJobsServer();
+    open.push(receiver);
+    const id = await runJobToSuccess(s, "doomed", { url: receiver.url });
+    await waitFor(async () => (await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0].attempts === 1, { what: "first attempt recorded" });
+    const sqsJson = { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.DeleteQueue" };
+    expect((await s.api("POST", "/", JSON.stringify({ QueueUrl: `${s.url}/000000000000/doomed` }), sqsJson)).status).toBe(200);
+    expect((await s.api("GET", `/v1/jobs/${id}`)).status).toBe(404);
+    await waitFor(
+      () => {
+        s.clock.advance(1_000);
+        return receiver.received.length === 2;
+      },
+      { what: "the retry after the queue was deleted" },
+    );
+    expect(verify(receiver.received[1]!)).toMatchObject({ type: "job.succeeded", data: { id, status: "succeeded", output: { label: "positive" } } });
+    expect(receiver.received[1]!.headers["webhook-id"]).toBe(receiver.received[0]!.headers["webhook-id"]);
+    // Delivered, with its job gone, nothing can read the row any more: it must not linger.
+    await s.stop({ keepDataDir: true });
+    const db = new Database(join(s.dataDir, "sluice.db"), { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+      await removeTempDir(s.dataDir);
+    }
   });
 });
 

@@ -2,6 +2,8 @@
  * The webhook outbox in SQLite. Rows are inserted by job transitions (inside their transaction);
  * the dispatcher claims due rows — pushing their next attempt ahead, so a crash mid-delivery
  * retries later and two dispatchers never send the same row at once — and records each attempt.
+ * A row holds its own snapshot of the job, so it is delivered even when its job was deleted
+ * meanwhile (with its queue): pending rows outlive their job (migration 011).
  */
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
@@ -65,6 +67,11 @@ export class SqliteWebhookOutbox {
            last_error = @error, status = @status, next_attempt_at_ms = @nextAttemptAtMs, delivered_at_ms = @deliveredAtMs
          WHERE id = @id AND status = 'pending'`,
       ),
+      // A row outlives its job (migration 011) only to be delivered: once finished, nothing can
+      // read it any more (GET /v1/jobs/{id} is a 404), so it goes.
+      dropIfJobGone: db.prepare<[string]>(
+        "DELETE FROM webhook_outbox WHERE id = ? AND status <> 'pending' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = webhook_outbox.job_id)",
+      ),
       byJob: db.prepare<[string], OutboxRow>("SELECT * FROM webhook_outbox WHERE job_id = ? ORDER BY seq"),
     };
   }
@@ -97,6 +104,7 @@ export class SqliteWebhookOutbox {
       nextAttemptAtMs: status === "pending" ? p.nextAttemptAtMs! : null,
       deliveredAtMs: p.delivered ? p.nowMs : null,
     });
+    if (status !== "pending") this.sql.dropIfJobGone.run(p.id);
   }
 
   listForJob(jobId: string): WebhookDelivery[] {
