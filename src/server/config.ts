@@ -2,6 +2,8 @@
  * Server configuration: defaults per DESIGN.md, then environment variables, then flags (later
  * layers win). Validated in one place, with errors a person can act on.
  */
+import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
+
 export type StoreKind = "sqlite" | "postgres";
 
 export interface ServerConfig {
@@ -142,7 +144,14 @@ export function validateServerConfig(config: ServerConfig): void {
   if (config.host.length === 0) throw new ConfigError("host must not be empty.");
   if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);
   if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(config.region)) throw new ConfigError(`region must look like us-east-1, got "${config.region}".`);
-  if (config.webhookSecret !== undefined && !config.webhookSecret.startsWith("whsec_")) throw new ConfigError("webhook secret must start with whsec_.");
+  if (config.webhookSecret !== undefined) {
+    const problem = webhookSecretProblem(config.webhookSecret);
+    if (problem !== undefined) {
+      throw new ConfigError(
+        `--webhook-secret (${envVarNames.webhookSecret}) is not a usable Standard Webhooks secret: ${problem}. Generate one with: echo "whsec_$(openssl rand -base64 32)"`,
+      );
+    }
+  }
   if (!Number.isInteger(config.idempotencyKeyTtlSeconds) || config.idempotencyKeyTtlSeconds < 60 || config.idempotencyKeyTtlSeconds > 30 * 86_400) {
     throw new ConfigError(`idempotency key TTL must be 60 to ${30 * 86_400} seconds, got ${config.idempotencyKeyTtlSeconds}.`);
   }

@@ -12,6 +12,7 @@ import { JobService } from "../core/jobs/job-service.js";
 import { QueueService } from "../core/queue-service.js";
 import type { Store } from "../core/store.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
+import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
@@ -60,11 +61,14 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const config = resolveServerConfig(opts);
   const clock = opts.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
+  // Before the store opens: a secret no receiver could verify stops the start with nothing to undo.
+  const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir }).catch((err: unknown) => {
+    throw err instanceof WebhookSecretError ? new ConfigError(err.message) : err;
+  });
   const store = await openStore(config);
   const ids = opts.ids ?? cryptoIdSource();
   const queues = new QueueService({ store, clock, ids, senderId: config.accountId });
   const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
-  const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir });
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
   const app = buildApp({
