@@ -72,6 +72,14 @@ describe("HttpClient", () => {
     expect(fetch.calls).toHaveLength(1);
   });
 
+  it("rejects with an already-aborted signal's reason and sends nothing", async () => {
+    const fetch = scripted([json(200, { ok: 1 })]);
+    const http = new HttpClient({ url: "http://x", fetch, timers: instantTimers() });
+    const reason = new Error("caller gave up");
+    await expect(http.request("GET", "/y", { signal: AbortSignal.abort(reason), maxAttempts: 3 })).rejects.toBe(reason);
+    expect(fetch.calls).toHaveLength(0);
+  });
+
   it("sends JSON with the bearer token, and maps a non-JSON error page to Http<status>", async () => {
     const fetch = scripted([new Response("<html>bad gateway</html>", { status: 400 })]);
     const http = new HttpClient({ url: "http://x", token: "t0k", fetch, timers: instantTimers() });

@@ -54,6 +54,8 @@ export class HttpClient {
   }
 
   async request<T>(method: string, path: string, ro: RequestOptions = {}): Promise<HttpResponse<T>> {
+    // An already-aborted signal never fires its abort event: without this the request would go out.
+    ro.signal?.throwIfAborted();
     const maxAttempts = ro.maxAttempts ?? 1;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -14,6 +14,7 @@ export const longPollGraceMs = 30_000;
 export interface WaitOptions {
   /** Give up (JobWaitTimeoutError) after this long; wait forever when omitted. */
   timeoutMs?: number;
+  /** Aborting it — or passing one already aborted — rejects the wait with the signal's reason. */
   signal?: AbortSignal;
 }
 
@@ -63,6 +64,8 @@ export class JobsClient {
     const { timers } = this.ctx;
     const deadlineMs = opts.timeoutMs === undefined ? Infinity : timers.nowMs() + opts.timeoutMs;
     for (;;) {
+      // Checked on every slice: a signal aborted before its listener is added never fires it.
+      opts.signal?.throwIfAborted();
       const remainingMs = deadlineMs - timers.nowMs();
       if (remainingMs <= 0) {
         const last = await this.get<I, O>(id, { signal: opts.signal });

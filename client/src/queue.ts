@@ -46,6 +46,8 @@ export class QueueClient {
    */
   async run<I = JsonValue, O = JsonValue>(input: I, opts: RunOptions = {}): Promise<Job<I, O>> {
     const { timeoutMs, signal, ...submitOptions } = opts;
+    // Before the submit: a caller who already gave up must not create a job.
+    signal?.throwIfAborted();
     const { timers } = this.ctx;
     const deadlineMs = timeoutMs === undefined ? Infinity : timers.nowMs() + timeoutMs;
     // Whole seconds only, rounded down: the server's hold must never outlast our deadline.
