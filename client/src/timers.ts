@@ -8,10 +8,21 @@ export interface Timers {
   schedule(delayMs: number, fn: () => void): () => void;
 }
 
+/** setTimeout's longest delay: a longer one (a 30-day wait) fires after 1 ms instead. */
+const maxTimeoutDelayMs = 2 ** 31 - 1;
+
 export const systemTimers: Timers = {
   nowMs: () => Date.now(),
   schedule(delayMs, fn) {
-    const handle = setTimeout(fn, Math.max(0, delayMs));
+    // Longer delays go in steps of at most maxTimeoutDelayMs, re-armed until the full delay has passed.
+    let leftMs = Math.max(0, delayMs);
+    let handle: ReturnType<typeof setTimeout>;
+    const arm = (): void => {
+      const stepMs = Math.min(leftMs, maxTimeoutDelayMs);
+      leftMs -= stepMs;
+      handle = setTimeout(leftMs > 0 ? arm : fn, stepMs);
+    };
+    arm();
     return () => clearTimeout(handle);
   },
 };
