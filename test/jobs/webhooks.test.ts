@@ -21,8 +21,10 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-/** Answers each delivery with the next status of `statuses` (the last one repeats); "hang" never answers. */
-async function startReceiver(statuses: Array<number | "hang"> = [200]): Promise<Receiver> {
+type Answer = number | "hang" | { status: number; headers: Record<string, string> };
+
+/** Answers each delivery with the next of `statuses` (the last one repeats); "hang" never answers. */
+async function startReceiver(statuses: Answer[] = [200]): Promise<Receiver> {
   const received: Receiver["received"] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -32,7 +34,8 @@ async function startReceiver(statuses: Array<number | "hang"> = [200]): Promise<
       received.push({ headers: req.headers, body });
       const answer = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
       if (answer === "hang") return;
-      res.statusCode = answer;
+      if (typeof answer === "number") res.statusCode = answer;
+      else res.writeHead(answer.status, answer.headers);
       res.end();
     });
   });
@@ -119,6 +122,30 @@ describe("webhooks", () => {
     const ids = new Set(receiver.received.map((r) => r.headers["webhook-id"]));
     expect(ids.size).toBe(1); // one event, one id: receivers dedupe on it
     for (const r of receiver.received) expect(verify(r).type).toBe("job.succeeded");
+  });
+
+  it("a 429 with Retry-After is retried no sooner than asked (capped at an hour); a 410 Gone is not retried", async () => {
+    const slow = await startReceiver([{ status: 429, headers: { "retry-after": "600" } }, 200]);
+    const gone = await startReceiver([410]);
+    const s = await startJobsServer();
+    open.push(slow, gone, s);
+    const slowId = await runJobToSuccess(s, "slowdown", { url: slow.url });
+    const goneId = await runJobToSuccess(s, "gone", { url: gone.url });
+    const delivery = (id: string, ready: (d: Json) => boolean) =>
+      waitFor(async () => {
+        const d = (await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0];
+        return ready(d) && d;
+      });
+    const pending = await delivery(slowId, (d) => d.attempts === 1);
+    expect(pending).toMatchObject({ status: "pending", lastStatusCode: 429 });
+    expect(Date.parse(pending.nextAttemptAt) - s.clock.nowMs()).toBe(600_000); // not the 5 s backoff
+    expect(await delivery(goneId, (d) => d.attempts === 1)).toMatchObject({ status: "failed", lastStatusCode: 410, nextAttemptAt: null });
+    s.clock.advance(599_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(slow.received).toHaveLength(1);
+    s.clock.advance(1_000);
+    expect(await delivery(slowId, (d) => d.status === "delivered")).toMatchObject({ attempts: 2 });
+    expect(gone.received).toHaveLength(1);
   });
 
   it("a delivery in backoff when the server restarts is still delivered", async () => {

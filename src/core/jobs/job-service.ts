@@ -529,10 +529,13 @@ export class JobService {
   }
 
   /** Records an attempt; a failed one is retried on core's schedule, or given up after 72 h. */
-  async recordWebhookAttempt(d: WebhookDelivery, outcome: { delivered: boolean; statusCode?: number; error?: string }): Promise<void> {
+  /** `final`: no more attempts (410 Gone); `retryAfterMs`: the receiver's Retry-After. */
+  async recordWebhookAttempt(d: WebhookDelivery, outcome: { delivered: boolean; statusCode?: number; error?: string; retryAfterMs?: number; final?: boolean }): Promise<void> {
     const nowMs = this.clock.nowMs();
-    const nextAttemptAtMs = outcome.delivered ? undefined : nextWebhookAttemptAtMs({ attempts: d.attempts + 1, createdAtMs: d.createdAtMs, nowMs, random: this.random() });
-    await this.store.webhookDeliveryRecord({ id: d.id, nowMs, ...outcome, nextAttemptAtMs });
+    const { retryAfterMs, final, ...attempt } = outcome;
+    const nextAttemptAtMs =
+      outcome.delivered || final ? undefined : nextWebhookAttemptAtMs({ attempts: d.attempts + 1, createdAtMs: d.createdAtMs, nowMs, random: this.random(), retryAfterMs });
+    await this.store.webhookDeliveryRecord({ id: d.id, nowMs, ...attempt, nextAttemptAtMs });
   }
 
   /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */

@@ -14,10 +14,15 @@ export const webhookRetry = {
   attemptTimeoutMs: 10_000,
 } as const;
 
-/** The next attempt after `attempts` failed ones, or undefined when it is time to give up. */
-export function nextWebhookAttemptAtMs(p: { attempts: number; createdAtMs: number; nowMs: number; random: number }): number | undefined {
+/**
+ * The next attempt after `attempts` failed ones, or undefined when it is time to give up. A
+ * receiver's `Retry-After` (`retryAfterMs`) pushes it later, never earlier, by at most the longest
+ * backoff step (an hour): a receiver can slow its deliveries down, not switch them off.
+ */
+export function nextWebhookAttemptAtMs(p: { attempts: number; createdAtMs: number; nowMs: number; random: number; retryAfterMs?: number }): number | undefined {
   const base = Math.min(webhookRetry.maxDelayMs, webhookRetry.firstDelayMs * 2 ** Math.min(Math.max(p.attempts - 1, 0), 30));
   const jitter = 1 + webhookRetry.jitterFraction * (2 * p.random - 1);
-  const next = p.nowMs + Math.round(base * jitter);
+  const backoff = p.nowMs + Math.round(base * jitter);
+  const next = p.retryAfterMs === undefined ? backoff : Math.max(backoff, p.nowMs + Math.min(p.retryAfterMs, webhookRetry.maxDelayMs));
   return next - p.createdAtMs > webhookRetry.giveUpAfterMs ? undefined : next;
 }

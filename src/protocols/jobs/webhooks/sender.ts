@@ -11,6 +11,10 @@ export interface SendOutcome {
   delivered: boolean;
   statusCode?: number;
   error?: string;
+  /** A 429 or 503 with `Retry-After`: the receiver asked for no retry before this long. */
+  retryAfterMs?: number;
+  /** 410 Gone: the receiver says the endpoint is gone for good; not retried. */
+  final?: boolean;
 }
 
 const userAgent = "Sluice-Webhooks/1";
@@ -53,11 +57,7 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
       (res) => {
         // The answer's body is not needed; drain it so the socket closes cleanly.
         res.resume();
-        res.on("end", () => {
-          const statusCode = res.statusCode ?? 0;
-          const delivered = statusCode >= 200 && statusCode < 300;
-          settle(delivered ? { delivered, statusCode } : { delivered, statusCode, error: `HTTP ${statusCode}` });
-        });
+        res.on("end", () => settle(outcomeOf(res.statusCode ?? 0, res.headers["retry-after"])));
         res.on("error", (err) => settle({ delivered: false, statusCode: res.statusCode, error: err.message.slice(0, errorTextMaxLength) }));
       },
     );
@@ -68,4 +68,20 @@ export function postWebhook(p: { url: string; body: string; headers: Record<stri
     p.signal?.addEventListener("abort", onAbort, { once: true });
     req.end(p.body);
   });
+}
+
+/**
+ * What an answer means for the delivery (the Standard Webhooks guidance): 2xx delivered; 410 Gone
+ * final; 429 and 503 honour a `Retry-After` (delta-seconds or an HTTP date); anything else is
+ * retried on the backoff schedule.
+ */
+export function outcomeOf(statusCode: number, retryAfter: string | undefined, nowMs = Date.now()): SendOutcome {
+  if (statusCode >= 200 && statusCode < 300) return { delivered: true, statusCode };
+  if (statusCode === 410) return { delivered: false, statusCode, error: "HTTP 410 Gone: the receiver says this endpoint is gone; not retried", final: true };
+  const outcome: SendOutcome = { delivered: false, statusCode, error: `HTTP ${statusCode}` };
+  if ((statusCode === 429 || statusCode === 503) && retryAfter !== undefined) {
+    const retryAfterMs = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) * 1000 : Date.parse(retryAfter) - nowMs;
+    if (Number.isFinite(retryAfterMs) && retryAfterMs > 0) outcome.retryAfterMs = retryAfterMs;
+  }
+  return outcome;
 }
