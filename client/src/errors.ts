@@ -54,6 +54,21 @@ export function isBatchItemError(value: unknown): value is BatchItemError {
   return typeof value === "object" && value !== null && (value as { [batchItemKey]?: unknown })[batchItemKey] === true;
 }
 
+/** The fail route's limit on a retry delay (12 h, as SQS's visibility timeout). */
+const maxRetryAfterSeconds = 43_200;
+
+/**
+ * A retry delay the server would refuse is refused here, where it is made: sent along, it would
+ * get the job's whole report refused and the handler's error lost.
+ */
+function checkRetryAfter(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > maxRetryAfterSeconds) {
+    throw new RangeError(`retryAfterSeconds must be a whole number of seconds in 0–${maxRetryAfterSeconds}, got ${String(value)} (round it up: Math.ceil)`);
+  }
+  return value;
+}
+
 /** Throw from a handler to fail the job at once: no retry, straight to `failed` (and the DLQ). */
 export class NonRetryableError extends Error {
   override readonly name: string = "NonRetryableError";
@@ -65,7 +80,9 @@ export class NonRetryableError extends Error {
 
 /**
  * Throw from a handler to retry the job after a chosen delay (e.g. a rate limit's Retry-After).
- * Any other error is retried too, after the queue's backoff.
+ * Any other error is retried too, after the queue's backoff. `retryAfterSeconds` must be a whole
+ * number in 0–43200: anything else throws a RangeError here (which, thrown from a handler, is
+ * itself retried after the queue's backoff, with that message as the job's error).
  */
 export class RetryableError extends Error {
   override readonly name: string = "RetryableError";
@@ -73,14 +90,14 @@ export class RetryableError extends Error {
   readonly [directiveKey]: FailureDirective;
   constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
-    this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.retryAfterSeconds = checkRetryAfter(options?.retryAfterSeconds);
     this[directiveKey] = { retryable: true, ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}) };
   }
 }
 
 /**
  * Put one of these in a batch handler's result array, at a job's position, to fail that job
- * alone while the rest of the batch completes.
+ * alone while the rest of the batch completes. `retryAfterSeconds` as for RetryableError.
  */
 export class BatchItemError extends Error {
   override readonly name = "BatchItemError";
@@ -91,7 +108,7 @@ export class BatchItemError extends Error {
   constructor(message: string, options?: { retryable?: boolean; retryAfterSeconds?: number; cause?: unknown }) {
     super(message, options);
     this.retryable = options?.retryable ?? true;
-    this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.retryAfterSeconds = checkRetryAfter(options?.retryAfterSeconds);
     this[directiveKey] = { retryable: this.retryable, ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}) };
   }
 }

@@ -128,6 +128,59 @@ describe("JobLease", () => {
     expect(lease.signal.aborted).toBe(false);
   });
 
+  it("aborts ctx.signal with LeaseLostError once heartbeats have failed past the lease's end (a partition)", async () => {
+    const { timers, calls, lease, errors } = setup(() => ({ status: 503, body: { error: { code: "Unavailable", message: "unreachable" } } }));
+    lease.startHeartbeats();
+    await timers.advance(29_000);
+    expect(lease.signal.aborted).toBe(false);
+    // Failed heartbeats are retried at most 5 s apart (the backoff's cap), so one lands past 30 s.
+    await timers.advance(5_000);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(lease.signal.reason).toMatchObject({ code: "LeaseExpired" });
+    expect(errors.map((e) => e.phase)).toEqual(["heartbeat"]);
+    // No more heartbeats, and no report: the job belongs to the queue again.
+    const sent = calls.length;
+    await timers.advance(60_000);
+    expect(await lease.report({ kind: "complete", output: 1 })).toBeUndefined();
+    expect(calls).toHaveLength(sent);
+  });
+
+  it("fails the job, not retryable, when the server refuses the output as too large (413)", async () => {
+    const { calls, lease, errors } = setup((c) =>
+      c.path.endsWith("/complete") ? { status: 413, body: { error: { code: "MessageTooLong", message: "The output is 2000000 bytes of JSON; at most 1048576 are kept." } } } : { status: 200, body: { job: {} } },
+    );
+    expect(await lease.report({ kind: "complete", output: "big" })).toBe("fail");
+    expect(calls.map((c) => [c.path, c.body])).toEqual([
+      ["/v1/jobs/j1/complete", { leaseId: "L1", output: "big" }],
+      [
+        "/v1/jobs/j1/fail",
+        {
+          leaseId: "L1",
+          error: { message: "the server refused the handler's output: The output is 2000000 bytes of JSON; at most 1048576 are kept.", type: "MessageTooLong" },
+          retryable: false,
+        },
+      ],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("releases through the release route; on a server without it, through fail", async () => {
+    const current = setup(() => ({ status: 200, body: { job: {} } }));
+    expect(await current.lease.release()).toBe(true);
+    expect(current.calls.map((c) => [c.path, c.body])).toEqual([["/v1/jobs/j1/release", { leaseId: "L1" }]]);
+
+    // Fastify's own 404 for an unknown route: not JobNotFound.
+    const old = setup((c) => (c.path.endsWith("/release") ? { status: 404, body: { message: "Route POST:/v1/jobs/j1/release not found", error: "Not Found", statusCode: 404 } } : { status: 200, body: { job: {} } }));
+    expect(await old.lease.release()).toBe(true);
+    expect(old.calls.map((c) => c.path)).toEqual(["/v1/jobs/j1/release", "/v1/jobs/j1/fail"]);
+    expect(old.calls[1]!.body).toMatchObject({ retryable: true, retryAfterSeconds: 0, error: { type: "WorkerShutdown" } });
+
+    const gone = setup(() => ({ status: 404, body: { error: { code: "JobNotFound", message: "no such job" } } }));
+    expect(await gone.lease.release()).toBe(false);
+    expect(gone.calls.map((c) => c.path)).toEqual(["/v1/jobs/j1/release"]);
+    expect(gone.errors.map((e) => e.phase)).toEqual(["release"]);
+  });
+
   it("reports complete and fail to their routes with the lease id", async () => {
     const { calls, lease } = setup(() => ({ status: 200, body: { job: {} } }));
     await lease.report({ kind: "complete", output: { a: 1 } });

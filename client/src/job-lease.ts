@@ -5,7 +5,7 @@
  * outcome (complete / fail / hand back) with retries that outlast a server restart.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
-import { JobCanceledError, LeaseLostError, SluiceApiError } from "./errors.js";
+import { JobCanceledError, LeaseLostError, SluiceApiError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { jobPath } from "./jobs.js";
 import type { Timers } from "./timers.js";
@@ -32,6 +32,9 @@ export interface LeaseDeps {
 /** The outcome a worker reports for one job. */
 export type JobOutcome = { kind: "complete"; output: JsonValue } | { kind: "fail"; failure: Omit<FailRequest, "leaseId"> };
 
+/** What the server confirmed of a report: the job completed, its attempt failed, or nothing (refused, unreachable, lease lost). */
+export type Confirmed = JobOutcome["kind"] | undefined;
+
 /** A report is retried this long past the lease's end at most: later, the lease is surely gone. */
 const reportGraceMs = 15_000;
 
@@ -43,6 +46,7 @@ export class JobLease<I = JsonValue> {
   private heartbeatFailures = 0;
   /** Set once the server told us this lease is no longer ours; nothing more is reported. */
   private lost: LeaseLostError | undefined;
+  private cut = false;
   private readonly heartbeatIntervalMs: number;
   private leaseEndsAtMs: number;
   readonly context: JobContext;
@@ -73,6 +77,21 @@ export class JobLease<I = JsonValue> {
 
   get leaseLost(): boolean {
     return this.lost !== undefined;
+  }
+
+  /** True once close() ran out of time on this job's handler: whatever it returns later is ignored. */
+  get wasCutOff(): boolean {
+    return this.cut;
+  }
+
+  /**
+   * close({ timeoutMs }) ran out: abort the handler's signal and stop extending the lease. The
+   * worker hands the job back at once; the handler, if it ignores the signal, runs on unheard.
+   */
+  cutOff(): void {
+    this.cut = true;
+    this.abort(new WorkerClosingError());
+    this.stopHeartbeats();
   }
 
   /** Aborts ctx.signal with `reason` unless it is aborted already (the first reason wins). */
@@ -122,6 +141,13 @@ export class JobLease<I = JsonValue> {
       if (progress && !this.pendingProgress) this.pendingProgress = progress;
       this.heartbeatFailures++;
       if (this.heartbeatFailures === 1) this.deps.onError(err, { phase: "heartbeat", jobId: this.job.id });
+      // Unheard past the lease's end (a partition): the server has ended the lease — our estimate
+      // of its end is never earlier than the server's — and the job may run elsewhere. The
+      // handler is told now rather than never.
+      if (this.deps.timers.nowMs() >= this.leaseEndsAtMs) {
+        this.markLost("LeaseExpired");
+        return;
+      }
       const delayMs = Math.min(this.heartbeatIntervalMs, backoffDelayMs(this.heartbeatFailures, defaultBackoff, this.deps.random));
       this.scheduleHeartbeat(delayMs);
     }
@@ -133,15 +159,23 @@ export class JobLease<I = JsonValue> {
     this.abort(this.lost);
   }
 
-  /** Reports the outcome; resolves once the server has it (or it can no longer matter). */
-  async report(outcome: JobOutcome): Promise<void> {
+  /**
+   * Reports the outcome; resolves once the server has it (or it can no longer matter) with what
+   * the server confirmed. An output the server refuses as too large fails the job instead: left
+   * unreported, the job would wait out its lease and run again to the same output.
+   */
+  async report(outcome: JobOutcome): Promise<Confirmed> {
     this.stopHeartbeats();
-    if (this.lost) return;
-    if (outcome.kind === "complete") {
-      await this.send("complete", "complete", { leaseId: this.job.leaseId, output: outcome.output });
-    } else {
-      await this.send("fail", "fail", { leaseId: this.job.leaseId, ...outcome.failure });
+    if (this.lost) return undefined;
+    if (outcome.kind === "fail") return (await this.send("fail", "fail", { leaseId: this.job.leaseId, ...outcome.failure })) ? "fail" : undefined;
+    const refused = await this.post("complete", { leaseId: this.job.leaseId, output: outcome.output });
+    if (!refused) return "complete";
+    if (!(refused.error instanceof SluiceApiError && refused.error.status === 413)) {
+      this.deps.onError(refused.error, { phase: "complete", jobId: this.job.id });
+      return undefined;
     }
+    const error = { message: `the server refused the handler's output: ${refused.error.message}`, type: refused.error.code };
+    return (await this.send("fail", "fail", { leaseId: this.job.leaseId, error, retryable: false })) ? "fail" : undefined;
   }
 
   /**
@@ -161,21 +195,40 @@ export class JobLease<I = JsonValue> {
   }
 
   /**
-   * Hands a job that never started back to the queue at once, through the fail route as a
-   * retryable failure with no delay (the API has no separate release; this counts an attempt).
+   * Hands a job that never started back to the queue at once (the release route): queued again,
+   * its attempt given back, so a worker's restarts never use up a job's attempts. Resolves true
+   * once the server has it.
    */
-  async release(): Promise<void> {
+  async release(): Promise<boolean> {
     this.stopHeartbeats();
-    if (this.lost) return;
-    await this.send("fail", "release", {
-      leaseId: this.job.leaseId,
-      error: { message: "worker shut down before starting the job", type: "WorkerShutdown" },
-      retryable: true,
-      retryAfterSeconds: 0,
-    });
+    if (this.lost) return false;
+    const refused = await this.post("release", { leaseId: this.job.leaseId });
+    if (!refused) return true;
+    const err = refused.error;
+    // A server from before the release route answers its generic 404 (not JobNotFound): hand the
+    // job back as a retryable failure with no delay instead, which there counts an attempt.
+    if (err instanceof SluiceApiError && err.status === 404 && err.code !== "JobNotFound") {
+      return this.send("fail", "release", {
+        leaseId: this.job.leaseId,
+        error: { message: "worker shut down before starting the job", type: "WorkerShutdown" },
+        retryable: true,
+        retryAfterSeconds: 0,
+      });
+    }
+    this.deps.onError(err, { phase: "release", jobId: this.job.id });
+    return false;
   }
 
-  private async send(route: "complete" | "fail", phase: WorkerPhase, body: object): Promise<void> {
+  /** post(), with a refusal told to onError; true once the server has it. */
+  private async send(route: "complete" | "fail", phase: WorkerPhase, body: object): Promise<boolean> {
+    const refused = await this.post(route, body);
+    // Not fatal to the worker: the server re-offers the job when the lease ends.
+    if (refused) this.deps.onError(refused.error, { phase, jobId: this.job.id });
+    return !refused;
+  }
+
+  /** POSTs to one of the job's worker routes; resolves with the error it ended on, or undefined once the server has it. */
+  private async post(route: "complete" | "fail" | "release", body: object): Promise<{ error: unknown } | undefined> {
     // Retry transient failures until the lease has surely ended: a server that restarts within
     // that window still gets the result and the inference is not wasted.
     const giveUp = new AbortController();
@@ -184,9 +237,9 @@ export class JobLease<I = JsonValue> {
     );
     try {
       await this.deps.http.request("POST", `${jobPath(this.job.id)}/${route}`, { body, signal: giveUp.signal, maxAttempts: Infinity });
-    } catch (err) {
-      // Not fatal to the worker: the server re-offers the job when the lease ends.
-      this.deps.onError(err, { phase, jobId: this.job.id });
+      return undefined;
+    } catch (error) {
+      return { error };
     } finally {
       cancel();
     }

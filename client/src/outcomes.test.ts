@@ -49,6 +49,26 @@ describe("outcomes", () => {
     expect(outcomeOf({ ok: true, value: { n: 1n } }, live)).toMatchObject({ kind: "fail", failure: { retryable: false } });
   });
 
+  it("fails an output over 1 MiB of JSON at once, counting UTF-8 bytes", () => {
+    expect(outcomeOf({ ok: true, value: "x".repeat(1_048_574) }, live)).toMatchObject({ kind: "complete" });
+    expect(outcomeOf({ ok: true, value: "x".repeat(1_048_575) }, live)).toMatchObject({
+      kind: "fail",
+      failure: { retryable: false, error: { type: "NonRetryableError", message: "handler output is 1048577 bytes of JSON; a job's output is at most 1048576 (1 MiB)" } },
+    });
+    // 400,000 three-byte characters: 1.2 MB of UTF-8 in 400,002 UTF-16 units.
+    expect(outcomeOf({ ok: true, value: "€".repeat(400_000) }, live)).toMatchObject({ kind: "fail", failure: { retryable: false } });
+  });
+
+  it("refuses a retry delay the fail route would refuse when the error is made", () => {
+    for (const bad of [1.5, -1, 43_201, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new RetryableError("x", { retryAfterSeconds: bad })).toThrow(RangeError);
+      expect(() => new BatchItemError("x", { retryAfterSeconds: bad })).toThrow(RangeError);
+    }
+    expect(() => new RetryableError("x", { retryAfterSeconds: 1.5 })).toThrow("retryAfterSeconds must be a whole number of seconds in 0–43200, got 1.5");
+    expect(new RetryableError("x", { retryAfterSeconds: 0 }).retryAfterSeconds).toBe(0);
+    expect(new BatchItemError("x", { retryAfterSeconds: 43_200 }).retryAfterSeconds).toBe(43_200);
+  });
+
   it("maps a batch result position by position, failing items one by one", () => {
     const outcomes = outcomesOfBatch({ ok: true, value: [1, new BatchItemError("nope", { retryable: false }), new BatchItemError("later")] }, [live, live, live]);
     expect(outcomes).toEqual([

@@ -15,6 +15,8 @@ interface LeaseView {
 /** Limits of the fail route's error fields (docs/jobs-api.md). */
 const maxErrorMessageChars = 8192;
 const maxErrorTypeChars = 256;
+/** The complete route keeps at most this many bytes of output JSON (docs/jobs-api.md: 1 MiB). */
+export const maxOutputBytes = 1_048_576;
 
 export function outcomeOf<O>(result: HandlerResult<O>, lease: LeaseView): JobOutcome {
   if (wasCanceled(lease)) return canceled(lease);
@@ -55,12 +57,19 @@ function batchOutcomes<O>(result: HandlerResult<unknown>, leases: readonly Lease
 
 function completeWith(value: unknown): JobOutcome {
   const output = value === undefined ? null : value;
+  let json: string | undefined;
   try {
     // The server stores JSON: catch a BigInt or a cycle here, as the job's own failure.
-    JSON.stringify(output);
+    json = JSON.stringify(output) as string | undefined; // undefined for a function: sent as no output (null)
   } catch (err) {
     return fail(new NonRetryableError(`handler output is not JSON-serializable: ${(err as Error).message}`), false, undefined);
   }
+  // Over the limit the server refuses the report, and would re-offer the job when the lease runs
+  // out only to refuse it again: the same output every attempt. Failed now, with the reason.
+  // UTF-8 takes at most 3 bytes per UTF-16 unit, so only a long string needs encoding to know.
+  const units = json?.length ?? 0;
+  const bytes = units * 3 <= maxOutputBytes ? units : new TextEncoder().encode(json).length;
+  if (bytes > maxOutputBytes) return fail(new NonRetryableError(`handler output is ${bytes} bytes of JSON; a job's output is at most ${maxOutputBytes} (1 MiB)`), false, undefined);
   return { kind: "complete", output: output as JsonValue };
 }
 

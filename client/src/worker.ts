@@ -4,9 +4,10 @@
  * let in-flight work finish, and hand back anything leased but not started.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
-import { type BatchItemError, SluiceApiError, WorkerClosingError } from "./errors.js";
+import type { BatchItemError } from "./errors.js";
 import type { HttpClient } from "./http.js";
-import { type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
+import { type Confirmed, type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
+import { isAcksUnknownError, isFatalLeaseError } from "./lease-errors.js";
 import { type HandlerResult, outcomeOf, outcomesOfBatch } from "./outcomes.js";
 import { longPollGraceMs } from "./jobs.js";
 import { type Timers, nextTurn, sleep } from "./timers.js";
@@ -59,14 +60,21 @@ export interface WorkerOptions {
 }
 
 export interface CloseOptions {
-  /** After this long, abort every handler's ctx.signal and hand its job back. Default: wait as long as it takes. */
+  /**
+   * After this long, abort every running handler's ctx.signal, hand its job back (through fail:
+   * the attempt counts, as the handler ran) and stop waiting for it: whatever it returns later is
+   * ignored. Default: wait as long as it takes.
+   */
   timeoutMs?: number;
 }
 
+/** What the worker did, counted once the server confirmed it. */
 export interface WorkerStats {
   leased: number;
   completed: number;
+  /** Attempts reported failed (retried or not), canceled jobs included. */
   failed: number;
+  /** Jobs handed back by close(): never started (attempt given back) or cut off by its timeout. */
   released: number;
   /** Jobs whose handler is running now. */
   active: number;
@@ -95,8 +103,8 @@ interface PendingAck {
   outcome: JobOutcome;
   ack: { kind: "complete"; ack: CompleteAck } | { kind: "fail"; ack: FailAck };
   slot: Slot;
-  /** Resolves the job's unit: its outcome is confirmed (or handed to onError). */
-  done: () => void;
+  /** Resolves the job's unit with what the server confirmed (a refusal went to onError). */
+  done: (confirmed: Confirmed) => void;
 }
 
 /**
@@ -109,8 +117,14 @@ export class Worker {
   private closing = false;
   private closed: Promise<void> | undefined;
   private readonly stopLeasing = new AbortController();
-  private readonly units = new Set<Promise<void>>();
-  private readonly leases = new Set<JobLease>();
+  /**
+   * Everything close() waits for — handlers with their reports, ack requests, hand-backs — each
+   * with the leases whose handler it runs (none for the rest): once close()'s timeout has cut
+   * all of a unit's handlers off, it is no longer waited for.
+   */
+  private readonly units = new Map<Promise<void>, readonly JobLease[]>();
+  /** Leases whose handler is running now. */
+  private readonly running = new Set<JobLease>();
   /** Lease loops waiting for a free slot. */
   private readonly slotWaiters = new Set<() => void>();
   /** Slots asked for by lease requests in flight (not yet running). */
@@ -122,11 +136,22 @@ export class Worker {
   private acksScheduled = false;
   /** Set when the server refused an ack-carrying lease as malformed (a server from before acks). */
   private acksUnsupported = false;
+  /** The lease error that stopped the worker on its own, if one did. */
+  private fatal: { error: unknown } | undefined;
+  private settleDone: () => void = () => {};
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
   private readonly concurrency: number;
   private readonly waitSeconds: number;
+  /** Outcomes the server confirmed (a report it refused or never got counts nowhere). */
   readonly stats: WorkerStats = { leased: 0, completed: 0, failed: 0, released: 0, active: 0 };
+  /**
+   * Settles once the worker has stopped and holds nothing. Resolves after close() (or `signal`)
+   * drained it; rejects with the server's error when the worker stopped on its own because the
+   * server refuses its lease requests in a way no retry can fix (a 4xx other than 408 / 429: a
+   * queue name it rejects, a wrong token) — the worker drains as for close() first.
+   */
+  readonly done: Promise<void>;
 
   constructor(
     http: HttpClient,
@@ -149,6 +174,11 @@ export class Worker {
       leaseSeconds,
       onError: opts.onError ?? defaultOnError,
     };
+    this.done = new Promise<void>((resolve, reject) => {
+      this.settleDone = () => (this.fatal ? reject(this.fatal.error) : resolve());
+    });
+    // Nobody has to await `done`: unobserved, its rejection would otherwise crash the process.
+    this.done.catch(() => {});
     if (opts.signal?.aborted) this.closing = true;
     opts.signal?.addEventListener("abort", () => void this.close(), { once: true });
     // Several lease requests in flight: with one, a long poll woken by one submit returns one
@@ -160,7 +190,9 @@ export class Worker {
 
   /**
    * Stops leasing, lets running handlers finish and reports their outcomes, hands back jobs
-   * leased but not started, and resolves when the worker holds nothing. Idempotent.
+   * leased but not started, and resolves when the worker holds nothing. With `timeoutMs`, hands
+   * back the jobs whose handlers are still running when it passes and stops waiting for them.
+   * Idempotent: later calls get the first call's promise.
    */
   close(opts: CloseOptions = {}): Promise<void> {
     this.closed ??= this.drain(opts);
@@ -171,19 +203,48 @@ export class Worker {
     this.closing = true;
     this.stopLeasing.abort();
     this.wakeSlotWaiters();
-    await this.loopDone;
-    this.sendPendingAcks(); // what finished as close() began; ask 0 jobs now
+    let timedOut = false;
+    let wakeOnTimeout = (): void => {};
+    const timeout = new Promise<void>((resolve) => (wakeOnTimeout = resolve));
     const cancel =
       opts.timeoutMs === undefined
         ? () => {}
         : this.deps.timers.schedule(opts.timeoutMs, () => {
-            for (const lease of this.leases) lease.abort(new WorkerClosingError());
+            timedOut = true;
+            this.cutOffRunning();
+            wakeOnTimeout();
           });
     try {
-      while (this.units.size > 0) await Promise.all([...this.units]);
+      await this.loopDone;
+      this.sendPendingAcks(); // what finished as close() began; ask 0 jobs now
+      for (;;) {
+        const waited = [...this.units].flatMap(([unit, leases]) => (leases.length > 0 && leases.every((l) => l.wasCutOff) ? [] : [unit]));
+        if (waited.length === 0) break;
+        // Units may add units (an ack request's answer leases a job, which goes back): look again.
+        await (timedOut ? Promise.all(waited) : Promise.race([Promise.all(waited), timeout]));
+      }
     } finally {
       cancel();
+      this.settleDone();
     }
+  }
+
+  /**
+   * close()'s timeout passed: every job whose handler still runs goes back to the queue now and
+   * is forgotten — its handler, if it ignores ctx.signal, runs on, unheard. Through the fail
+   * route, not release: the handler ran and may have had effects, so the attempt counts.
+   */
+  private cutOffRunning(): void {
+    for (const lease of this.running) {
+      lease.cutOff();
+      this.trackWork(this.handBack(lease), "fail");
+    }
+    this.end([...this.running]);
+  }
+
+  private async handBack(lease: JobLease): Promise<void> {
+    // outcomeOf turns the WorkerClosingError into "retry now" (or, if a cancel came first, "canceled").
+    if (await lease.report(outcomeOf({ ok: false, error: lease.signal.reason }, lease))) this.stats.released++;
   }
 
   private wakeSlotWaiters(): void {
@@ -208,6 +269,13 @@ export class Worker {
         if (failures > 0) failures = 0;
       } catch (err) {
         if (this.closing) break;
+        if (isFatalLeaseError(err)) {
+          // Retrying would only repeat the refusal while the worker looked healthy: stop, and say why.
+          this.fatal ??= { error: err };
+          this.deps.onError(err, { phase: "lease" });
+          void this.close();
+          break;
+        }
         failures++;
         // Report the first failure of an outage and then every 20th retry, not each one.
         if (failures % 20 === 1) this.deps.onError(err, { phase: "lease" });
@@ -216,24 +284,25 @@ export class Worker {
       } finally {
         this.reserved -= ask;
       }
-      await this.start(jobs);
+      this.start(jobs);
     }
   }
 
   /** Runs freshly leased jobs (or hands them back when close() began meanwhile). */
-  private async start(jobs: LeasedJob[]): Promise<void> {
+  private start(jobs: LeasedJob[]): void {
     this.stats.leased += jobs.length;
     const leases = jobs.map((job) => new JobLease(this.deps, job));
     if (this.closing) {
-      // Leased while close() began: these never start, so they go straight back.
-      await Promise.all(leases.map((l) => this.release(l)));
+      // Leased while close() began (a request was in flight): these never start, so they go
+      // straight back, their attempts given back; close() waits for the hand-backs.
+      for (const lease of leases) this.trackWork(this.release(lease), "release");
       return;
     }
     const handler = this.handler;
     if ("batch" in handler) {
-      if (leases.length > 0) this.track(() => this.runBatch(handler.batch, leases));
+      if (leases.length > 0) this.track(() => this.runBatch(handler.batch, leases), leases);
     } else {
-      for (const lease of leases) this.track((slot) => this.runOne(handler.one, lease, slot));
+      for (const lease of leases) this.track((slot) => this.runOne(handler.one, lease, slot), [lease]);
     }
   }
 
@@ -253,41 +322,39 @@ export class Worker {
     return res.body.jobs;
   }
 
-  private track(run: (slot: Slot) => Promise<void>): void {
+  /** A handler unit: holds a slot until it ends (or hands the slot to the lease request reporting it). */
+  private track(run: (slot: Slot) => Promise<void>, leases: readonly JobLease[]): void {
     this.held++;
     const slot = new Slot((wake) => {
       this.held--;
       if (wake) this.wakeSlotWaiters();
     });
-    const unit = run(slot);
-    this.units.add(unit);
+    this.trackWork(
+      run(slot).finally(() => slot.release()),
+      "complete",
+      leases,
+    );
+  }
+
+  /** Makes close() wait for `work` (unless close()'s timeout cut off all of `leases`' handlers). */
+  private trackWork(work: Promise<void>, phase: WorkerPhase, leases: readonly JobLease[] = []): void {
     // Units report their own failures; a rejection here would be a bug in the worker itself.
-    void unit
-      .catch((err: unknown) => this.deps.onError(err, { phase: "complete" }))
-      .finally(() => {
-        this.units.delete(unit);
-        slot.release();
-      });
+    const unit = work.catch((err: unknown) => this.deps.onError(err, { phase }));
+    this.units.set(unit, leases);
+    void unit.finally(() => this.units.delete(unit));
   }
 
   private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease, slot: Slot): Promise<void> {
     this.begin([lease]);
-    let outcome;
-    try {
-      outcome = outcomeOf(await settle(() => handler(lease.job, lease.context)), lease);
-    } finally {
-      this.stats.active--;
-    }
+    const result = await settle(() => handler(lease.job, lease.context));
+    if (lease.wasCutOff) return; // handed back when close() timed out: this late outcome goes nowhere
+    this.end([lease]);
+    const outcome = outcomeOf(result, lease);
     if (this.closing || this.acksUnsupported) return this.finish(lease, outcome);
     // The outcome rides on a lease request that also asks for the next job (one request, one
     // server write, where complete + lease would be two of each).
-    try {
-      const ack = lease.ackFor(outcome);
-      if (ack) await new Promise<void>((done) => this.queueAck({ lease, outcome, ack, slot, done }));
-      this.count(outcome);
-    } finally {
-      this.leases.delete(lease);
-    }
+    const ack = lease.ackFor(outcome);
+    if (ack) this.count(await new Promise<Confirmed>((done) => this.queueAck({ lease, outcome, ack, slot, done })));
   }
 
   private queueAck(pending: PendingAck): void {
@@ -300,10 +367,8 @@ export class Worker {
 
   private sendPendingAcks(): void {
     this.acksScheduled = false;
-    while (this.pendingAcks.length > 0) {
-      // sendAcks reports its own failures; a rejection would be a bug in the worker itself.
-      void this.sendAcks(this.pendingAcks.splice(0, maxAcksPerRequest)).catch((err: unknown) => this.deps.onError(err, { phase: "lease" }));
-    }
+    // Tracked: a request sent as close() begins may still lease jobs, which close() hands back.
+    while (this.pendingAcks.length > 0) this.trackWork(this.sendAcks(this.pendingAcks.splice(0, maxAcksPerRequest)), "lease");
   }
 
   /**
@@ -328,25 +393,25 @@ export class Worker {
     try {
       res = (await this.deps.http.request<LeaseResponse>("POST", this.leasesPath, { body, timeoutMs: longPollGraceMs })).body;
     } catch (err) {
-      if (err instanceof SluiceApiError && err.status === 400) this.acksUnsupported = true;
+      if (isAcksUnknownError(err)) this.acksUnsupported = true;
       this.reserved -= group.length;
       this.wakeSlotWaiters();
-      await Promise.all(ordered.map(async (a) => (await a.lease.report(a.outcome), a.done())));
+      await Promise.all(ordered.map(async (a) => a.done(await a.lease.report(a.outcome))));
       return;
     }
     this.reserved -= group.length;
     ordered.forEach((a, i) => {
       const result = res.results?.[i];
       if (result && !result.ok) a.lease.ackRefused(a.ack.kind, result.error);
-      a.done();
+      a.done(result && !result.ok ? undefined : a.ack.kind);
     });
     if (res.jobs.length < group.length) this.wakeSlotWaiters();
-    await this.start(res.jobs);
+    this.start(res.jobs);
   }
 
-  private count(outcome: JobOutcome): void {
-    if (outcome.kind === "complete") this.stats.completed++;
-    else this.stats.failed++;
+  private count(confirmed: Confirmed): void {
+    if (confirmed === "complete") this.stats.completed++;
+    else if (confirmed === "fail") this.stats.failed++;
   }
 
   private get leasesPath(): string {
@@ -362,35 +427,32 @@ export class Worker {
       items: leases.map((l) => l.context),
       progress: (value) => leases.forEach((l) => l.context.progress(value)),
     };
-    let outcomes;
-    try {
-      outcomes = outcomesOfBatch(await settle(() => handler(leases.map((l) => l.job), ctx)), leases);
-    } finally {
-      this.stats.active -= leases.length;
-    }
-    await Promise.all(leases.map((lease, i) => this.finish(lease, outcomes[i]!)));
+    const result = await settle(() => handler(leases.map((l) => l.job), ctx));
+    // Jobs handed back when close() timed out are not reported again.
+    this.end(leases.filter((l) => !l.wasCutOff));
+    const outcomes = outcomesOfBatch(result, leases);
+    await Promise.all(leases.map((lease, i) => (lease.wasCutOff ? undefined : this.finish(lease, outcomes[i]!))));
   }
 
   private begin(leases: JobLease[]): void {
     for (const lease of leases) {
-      this.leases.add(lease);
+      this.running.add(lease);
       lease.startHeartbeats();
     }
-    this.stats.active += leases.length;
+    this.stats.active = this.running.size;
+  }
+
+  private end(leases: JobLease[]): void {
+    for (const lease of leases) this.running.delete(lease);
+    this.stats.active = this.running.size;
   }
 
   private async finish(lease: JobLease, outcome: JobOutcome): Promise<void> {
-    try {
-      await lease.report(outcome);
-      this.count(outcome);
-    } finally {
-      this.leases.delete(lease);
-    }
+    this.count(await lease.report(outcome));
   }
 
   private async release(lease: JobLease): Promise<void> {
-    await lease.release();
-    this.stats.released++;
+    if (await lease.release()) this.stats.released++;
   }
 }
 

@@ -29,13 +29,16 @@ interface Sent {
   body: unknown;
 }
 
-/** Global fetch, recording each request; `refuse` answers a request 400 instead of sending it. */
+/**
+ * Global fetch, recording each request; `refuse` answers a request 400 instead of sending it, as a
+ * server from before acks answers a lease request that carries them.
+ */
 function recordingFetch(refuse: (sent: Sent) => boolean = () => false): FetchLike & { sent: Sent[] } {
   const sent: Sent[] = [];
   const f = (async (url: string, init: RequestInit) => {
     const entry = { path: new URL(url).pathname, body: typeof init.body === "string" ? JSON.parse(init.body) : undefined };
     sent.push(entry);
-    if (refuse(entry)) return new Response(JSON.stringify({ error: { code: "ValidationFailed", message: "body has an unknown field" } }), { status: 400, headers: { "content-type": "application/json" } });
+    if (refuse(entry)) return new Response(JSON.stringify({ error: { code: "ValidationFailed", message: "body.complete is not a field of this request." } }), { status: 400, headers: { "content-type": "application/json" } });
     return fetch(url, init);
   }) as FetchLike & { sent: Sent[] };
   f.sent = sent;

@@ -2,7 +2,8 @@
  * `sluice worker <module>`: imports a handler module and runs its default export as a worker on
  * --queue until SIGTERM/SIGINT, which drains (stop leasing, finish in-flight jobs, hand back the
  * rest) and exits 0. Prints one line when it is polling — `Sluice worker ready on queue <q>` —
- * which scripts and tests wait for.
+ * which scripts and tests wait for. Exits 1 when the server refuses its lease requests in a way
+ * no retry fixes (a wrong URL or token, say), rather than retrying forever while looking healthy.
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,6 +20,9 @@ interface WorkerFlags extends ConnectionFlags {
   waitSeconds?: string;
   drainTimeoutMs?: string;
 }
+
+/** Queue names as the server accepts them (DESIGN.md: ≤ 80 chars of [A-Za-z0-9_-]). */
+const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** Without --batch-window-ms, a batch waits this long for company after its first job. */
 const defaultBatchWindowMs = 20;
@@ -70,6 +74,8 @@ function drainOnSignals(worker: Worker, drainTimeoutMs: number | undefined): voi
 }
 
 async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> {
+  // Checked before the module loads: the server would refuse every lease, long after "ready".
+  if (!queueNamePattern.test(flags.queue)) throw new UsageError(`--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got ${JSON.stringify(flags.queue)}`);
   const def = await loadDefinition(modulePath);
   const batch = batchFrom(flags, def);
   const options: Omit<WorkerOptions, "batch"> = {
@@ -85,6 +91,11 @@ async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> 
     ? queue.work(def.handler as BatchHandler, { ...options, batch })
     : queue.work(def.handler as JobHandler, options);
   drainOnSignals(worker, drainTimeoutMs);
+  // The worker stopped on its own (it has drained): the error says why; exit 1 with it.
+  worker.done.catch((err: unknown) => {
+    console.error("sluice worker: stopped: the server refuses its lease requests");
+    exitWithError(err);
+  });
   const shape = batch ? `batches of ≤ ${batch.size} within ${batch.windowMs} ms` : "single jobs";
   console.log(`Sluice worker ready on queue ${flags.queue} (concurrency ${options.concurrency}, ${shape}, lease ${options.leaseSeconds} s)`);
 }
@@ -94,12 +105,12 @@ export function registerWorkerCommand(program: Command): void {
     program
       .command("worker <module>")
       .description("Run a handler module's default export as a worker: a function (job, ctx) => output, or { handler, batch? }.")
-      .requiredOption("--queue <name>", "queue to lease jobs from")
+      .requiredOption("--queue <name>", "queue to lease jobs from (1–80 characters of A–Z, a–z, 0–9, _ and -)")
       .option("--concurrency <n>", "handlers (or batches) running at once (default 1)")
       .option("--batch-size <n>", "lease up to n jobs at a time and pass them to the handler as an array (1–100)")
       .option("--batch-window-ms <ms>", `with --batch-size: how long to gather a batch after its first job (default ${defaultBatchWindowMs})`)
       .option("--lease-seconds <s>", "lease length; heartbeats extend it every third of it (default 30)")
       .option("--wait-seconds <s>", "long-poll length of each lease request, 0–20 (default 20)")
-      .option("--drain-timeout-ms <ms>", "on SIGTERM, abort handlers still running after this long (default: wait for them)"),
+      .option("--drain-timeout-ms <ms>", "on SIGTERM, after this long hand back the jobs whose handlers still run (their attempt counts) and exit (default: wait for them)"),
   ).action((modulePath: string, flags: WorkerFlags) => runWorker(modulePath, flags).catch(exitWithError));
 }

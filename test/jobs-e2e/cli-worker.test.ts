@@ -1,0 +1,60 @@
+/**
+ * `sluice worker` exits: after a SIGTERM it exits 0 only once the job its last request leased is
+ * back in the queue (attempt given back); a queue name the server would refuse is a usage error
+ * up front; a server that refuses every lease request stops the worker with exit 1 and the reason.
+ */
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { startJobsServer, type JobsServer } from "../jobs/http-harness.js";
+import { within } from "../support/wait.js";
+import { fixturesDir, killAllWorkers, spawnCliCommand, spawnWorker } from "./workers.js";
+
+const servers: JobsServer[] = [];
+async function server(): Promise<JobsServer> {
+  const s = await startJobsServer();
+  servers.push(s);
+  return s;
+}
+
+afterEach(async () => {
+  expect(await killAllWorkers(), "worker processes left running").toBe(0);
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+describe("sluice worker", () => {
+  it("SIGTERM while an ack request is in flight: exits 0 with the job that request leased released", async () => {
+    const srv = await server();
+    const a = (await srv.api("POST", "/v1/queues/cli-term/jobs", { input: "A", maxAttempts: 1 })).body.job;
+    const b = (await srv.api("POST", "/v1/queues/cli-term/jobs", { input: "B", maxAttempts: 1 })).body.job;
+    const w = await spawnWorker({ url: srv.url, module: join(fixturesDir, "sigterm-on-ack.ts"), queue: "cli-term", args: ["--wait-seconds", "1"] });
+    const exit = await within(20_000, w.exited, "the worker to exit");
+    expect(exit, w.stderr()).toEqual({ code: 0, signal: null });
+    expect((await srv.api("GET", `/v1/jobs/${a.id}`)).body.job.status).toBe("succeeded");
+    // Checked right at exit: the release was confirmed before the process went.
+    expect((await srv.api("GET", `/v1/jobs/${b.id}`)).body.job).toMatchObject({ status: "queued", attempt: 0, error: null });
+    expect(w.stderr()).toContain('"released":1');
+  });
+
+  it("refuses a queue name the server would refuse, before starting (exit 2)", async () => {
+    const srv = await server();
+    const env = { SLUICE_TEST_LOG: join(srv.dataDir, "unused.log") };
+    const bad = spawnCliCommand(["worker", join(fixturesDir, "record.ts"), "--queue", "bad name!", "--url", srv.url], env);
+    expect(await within(20_000, bad.exited, "the worker to refuse its flags")).toEqual({ code: 2, signal: null });
+    expect(bad.stderr()).toContain('--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got "bad name!"');
+    expect(bad.stdout()).not.toContain("ready");
+    const long = spawnCliCommand(["worker", join(fixturesDir, "record.ts"), "--queue", "q".repeat(81), "--url", srv.url], env);
+    expect((await within(20_000, long.exited, "the worker to refuse its flags")).code).toBe(2);
+  });
+
+  it("stops with exit 1 and the server's error when every lease request is refused (not retried forever)", async () => {
+    const srv = await server();
+    // A URL that reaches a server but not the jobs API: every lease is a 404 that no retry can fix.
+    const w = await spawnWorker({ url: `${srv.url}/not-sluice`, module: join(fixturesDir, "record.ts"), queue: "cli-refused", env: { SLUICE_TEST_LOG: join(srv.dataDir, "unused.log") } });
+    const exit = await within(20_000, w.exited, "the worker to stop on its own");
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(w.stderr()).toContain("sluice worker: stopped: the server refuses its lease requests");
+    expect(w.stderr()).toContain("Http404 (HTTP 404)");
+  });
+});
