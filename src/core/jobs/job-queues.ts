@@ -124,6 +124,8 @@ export class JobQueues {
     const known = await this.deps.store.queueGet({ name });
     const current = (known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }))) || defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
+    // Not there: a record cached from before a delete must not stand in for it (ensure() asks the
+    // store, which answers QueueDeletedRecently or creates the queue).
     if (!known) this.byName.delete(name);
     const queue = known ?? (await this.ensure(name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });

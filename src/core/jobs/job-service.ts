@@ -528,8 +528,10 @@ export class JobService {
     return this.store.webhookDeliveryNextDueAt();
   }
 
-  /** Records an attempt; a failed one is retried on core's schedule, or given up after 72 h. */
-  /** `final`: no more attempts (410 Gone); `retryAfterMs`: the receiver's Retry-After. */
+  /**
+   * Records an attempt; a failed one is retried on core's schedule (no sooner than the receiver's
+   * `retryAfterMs`), or given up after 72 h — or at once when `final` (410 Gone).
+   */
   async recordWebhookAttempt(d: WebhookDelivery, outcome: { delivered: boolean; statusCode?: number; error?: string; retryAfterMs?: number; final?: boolean }): Promise<void> {
     const nowMs = this.clock.nowMs();
     const { retryAfterMs, final, ...attempt } = outcome;
