@@ -190,3 +190,48 @@ describe("StartMessageMoveTask", () => {
     expect((await errorOf(node.service.moveTasks.list("nope"))).code).toBe("ResourceNotFound");
   });
 });
+
+describe("StartMessageMoveTask on FIFO queues", () => {
+  /** src.fifo dead-letters to dlq.fifo on the second receive; `count` messages of group g end up there. */
+  async function fifoDeadLettered(count: number): Promise<{ src: QueueRecord; dlq: QueueRecord }> {
+    const s = node.service;
+    const { queue: dlq } = await s.createQueue({ name: "dlq.fifo", config: { fifoQueue: true, contentBasedDeduplication: true } });
+    const { queue: src } = await s.createQueue({
+      name: "src.fifo",
+      config: { fifoQueue: true, contentBasedDeduplication: true, visibilityTimeoutSeconds: 0, redrivePolicy: { deadLetterTargetArn: arn("dlq.fifo"), maxReceiveCount: 1 } },
+    });
+    await s.sendMessages(src, Array.from({ length: count }, (_, i) => ({ body: `old-${i}`, groupId: "g" })));
+    while ((await s.queueStats(src)).visible > 0) await s.receiveMessages(src, { maxMessages: 10 });
+    expect((await s.queueStats(dlq)).visible).toBe(count);
+    return { src, dlq };
+  }
+
+  // SQS: the destination ingests redriven messages in the order it receives them, interleaved with
+  // new sends — a redrive is a new enqueue, at the back of its group, with a new SequenceNumber.
+  it("enqueues redriven messages behind the group's newer messages, and not while the group is in flight", async () => {
+    const s = node.service;
+    const { src } = await fifoDeadLettered(10);
+    const sent = await s.sendMessage(src, { body: "new-0", groupId: "g" });
+    const [inFlight] = await s.receiveMessages(src, { visibilityTimeoutSeconds: 600 });
+    expect(inFlight!.body).toBe("new-0");
+    await node.service.moveTasks.start({ sourceQueueName: "dlq.fifo" });
+    await node.service.moveTasks.runner.idle();
+    expect((await node.service.moveTasks.list("dlq.fifo"))[0]).toMatchObject({ status: "COMPLETED", movedCount: 10 });
+    // new-0 is in flight: its group is locked, redriven messages included.
+    expect(await s.receiveMessages(src, { maxMessages: 10 })).toEqual([]);
+    await s.deleteMessages(src, [inFlight!.receiptHandle]);
+    const redriven = await s.receiveMessages(src, { maxMessages: 10, visibilityTimeoutSeconds: 600 });
+    expect(redriven.map((m) => m.body)).toEqual(Array.from({ length: 10 }, (_, i) => `old-${i}`));
+    for (const m of redriven) expect(m.seq).toBeGreaterThan(sent.seq);
+  });
+
+  it("puts redriven messages after a message sent before the redrive", async () => {
+    const s = node.service;
+    const { src } = await fifoDeadLettered(2);
+    await s.sendMessage(src, { body: "new-0", groupId: "g" });
+    await node.service.moveTasks.start({ sourceQueueName: "dlq.fifo" });
+    await node.service.moveTasks.runner.idle();
+    const got = await s.receiveMessages(src, { maxMessages: 10, visibilityTimeoutSeconds: 600 });
+    expect(got.map((m) => m.body)).toEqual(["new-0", "old-0", "old-1"]);
+  });
+});

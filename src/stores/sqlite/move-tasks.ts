@@ -44,6 +44,9 @@ export interface MessageMoveParams {
   taskHandle?: string;
 }
 
+/** What a redriven message keeps; receive state starts afresh (column defaults). */
+const reenqueuedColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, dedup_id, sender_id";
+
 export class SqliteMoveTasks {
   private readonly sql;
 
@@ -73,6 +76,13 @@ export class SqliteMoveTasks {
         `UPDATE messages SET queue_id = ?, visible_at_ms = ?, sent_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
            receipt_token = NULL, dead_letter_source = NULL WHERE seq = ?`,
       ),
+      isFifo: db.prepare<[number], number | null>("SELECT json_extract(config, '$.fifoQueue') FROM queues WHERE id = ?").pluck(),
+      // The same move on a FIFO queue, as a new row: see moveToBack.
+      reenqueue: db.prepare<[number, number, number, number]>(
+        `INSERT INTO messages (${reenqueuedColumns}, queue_id, visible_at_ms, sent_at_ms)
+         SELECT ${reenqueuedColumns}, ?, ?, ? FROM messages WHERE seq = ?`,
+      ),
+      remove: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
     };
   }
 
@@ -113,6 +123,18 @@ export class SqliteMoveTasks {
     return info.changes > 0;
   }
 
+  /**
+   * A FIFO redrive is a new enqueue, as SQS does it: the message gets a new seq (so a new
+   * SequenceNumber) and joins the back of its group, behind messages sent before the redrive.
+   * Keeping its old, lower seq put it at the head of the group instead — out of order, and far
+   * enough ahead of a message in flight to unlock the group (receive.ts looks at a group's first
+   * 10 messages only). Standard queues keep the seq: a job's row points at its message by seq.
+   */
+  private moveToBack(destinationQueueId: number, nowMs: number, seq: number): void {
+    this.sql.reenqueue.run(destinationQueueId, nowMs, nowMs, seq);
+    this.sql.remove.run(seq);
+  }
+
   /** Inside a write: moves one batch (see Store.messageMove). */
   move(p: MessageMoveParams): MessageMoveResult {
     const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, taskNotRunning: false };
@@ -121,6 +143,8 @@ export class SqliteMoveTasks {
       return result;
     }
     const byName = new Map<string, number | undefined>();
+    // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started).
+    const fifo = this.sql.isFifo.get(p.sourceQueueId) === 1;
     for (const row of this.sql.movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max)) {
       let destination = p.destinationQueueId;
       if (destination === undefined && row.dead_letter_source !== null) {
@@ -131,7 +155,8 @@ export class SqliteMoveTasks {
         result.sourceUnresolved = true;
         break;
       }
-      this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
+      if (fifo) this.moveToBack(destination, p.nowMs, row.seq);
+      else this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
       result.moved++;
       result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;
     }
