@@ -67,6 +67,26 @@ describe("dead-lettering", () => {
     expect((await h.service.queueStats(src)).visible).toBe(0);
   });
 
+  // SQS: "For FIFO queues, the enqueue timestamp resets when the message is moved to a dead-letter
+  // queue", and the DLQ takes it in the order it arrives there, with its MessageId as its
+  // deduplication id (so two moved messages that shared a deduplication id are both kept).
+  it("re-enqueues a message moved to a FIFO DLQ: retention restarts, it joins the back of its group", async () => {
+    const dayMs = 86_400_000;
+    const { queue: dlq } = await h.service.createQueue({ name: "dlq.fifo", config: { fifoQueue: true } });
+    const { queue: src } = await h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, visibilityTimeoutSeconds: 10, ...redrive("dlq.fifo", 1) } });
+    const sent = await h.service.sendMessage(src, { body: "poison", groupId: "g", deduplicationId: "d1" });
+    expect((await h.service.receiveMessages(src, {})).map((m) => m.body)).toEqual(["poison"]);
+    h.clock.advance(3 * dayMs);
+    await h.service.sendMessage(dlq, { body: "already-there", groupId: "g", deduplicationId: "d0" });
+    const movedAtMs = h.clock.nowMs();
+    expect(await h.service.receiveMessages(src, {})).toEqual([]);
+    h.clock.advance(2 * dayMs); // 5 days after the send, 2 after the move: within the DLQ's 4 days
+    const got = await h.service.receiveMessages(dlq, { maxMessages: 10 });
+    expect(got.map((m) => m.body)).toEqual(["already-there", "poison"]);
+    expect(got[1]).toMatchObject({ messageId: sent.messageId, sentAtMs: movedAtMs, deduplicationId: sent.messageId, groupId: "g" });
+    expect(got[1]!.seq).toBeGreaterThan(got[0]!.seq);
+  });
+
   it("keeps delivering when the dead-letter queue was deleted", async () => {
     await h.service.createQueue({ name: "dlq" });
     const { queue: src } = await h.service.createQueue({ name: "src", config: { visibilityTimeoutSeconds: 0, ...redrive("dlq", 1) } });

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import { marks } from "./sized-statements.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import { boundLimit } from "./bound-limit.js";
+import { prepareReenqueue } from "./reenqueue.js";
 
 interface TaskRow {
   task_handle: string;
@@ -44,13 +45,12 @@ export interface MessageMoveParams {
   taskHandle?: string;
 }
 
-/** What a redriven message keeps; receive state starts afresh (column defaults). */
-const reenqueuedColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, dedup_id, sender_id";
-
 export class SqliteMoveTasks {
   private readonly sql;
+  private readonly reenqueue: ReturnType<typeof prepareReenqueue>;
 
   constructor(private readonly db: Database.Database) {
+    this.reenqueue = prepareReenqueue(db);
     this.sql = {
       insert: db.prepare(
         `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,
@@ -77,12 +77,6 @@ export class SqliteMoveTasks {
            receipt_token = NULL, dead_letter_source = NULL WHERE seq = ?`,
       ),
       isFifo: db.prepare<[number], number | null>("SELECT json_extract(config, '$.fifoQueue') FROM queues WHERE id = ?").pluck(),
-      // The same move on a FIFO queue, as a new row: see moveToBack.
-      reenqueue: db.prepare<[number, number, number, number]>(
-        `INSERT INTO messages (${reenqueuedColumns}, queue_id, visible_at_ms, sent_at_ms)
-         SELECT ${reenqueuedColumns}, ?, ?, ? FROM messages WHERE seq = ?`,
-      ),
-      remove: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
     };
   }
 
@@ -123,18 +117,6 @@ export class SqliteMoveTasks {
     return info.changes > 0;
   }
 
-  /**
-   * A FIFO redrive is a new enqueue, as SQS does it: the message gets a new seq (so a new
-   * SequenceNumber) and joins the back of its group, behind messages sent before the redrive.
-   * Keeping its old, lower seq put it at the head of the group instead — out of order, and far
-   * enough ahead of a message in flight to unlock the group (receive.ts looks at a group's first
-   * 10 messages only). Standard queues keep the seq: a job's row points at its message by seq.
-   */
-  private moveToBack(destinationQueueId: number, nowMs: number, seq: number): void {
-    this.sql.reenqueue.run(destinationQueueId, nowMs, nowMs, seq);
-    this.sql.remove.run(seq);
-  }
-
   /** Inside a write: moves one batch (see Store.messageMove). */
   move(p: MessageMoveParams): MessageMoveResult {
     const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, taskNotRunning: false };
@@ -155,7 +137,8 @@ export class SqliteMoveTasks {
         result.sourceUnresolved = true;
         break;
       }
-      if (fifo) this.moveToBack(destination, p.nowMs, row.seq);
+      // A FIFO redrive is a new enqueue at the back of its group, as SQS interleaves it with new sends.
+      if (fifo) this.reenqueue(row.seq, { queueId: destination, nowMs: p.nowMs, dedupIdFromMessageId: false });
       else this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
       result.moved++;
       result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;

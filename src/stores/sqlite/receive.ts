@@ -16,6 +16,7 @@ import type { MessageRow } from "./message-row.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";
+import { prepareReenqueue } from "./reenqueue.js";
 
 export type { ReceiveParams };
 
@@ -124,6 +125,8 @@ export class SqliteReceiver {
            (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${attemptCleanupBatch})`,
       ),
       bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
+      // FIFO dead-lettering is a new enqueue in the DLQ (reenqueue.ts).
+      reenqueue: prepareReenqueue(db),
       extendVisibility: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
     };
   }
@@ -294,7 +297,10 @@ class ReceiveRun {
   take(row: MessageRow, deferLease = false): boolean {
     const p = this.p;
     if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount) {
-      this.sql.deadLetter.run(p.deadLetter.queueId, p.nowMs, p.deadLetter.sourceQueueName, row.seq);
+      // SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message
+      // is enqueued anew: retention restarts, and it queues behind what reached the DLQ first.
+      if (p.fifo) this.sql.reenqueue(row.seq, { queueId: p.deadLetter.queueId, nowMs: p.nowMs, deadLetterSource: p.deadLetter.sourceQueueName, dedupIdFromMessageId: true });
+      else this.sql.deadLetter.run(p.deadLetter.queueId, p.nowMs, p.deadLetter.sourceQueueName, row.seq);
       this.deadLettered++;
       return false;
     }
