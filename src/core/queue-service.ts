@@ -381,12 +381,23 @@ export class QueueService {
       }
     }
     if (entries.length === 0) return outcomes;
-    const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, entries });
+    // SQS keeps a message in flight at most 12 hours from its receive, extensions included.
+    const maxLeaseMs = limits.visibilityTimeoutMaxSeconds * 1000;
+    const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, maxLeaseMs, entries });
     const changed: Array<{ visibleAtMs: number }> = [];
     results.forEach((result, k) => {
       const handle = changes[index[k]!]!.receiptHandle;
       if (result === "notInFlight") {
         outcomes[index[k]!] = { ok: false, error: new SluiceError("MessageNotInflight", "The message referred to isn't in flight.") };
+      } else if (result === "beyondLimit") {
+        const seconds = changes[index[k]!]!.visibilityTimeoutSeconds;
+        outcomes[index[k]!] = {
+          ok: false,
+          error: new SluiceError(
+            "InvalidParameterValue",
+            `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [${limits.visibilityTimeoutMaxSeconds} seconds]`,
+          ),
+        };
       } else if (result === "notFound") {
         outcomes[index[k]!] = {
           ok: false,

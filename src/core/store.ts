@@ -24,7 +24,8 @@ export interface ReceiptRef {
   token: string;
 }
 
-export type VisibilityChangeResult = "changed" | "notFound" | "notInFlight";
+/** "beyondLimit": the new visibility would end more than `maxLeaseMs` after the receive. */
+export type VisibilityChangeResult = "changed" | "notFound" | "notInFlight" | "beyondLimit";
 
 export interface DeleteResult {
   /** Per receipt, in order: whether it deleted its message. */
@@ -122,7 +123,11 @@ export interface Store extends JobStore {
    * `nowMs` (FIFO queues) it also counts the groups a delete may have unblocked.
    */
   messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult>;
-  messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
+  /**
+   * Sets the visibility of in-flight messages by receipt. With `maxLeaseMs`, refuses
+   * ("beyondLimit", nothing changed) a visibleAtMs more than that after the message's receive.
+   */
+  messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
   /** Deletes every message of the queue; live jobs among them end canceled at `nowMs` (messageLostTransition). */

@@ -126,6 +126,36 @@ describe("messages", () => {
     expect(again!.receiveCount).toBe(2);
   });
 
+  // SQS: a message may stay in flight at most 12 hours from the receive; "if you attempt to set
+  // the VisibilityTimeout to a value greater than the maximum time left, Amazon SQS returns an
+  // error" (and changes nothing). A new receive starts a new 12 hours.
+  it("refuses to extend visibility past 12 hours from the receive, and changes nothing", async () => {
+    const hourMs = 3_600_000;
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "x" });
+    const [m] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 43_200 });
+    h.clock.advance(hourMs);
+    const change = (seconds: number) => h.service.changeVisibility(queue, [{ receiptHandle: m!.receiptHandle, visibilityTimeoutSeconds: seconds }]);
+    const [tooLong] = await change(43_200);
+    expect(tooLong!.ok ? "ok" : [tooLong!.error.code, tooLong!.error.message]).toEqual([
+      "InvalidParameterValue",
+      "Value 43200 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]",
+    ]);
+    const [upToTheLimit] = await change(11 * 3_600);
+    expect(upToTheLimit!.ok).toBe(true);
+    h.clock.advance(10 * hourMs);
+    const [stillTooLong] = await change(3_601);
+    expect(stillTooLong!.ok).toBe(false);
+    // The refused change left the message's visibility as it was: visible again 12 h after the receive.
+    h.clock.advance(hourMs - 1);
+    expect(await h.service.receiveMessages(queue, {})).toEqual([]);
+    h.clock.advance(1);
+    const [again] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 60 });
+    expect(again!.body).toBe("x");
+    const [fresh] = await h.service.changeVisibility(queue, [{ receiptHandle: again!.receiptHandle, visibilityTimeoutSeconds: 43_200 }]);
+    expect(fresh!.ok).toBe(true);
+  });
+
   it("never returns messages past retention and expires them", async () => {
     const { queue } = await h.service.createQueue({ name: "q", config: { messageRetentionPeriodSeconds: 60 } });
     await h.service.sendMessage(queue, { body: "old" });

@@ -61,7 +61,7 @@ export class SqliteReceiver {
     this.leaseStatement = sizedStatements(
       db,
       (n) => `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
-        first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq IN (${marks(n)})`,
+        first_received_at_ms = coalesce(first_received_at_ms, ?), received_at_ms = ?, receipt_token = ? WHERE seq IN (${marks(n)})`,
     );
     this.sql = {
       readyUngrouped: db.prepare<[number, number, number, number], MessageRow>(readyUngroupedQuery("*")),
@@ -105,9 +105,10 @@ export class SqliteReceiver {
          ON CONFLICT (queue_id, group_id) DO UPDATE SET served = max(served, excluded.served)`,
       ),
       served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
-      lease: db.prepare<[number, number, string, number]>(
+      // received_at_ms: the lease's start, for ChangeMessageVisibility's 12-hour cap.
+      lease: db.prepare<[number, number, number, string, number]>(
         `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
-           first_received_at_ms = coalesce(first_received_at_ms, ?), receipt_token = ? WHERE seq = ?`,
+           first_received_at_ms = coalesce(first_received_at_ms, ?), received_at_ms = ?, receipt_token = ? WHERE seq = ?`,
       ),
       deadLetter: db.prepare<[number, number, string, number]>(
         `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
@@ -127,7 +128,8 @@ export class SqliteReceiver {
       bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
       // FIFO dead-lettering is a new enqueue in the DLQ (reenqueue.ts).
       reenqueue: prepareReenqueue(db),
-      extendVisibility: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
+      // A replayed receive is a receive again: its 12 hours start over too.
+      extendVisibility: db.prepare<[number, number, number]>("UPDATE messages SET visible_at_ms = ?, received_at_ms = ? WHERE seq = ?"),
     };
   }
 
@@ -263,7 +265,7 @@ export class SqliteReceiver {
       const row = this.sql.bySeq.get(seq);
       if (!row || row.queue_id !== p.queueId || row.receipt_token !== record.receipt_token || row.visible_at_ms <= p.nowMs) continue;
       // SQS restarts the visibility timeout of a replayed receive.
-      this.sql.extendVisibility.run(p.visibleUntilMs, seq);
+      this.sql.extendVisibility.run(p.visibleUntilMs, p.nowMs, seq);
       out.push(this.toMessage({ ...row, visible_at_ms: p.visibleUntilMs }));
     }
     return out;
@@ -305,7 +307,7 @@ class ReceiveRun {
       return false;
     }
     if (deferLease) this.deferredLeases.push(row.seq);
-    else this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.receiptToken, row.seq);
+    else this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.nowMs, p.receiptToken, row.seq);
     // The row as the UPDATE left it (set on the message: no second copy of a 19-column row).
     const m = this.toMessage(row);
     m.visibleAtMs = p.visibleUntilMs;
@@ -321,7 +323,7 @@ class ReceiveRun {
     const seqs = this.deferredLeases;
     for (let i = 0; i < seqs.length; i += leaseChunk) {
       const chunk = seqs.slice(i, i + leaseChunk);
-      statementFor(chunk.length).run(this.p.visibleUntilMs, this.p.nowMs, this.p.receiptToken, ...chunk);
+      statementFor(chunk.length).run(this.p.visibleUntilMs, this.p.nowMs, this.p.nowMs, this.p.receiptToken, ...chunk);
     }
     this.deferredLeases = [];
   }

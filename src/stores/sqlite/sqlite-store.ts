@@ -169,8 +169,9 @@ export class SqliteStore implements Store {
       groupHeadVisibleAt: db.prepare<[number, string], number>(
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
       ).pluck(),
-      messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms">>(
-        "SELECT receipt_token, visible_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
+      // received_at_ms (migration 012): when the current lease began, null if never received.
+      messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms"> & { received_at_ms: number | null }>(
+        "SELECT receipt_token, visible_at_ms, received_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
       ),
       messageSetVisibility: db.prepare("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageNextVisible: db.prepare<[number, number], number | null>(
@@ -304,12 +305,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  async messageChangeVisibility(p: { queueId: number; nowMs: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
+  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
     return this.writes.run(() =>
       p.entries.map((e): VisibilityChangeResult => {
         const row = this.sql.messageForReceipt.get(e.seq, p.queueId);
         if (!row || row.receipt_token !== e.token) return "notFound";
         if (row.visible_at_ms <= p.nowMs) return "notInFlight";
+        if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
         this.sql.messageSetVisibility.run(e.visibleAtMs, e.seq);
         return "changed";
       }),
