@@ -187,11 +187,9 @@ export class QueueService {
   async purgeQueue(name: string): Promise<void> {
     const queue = await this.getQueue(name);
     const nowMs = this.clock.nowMs();
-    if (queue.purgedAtMs !== undefined && nowMs - queue.purgedAtMs < limits.purgeCooldownMs) {
-      fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
-    }
-    await this.store.messagePurge({ queueId: queue.id, nowMs });
-    await this.store.queueUpdate({ id: queue.id, purgedAtMs: nowMs, nowMs });
+    // Checked in the purge's own write: purges arriving together would all pass a check made here.
+    const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
+    if (purged === undefined) fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
   }
 
   /** Deletes messages past their queue's retention period. */

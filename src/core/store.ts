@@ -130,8 +130,13 @@ export interface Store extends JobStore {
   messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
-  /** Deletes every message of the queue; live jobs among them end canceled at `nowMs` (messageLostTransition). */
-  messagePurge(p: { queueId: number; nowMs: number }): Promise<number>;
+  /**
+   * Deletes every message of the queue; live jobs among them end canceled at `nowMs`
+   * (messageLostTransition). With `refuseIfPurgedAfterMs`: deletes nothing and returns undefined
+   * if the queue was purged after that time, else also records the purge at `nowMs` — check and
+   * purge in one write, so concurrent purges can't both pass.
+   */
+  messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<number | undefined>;
   /** Deletes messages past retention; returns how many. Live jobs among them end failed at `nowMs`. */
   messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<number>;
 

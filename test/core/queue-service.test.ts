@@ -44,6 +44,17 @@ describe("queues", () => {
     expect(await h.service.receiveMessages(queue, { maxMessages: 10 })).toEqual([]);
   });
 
+  // The 60-second rule holds for purges that arrive together too: the check and the purge are one
+  // write, or both would pass the check and the second would delete what was sent in between.
+  it("refuses the second of two concurrent purges", async () => {
+    const { queue } = await h.service.createQueue({ name: "q" });
+    await h.service.sendMessage(queue, { body: "x" });
+    const results = await Promise.allSettled([h.service.purgeQueue("q"), h.service.purgeQueue("q")]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected");
+    expect(await errorCode(Promise.reject(refused!.reason))).toBe("PurgeQueueInProgress");
+  });
+
   it("pages ListQueues", async () => {
     for (const n of ["a", "b", "c"]) await h.service.createQueue({ name: n });
     const first = await h.service.listQueues({ maxResults: 2 });

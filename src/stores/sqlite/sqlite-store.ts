@@ -163,6 +163,8 @@ export class SqliteStore implements Store {
       tombstoneUpsert: db.prepare(
         "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
       ),
+      queuePurgedAt: db.prepare<[number], number | null>("SELECT purged_at_ms FROM queues WHERE id = ?").pluck(),
+      queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
       tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
       messageInsert: prepareMessageInsert(db, this.messageCache),
@@ -322,8 +324,13 @@ export class SqliteStore implements Store {
     return this.sql.messageNextVisible.get(p.queueId, p.nowMs) ?? undefined;
   }
 
-  async messagePurge(p: { queueId: number; nowMs: number }): Promise<number> {
+  async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<number | undefined> {
     return this.writes.run(() => {
+      if (p.refuseIfPurgedAfterMs !== undefined) {
+        const purgedAtMs = this.sql.queuePurgedAt.get(p.queueId);
+        if (purgedAtMs != null && purgedAtMs > p.refuseIfPurgedAfterMs) return undefined;
+        this.queueWritten(this.sql.queueSetPurgedAt).run(p.nowMs, p.nowMs, p.queueId);
+      }
       this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
       this.messageCache.clear();
       return this.sql.messagesDeleteAll.run(p.queueId).changes;
