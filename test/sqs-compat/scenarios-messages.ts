@@ -69,6 +69,17 @@ export function messageScenarios(h: Harness): void {
       expect(none!.MessageAttributes ?? {}).toEqual({});
     });
 
+    it("MessageAttributeNames `*` selects every attribute, as `All` and `.*` do", async () => {
+      const url = await h.createQueue();
+      const attrs = sampleAttributes();
+      await h.send(url, "star", { MessageAttributes: attrs });
+      for (const filter of ["*", ".*", "All"]) {
+        const [m] = await h.receive(url, { MessageAttributeNames: [filter], VisibilityTimeout: 0 });
+        expect(Object.keys(m!.MessageAttributes ?? {}).sort(), filter).toEqual(Object.keys(attrs).sort());
+        expect(m!.MD5OfMessageAttributes, filter).toBe(md5OfAttributes(attrs));
+      }
+    });
+
     it("returns system attributes: All, and individual names (deprecated AttributeNames)", async () => {
       const url = await h.createQueue();
       const sentAt = h.clock.nowMs();

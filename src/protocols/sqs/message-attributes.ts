@@ -63,7 +63,10 @@ export function priorityFromAttributes(attributes: MessageAttributes | undefined
   return Number(text);
 }
 
-/** A ReceiveMessage MessageAttributeNames filter: `All`, `.*`, `prefix.*` or exact names. */
+/**
+ * A ReceiveMessage MessageAttributeNames filter: `All`, `*` or `.*` (every attribute — SQS takes
+ * all three), `prefix.*`, or exact names.
+ */
 export interface AttributeNameFilter {
   all: boolean;
   names: Set<string>;
@@ -73,7 +76,7 @@ export interface AttributeNameFilter {
 export function attributeNameFilter(requested: string[] | undefined): AttributeNameFilter {
   const filter: AttributeNameFilter = { all: false, names: new Set(), prefixes: [] };
   for (const name of requested ?? []) {
-    if (name === "All" || name === ".*") filter.all = true;
+    if (name === "All" || name === "*" || name === ".*") filter.all = true;
     else if (name.endsWith(".*")) filter.prefixes.push(name.slice(0, -1));
     else filter.names.add(name);
   }
