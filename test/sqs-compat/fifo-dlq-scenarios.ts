@@ -90,6 +90,16 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       await expectError(call("SendMessage", { QueueUrl: url, MessageBody: "x", MessageGroupId: "g", DelaySeconds: 5 }), invalidParameterValue);
     });
 
+    it("SetQueueAttributes FifoQueue: `true` again on a FIFO queue is accepted; a type change is InvalidAttributeValue, or InvalidAttributeName on a standard queue", async () => {
+      const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true" });
+      // Infrastructure tools re-apply every attribute they manage, FifoQueue included.
+      await call("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "true", VisibilityTimeout: "45" } });
+      expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["FifoQueue", "VisibilityTimeout"] })).Attributes).toEqual({ FifoQueue: "true", VisibilityTimeout: "45" });
+      await expectError(call("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "false" } }), { shape: "InvalidAttributeValue", code: "InvalidAttributeValue" });
+      const standard = await createQueue(unique("s"));
+      await expectError(call("SetQueueAttributes", { QueueUrl: standard, Attributes: { FifoQueue: "true" } }), { shape: "InvalidAttributeName", code: "InvalidAttributeName" });
+    });
+
     it("holds a group while a message is in flight and replays a ReceiveRequestAttemptId", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true" });
       for (const body of ["a1", "a2", "b1"]) await call("SendMessage", { QueueUrl: url, MessageBody: body, MessageGroupId: body[0] });

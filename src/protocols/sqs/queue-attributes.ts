@@ -22,7 +22,7 @@ interface AttributeSpec {
   write?(value: string, patch: ConfigPatch, identity: SqsIdentity): void;
   /** Only FIFO queues have it. */
   fifoOnly?: boolean;
-  /** Can be given to CreateQueue but never changed. */
+  /** Can be given to CreateQueue but never changed (only FifoQueue: checkUnchangedQueueType). */
   createOnly?: boolean;
   needsStats?: boolean;
   /** Sluice extensions are returned only when asked for by name, so `All` stays stock. */
@@ -178,6 +178,16 @@ function unknownAttribute(name: string): never {
 }
 
 /**
+ * FifoQueue after creation, as SQS answers it: a standard queue has no such attribute; a FIFO
+ * queue accepts `true` again (infrastructure tools re-apply every attribute they manage) and
+ * refuses a change of type.
+ */
+function checkUnchangedQueueType(name: string, value: string, fifo: boolean): void {
+  if (!fifo) unknownAttribute(name);
+  if (!parseBoolean(name, value)) invalidValue(name, value, "Modifying queue type is not supported");
+}
+
+/**
  * Turns CreateQueue/SetQueueAttributes attributes into a config patch. `fifo` says whether the
  * queue is (or will be) FIFO, which decides whether FIFO-only attributes exist for it.
  */
@@ -186,7 +196,10 @@ export function attributesToConfigPatch(attributes: Record<string, string>, p: {
   for (const name in attributes) {
     const spec = attributeSpecs[name];
     if (!spec?.write) unknownAttribute(name);
-    if (spec.createOnly && !p.creating) unknownAttribute(name);
+    if (spec.createOnly && !p.creating) {
+      checkUnchangedQueueType(name, attributes[name]!, p.fifo);
+      continue;
+    }
     if (spec.fifoOnly && !p.fifo) unknownAttribute(name);
     spec.write(attributes[name]!, patch, p.identity);
   }
