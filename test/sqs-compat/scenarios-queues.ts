@@ -175,6 +175,25 @@ export function queueScenarios(h: Harness): void {
       });
     });
 
+    it("KMS and SQS-managed encryption exclude each other, as in SQS", async () => {
+      const sse = ["KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled"];
+      const url = await h.createQueue();
+      expect(await h.attributes(url, sse)).toEqual({ SqsManagedSseEnabled: "true" });
+      // Both at once: SQS's InvalidAttributeName ("one type of server-side encryption at one time"), nothing changes.
+      await expectSqsError(h.driver, "SetQueueAttributes", { QueueUrl: url, Attributes: { KmsMasterKeyId: "alias/aws/sqs", SqsManagedSseEnabled: "true" } }, sqsErrors.InvalidAttributeName);
+      expect(await h.attributes(url, sse)).toEqual({ SqsManagedSseEnabled: "true" });
+      // A KMS key turns SQS-managed encryption off…
+      await h.driver.call("SetQueueAttributes", { QueueUrl: url, Attributes: { KmsMasterKeyId: "alias/aws/sqs", KmsDataKeyReusePeriodSeconds: "600" } });
+      expect(await h.attributes(url, sse)).toEqual({ KmsMasterKeyId: "alias/aws/sqs", KmsDataKeyReusePeriodSeconds: "600", SqsManagedSseEnabled: "false" });
+      // …and SQS-managed encryption turned back on drops the key.
+      await h.driver.call("SetQueueAttributes", { QueueUrl: url, Attributes: { SqsManagedSseEnabled: "true" } });
+      expect(await h.attributes(url, sse)).toEqual({ SqsManagedSseEnabled: "true" });
+
+      const kms = await h.createQueue({ KmsMasterKeyId: "alias/aws/sqs" });
+      expect(await h.attributes(kms, sse)).toEqual({ KmsMasterKeyId: "alias/aws/sqs", KmsDataKeyReusePeriodSeconds: "300", SqsManagedSseEnabled: "false" });
+      await expectSqsError(h.driver, "CreateQueue", { QueueName: h.uniqueName("both"), Attributes: { KmsMasterKeyId: "k", SqsManagedSseEnabled: "true" } }, sqsErrors.InvalidAttributeName);
+    });
+
     it("a queue's MaximumMessageSize bounds its messages (InvalidParameterValue above it)", async () => {
       const url = await h.createQueue({ MaximumMessageSize: "1024" });
       await h.send(url, "x".repeat(1024));

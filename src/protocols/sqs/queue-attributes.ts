@@ -203,7 +203,23 @@ export function attributesToConfigPatch(attributes: Record<string, string>, p: {
     if (spec.fifoOnly && !p.fifo) unknownAttribute(name);
     spec.write(attributes[name]!, patch, p.identity);
   }
+  applyEncryptionChoice(patch);
   return patch;
+}
+
+/**
+ * SSE-KMS and SSE-SQS are one choice in SQS: asking for both at once is refused, a KMS key turns
+ * SQS-managed encryption off, and turning SQS-managed encryption on drops the key. Otherwise a
+ * queue would report two encryptions, which infrastructure tools comparing state would flag.
+ */
+function applyEncryptionChoice(patch: ConfigPatch): void {
+  const kmsKey = patch.kmsMasterKeyId;
+  if (kmsKey !== undefined && patch.sqsManagedSseEnabled === true) {
+    fail("InvalidAttributeName", "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.");
+  }
+  if (kmsKey !== undefined) patch.sqsManagedSseEnabled = false;
+  // An own property set to undefined, so it overrides the stored key when the patch is applied.
+  else if (patch.sqsManagedSseEnabled === true) patch.kmsMasterKeyId = undefined;
 }
 
 /** Validates GetQueueAttributes names and expands `All` (extensions only come when named). */
