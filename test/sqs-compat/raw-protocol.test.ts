@@ -107,6 +107,19 @@ describe("raw SQS JSON 1.0 protocol", () => {
     expect(res.json.__type).toBe(`com.amazonaws.sqs#${shape}`);
   });
 
+  // The model doesn't define these two; SQS's own JSON answers name them so (botocore reports the
+  // __type as QueryErrorCode), while the header keeps the query code that SDKs show.
+  it.each([
+    ["InvalidParameterValue", "InvalidParameterValueException", { MaxNumberOfMessages: 11 }],
+    ["MissingParameter", "MissingRequiredParameterException", { QueueUrl: undefined }],
+  ] as const)("%s has __type com.amazonaws.sqs#%s, as SQS sends it", async (code, type, input) => {
+    const created = await json("CreateQueue", { QueueName: uniqueName("unmodeled") });
+    const res = await json("ReceiveMessage", { QueueUrl: created.json.QueueUrl, ...input });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-amzn-query-error")).toBe(`${code};Sender`);
+    expect(res.json.__type).toBe(`com.amazonaws.sqs#${type}`);
+  });
+
   it("an unknown action is a 400 error with x-amzn-query-error", async () => {
     const res = await json("Frobnicate", {});
     expect(res.status).toBe(400);

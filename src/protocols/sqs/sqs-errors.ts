@@ -20,19 +20,27 @@ function spec(shape: string, queryCode: string = shape, httpStatus = 400, fault:
   return { shape, queryCode, httpStatus, fault };
 }
 
+/**
+ * The two common errors the model doesn't define: SQS's JSON answers name their `__type`
+ * InvalidParameterValueException and MissingRequiredParameterException (what botocore reports as
+ * QueryErrorCode), with the query codes InvalidParameterValue / MissingParameter in the header.
+ */
+const invalidParameterValue = spec("InvalidParameterValueException", "InvalidParameterValue");
+const missingParameter = spec("MissingRequiredParameterException", "MissingParameter");
+
 /** Every core code → its SQS error. `satisfies` makes a new core code a compile error here. */
 export const sqsErrorForCode = {
   QueueNotFound: spec("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"),
   QueueAlreadyExists: spec("QueueNameExists", "QueueAlreadyExists"),
   QueueDeletedRecently: spec("QueueDeletedRecently", "AWS.SimpleQueueService.QueueDeletedRecently"),
   PurgeQueueInProgress: spec("PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress", 403),
-  InvalidParameterValue: spec("InvalidParameterValue"),
-  MissingParameter: spec("MissingParameter"),
+  InvalidParameterValue: invalidParameterValue,
+  MissingParameter: missingParameter,
   InvalidAttributeName: spec("InvalidAttributeName"),
   InvalidAttributeValue: spec("InvalidAttributeValue"),
   InvalidMessageContents: spec("InvalidMessageContents"),
   // SQS reports an oversized message as a bad parameter value, not as a code of its own.
-  MessageTooLong: spec("InvalidParameterValue"),
+  MessageTooLong: invalidParameterValue,
   ReceiptHandleInvalid: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   MessageNotInflight: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
   EmptyBatchRequest: spec("EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest"),
@@ -45,12 +53,12 @@ export const sqsErrorForCode = {
   ResourceNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   InvalidRequest: spec("InvalidRequest"),
   // Jobs API codes: raised only by the jobs routes, never by an SQS action; mapped for completeness.
-  ValidationFailed: spec("InvalidParameterValue"),
+  ValidationFailed: invalidParameterValue,
   JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
-  JobAlreadyFinished: spec("InvalidParameterValue"),
+  JobAlreadyFinished: invalidParameterValue,
   LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
-  IdempotencyKeyReused: spec("InvalidParameterValue"),
+  IdempotencyKeyReused: invalidParameterValue,
   InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
 } as const satisfies Record<ErrorCode, SqsErrorSpec>;
 
