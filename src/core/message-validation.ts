@@ -28,6 +28,26 @@ const dataTypePattern = /^(String|Number|Binary)(\.[^\s]+)?$/;
 /** SQS numbers: up to 38 significant digits, -10^128 to +10^126. */
 const numberPattern = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/**
+ * Whether SQS takes the text as a Number: at most 38 significant digits and a magnitude from
+ * 10^-128 to 10^126 (or zero). Read from the decimal text itself — a double can't hold 1e400 or
+ * tell 10^126 from a hair above it.
+ */
+export function isSqsNumber(text: string): boolean {
+  if (!numberPattern.test(text)) return false;
+  const [mantissa, exponentText] = text.replace(/^[-+]/, "").split(/[eE]/) as [string, string | undefined];
+  const [whole = "", fraction = ""] = mantissa.split(".");
+  const allDigits = `${whole}${fraction}`;
+  const first = allDigits.search(/[1-9]/);
+  if (first < 0) return true; // zero
+  const significant = allDigits.slice(first).replace(/0+$/, "");
+  if (allDigits.replace(/^0+/, "").length > 38) return false;
+  // The power of ten of the first significant digit: 12.5e3 → 4, 0.05 → -2.
+  const leadingPower = whole.length - 1 - first + Number(exponentText ?? "0");
+  if (leadingPower < -128) return false;
+  return leadingPower < 126 || (leadingPower === 126 && significant === "1");
+}
+
 function validateAttributeName(name: string): void {
   const lower = name.toLowerCase();
   if (
@@ -62,11 +82,8 @@ function validateAttributeValue(name: string, value: MessageAttributeValue): voi
   if (hasInvalidCharacters(value.stringValue)) {
     fail("InvalidParameterValue", `The message attribute '${name}' contains invalid characters.`);
   }
-  if (base === "Number") {
-    const digits = value.stringValue.replace(/^[-+]/, "").split(/[eE]/)[0]!.replace(".", "").replace(/^0+/, "");
-    if (!numberPattern.test(value.stringValue) || digits.length > 38) {
-      fail("InvalidParameterValue", `Can't cast the value of message (user) attribute '${name}' to a number.`);
-    }
+  if (base === "Number" && !isSqsNumber(value.stringValue)) {
+    fail("InvalidParameterValue", `Can't cast the value of message (user) attribute '${name}' to a number.`);
   }
 }
 

@@ -53,7 +53,8 @@ function invalid(name: string, value: string, reason: string): never {
 }
 
 function parsePolicy(policy: string | undefined, queueArn: string): PolicyDocument {
-  if (policy === undefined) return { Version: "2012-10-17", Id: `${queueArn}/SQSDefaultPolicy`, Statement: [] };
+  // The version SQS itself writes into the policy AddPermission creates.
+  if (policy === undefined) return { Version: "2008-10-17", Id: `${queueArn}/SQSDefaultPolicy`, Statement: [] };
   const parsed = JSON.parse(policy) as Record<string, unknown>;
   const statement = parsed.Statement;
   const statements = Array.isArray(statement) ? (statement as PolicyStatement[]) : statement ? [statement as PolicyStatement] : [];

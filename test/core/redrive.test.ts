@@ -120,7 +120,7 @@ describe("AddPermission / RemovePermission", () => {
     await addPermission(h.service, "q", { label: "send", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn });
     await addPermission(h.service, "q", { label: "both", accountIds: ["111122223333", "444455556666"], actions: ["ReceiveMessage", "DeleteMessage"], queueArn });
     const policy = JSON.parse((await h.service.getQueue("q")).config.policy!);
-    expect(policy).toMatchObject({ Version: "2012-10-17", Id: `${queueArn}/SQSDefaultPolicy` });
+    expect(policy).toMatchObject({ Version: "2008-10-17", Id: `${queueArn}/SQSDefaultPolicy` });
     expect(policy.Statement).toEqual([
       { Sid: "send", Effect: "Allow", Principal: { AWS: "arn:aws:iam::111122223333:root" }, Action: "SQS:SendMessage", Resource: queueArn },
       {

@@ -182,6 +182,15 @@ export function messageScenarios(h: Harness): void {
       await expectSqsError(h.driver, "SendMessage", { QueueUrl: url, MessageBody: "x", DelaySeconds: 901 }, sqsErrors.InvalidParameterValue);
       expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
     });
+
+    it("rejects a Number attribute beyond SQS's range (10^-128 to 10^126) with InvalidParameterValue", async () => {
+      const url = await h.createQueue();
+      for (const value of ["1e400", "2e126", "1e-129"]) {
+        const MessageAttributes = { n: { DataType: "Number", StringValue: value } };
+        await expectSqsError(h.driver, "SendMessage", { QueueUrl: url, MessageBody: "x", MessageAttributes }, sqsErrors.InvalidParameterValue);
+      }
+      expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
+    });
   });
 
   describe("SendMessageBatch", () => {
