@@ -20,12 +20,15 @@ export function checkJobInput(inputJson: string): void {
   validateBody(inputJson);
 }
 
+/**
+ * The message for a job on `queue`. `inputJson` has passed checkJobInput (its characters are not
+ * scanned again here); what is left to check is the queue's own, possibly smaller, size limit.
+ */
 export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: string; priority: number; nowMs: number; availableAtMs: number; senderId: string }): NewMessage {
   const sizeBytes = Buffer.byteLength(p.inputJson, "utf8");
   if (sizeBytes > p.queue.config.maximumMessageSizeBytes) {
     fail("MessageTooLong", `The job's input is ${sizeBytes} bytes of JSON; queue ${p.queue.name} accepts at most ${p.queue.config.maximumMessageSizeBytes}.`);
   }
-  validateBody(p.inputJson);
   return {
     messageId: p.jobId,
     body: p.inputJson,

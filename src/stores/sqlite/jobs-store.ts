@@ -266,8 +266,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobQueueSettingsGet(p: { queueId: number }): Promise<JobQueueSettings | undefined> {
-    const json = this.sql.settingsGet.get(p.queueId);
-    return json ? (JSON.parse(json) as JobQueueSettings) : undefined;
+    return this.settingsOf(p.queueId);
   }
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
@@ -298,9 +297,13 @@ export class SqliteJobStore implements JobStore {
   endJobsOfMessages(p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): JobChange[] {
     const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs);
     if (rows.length === 0) return [];
-    const stored = this.sql.settingsGet.get(p.queueId);
-    const resultTtlSeconds = stored ? (JSON.parse(stored) as JobQueueSettings).resultTtlSeconds : defaultJobQueueSettings.resultTtlSeconds;
+    const resultTtlSeconds = (this.settingsOf(p.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
     return rows.map((values) => this.apply(messageLostTransition(toJob(jobRowOf(values)), { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), p.nowMs));
+  }
+
+  private settingsOf(queueId: number): JobQueueSettings | undefined {
+    const json = this.sql.settingsGet.get(queueId);
+    return json ? (JSON.parse(json) as JobQueueSettings) : undefined;
   }
 
   /** A job by id (its row read as an array: job-rows.ts). */
