@@ -7,6 +7,7 @@ import { attributesMd5, md5Hex } from "./digests.js";
 import { SluiceError, fail } from "./errors.js";
 import { checkReceiveRequestAttemptId, formatSequenceNumber, groupFieldsFor, sendDedupFor } from "./fifo.js";
 import type { IdSource } from "./ids.js";
+import type { JobChange } from "./jobs/job-store.js";
 import { limits } from "./limits.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
@@ -74,6 +75,9 @@ export interface QueueServiceDeps {
   onError?: (err: unknown) => void;
 }
 
+/** Told of live jobs that a purge or retention ended along with their messages. */
+export type JobsEndedListener = (changes: readonly JobChange[]) => void;
+
 /** Stands in for an accepted entry's outcome until the store has written it. */
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
 
@@ -91,6 +95,7 @@ export class QueueService {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly senderId: string;
+  private readonly jobsEndedListeners = new Set<JobsEndedListener>();
 
   constructor(deps: QueueServiceDeps) {
     this.store = deps.store;
@@ -190,12 +195,31 @@ export class QueueService {
     // Checked in the purge's own write: purges arriving together would all pass a check made here.
     const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
     if (purged === undefined) fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
+    this.jobsEnded(purged.jobChanges);
   }
 
-  /** Deletes messages past their queue's retention period. */
+  /** Deletes messages past their queue's retention period; returns how many. */
   async expireMessages(queue: QueueRecord): Promise<number> {
     const nowMs = this.clock.nowMs();
-    return this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs });
+    const expired = await this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs });
+    this.jobsEnded(expired.jobChanges);
+    return expired.deleted;
+  }
+
+  /**
+   * Registers a listener for the live jobs a purge or retention ends: the store ends them in the
+   * delete's own write, and the JobService, which knows who waits on a job, tells them (this
+   * service knows queues and messages, not job events). Returns the unregister function.
+   */
+  onJobsEnded(listener: JobsEndedListener): () => void {
+    this.jobsEndedListeners.add(listener);
+    return () => this.jobsEndedListeners.delete(listener);
+  }
+
+  /** After the write committed, as every job event is published. */
+  private jobsEnded(changes: readonly JobChange[]): void {
+    if (changes.length === 0) return;
+    for (const listener of this.jobsEndedListeners) listener(changes);
   }
 
   // ---- messages ----

@@ -4,7 +4,7 @@
  * Time is always passed in (`nowMs`), never read by a store.
  * Every store runs the same conformance suite: src/stores/testkit.
  */
-import type { JobStore } from "./jobs/job-store.js";
+import type { JobChange, JobStore } from "./jobs/job-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
@@ -78,6 +78,15 @@ export interface ReceiveResult {
   deadLetteredCount: number;
 }
 
+/**
+ * Messages a purge or retention deleted, and what happened to the live jobs among them: core
+ * publishes the changes (SSE, held waits), as it does for every other transition.
+ */
+export interface MessagesDeleted {
+  deleted: number;
+  jobChanges: JobChange[];
+}
+
 /** Queues, messages and move tasks here; jobs and the webhook outbox in jobs/job-store.ts. */
 export interface MessageReceiveParams {
   queueId: number;
@@ -132,13 +141,13 @@ export interface Store extends JobStore {
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
   /**
    * Deletes every message of the queue; live jobs among them end canceled at `nowMs`
-   * (messageLostTransition). With `refuseIfPurgedAfterMs`: deletes nothing and returns undefined
-   * if the queue was purged after that time, else also records the purge at `nowMs` — check and
-   * purge in one write, so concurrent purges can't both pass.
+   * (messageLostTransition) and are returned as `jobChanges`. With `refuseIfPurgedAfterMs`:
+   * deletes nothing and returns undefined if the queue was purged after that time, else also
+   * records the purge at `nowMs` — check and purge in one write, so concurrent purges can't both pass.
    */
-  messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<number | undefined>;
-  /** Deletes messages past retention; returns how many. Live jobs among them end failed at `nowMs`. */
-  messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<number>;
+  messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined>;
+  /** Deletes messages past retention. Live jobs among them end failed at `nowMs`, returned as `jobChanges`. */
+  messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted>;
 
   /**
    * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,

@@ -229,6 +229,44 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     await expectCode(h.jobs.complete(a.job.id, { leaseId: leased!.leaseToken }), "JobAlreadyFinished");
   });
 
+  it("the jobs a purge ends are published: waits and held submits wake at once, subscribers hear job.canceled", async () => {
+    const { job } = await h.jobs.submit("q", { input: "a" });
+    const canceled: string[] = [];
+    h.jobs.events.subscribe({ queueName: "q" }, (e) => {
+      if (e.type === "job.canceled") canceled.push(e.job.id);
+    });
+    let waited: unknown;
+    let held: unknown;
+    void h.jobs.wait(job.id, 60).then((j) => (waited = j));
+    void h.jobs.submitAndWait("q", { input: "b" }, undefined, 60).then((r) => (held = r.job));
+    await settle(10);
+    expect([waited, held]).toEqual([undefined, undefined]);
+    await h.queues.purgeQueue("q"); // the clock never moves: only the purge can end these holds
+    await settle();
+    expect(waited).toMatchObject({ id: job.id, status: "canceled", error: { type: "QueuePurged" } });
+    expect(held).toMatchObject({ status: "canceled", error: { type: "QueuePurged" } });
+    expect(canceled.sort()).toEqual([job.id, (held as { id: string }).id].sort());
+    expect(h.clock.pendingTimers()).toBe(0); // both holds' timers were cancelled
+  });
+
+  it("the jobs retention ends are published: a held wait wakes at once, subscribers hear job.failed", async () => {
+    const { queue } = await h.queues.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });
+    const { job } = await h.jobs.submit("short", { input: "x" });
+    h.clock.advance(59_000);
+    const events: string[] = [];
+    h.jobs.events.subscribe({ jobId: job.id }, (e) => events.push(e.type));
+    let waited: unknown;
+    void h.jobs.wait(job.id, 60).then((j) => (waited = j));
+    h.clock.advance(2_000);
+    await settle(10);
+    expect(waited).toBeUndefined();
+    expect(await h.queues.expireMessages(queue)).toBe(1);
+    await settle();
+    expect(waited).toMatchObject({ id: job.id, status: "failed", error: { type: "MessageExpired" } });
+    expect(events).toEqual(["job.failed"]);
+    expect(h.clock.pendingTimers()).toBe(0);
+  });
+
   it("queue settings validate and merge", async () => {
     const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
     expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });

@@ -105,6 +105,11 @@ export class JobService {
     this.random = deps.random ?? Math.random;
     this.idempotencyKeyTtlMs = (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000;
     this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock, region: deps.region ?? "us-east-1", accountId: deps.accountId ?? "000000000000" });
+    // A purge (SQS PurgeQueue) or retention ends live jobs through the QueueService, in the write
+    // that deletes their messages: their streams and held waits must hear of it like any other end.
+    deps.queues.onJobsEnded((changes) => {
+      for (const change of changes) this.publish(change);
+    });
   }
 
   // ---- clients ----

@@ -10,7 +10,7 @@ import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
-import type { DeleteResult, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { DeleteResult, MessagesDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
@@ -324,25 +324,25 @@ export class SqliteStore implements Store {
     return this.sql.messageNextVisible.get(p.queueId, p.nowMs) ?? undefined;
   }
 
-  async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<number | undefined> {
-    return this.writes.run(() => {
+  async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined> {
+    return this.writes.run((): MessagesDeleted | undefined => {
       if (p.refuseIfPurgedAfterMs !== undefined) {
         const purgedAtMs = this.sql.queuePurgedAt.get(p.queueId);
         if (purgedAtMs != null && purgedAtMs > p.refuseIfPurgedAfterMs) return undefined;
         this.queueWritten(this.sql.queueSetPurgedAt).run(p.nowMs, p.nowMs, p.queueId);
       }
-      this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
+      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
       this.messageCache.clear();
-      return this.sql.messagesDeleteAll.run(p.queueId).changes;
+      return { deleted: this.sql.messagesDeleteAll.run(p.queueId).changes, jobChanges };
     });
   }
 
-  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<number> {
-    return this.writes.run(() => {
-      this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
-      const expired = this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes;
-      if (expired > 0) this.messageCache.clear();
-      return expired;
+  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted> {
+    return this.writes.run((): MessagesDeleted => {
+      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
+      const deleted = this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes;
+      if (deleted > 0) this.messageCache.clear();
+      return { deleted, jobChanges };
     });
   }
 

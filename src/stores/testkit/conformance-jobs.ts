@@ -222,6 +222,29 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
   });
 
+  test("jobs: a purge or retention ends the live jobs of the messages it deletes and returns their changes", async () => {
+    const q = await makeQueue();
+    const a = await submit(q);
+    const b = await submit(q);
+    await lease(q, { max: 1 }); // a runs, b stays queued: both end
+    const purged = await store().messagePurge({ queueId: q.id, nowMs: T0 + 10 });
+    expect(purged?.deleted).toBe(2);
+    const ended = purged!.jobChanges.map((c) => [c.job.id, c.job.status, c.job.error?.type, c.job.finishedAtMs, c.events]).sort();
+    expect(ended).toEqual([
+      [a.job.id, "canceled", "QueuePurged", T0 + 10, ["job.canceled"]],
+      [b.job.id, "canceled", "QueuePurged", T0 + 10, ["job.canceled"]],
+    ]);
+    expect(await store().jobGet({ id: a.job.id })).toMatchObject({ status: "canceled" });
+
+    const old = await makeQueue("retention");
+    const c = await submit(old);
+    expect(await store().messageExpire({ queueId: old.id, minSentAtMs: T0, nowMs: T0 + 20 })).toEqual({ deleted: 0, jobChanges: [] });
+    const expired = await store().messageExpire({ queueId: old.id, minSentAtMs: T0 + 1, nowMs: T0 + 20 });
+    expect(expired.deleted).toBe(1);
+    expect(expired.jobChanges).toEqual([{ job: await store().jobGet({ id: c.job.id }), events: ["job.failed"] }]);
+    expect(expired.jobChanges[0]!.job).toMatchObject({ status: "failed", error: { type: "MessageExpired" }, finishedAtMs: T0 + 20 });
+  });
+
   test("jobs: lease adopts a message that has no job", async () => {
     const q = await makeQueue();
     const message = jobMessage({ queue: q, jobId: "11111111-1111-4111-8111-111111111111", inputJson: '{"from":"sqs"}', priority: 2, nowMs: T0, availableAtMs: T0, senderId: "x" });

@@ -280,8 +280,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messagePurge and messageExpire delete what they should", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
-      expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50, nowMs: T0 })).toBe(1);
-      expect(await store.messagePurge({ queueId: id, nowMs: T0 })).toBe(2);
+      expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50, nowMs: T0 })).toEqual({ deleted: 1, jobChanges: [] });
+      expect(await store.messagePurge({ queueId: id, nowMs: T0 })).toEqual({ deleted: 2, jobChanges: [] });
       expect(await receive(id, 10)).toEqual([]);
     });
 

@@ -1,0 +1,85 @@
+/**
+ * Live jobs ended by their queue rather than by a worker — an SQS PurgeQueue, or retention run by
+ * the server's maintenance loop — over HTTP on a real server (manual clock): held requests are
+ * answered and event streams hear of it at once, as for any other end of a job.
+ */
+import { CreateQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqsV3 } from "../support/clients.js";
+import { waitFor, within } from "../support/wait.js";
+import { type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
+
+let s: JobsServer;
+let sqs: SQSClient;
+/** The server's own subscribers (the webhook dispatcher listens to everything). */
+let ownSubscribers: number;
+beforeEach(async () => {
+  s = await startJobsServer();
+  sqs = sqsV3(s.url);
+  ownSubscribers = s.server.jobs.events.listenerCount();
+});
+afterEach(async () => {
+  sqs.destroy();
+  await s.stop();
+});
+
+/** Resolves once `n` streams and held requests have subscribed to the server's job events. */
+async function subscribers(n: number): Promise<void> {
+  await waitFor(() => s.server.jobs.events.listenerCount() === ownSubscribers + n, { what: `${n} job event subscribers` });
+}
+
+describe("jobs ended by their queue", () => {
+  it("an SQS PurgeQueue answers a held GET ?wait and a held submit at once, and SSE streams show job.canceled", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
+    const jobStream = await openEventStream(`${s.url}/v1/jobs/${job.id}/events`);
+    expect((await within(5_000, jobStream.next()))?.event).toBe("job.snapshot");
+    const all = await openEventStream(`${s.url}/v1/events?queue=q`);
+    const waiting = s.api("GET", `/v1/jobs/${job.id}?wait=30`);
+    const held = s.api("POST", "/v1/queues/q/jobs?wait=30", { input: 2 });
+    await subscribers(4);
+    const queued = await within(5_000, all.next());
+    expect(queued).toMatchObject({ event: "job.queued", data: { job: { input: 2 } } });
+
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "q" }));
+    await sqs.send(new PurgeQueueCommand({ QueueUrl }));
+    // The clock never moves: the holds' 30 s limits can't answer them, only the purge can.
+    const [waited, submitted] = await within(5_000, Promise.all([waiting, held]), "the held requests");
+    expect(waited.body.job).toMatchObject({ id: job.id, status: "canceled", error: { type: "QueuePurged" } });
+    expect([submitted.status, submitted.body.job]).toMatchObject([201, { id: queued!.data.job.id, status: "canceled", error: { type: "QueuePurged" } }]);
+
+    expect(await within(5_000, jobStream.next())).toMatchObject({ event: "job.canceled", data: { job: { id: job.id, status: "canceled" } } });
+    expect(await within(5_000, jobStream.next())).toBeUndefined(); // a job's stream ends with the job
+    const ended = [(await within(5_000, all.next()))!, (await within(5_000, all.next()))!];
+    expect(ended.map((e) => [e.event, e.data.job.id]).sort()).toEqual(
+      [
+        ["job.canceled", job.id],
+        ["job.canceled", queued!.data.job.id],
+      ].sort(),
+    );
+  });
+
+  it("retention, run by the maintenance loop, answers a held GET ?wait at once and the job's stream shows job.failed", async () => {
+    await sqs.send(new CreateQueueCommand({ QueueName: "short", Attributes: { MessageRetentionPeriod: "60" } }));
+    const job = (await s.api("POST", "/v1/queues/short/jobs", { input: 1 })).body.job;
+    const stream = await openEventStream(`${s.url}/v1/jobs/${job.id}/events`);
+    expect((await within(5_000, stream.next()))?.event).toBe("job.snapshot");
+    s.clock.advance(59_000);
+    let answered = false;
+    const waiting = s.api("GET", `/v1/jobs/${job.id}?wait=30`).finally(() => (answered = true));
+    await subscribers(2);
+    const heldAtMs = s.clock.nowMs();
+    // Maintenance deletes expired messages every 5 s of clock time: step the clock a second at a
+    // time (each pass finishing between steps) until the hold is answered — never as far as the
+    // hold's own 30 s limit, so only the expiry can answer it.
+    await waitFor(
+      () => {
+        if (!answered && s.clock.nowMs() - heldAtMs < 25_000) s.clock.advance(1_000);
+        return answered;
+      },
+      { intervalMs: 20, what: "the held GET to be answered" },
+    );
+    expect((await waiting).body.job).toMatchObject({ id: job.id, status: "failed", error: { type: "MessageExpired" } });
+    expect(await within(5_000, stream.next())).toMatchObject({ event: "job.failed", data: { job: { id: job.id, error: { type: "MessageExpired" } } } });
+    expect(await within(5_000, stream.next())).toBeUndefined();
+  });
+});
