@@ -113,7 +113,11 @@ export interface Store extends JobStore {
   queueDeletedAt(p: { name: string }): Promise<number | undefined>;
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
 
-  /** Enqueues messages atomically; returns them with store-assigned `seq`. With `dedup`, see SendDedup. */
+  /**
+   * Enqueues messages atomically; returns them with store-assigned `seq`. With `dedup`, see SendDedup.
+   * A queue deleted since the caller read its record is refused inside the write (QueueNotFound,
+   * nothing written): the messages would otherwise outlive their queue.
+   */
   messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]>;
   /**
    * Leases up to `max` visible messages (priority high→low, then oldest first), atomically setting

@@ -1,6 +1,6 @@
 /** Queue actions through both protocols: lifecycle, URLs, listing, attributes, tags. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqsHarness, accountId, host, openHarness, queueUrlPrefix, xmlText, xmlTexts } from "./sqs-harness.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type SqsHarness, accountId, host, openHarness, queueUrlPrefix, settle, xmlText, xmlTexts } from "./sqs-harness.js";
 
 let h: SqsHarness;
 beforeEach(async () => {
@@ -75,6 +75,29 @@ describe("CreateQueue / GetQueueUrl / DeleteQueue", () => {
     expect(res.body).toContain("<DeleteQueueResponse");
     expect(res.body).not.toContain("DeleteQueueResult");
     expect((await h.json("GetQueueUrl", { QueueName: "gone" })).statusCode).toBe(400);
+  });
+
+  it("a send that read its queue before a DeleteQueue committed is QueueDoesNotExist and leaves no messages behind", async () => {
+    const url = await h.createQueue("racing");
+    const stale = await h.queues.getQueue("racing");
+    // Each send has read the queue and is held just before its write while DeleteQueue commits.
+    const sendMessages = h.queues.sendMessages.bind(h.queues);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = vi.spyOn(h.queues, "sendMessages").mockImplementation(async (queue, entries) => {
+      await gate;
+      return sendMessages(queue, entries);
+    });
+    const single = h.json("SendMessage", { QueueUrl: url, MessageBody: "orphan?" });
+    const batch = h.query({ Action: "SendMessageBatch", QueueUrl: url, "SendMessageBatchRequestEntry.1.Id": "a", "SendMessageBatchRequestEntry.1.MessageBody": "orphan?" });
+    await settle(() => held.mock.calls.length === 2, "both sends to read the queue");
+    expect((await h.json("DeleteQueue", { QueueUrl: url })).statusCode).toBe(200);
+    release();
+    const [json, query] = [await single, await batch];
+    expect([json.statusCode, json.headers["x-amzn-query-error"]]).toEqual([400, "AWS.SimpleQueueService.NonExistentQueue;Sender"]);
+    expect([query.statusCode, xmlText(query.body, "Code")]).toEqual([400, "AWS.SimpleQueueService.NonExistentQueue"]);
+    held.mockRestore();
+    expect(await h.queues.queueStats(stale)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
   });
 
   it("accepts query requests on the queue URL path without QueueUrl, by GET or POST", async () => {

@@ -6,6 +6,7 @@
  */
 import Database from "better-sqlite3";
 import { attributesFromJson } from "../../core/attributes-json.js";
+import { fail } from "../../core/errors.js";
 import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
@@ -155,6 +156,7 @@ export class SqliteStore implements Store {
     this.sql = {
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
+      queueExists: db.prepare<[number], number>("SELECT 1 FROM queues WHERE id = ?").pluck(),
       queueInsert: db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?)"),
       queueList: db.prepare<[{ after: string; prefix: string; limit: number }], QueueRow>(
         `SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
@@ -257,6 +259,11 @@ export class SqliteStore implements Store {
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
     const dedup = p.dedup;
     return this.writes.run(() => {
+      // The caller read the queue before this write's turn: a DeleteQueue may have committed since
+      // (or run earlier in this very group commit). messages.queue_id has no foreign key, so the
+      // rows would be kept for a queue that is gone and the send answered as a success. One
+      // primary-key seek per send, not per message.
+      if (this.sql.queueExists.get(p.queueId) === undefined) fail("QueueNotFound", "The specified queue does not exist.");
       // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
       if (!dedup) {
         const seqs = this.sql.messageInsert.many(p.queueId, p.messages);

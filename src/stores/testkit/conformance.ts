@@ -277,6 +277,20 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await store.queueStats({ queueId: id, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 2, inFlight: 1, delayed: 1, oldestVisibleSentAtMs: T0 });
     });
 
+    test("messageSend to a queue deleted since its record was read is refused (QueueNotFound) and writes nothing", async () => {
+      const id = await makeQueue();
+      const { queue: fifo } = await store.queueCreate({ name: "f.fifo", config: defaultQueueConfig(true), tags: {}, nowMs: T0 });
+      await store.queueDelete({ id, nowMs: T0 });
+      await expect(store.messageSend({ queueId: id, messages: [newMessage(), newMessage()] })).rejects.toMatchObject({ code: "QueueNotFound" });
+      // The race itself: a delete and a send (both callers held the record) in one group commit, the delete first.
+      const [, raced] = await Promise.allSettled([
+        store.queueDelete({ id: fifo.id, nowMs: T0 }),
+        store.messageSend({ queueId: fifo.id, messages: [newMessage({ groupId: "g", deduplicationId: "d" })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } }),
+      ]);
+      expect(raced).toMatchObject({ status: "rejected", reason: { code: "QueueNotFound" } });
+      for (const queueId of [id, fifo.id]) expect(await store.queueStats({ queueId, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    });
+
     test("messagePurge and messageExpire delete what they should", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
