@@ -124,6 +124,53 @@ describe("jobs API: refusals change nothing; a queue deleted through SQS", () =>
   });
 });
 
+describe("jobs API: empty bodies (Content-Type: application/json and nothing sent, as curl, axios and fetch wrappers do)", () => {
+  const json = { "content-type": "application/json" };
+  const pathOf = (path: string, id: string, queue: string) => path.replace("{id}", id).replace("{queue}", queue);
+
+  it("a route that takes no body reads an empty JSON body as no body: cancel answers 200", async () => {
+    // Every POST/PUT route without a body schema; a new one gets covered here by adding its case.
+    expect(routeSpecs.filter((r) => r.method !== "GET" && r.body === undefined).map((r) => r.operationId)).toEqual(["cancelJob"]);
+    const queued = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
+    const canceled = await s.api("POST", `/v1/jobs/${queued.id}/cancel`, "", json);
+    expect([canceled.status, canceled.body.job?.status]).toEqual([200, "canceled"]);
+    const running = (await s.api("POST", "/v1/queues/q/jobs", { input: "b" })).body.job;
+    expect((await lease("q"))[0]!.id).toBe(running.id);
+    const requested = await s.api("POST", `/v1/jobs/${running.id}/cancel`, "", json);
+    expect([requested.status, requested.body.job?.cancelRequested]).toEqual([200, true]);
+  });
+
+  it("a route that takes no body still refuses a body that is not JSON, or is poisoned", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
+    for (const body of ["{bad", '{"__proto__":{"admin":true}}']) {
+      const res = await s.api("POST", `/v1/jobs/${job.id}/cancel`, body, json);
+      expect([res.status, res.body.error?.code], body).toEqual([400, "ValidationFailed"]);
+    }
+    expect((await s.api("GET", `/v1/jobs/${job.id}`)).body.job.status).toBe("queued");
+  });
+
+  it("a route that takes a body answers an empty one, as a missing one, with a specific ValidationFailed, writing nothing", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
+    const withBody = routeSpecs.filter((r) => r.body !== undefined);
+    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "releaseJob", "submitJob", "updateQueue"]);
+    for (const route of withBody) {
+      const path = pathOf(route.path, job.id, route.operationId === "updateQueue" ? "fresh" : "q");
+      for (const [body, headers] of [["", json], [undefined, {}]] as const) {
+        const res = await s.api(route.method, path, body, headers);
+        const what = `${route.operationId} with ${body === undefined ? "no body" : "an empty JSON body"}`;
+        expect([res.status, res.body.error?.code], what).toEqual([400, "ValidationFailed"]);
+        expect(res.body.error.message, what).toMatch(/^The request has no body: send a JSON object/);
+      }
+    }
+    // Where every field is optional, the answer says how to send none of them.
+    expect((await s.api("PUT", "/v1/queues/fresh", "", json)).body.error.message).toMatch(/\{\} to leave every field at its default/);
+    expect((await s.api("GET", "/v1/queues/fresh")).status).toBe(404); // the PUT created nothing
+    expect((await s.api("GET", `/v1/jobs/${job.id}`)).body.job).toMatchObject({ status: "queued", attempt: 0 }); // nor did a lease take it
+    const put = await s.api("PUT", "/v1/queues/fresh", {});
+    expect([put.status, put.body.queue?.settings.maxAttempts]).toEqual([200, 3]); // {}: created with the defaults
+  });
+});
+
 describe("jobs API: workers", () => {
   it("leases by priority, heartbeats, completes; GET ?wait is woken by the completion", async () => {
     const low = (await s.api("POST", "/v1/queues/q/jobs", { input: "low", priority: 1 })).body.job;

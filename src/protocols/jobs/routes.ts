@@ -14,6 +14,7 @@ import type { JobError, JobStatus } from "../../core/jobs/job.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
+import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
@@ -151,7 +152,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async updateQueue(request, reply) {
-      const patch = (request.body ?? {}) as JobQueueSettingsPatch;
+      const patch = request.body as JobQueueSettingsPatch;
       return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.updateQueueSettings(request.params.queue!, patch)) }));
     },
 
@@ -168,6 +169,7 @@ function fastifyPath(spec: RouteSpec): string {
 export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Promise<void> {
   // JSON only: a text/plain body would otherwise parse to a string and fail as a schema mismatch.
   app.removeContentTypeParser("text/plain");
+  acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(jobsValidatorCompiler());
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
@@ -190,6 +192,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
       ...(bodySchema
         ? {
             preValidation: async (request: FastifyRequest) => {
+              // No body, or an empty one (json-body.ts): one clear answer for both, not Ajv's "body must be object".
+              if (request.body === undefined) fail("ValidationFailed", missingBodyMessage(bodySchema));
               const unknown = firstUnknownField(request.body, bodySchema);
               if (unknown) fail("ValidationFailed", `${unknown} is not a field of this request.`);
             },

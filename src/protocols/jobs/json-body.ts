@@ -1,0 +1,28 @@
+/**
+ * The jobs API's JSON body parser: fastify's own (same limits, same prototype-poisoning guard),
+ * except that an empty body is read as no body. Many clients send `Content-Type: application/json`
+ * with nothing after it on a bodyless POST (`curl -H 'content-type: application/json' -X POST`,
+ * fetch wrappers, axios defaults); fastify refuses that outright, so `POST /v1/jobs/{id}/cancel`
+ * failed for them. With no body, a route without a body schema simply runs, and a route with one
+ * gets the same ValidationFailed as a request that sent no body at all (routes.ts).
+ */
+import type { FastifyInstance } from "fastify";
+import type { JsonSchema } from "./schemas.js";
+
+export function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  // The app's own poisoning settings, so this parser is as strict as the one it replaces.
+  const { onProtoPoisoning = "error", onConstructorPoisoning = "error" } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body.length === 0) done(null, undefined);
+    else parseJson(request, body as string, done); // parseAs "string"; the overload's type also admits a Buffer
+  });
+}
+
+/** The ValidationFailed message for a request without a body on a route that takes one. */
+export function missingBodyMessage(bodySchema: JsonSchema): string {
+  const message = "The request has no body: send a JSON object (Content-Type: application/json)";
+  // Where every field is optional (leases, PUT /v1/queues/{queue}), say how to send none of them.
+  return bodySchema.required === undefined ? `${message}, {} to leave every field at its default.` : `${message}.`;
+}
