@@ -4,7 +4,9 @@
 import { JobHandle } from "./job-handle.js";
 import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
 import type { HttpResponse } from "./http.js";
-import { type BatchHandler, type BatchOptions, type ErasedHandler, type JobHandler, Worker, type WorkerOptions } from "./worker.js";
+import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./handlers.js";
+import { Worker } from "./worker.js";
+import type { WorkerOptions } from "./worker-options.js";
 import type { Job, JobResponse, JsonValue, SubmitRequest, WebhookSpec } from "./wire.js";
 
 export interface SubmitOptions {

@@ -2,7 +2,7 @@
  * What `sluice worker <module>` expects as the module's default export: a handler function, or
  * an object naming the handler with its batch and worker settings (CLI flags win over these).
  */
-import type { BatchHandler, BatchOptions, JobHandler } from "./worker.js";
+import type { BatchHandler, BatchOptions, JobHandler } from "./handlers.js";
 import type { JsonValue } from "./wire.js";
 
 export interface WorkerSettings {

@@ -1,72 +1,27 @@
 /**
- * The worker loop behind `queue.work()`: long-poll leases while there is room, run up to
- * `concurrency` handlers (or batches) at once, report each outcome, and on close() stop leasing,
- * let in-flight work finish, and hand back anything leased but not started.
+ * The worker behind `queue.work()`: long-poll leases while there is room (lease-loop.ts), run up
+ * to `concurrency` handlers (or batches) at once (slots.ts), report each outcome (ack-batcher.ts,
+ * or the job's own routes), and on close() stop leasing, let in-flight work finish, and hand back
+ * anything leased but not started (drain.ts). This file wires those parts and runs the handlers.
  */
-import { backoffDelayMs, defaultBackoff } from "./backoff.js";
-import type { BatchItemError } from "./errors.js";
+import { AckBatcher } from "./ack-batcher.js";
+import { drain } from "./drain.js";
+import { type BatchHandler, type ErasedHandler, type JobHandler, batchContext, settle } from "./handlers.js";
 import type { HttpClient } from "./http.js";
-import { type Confirmed, type JobContext, JobLease, type JobOutcome, type LeaseDeps, type WorkerPhase } from "./job-lease.js";
-import { isAcksUnknownError, isFatalLeaseError } from "./lease-errors.js";
-import { type HandlerResult, outcomeOf, outcomesOfBatch } from "./outcomes.js";
-import { longPollGraceMs } from "./jobs.js";
-import { type Timers, nextTurn, sleep } from "./timers.js";
-import type { CompleteAck, FailAck, JsonValue, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
+import { type Confirmed, JobLease, type JobOutcome, type LeaseDeps } from "./job-lease.js";
+import { leaseLoop } from "./lease-loop.js";
+import { LeaseRequests } from "./lease-requests.js";
+import { outcomeOf, outcomesOfBatch } from "./outcomes.js";
+import { type Slot, Slots } from "./slots.js";
+import type { Timers } from "./timers.js";
+import type { JsonValue, LeasedJob } from "./wire.js";
+import { type CloseOptions, type WorkerOptions, resolveWorkerOptions } from "./worker-options.js";
+import { WorkUnits } from "./work-units.js";
 
+// The worker's public types, where index.ts (and queue.work()'s callers) find them.
 export type { JobContext, WorkerPhase } from "./job-lease.js";
-
-/** A handler for one job at a time; its return value is the job's output. */
-export type JobHandler<I = JsonValue, O = JsonValue> = (job: LeasedJob<I>, ctx: JobContext) => O | Promise<O>;
-
-/** Per-position result of a batch handler: the job's output, or a BatchItemError to fail that job alone. */
-export type BatchResult<O = JsonValue> = O | BatchItemError;
-
-export interface BatchContext {
-  /** Aborted when every job of the batch is canceled or lost, or close() runs out of time. */
-  readonly signal: AbortSignal;
-  /** One context per job, in the same order as the jobs: per-job signal and progress. */
-  readonly items: readonly JobContext[];
-  /** Records the same progress (0–1) on every job of the batch. */
-  progress(fraction: number): void;
-}
-
-/**
- * A handler for a batch of up to `batch.size` jobs gathered within `batch.windowMs` (the pattern
- * for embedding models). Return one result per job, in order; throwing fails the whole batch.
- */
-export type BatchHandler<I = JsonValue, O = JsonValue> = (jobs: LeasedJob<I>[], ctx: BatchContext) => BatchResult<O>[] | Promise<BatchResult<O>[]>;
-
-export interface BatchOptions {
-  /** Most jobs per batch (1–100). */
-  size: number;
-  /** How long the server gathers jobs after the first one arrives. */
-  windowMs: number;
-}
-
-export interface WorkerOptions {
-  /** Handlers (or batches) running at once. Default 1. */
-  concurrency?: number;
-  /** Lease length; heartbeats extend it every third of it. Default 30. */
-  leaseSeconds?: number;
-  /** Long-poll length of one lease request (0–20). Default 20. */
-  waitSeconds?: number;
-  batch?: BatchOptions;
-  /** Aborting it closes the worker (as close() with no timeout). */
-  signal?: AbortSignal;
-  /** Called on errors the worker survives (server unreachable, lost leases). Default: console.error. */
-  onError?: (err: unknown, where: { phase: WorkerPhase; jobId?: string }) => void;
-  timers?: Timers;
-  random?: () => number;
-}
-
-export interface CloseOptions {
-  /**
-   * After this long, abort every running handler's ctx.signal, hand its job back (through fail:
-   * the attempt counts, as the handler ran) and stop waiting for it: whatever it returns later is
-   * ignored. Default: wait as long as it takes.
-   */
-  timeoutMs?: number;
-}
+export type { BatchContext, BatchHandler, BatchOptions, BatchResult, JobHandler } from "./handlers.js";
+export type { CloseOptions, WorkerOptions } from "./worker-options.js";
 
 /** What the worker did, counted once the server confirmed it. */
 export interface WorkerStats {
@@ -83,66 +38,20 @@ export interface WorkerStats {
 /** Lease requests a worker keeps in flight at most (one per loop). */
 const maxLeaseLoops = 4;
 
-/** Acks one lease request carries at most (the server's limit). */
-const maxAcksPerRequest = 100;
-
-/** A handler slot: held while its job runs, then released once — or handed over to the lease request that reports it. */
-class Slot {
-  private released = false;
-  constructor(private readonly onRelease: (wake: boolean) => void) {}
-  release(wake = true): void {
-    if (this.released) return;
-    this.released = true;
-    this.onRelease(wake);
-  }
-}
-
-/** A finished job's outcome waiting to ride on the next ack-carrying lease request. */
-interface PendingAck {
-  lease: JobLease;
-  outcome: JobOutcome;
-  ack: { kind: "complete"; ack: CompleteAck } | { kind: "fail"; ack: FailAck };
-  slot: Slot;
-  /** Resolves the job's unit with what the server confirmed (a refusal went to onError). */
-  done: (confirmed: Confirmed) => void;
-}
-
-/**
- * The handler as the worker holds it: its input and output types erased (they matter to the
- * caller of queue.work(), which checks them), so every Worker is the same type.
- */
-export type ErasedHandler = { one: JobHandler<JsonValue, unknown> } | { batch: BatchHandler<JsonValue, unknown> };
-
 export class Worker {
   private closing = false;
   private closed: Promise<void> | undefined;
   private readonly stopLeasing = new AbortController();
-  /**
-   * Everything close() waits for — handlers with their reports, ack requests, hand-backs — each
-   * with the leases whose handler it runs (none for the rest): once close()'s timeout has cut
-   * all of a unit's handlers off, it is no longer waited for.
-   */
-  private readonly units = new Map<Promise<void>, readonly JobLease[]>();
+  private readonly units: WorkUnits;
   /** Leases whose handler is running now. */
   private readonly running = new Set<JobLease>();
-  /** Lease loops waiting for a free slot. */
-  private readonly slotWaiters = new Set<() => void>();
-  /** Slots asked for by lease requests in flight (not yet running). */
-  private reserved = 0;
-  /** Slots held by units: a handler running, or (batch handlers, close) its outcome being reported. */
-  private held = 0;
-  /** Outcomes of finished jobs for the next ack-carrying lease request, sent once this turn ends. */
-  private pendingAcks: PendingAck[] = [];
-  private acksScheduled = false;
-  /** Set when the server refused an ack-carrying lease as malformed (a server from before acks). */
-  private acksUnsupported = false;
+  private readonly slots: Slots;
+  private readonly acks: AckBatcher;
   /** The lease error that stopped the worker on its own, if one did. */
   private fatal: { error: unknown } | undefined;
   private settleDone: () => void = () => {};
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
-  private readonly concurrency: number;
-  private readonly waitSeconds: number;
   /** Outcomes the server confirmed (a report it refused or never got counts nowhere). */
   readonly stats: WorkerStats = { leased: 0, completed: 0, failed: 0, released: 0, active: 0 };
   /**
@@ -157,23 +66,17 @@ export class Worker {
     http: HttpClient,
     readonly queue: string,
     private readonly handler: ErasedHandler,
-    private readonly opts: WorkerOptions,
+    opts: WorkerOptions,
     defaultTimers: Timers,
   ) {
-    this.concurrency = checkInt("concurrency", opts.concurrency ?? 1, 1, 10_000);
-    this.waitSeconds = checkInt("waitSeconds", opts.waitSeconds ?? 20, 0, 20);
-    const leaseSeconds = checkInt("leaseSeconds", opts.leaseSeconds ?? 30, 1, 43_200);
-    if (opts.batch) {
-      checkInt("batch.size", opts.batch.size, 1, 100);
-      checkInt("batch.windowMs", opts.batch.windowMs, 0, 10_000);
-    }
-    this.deps = {
-      http,
-      timers: opts.timers ?? defaultTimers,
-      random: opts.random ?? Math.random,
-      leaseSeconds,
-      onError: opts.onError ?? defaultOnError,
-    };
+    const { concurrency, waitSeconds, deps } = resolveWorkerOptions(opts, http, defaultTimers);
+    this.deps = deps;
+    this.slots = new Slots(concurrency);
+    this.units = new WorkUnits(deps.onError);
+    const requests = new LeaseRequests(http, queue, { waitSeconds, leaseSeconds: deps.leaseSeconds, batch: opts.batch });
+    const start = (jobs: LeasedJob[]): void => this.start(jobs);
+    const isClosing = (): boolean => this.closing;
+    this.acks = new AckBatcher({ slots: this.slots, requests, isClosing, start, track: (work, phase) => this.units.track(work, phase) });
     this.done = new Promise<void>((resolve, reject) => {
       this.settleDone = () => (this.fatal ? reject(this.fatal.error) : resolve());
     });
@@ -181,11 +84,17 @@ export class Worker {
     this.done.catch(() => {});
     if (opts.signal?.aborted) this.closing = true;
     opts.signal?.addEventListener("abort", () => void this.close(), { once: true });
+    const onFatal = (err: unknown): void => {
+      this.fatal ??= { error: err };
+      this.deps.onError(err, { phase: "lease" });
+      void this.close();
+    };
     // Several lease requests in flight: with one, a long poll woken by one submit returns one
     // job, and jobs are then leased one round trip at a time. Batch handlers keep one loop, so a
     // batch is gathered by one request.
-    const loops = opts.batch ? 1 : Math.min(this.concurrency, maxLeaseLoops);
-    this.loopDone = Promise.all(Array.from({ length: loops }, () => this.leaseLoop(loops))).then(() => undefined);
+    const loops = opts.batch ? 1 : Math.min(concurrency, maxLeaseLoops);
+    const loop = { deps, slots: this.slots, requests, stopLeasing: this.stopLeasing.signal, isClosing, start, onFatal };
+    this.loopDone = Promise.all(Array.from({ length: loops }, () => leaseLoop(loops, loop))).then(() => undefined);
   }
 
   /**
@@ -195,38 +104,23 @@ export class Worker {
    * Idempotent: later calls get the first call's promise.
    */
   close(opts: CloseOptions = {}): Promise<void> {
-    this.closed ??= this.drain(opts);
+    this.closed ??= drain(
+      {
+        timers: this.deps.timers,
+        stopLeasing: () => {
+          this.closing = true;
+          this.stopLeasing.abort();
+          this.slots.wake();
+        },
+        loopsDone: this.loopDone,
+        flushAcks: () => this.acks.flush(),
+        units: this.units,
+        cutOffRunning: () => this.cutOffRunning(),
+        drained: () => this.settleDone(),
+      },
+      opts,
+    );
     return this.closed;
-  }
-
-  private async drain(opts: CloseOptions): Promise<void> {
-    this.closing = true;
-    this.stopLeasing.abort();
-    this.wakeSlotWaiters();
-    let timedOut = false;
-    let wakeOnTimeout = (): void => {};
-    const timeout = new Promise<void>((resolve) => (wakeOnTimeout = resolve));
-    const cancel =
-      opts.timeoutMs === undefined
-        ? () => {}
-        : this.deps.timers.schedule(opts.timeoutMs, () => {
-            timedOut = true;
-            this.cutOffRunning();
-            wakeOnTimeout();
-          });
-    try {
-      await this.loopDone;
-      this.sendPendingAcks(); // what finished as close() began; ask 0 jobs now
-      for (;;) {
-        const waited = [...this.units].flatMap(([unit, leases]) => (leases.length > 0 && leases.every((l) => l.wasCutOff) ? [] : [unit]));
-        if (waited.length === 0) break;
-        // Units may add units (an ack request's answer leases a job, which goes back): look again.
-        await (timedOut ? Promise.all(waited) : Promise.race([Promise.all(waited), timeout]));
-      }
-    } finally {
-      cancel();
-      this.settleDone();
-    }
   }
 
   /**
@@ -237,7 +131,7 @@ export class Worker {
   private cutOffRunning(): void {
     for (const lease of this.running) {
       lease.cutOff();
-      this.trackWork(this.handBack(lease), "fail");
+      this.units.track(this.handBack(lease), "fail");
     }
     this.end([...this.running]);
   }
@@ -247,47 +141,6 @@ export class Worker {
     if (await lease.report(outcomeOf({ ok: false, error: lease.signal.reason }, lease))) this.stats.released++;
   }
 
-  private wakeSlotWaiters(): void {
-    for (const wake of this.slotWaiters) wake();
-    this.slotWaiters.clear();
-  }
-
-  private async leaseLoop(loops: number): Promise<void> {
-    let failures = 0;
-    while (!this.closing) {
-      const free = this.concurrency - this.held - this.reserved;
-      if (free <= 0) {
-        await new Promise<void>((resolve) => this.slotWaiters.add(resolve));
-        continue;
-      }
-      // A share of the free slots, so the other loops' requests can ask for some too.
-      const ask = Math.ceil(free / loops);
-      let jobs: LeasedJob[];
-      this.reserved += ask;
-      try {
-        jobs = await this.lease(ask);
-        if (failures > 0) failures = 0;
-      } catch (err) {
-        if (this.closing) break;
-        if (isFatalLeaseError(err)) {
-          // Retrying would only repeat the refusal while the worker looked healthy: stop, and say why.
-          this.fatal ??= { error: err };
-          this.deps.onError(err, { phase: "lease" });
-          void this.close();
-          break;
-        }
-        failures++;
-        // Report the first failure of an outage and then every 20th retry, not each one.
-        if (failures % 20 === 1) this.deps.onError(err, { phase: "lease" });
-        await sleep(this.deps.timers, backoffDelayMs(failures - 1, defaultBackoff, this.deps.random), this.stopLeasing.signal);
-        continue;
-      } finally {
-        this.reserved -= ask;
-      }
-      this.start(jobs);
-    }
-  }
-
   /** Runs freshly leased jobs (or hands them back when close() began meanwhile). */
   private start(jobs: LeasedJob[]): void {
     this.stats.leased += jobs.length;
@@ -295,7 +148,7 @@ export class Worker {
     if (this.closing) {
       // Leased while close() began (a request was in flight): these never start, so they go
       // straight back, their attempts given back; close() waits for the hand-backs.
-      for (const lease of leases) this.trackWork(this.release(lease), "release");
+      for (const lease of leases) this.units.track(this.release(lease), "release");
       return;
     }
     const handler = this.handler;
@@ -306,42 +159,14 @@ export class Worker {
     }
   }
 
-  private async lease(free: number): Promise<LeasedJob[]> {
-    const batch = this.opts.batch;
-    const body: LeaseRequest = {
-      max: batch ? batch.size : Math.min(free, 100),
-      waitSeconds: this.waitSeconds,
-      leaseSeconds: this.deps.leaseSeconds,
-      ...(batch ? { batchWindowMs: batch.windowMs } : {}),
-    };
-    const res = await this.deps.http.request<LeaseResponse>("POST", this.leasesPath, {
-      body,
-      signal: this.stopLeasing.signal,
-      timeoutMs: this.waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs,
-    });
-    return res.body.jobs;
-  }
-
   /** A handler unit: holds a slot until it ends (or hands the slot to the lease request reporting it). */
   private track(run: (slot: Slot) => Promise<void>, leases: readonly JobLease[]): void {
-    this.held++;
-    const slot = new Slot((wake) => {
-      this.held--;
-      if (wake) this.wakeSlotWaiters();
-    });
-    this.trackWork(
+    const slot = this.slots.hold();
+    this.units.track(
       run(slot).finally(() => slot.release()),
       "complete",
       leases,
     );
-  }
-
-  /** Makes close() wait for `work` (unless close()'s timeout cut off all of `leases`' handlers). */
-  private trackWork(work: Promise<void>, phase: WorkerPhase, leases: readonly JobLease[] = []): void {
-    // Units report their own failures; a rejection here would be a bug in the worker itself.
-    const unit = work.catch((err: unknown) => this.deps.onError(err, { phase }));
-    this.units.set(unit, leases);
-    void unit.finally(() => this.units.delete(unit));
   }
 
   private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease, slot: Slot): Promise<void> {
@@ -350,83 +175,17 @@ export class Worker {
     if (lease.wasCutOff) return; // handed back when close() timed out: this late outcome goes nowhere
     this.end([lease]);
     const outcome = outcomeOf(result, lease);
-    if (this.closing || this.acksUnsupported) return this.finish(lease, outcome);
+    if (this.closing || !this.acks.supported) return this.finish(lease, outcome);
     // The outcome rides on a lease request that also asks for the next job (one request, one
     // server write, where complete + lease would be two of each).
     const ack = lease.ackFor(outcome);
-    if (ack) this.count(await new Promise<Confirmed>((done) => this.queueAck({ lease, outcome, ack, slot, done })));
-  }
-
-  private queueAck(pending: PendingAck): void {
-    this.pendingAcks.push(pending);
-    if (this.acksScheduled) return;
-    this.acksScheduled = true;
-    // Outcomes of jobs that finish in this turn (a lease answer's worth of fast handlers) share a request.
-    nextTurn(() => this.sendPendingAcks());
-  }
-
-  private sendPendingAcks(): void {
-    this.acksScheduled = false;
-    // Tracked: a request sent as close() begins may still lease jobs, which close() hands back.
-    while (this.pendingAcks.length > 0) this.trackWork(this.sendAcks(this.pendingAcks.splice(0, maxAcksPerRequest)), "lease");
-  }
-
-  /**
-   * One lease request carrying these outcomes and asking for as many jobs as they free slots
-   * (none once closing). The slots pass to the request's reservation, so the lease loops don't
-   * also ask for them. An answer that doesn't come back leaves the outcomes unconfirmed: each is
-   * then reported through its own route, with that route's retries — one the server did apply
-   * answers 409, which onError hears as for any lost race.
-   */
-  private async sendAcks(group: PendingAck[]): Promise<void> {
-    for (const a of group) a.slot.release(false);
-    this.reserved += group.length;
-    const ordered = [...group.filter((a) => a.ack.kind === "complete"), ...group.filter((a) => a.ack.kind === "fail")];
-    const body: LeaseRequest = {
-      max: this.closing ? 0 : group.length,
-      waitSeconds: 0,
-      leaseSeconds: this.deps.leaseSeconds,
-      complete: ordered.flatMap((a) => (a.ack.kind === "complete" ? [a.ack.ack] : [])),
-      fail: ordered.flatMap((a) => (a.ack.kind === "fail" ? [a.ack.ack] : [])),
-    };
-    let res: LeaseResponse;
-    try {
-      res = (await this.deps.http.request<LeaseResponse>("POST", this.leasesPath, { body, timeoutMs: longPollGraceMs })).body;
-    } catch (err) {
-      if (isAcksUnknownError(err)) this.acksUnsupported = true;
-      this.reserved -= group.length;
-      this.wakeSlotWaiters();
-      await Promise.all(ordered.map(async (a) => a.done(await a.lease.report(a.outcome))));
-      return;
-    }
-    this.reserved -= group.length;
-    ordered.forEach((a, i) => {
-      const result = res.results?.[i];
-      if (result && !result.ok) a.lease.ackRefused(a.ack.kind, result.error);
-      a.done(result && !result.ok ? undefined : a.ack.kind);
-    });
-    if (res.jobs.length < group.length) this.wakeSlotWaiters();
-    this.start(res.jobs);
-  }
-
-  private count(confirmed: Confirmed): void {
-    if (confirmed === "complete") this.stats.completed++;
-    else if (confirmed === "fail") this.stats.failed++;
-  }
-
-  private get leasesPath(): string {
-    return `/v1/queues/${encodeURIComponent(this.queue)}/leases`;
+    if (ack) this.count(await new Promise<Confirmed>((done) => this.acks.queue({ lease, outcome, ack, slot, done })));
   }
 
   /** Batch outcomes go through the complete / fail routes: the next batch is gathered by a long poll. */
   private async runBatch(handler: BatchHandler<JsonValue, unknown>, leases: JobLease[]): Promise<void> {
     this.begin(leases);
-    const batchSignal = allAborted(leases.map((l) => l.signal));
-    const ctx: BatchContext = {
-      signal: batchSignal,
-      items: leases.map((l) => l.context),
-      progress: (value) => leases.forEach((l) => l.context.progress(value)),
-    };
+    const ctx = batchContext(leases);
     const result = await settle(() => handler(leases.map((l) => l.job), ctx));
     // Jobs handed back when close() timed out are not reported again.
     this.end(leases.filter((l) => !l.wasCutOff));
@@ -447,6 +206,11 @@ export class Worker {
     this.stats.active = this.running.size;
   }
 
+  private count(confirmed: Confirmed): void {
+    if (confirmed === "complete") this.stats.completed++;
+    else if (confirmed === "fail") this.stats.failed++;
+  }
+
   private async finish(lease: JobLease, outcome: JobOutcome): Promise<void> {
     this.count(await lease.report(outcome));
   }
@@ -454,34 +218,4 @@ export class Worker {
   private async release(lease: JobLease): Promise<void> {
     if (await lease.release()) this.stats.released++;
   }
-}
-
-/** Runs a handler, turning both a throw and a rejection into a value (a sync throw included). */
-async function settle<T>(fn: () => T | Promise<T>): Promise<HandlerResult<T>> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-/** A signal that aborts once every one of `signals` has aborted. */
-function allAborted(signals: AbortSignal[]): AbortSignal {
-  const controller = new AbortController();
-  const check = (): void => {
-    if (!controller.signal.aborted && signals.every((s) => s.aborted)) controller.abort(signals[signals.length - 1]!.reason);
-  };
-  for (const s of signals) s.addEventListener("abort", check, { once: true });
-  check();
-  return controller.signal;
-}
-
-function checkInt(name: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}–${max}, got ${value}`);
-  return value;
-}
-
-function defaultOnError(err: unknown, where: { phase: WorkerPhase; jobId?: string }): void {
-  const message = err instanceof Error ? err.message : String(err);
-  console.error(`[sluice worker] ${where.phase}${where.jobId ? ` ${where.jobId}` : ""}: ${message}`);
 }

@@ -1,0 +1,61 @@
+/**
+ * One lease loop of a worker: while not closing, wait for a free slot, long-poll for a share of
+ * the free slots' worth of jobs, and start them. Transient failures back off and retry; a
+ * refusal no retry fixes stops the worker.
+ */
+import { backoffDelayMs, defaultBackoff } from "./backoff.js";
+import type { LeaseDeps } from "./job-lease.js";
+import { isFatalLeaseError } from "./lease-errors.js";
+import type { LeaseRequests } from "./lease-requests.js";
+import type { Slots } from "./slots.js";
+import { sleep } from "./timers.js";
+import type { LeasedJob } from "./wire.js";
+
+export interface LeaseLoopDeps {
+  deps: LeaseDeps;
+  slots: Slots;
+  requests: LeaseRequests;
+  /** Aborted when close() begins: ends the long poll in flight and any backoff. */
+  stopLeasing: AbortSignal;
+  isClosing(): boolean;
+  /** Runs freshly leased jobs (or hands them back when close() began meanwhile). */
+  start(jobs: LeasedJob[]): void;
+  /** The server refused a lease request for good: the worker stops and says why. */
+  onFatal(err: unknown): void;
+}
+
+/** Runs until close() begins; `loops` is how many run side by side. */
+export async function leaseLoop(loops: number, d: LeaseLoopDeps): Promise<void> {
+  const { deps, slots } = d;
+  let failures = 0;
+  while (!d.isClosing()) {
+    const free = slots.free;
+    if (free <= 0) {
+      await slots.waitForFree();
+      continue;
+    }
+    // A share of the free slots, so the other loops' requests can ask for some too.
+    const ask = Math.ceil(free / loops);
+    let jobs: LeasedJob[];
+    slots.reserve(ask);
+    try {
+      jobs = await d.requests.lease(ask, d.stopLeasing);
+      if (failures > 0) failures = 0;
+    } catch (err) {
+      if (d.isClosing()) break;
+      if (isFatalLeaseError(err)) {
+        // Retrying would only repeat the refusal while the worker looked healthy: stop, and say why.
+        d.onFatal(err);
+        break;
+      }
+      failures++;
+      // Report the first failure of an outage and then every 20th retry, not each one.
+      if (failures % 20 === 1) deps.onError(err, { phase: "lease" });
+      await sleep(deps.timers, backoffDelayMs(failures - 1, defaultBackoff, deps.random), d.stopLeasing);
+      continue;
+    } finally {
+      slots.unreserve(ask);
+    }
+    d.start(jobs);
+  }
+}

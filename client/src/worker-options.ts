@@ -1,0 +1,72 @@
+/**
+ * A worker's options: what `queue.work()` and `close()` accept, and their checked, defaulted form.
+ * Out-of-range values throw at once (RangeError), before anything is leased.
+ */
+import type { BatchOptions } from "./handlers.js";
+import type { LeaseDeps, WorkerPhase } from "./job-lease.js";
+import type { HttpClient } from "./http.js";
+import type { Timers } from "./timers.js";
+
+export interface WorkerOptions {
+  /** Handlers (or batches) running at once. Default 1. */
+  concurrency?: number;
+  /** Lease length; heartbeats extend it every third of it. Default 30. */
+  leaseSeconds?: number;
+  /** Long-poll length of one lease request (0–20). Default 20. */
+  waitSeconds?: number;
+  batch?: BatchOptions;
+  /** Aborting it closes the worker (as close() with no timeout). */
+  signal?: AbortSignal;
+  /** Called on errors the worker survives (server unreachable, lost leases). Default: console.error. */
+  onError?: (err: unknown, where: { phase: WorkerPhase; jobId?: string }) => void;
+  timers?: Timers;
+  random?: () => number;
+}
+
+export interface CloseOptions {
+  /**
+   * After this long, abort every running handler's ctx.signal, hand its job back (through fail:
+   * the attempt counts, as the handler ran) and stop waiting for it: whatever it returns later is
+   * ignored. Default: wait as long as it takes.
+   */
+  timeoutMs?: number;
+}
+
+/** The options a running worker works from: checked, with their defaults filled in. */
+export interface ResolvedWorkerOptions {
+  concurrency: number;
+  waitSeconds: number;
+  /** What every JobLease of the worker shares. */
+  deps: LeaseDeps;
+}
+
+export function resolveWorkerOptions(opts: WorkerOptions, http: HttpClient, defaultTimers: Timers): ResolvedWorkerOptions {
+  const concurrency = checkInt("concurrency", opts.concurrency ?? 1, 1, 10_000);
+  const waitSeconds = checkInt("waitSeconds", opts.waitSeconds ?? 20, 0, 20);
+  const leaseSeconds = checkInt("leaseSeconds", opts.leaseSeconds ?? 30, 1, 43_200);
+  if (opts.batch) {
+    checkInt("batch.size", opts.batch.size, 1, 100);
+    checkInt("batch.windowMs", opts.batch.windowMs, 0, 10_000);
+  }
+  return {
+    concurrency,
+    waitSeconds,
+    deps: {
+      http,
+      timers: opts.timers ?? defaultTimers,
+      random: opts.random ?? Math.random,
+      leaseSeconds,
+      onError: opts.onError ?? defaultOnError,
+    },
+  };
+}
+
+function checkInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}–${max}, got ${value}`);
+  return value;
+}
+
+function defaultOnError(err: unknown, where: { phase: WorkerPhase; jobId?: string }): void {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`[sluice worker] ${where.phase}${where.jobId ? ` ${where.jobId}` : ""}: ${message}`);
+}
