@@ -1,6 +1,6 @@
 /** The job state machine through JobService on real SQLite, time moved by hand (ManualClock). */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
+import { type JobsHarness, deadLetterDepth, expectCode, openJobsHarness } from "./jobs-harness.js";
 
 let h: JobsHarness;
 beforeEach(() => {
@@ -9,11 +9,6 @@ beforeEach(() => {
 afterEach(async () => {
   await h.close();
 });
-
-async function deadLetterDepth(queue: string): Promise<number> {
-  const s = await h.queues.queueStats(await h.queues.getQueue(`${queue}-dlq`));
-  return s.visible + s.inFlight + s.delayed;
-}
 
 describe("jobs: the state machine", () => {
   it("submit → lease → complete: queued, running, succeeded, with the output stored", async () => {
@@ -79,7 +74,7 @@ describe("jobs: the state machine", () => {
     }
     // Full jitter with the draw fixed at 0.5: half of base·2^(attempt−1) seconds.
     expect(delays).toEqual([500, 1000]);
-    expect(await deadLetterDepth("q")).toBe(1);
+    expect(await deadLetterDepth(h, "q")).toBe(1);
     const dlq = await h.queues.getQueue("q-dlq");
     const [message] = await h.queues.receiveMessages(dlq, { maxMessages: 1 });
     expect(message!.body).toBe('"x"');
@@ -98,7 +93,7 @@ describe("jobs: the state machine", () => {
     const [leased] = await h.jobs.lease("q", {});
     const after = await h.jobs.fail(job.id, { leaseId: leased!.leaseToken, error: { message: "invalid input" }, retryable: false });
     expect(after).toMatchObject({ status: "failed", attempt: 1, error: { message: "invalid input" } });
-    expect(await deadLetterDepth("q")).toBe(1);
+    expect(await deadLetterDepth(h, "q")).toBe(1);
     expect((await h.jobs.queueInfo("q")).stats.jobs.failed).toBe(1);
   });
 
@@ -129,7 +124,7 @@ describe("jobs: the state machine", () => {
     h.clock.advance(5_000);
     await h.jobs.expireLeases();
     expect(await h.jobs.get(job.id)).toMatchObject({ status: "failed", error: { type: "LeaseExpired" } });
-    expect(await deadLetterDepth("q")).toBe(1);
+    expect(await deadLetterDepth(h, "q")).toBe(1);
   });
 
   it("heartbeats keep a job alive well past 3× its lease", async () => {
@@ -175,7 +170,7 @@ describe("jobs: the state machine", () => {
     await expectCode(h.jobs.release(job.id, { leaseId: first!.leaseToken }), "LeaseExpired"); // that lease is over
     const [again] = await h.jobs.lease("q", {});
     expect(again).toMatchObject({ id: job.id, attempt: 1, status: "running" });
-    expect(await deadLetterDepth("q")).toBe(0);
+    expect(await deadLetterDepth(h, "q")).toBe(0);
     await expectCode(h.jobs.release(job.id, { leaseId: "garbage" }), "LeaseMismatch");
     expect((await h.jobs.complete(job.id, { leaseId: again!.leaseToken })).status).toBe("succeeded");
     await expectCode(h.jobs.release(job.id, { leaseId: again!.leaseToken }), "JobAlreadyFinished");

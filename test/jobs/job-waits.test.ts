@@ -1,7 +1,7 @@
 /** Waiting and the less common paths: ?wait, long-poll leases, batch windows, idempotency, redrive, adoption, pruning, restart. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { settle, settlesAfter } from "../core/service-harness.js";
-import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
+import { type JobsHarness, deadLetterDepth, expectCode, openJobsHarness } from "./jobs-harness.js";
 
 let h: JobsHarness;
 beforeEach(() => {
@@ -167,6 +167,19 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     const [again] = await h.jobs.lease("q", {});
     expect(again).toMatchObject({ id: job.id, status: "running", attempt: 1, error: { message: "bad" } });
     expect((await h.jobs.complete(job.id, { leaseId: again!.leaseToken, output: 1 })).status).toBe("succeeded");
+  });
+
+  it("a worker leasing from <queue>-dlq runs a failed job again in place; failing for good again deletes its message", async () => {
+    const { job } = await h.jobs.submit("q", { input: "x", maxAttempts: 1 });
+    const [leased] = await h.jobs.lease("q", {});
+    await h.jobs.fail(job.id, { leaseId: leased!.leaseToken, error: { message: "bad" } });
+    expect(await deadLetterDepth(h, "q")).toBe(1);
+    const [again] = await h.jobs.lease("q-dlq", {});
+    expect(again).toMatchObject({ id: job.id, queueName: "q", status: "running", attempt: 1 });
+    const failed = await h.jobs.fail(job.id, { leaseId: again!.leaseToken, error: { message: "worse" }, retryable: false });
+    expect(failed).toMatchObject({ status: "failed", error: { message: "worse" } });
+    expect(await deadLetterDepth(h, "q")).toBe(0);
+    expect(await h.jobs.lease("q-dlq", {})).toEqual([]);
   });
 
   it("a message sent through the SQS API to a job queue is adopted as a job", async () => {

@@ -60,3 +60,9 @@ export async function expectCode(p: Promise<unknown>, code: string): Promise<voi
   expect(error, `expected ${code}`).toBeInstanceOf(SluiceError);
   expect((error as SluiceError).code).toBe(code);
 }
+
+/** Messages in `<queue>-dlq`, visible or not. */
+export async function deadLetterDepth(h: JobsHarness, queue: string): Promise<number> {
+  const s = await h.queues.queueStats(await h.queues.getQueue(`${queue}-dlq`));
+  return s.visible + s.inFlight + s.delayed;
+}
