@@ -78,6 +78,9 @@ export interface QueueServiceDeps {
 /** Told of live jobs that a purge or retention ended along with their messages. */
 export type JobsEndedListener = (changes: readonly JobChange[]) => void;
 
+/** Told of a deleted queue, with the live jobs the store deleted along with it (by id). */
+export type QueueDeletedListener = (deleted: { queue: QueueRecord; liveJobIds: readonly string[] }) => void;
+
 /** Stands in for an accepted entry's outcome until the store has written it. */
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
 
@@ -96,6 +99,7 @@ export class QueueService {
   private readonly ids: IdSource;
   private readonly senderId: string;
   private readonly jobsEndedListeners = new Set<JobsEndedListener>();
+  private readonly queueDeletedListeners = new Set<QueueDeletedListener>();
 
   constructor(deps: QueueServiceDeps) {
     this.store = deps.store;
@@ -147,8 +151,20 @@ export class QueueService {
 
   async deleteQueue(name: string): Promise<void> {
     const queue = await this.getQueue(name);
-    await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
+    const { liveJobIds } = await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
     this.waiters.notify(queue.id);
+    for (const listener of this.queueDeletedListeners) listener({ queue, liveJobIds });
+  }
+
+  /**
+   * Registers a listener for queue deletions, told after the write committed. The store deletes
+   * a job queue's jobs with it: the JobService, which knows who waits on a job, tells them there
+   * is nothing left to wait for (as with onJobsEnded, this service knows no job events).
+   * Returns the unregister function.
+   */
+  onQueueDeleted(listener: QueueDeletedListener): () => void {
+    this.queueDeletedListeners.add(listener);
+    return () => this.queueDeletedListeners.delete(listener);
   }
 
   async updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {

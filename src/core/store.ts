@@ -87,6 +87,18 @@ export interface MessagesDeleted {
   jobChanges: JobChange[];
 }
 
+/**
+ * What a queue's deletion took with it that core must tell of: its jobs go with it (the store
+ * deletes them in the same write), and whoever waits on one of them would otherwise wait in vain.
+ */
+export interface QueueDeleted {
+  /**
+   * Its live (queued or running) jobs, by id: the only ones a held request or an event stream can
+   * be waiting on (either ends as soon as it sees its job finished).
+   */
+  liveJobIds: string[];
+}
+
 /** Queues, messages and move tasks here; jobs and the webhook outbox in jobs/job-store.ts. */
 export interface MessageReceiveParams {
   queueId: number;
@@ -107,8 +119,11 @@ export interface Store extends JobStore {
   /** Queues in name order, after `afterName` when given. */
   queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;
   queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; purgedAtMs?: number; nowMs: number }): Promise<void>;
-  /** Deletes the queue and its messages, and remembers when (for QueueDeletedRecently). */
-  queueDelete(p: { id: number; nowMs: number }): Promise<void>;
+  /**
+   * Deletes the queue, its messages and its jobs, and remembers when (for QueueDeletedRecently).
+   * Returns the live jobs it deleted (none if the queue was already gone).
+   */
+  queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted>;
   /** When a queue of this name was last deleted, if ever. */
   queueDeletedAt(p: { name: string }): Promise<number | undefined>;
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;

@@ -280,6 +280,38 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     expect(h.clock.pendingTimers()).toBe(0);
   });
 
+  it("an SQS DeleteQueue of a job queue answers waits and held submits on its jobs at once (JobNotFound) and tells job subscribers they are gone", async () => {
+    const { job } = await h.jobs.submit("q", { input: "a" });
+    await h.jobs.submit("other", { input: "elsewhere" });
+    const base = h.jobs.events.listenerCount();
+    const gone: string[] = [];
+    h.jobs.events.subscribe(
+      { jobId: job.id },
+      () => {},
+      () => gone.push(job.id),
+    );
+    const outcome = (p: Promise<unknown>): Promise<unknown> =>
+      p.then(
+        (v) => v,
+        (e: unknown) => (e as { code?: string }).code,
+      );
+    let waited: unknown;
+    let held: unknown;
+    void outcome(h.jobs.wait(job.id, 60)).then((v) => (waited = v));
+    void outcome(h.jobs.submitAndWait("q", { input: "b" }, undefined, 60)).then((v) => (held = v));
+    await settle(10);
+    expect([waited, held]).toEqual([undefined, undefined]);
+    expect(h.jobs.events.listenerCount()).toBe(base + 3);
+    await h.queues.deleteQueue("q"); // the clock never moves: only the delete can end these holds
+    await settle();
+    // As a hold answers when its limit passes and the job has gone meanwhile.
+    expect([waited, held]).toEqual(["JobNotFound", "JobNotFound"]);
+    expect(gone).toEqual([job.id]);
+    // Nothing left behind: both holds' timers cancelled and their subscriptions removed.
+    expect(h.clock.pendingTimers()).toBe(0);
+    expect(h.jobs.events.listenerCount()).toBe(base + 1);
+  });
+
   it("queue settings validate and merge", async () => {
     const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
     expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });

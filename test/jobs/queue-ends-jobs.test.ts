@@ -1,10 +1,12 @@
 /**
- * Live jobs ended by their queue rather than by a worker — an SQS PurgeQueue, or retention run by
- * the server's maintenance loop — over HTTP on a real server (manual clock): held requests are
- * answered and event streams hear of it at once, as for any other end of a job.
+ * Live jobs ended by their queue rather than by a worker — an SQS PurgeQueue, retention run by
+ * the server's maintenance loop, or an SQS DeleteQueue that deletes them — over HTTP on a real
+ * server (manual clock): held requests are answered and event streams hear of it at once, as for
+ * any other end of a job.
  */
-import { CreateQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sluice, SluiceApiError } from "../../client/src/index.js";
 import { sqsV3 } from "../support/clients.js";
 import { waitFor, within } from "../support/wait.js";
 import { type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
@@ -81,5 +83,31 @@ describe("jobs ended by their queue", () => {
     expect((await waiting).body.job).toMatchObject({ id: job.id, status: "failed", error: { type: "MessageExpired" } });
     expect(await within(5_000, stream.next())).toMatchObject({ event: "job.failed", data: { job: { id: job.id, error: { type: "MessageExpired" } } } });
     expect(await within(5_000, stream.next())).toBeUndefined();
+  });
+
+  it("an SQS DeleteQueue answers a held GET ?wait, a held submit and the SDK's run() with 404 JobNotFound at once, and ends the job's SSE stream", async () => {
+    const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
+    const baseTimers = s.clock.pendingTimers();
+    const stream = await openEventStream(`${s.url}/v1/jobs/${job.id}/events`);
+    expect((await within(5_000, stream.next()))?.event).toBe("job.snapshot");
+    const waiting = s.api("GET", `/v1/jobs/${job.id}?wait=30`);
+    const held = s.api("POST", "/v1/queues/q/jobs?wait=30", { input: 2 });
+    const run = new Sluice({ url: s.url }).queue("q").run(3).catch((err: unknown) => err);
+    await subscribers(4);
+
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "q" }));
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+    // The clock never moves: the holds' limits can't answer them, only the delete can — with the
+    // answer a hold gives when its limit passes and the job is gone.
+    const [waited, submitted, ran] = await within(5_000, Promise.all([waiting, held, run]), "the held requests");
+    for (const answer of [waited, submitted]) expect([answer.status, answer.body.error?.code]).toEqual([404, "JobNotFound"]);
+    expect(ran).toBeInstanceOf(SluiceApiError);
+    expect(ran).toMatchObject({ status: 404, code: "JobNotFound" });
+    // The job's stream ends without an event (there was no transition); reconnecting is a 404.
+    expect(await within(5_000, stream.next())).toBeUndefined();
+    expect((await s.api("GET", `/v1/jobs/${job.id}/events`)).status).toBe(404);
+    // Nothing left holding on: every subscription is gone, and so is every hold's timer.
+    await subscribers(0);
+    expect(s.clock.pendingTimers()).toBe(baseTimers);
   });
 });

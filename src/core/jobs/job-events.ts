@@ -2,6 +2,7 @@
  * In-process fan-out of job lifecycle events: Server-Sent Events subscribe to a job, a queue or
  * everything, and `GET /v1/jobs/{id}?wait=` subscribes to its job — so a completion wakes its
  * waiters directly, with no polling anywhere. Events are published after the store committed.
+ * A job deleted with its queue gets no event at all: its subscribers are told it is gone instead.
  */
 import type { JobEvent } from "./job.js";
 
@@ -17,22 +18,48 @@ export class JobEventHub {
   private readonly byJob = new Map<string, Set<JobEventListener>>();
   private readonly byQueue = new Map<string, Set<JobEventListener>>();
   private readonly everything = new Set<JobEventListener>();
+  /** Job subscriptions' `onGone`, by job id. */
+  private readonly goneByJob = new Map<string, Set<() => void>>();
   /** Numbers events for SSE `id:` lines. */
   private sequence = 0;
 
   constructor(private readonly onListenerError: (err: unknown) => void = () => {}) {}
 
-  /** Returns the unsubscribe function. */
-  subscribe(filter: JobEventFilter, listener: JobEventListener): () => void {
+  /**
+   * Returns the unsubscribe function. `onGone` (a job's subscription only) is called if the job is
+   * deleted with its queue (see jobsGone): no event will ever come, so whoever waits for one must
+   * stop waiting. Either way the subscriber still unsubscribes.
+   */
+  subscribe(filter: JobEventFilter, listener: JobEventListener, onGone?: () => void): () => void {
     const set = this.setFor(filter, true)!;
     set.add(listener);
+    const jobId = filter.jobId;
+    const gone = jobId !== undefined && onGone !== undefined ? getOrCreate(this.goneByJob, jobId, true)! : undefined;
+    gone?.add(onGone!);
     return () => {
       set.delete(listener);
       if (set.size === 0) {
-        if (filter.jobId !== undefined) this.byJob.delete(filter.jobId);
+        if (jobId !== undefined) this.byJob.delete(jobId);
         else if (filter.queueName !== undefined) this.byQueue.delete(filter.queueName);
       }
+      if (gone?.delete(onGone!) && gone.size === 0) this.goneByJob.delete(jobId!);
     };
+  }
+
+  /** These jobs were deleted (with their queue): calls their subscriptions' `onGone`. */
+  jobsGone(jobIds: Iterable<string>): void {
+    if (this.goneByJob.size === 0) return;
+    for (const jobId of jobIds) {
+      const set = this.goneByJob.get(jobId);
+      if (!set) continue;
+      for (const onGone of [...set]) {
+        try {
+          onGone();
+        } catch (err) {
+          this.onListenerError(err);
+        }
+      }
+    }
   }
 
   publish(event: JobEvent): number {

@@ -110,6 +110,9 @@ export class JobService {
     deps.queues.onJobsEnded((changes) => {
       for (const change of changes) this.publish(change);
     });
+    // A DeleteQueue (SQS) deletes the queue's jobs in its write, with no transition and so no
+    // event: held waits and job streams are told the jobs are gone, or they would sit to their limit.
+    deps.queues.onQueueDeleted(({ liveJobIds }) => this.events.jobsGone(liveJobIds));
   }
 
   // ---- clients ----
@@ -241,16 +244,21 @@ export class JobService {
   /**
    * Subscribes to the job's events, then takes its current state from `current` (a read, or the
    * write that created it), so a transition in between can't be missed; then waits for a
-   * terminal event, the time limit, `signal`, or close(). `current` answering undefined ends the
-   * hold at once (the caller handles it).
+   * terminal event, the time limit, `signal`, close(), or the job's deletion with its queue
+   * (answered as the limit is: by a read, which then finds no job: JobNotFound). `current`
+   * answering undefined ends the hold at once (the caller handles it).
    */
   private async hold(id: string, waitSeconds: number, signal: WaitSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
     let wake!: (job: JobRecord | undefined) => void;
     const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
-    const unsubscribe = this.events.subscribe({ jobId: id }, (event) => {
-      if (isTerminal(event.job.status)) wake(event.job);
-    });
     const release = (): void => wake(undefined);
+    const unsubscribe = this.events.subscribe(
+      { jobId: id },
+      (event) => {
+        if (isTerminal(event.job.status)) wake(event.job);
+      },
+      release,
+    );
     let timer: { cancel(): void } | undefined;
     try {
       const job = await current(id);

@@ -52,7 +52,7 @@ function dataLines(json: string): string {
  * Streams events matching `filter` into `res` (headers already written). With `snapshot` (a job
  * stream), subscribes first, then reads and sends the job's current state as `job.snapshot`, then
  * what happened meanwhile — so nothing between the read and the subscription is missed — and ends
- * after the job's terminal event.
+ * after the job's terminal event, or when the job is deleted with its queue.
  */
 export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: JobEventFilter, snapshot?: () => Promise<JobRecord>): Promise<void> {
   let ended = false;
@@ -82,7 +82,8 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: J
     if (res.writableLength > sseMaxBufferedBytes) return destroy();
     if (filter.jobId !== undefined && isTerminal(event.job.status)) end();
   };
-  const unsubscribe = deps.jobs.events.subscribe(filter, send);
+  // A job deleted with its queue (SQS DeleteQueue) has no terminal event to end its stream on.
+  const unsubscribe = deps.jobs.events.subscribe(filter, send, end);
   res.on("close", end);
   deps.shutdownSignal.addEventListener("abort", end, { once: true });
   const beat = (): void => {

@@ -11,7 +11,7 @@ import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
-import type { DeleteResult, MessagesDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { DeleteResult, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
@@ -162,6 +162,8 @@ export class SqliteStore implements Store {
         `SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
       ),
       queueDelete: db.prepare("DELETE FROM queues WHERE id = ?"),
+      // jobs_queue_status: the live jobs only, however many finished ones the queue kept.
+      liveJobIds: db.prepare<[number], string>("SELECT id FROM jobs WHERE queue_id = ? AND status IN ('queued', 'running')").pluck(),
       tombstoneUpsert: db.prepare(
         "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
       ),
@@ -234,15 +236,18 @@ export class SqliteStore implements Store {
     );
   }
 
-  async queueDelete(p: { id: number; nowMs: number }): Promise<void> {
-    await this.writes.run(() => {
+  async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
+    return this.writes.run((): QueueDeleted => {
       this.queueCache.clear();
       const row = this.sql.queueById.get(p.id);
-      if (!row) return;
+      if (!row) return { liveJobIds: [] };
+      // Read before the delete cascades to them (jobs.queue_id ON DELETE CASCADE).
+      const liveJobIds = this.sql.liveJobIds.all(p.id);
       this.sql.messagesDeleteAll.run(p.id);
       this.messageCache.clear();
       this.sql.queueDelete.run(p.id);
       this.sql.tombstoneUpsert.run(row.name, p.nowMs);
+      return { liveJobIds };
     });
   }
 
