@@ -134,6 +134,8 @@ export class MoveTaskRunner {
       for (const [queueId, count] of Object.entries(result.movedByQueueId)) waiters.notify(Number(queueId), count);
       if (result.taskNotRunning) continue; // cancelled meanwhile: the next pass finishes it
       if (result.sourceUnresolved) return this.failed(task, moveTaskFailures.sourceUnresolved);
+      // Deleted between the read above and the move's write, which checked it.
+      if (result.destinationGone) return this.failed(task, moveTaskFailures.destinationGone);
       if (result.moved < max) {
         // Only a RUNNING task completes; one cancelled meanwhile is finished by the next pass.
         if (await this.finish(taskHandle, "COMPLETED")) return "done";

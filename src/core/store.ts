@@ -142,7 +142,9 @@ export interface Store extends JobStore {
    * Messages with a groupId are served fairly across groups (least-served group first, see
    * docs/fair-queues.md). `fifo`: strict seq order within a group and no delivery from a group
    * that has a message in flight. `deadLetter`: messages already received maxReceiveCount times
-   * move to the target queue (receive count reset, source remembered) instead of being delivered.
+   * move to the target queue (receive count reset, source remembered) instead of being delivered —
+   * unless the target was deleted since the caller resolved it: then they are delivered, as with
+   * no target (SQS keeps messages in the source queue when its dead-letter queue is gone).
    * The messages returned are new objects that belong to the caller (core adds to them).
    */
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
@@ -172,7 +174,8 @@ export interface Store extends JobStore {
    * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,
    * each to the queue named by its deadLetterSourceQueueName — as new enqueues (visible now, sent
    * now, receive count 0), keeping messageId, body and attributes. With `taskHandle`, moves only
-   * while that task is RUNNING and adds the count to its movedCount in the same write.
+   * while that task is RUNNING and adds the count to its movedCount in the same write. A
+   * `destinationQueueId` deleted since the caller read it moves nothing (`destinationGone`).
    */
   messageMove(p: { sourceQueueId: number; destinationQueueId?: number; max: number; nowMs: number; minSentAtMs: number; taskHandle?: string }): Promise<MessageMoveResult>;
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { SluiceError } from "../../src/core/errors.js";
 import type { IdSource } from "../../src/core/ids.js";
@@ -159,6 +159,22 @@ describe("StartMessageMoveTask", () => {
     await node.service.moveTasks.start({ sourceQueueName: "dlq" });
     await node.service.moveTasks.runner.idle();
     expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "CouldNotDetermineMessageSource", movedCount: 0 });
+  });
+
+  it("fails, moving nothing, when the destination is deleted after the runner read it", async () => {
+    const { dlq } = await deadLettered(5);
+    await node.service.createQueue({ name: "dest" });
+    // The runner reads the destination, then the batch's write runs: a DeleteQueue lands in between.
+    const move = node.store.messageMove.bind(node.store);
+    const raced = vi.spyOn(node.store, "messageMove").mockImplementationOnce(async (p) => {
+      await node.service.deleteQueue("dest");
+      return move(p);
+    });
+    await node.service.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "dest" });
+    await node.service.moveTasks.runner.idle();
+    expect(raced).toHaveBeenCalledTimes(1);
+    expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "AWS.SimpleQueueService.NonExistentQueue", movedCount: 0 });
+    expect((await bodiesIn(dlq)).length).toBe(5); // still where they were
   });
 
   it("resumes after a restart", async () => {

@@ -97,6 +97,24 @@ describe("jobs: the state machine", () => {
     expect((await h.jobs.queueInfo("q")).stats.jobs.failed).toBe(1);
   });
 
+  it("a job failing for good just after its dead-letter queue was deleted (SQS DeleteQueue) fails with its message deleted, not moved into the deleted queue", async () => {
+    const { job } = await h.jobs.submit("q", { input: "x", maxAttempts: 1 });
+    const other = await h.jobs.submit("q", { input: "y", maxAttempts: 1 });
+    const [leased, leasedOther] = await h.jobs.lease("q", { max: 2 });
+    await h.queues.deleteQueue("q-dlq");
+    // Within the few seconds the queue's policy (naming the dead-letter queue) stays cached: a
+    // worker's fail, and one reported with the next lease.
+    const failed = await h.jobs.fail(job.id, { leaseId: leased!.leaseToken, error: { message: "boom" }, retryable: false });
+    const { acks } = await h.jobs.leaseWithAcks("q", { max: 0 }, [{ kind: "fail", id: other.job.id, leaseId: leasedOther!.leaseToken, error: { message: "boom" }, retryable: false }]);
+    expect(acks).toMatchObject([{ ok: true, job: { status: "failed" } }]);
+    expect(failed).toMatchObject({ status: "failed", error: { message: "boom" } });
+    for (const id of [job.id, other.job.id]) {
+      expect((await h.jobs.get(id)).messageSeq).toBeUndefined();
+      // Nowhere at all: not in q, and not kept for the deleted queue.
+      expect(h.store.db.prepare("SELECT count(*) FROM messages WHERE message_id = ?").pluck().get(id)).toBe(0);
+    }
+  });
+
   it("an expired lease (worker died) makes the job leasable again as the next attempt; the old lease is dead", async () => {
     const { job } = await h.jobs.submit("q", { input: "x" });
     const [first] = await h.jobs.lease("q", { leaseSeconds: 10 });

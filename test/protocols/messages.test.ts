@@ -222,6 +222,30 @@ describe("long polling", () => {
     expect(res.body).toContain("<ReceiveMessageResult></ReceiveMessageResult>");
   });
 
+  it("a poll whose dead-letter queue is deleted while it waits delivers a message due to move, as SQS keeps it in the source (standard and FIFO)", async () => {
+    for (const fifo of [false, true]) {
+      const suffix = fifo ? ".fifo" : "";
+      const type: Record<string, string> = fifo ? { FifoQueue: "true" } : {};
+      const dlq = await h.createQueue(`dlq${suffix}`, type);
+      const redrive = JSON.stringify({ deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:dlq${suffix}`, maxReceiveCount: 1 });
+      const src = await h.createQueue(`src${suffix}`, { ...type, VisibilityTimeout: "5", RedrivePolicy: redrive });
+      await h.json("SendMessage", { QueueUrl: src, MessageBody: "poison", ...(fifo ? { MessageGroupId: "g", MessageDeduplicationId: "d" } : {}) });
+      expect(((await h.json("ReceiveMessage", { QueueUrl: src })).json() as { Messages: JsonMessage[] }).Messages).toHaveLength(1);
+      // The poll resolves its dead-letter target as it starts and keeps it for its whole wait.
+      let answered = false;
+      const polling = h.json("ReceiveMessage", { QueueUrl: src, WaitTimeSeconds: 20, MessageSystemAttributeNames: ["ApproximateReceiveCount"] }).finally(() => (answered = true));
+      await settle(() => h.queues.waiters.waiterCount() === 1, "the poll to wait");
+      expect((await h.json("DeleteQueue", { QueueUrl: dlq })).statusCode).toBe(200);
+      h.clock.advance(5_000); // the first receive's visibility ends: the message is due to move
+      await settle(() => answered || h.queues.waiters.waiterCount() === 1, "the poll to answer or wait again");
+      expect(answered, `${suffix || "standard"}: answered when the message became visible`).toBe(true);
+      const res = await polling;
+      expect(res.statusCode).toBe(200);
+      const messages = (res.json() as { Messages?: JsonMessage[] }).Messages ?? [];
+      expect(messages.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([["poison", "2"]]);
+    }
+  });
+
   it("returns empty at once when the server shuts down", async () => {
     const pending = h.json("ReceiveMessage", { QueueUrl: url, WaitTimeSeconds: 20 });
     await settle(() => h.queues.waiters.waiterCount() === 1, "the poll to wait");

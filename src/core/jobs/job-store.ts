@@ -36,7 +36,10 @@ export interface RetryPolicy {
   backoff: BackoffSettings;
   /** A uniform draw in [0, 1) for the backoff's jitter, drawn by core so stores stay deterministic. */
   random: number;
-  /** The queue's dead-letter queue, where a failed job's message goes (deleted when absent). */
+  /**
+   * The queue's dead-letter queue, where a failed job's message goes (deleted when absent, or when
+   * the queue was deleted since core read it: the store checks in its write).
+   */
   deadLetterQueueId?: number;
   deadLetterSourceQueueName?: string;
   resultTtlSeconds: number;

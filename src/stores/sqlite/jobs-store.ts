@@ -7,6 +7,7 @@
 import type Database from "better-sqlite3";
 import type { MessageContentCache } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
+import { prepareQueueExists } from "./queue-exists.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
@@ -132,6 +133,7 @@ export class SqliteJobStore implements JobStore {
         `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
            receipt_token = NULL, dead_letter_source = ? WHERE seq = ?`,
       ),
+      queueExists: prepareQueueExists(db),
     };
   }
 
@@ -347,7 +349,8 @@ export class SqliteJobStore implements JobStore {
     return { ...adopted, seq: Number(info.lastInsertRowid) };
   }
 
-  private apply(t: JobTransition, nowMs: number): JobChange {
+  private apply(decided: JobTransition, nowMs: number): JobChange {
+    const t = this.withLiveDeadLetterQueue(decided);
     const messageSeq = t.job.messageSeq;
     const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
@@ -355,6 +358,18 @@ export class SqliteJobStore implements JobStore {
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
     for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, nowMs);
     return { job, events: t.events };
+  }
+
+  /**
+   * Core names the dead-letter queue from its policy cache (seconds old) before this write: a
+   * queue deleted since gets no message (queue-exists.ts). The job fails all the same, and its
+   * message is deleted, as on a queue without a dead-letter queue — left in the source, it would
+   * be leased again and rerun the failed job as a redrive does. One seek per dead-lettered job,
+   * on the failure path only.
+   */
+  private withLiveDeadLetterQueue(t: JobTransition): JobTransition {
+    if (t.message.kind !== "deadLetter" || this.sql.queueExists(t.message.queueId)) return t;
+    return { ...t, message: { kind: "delete" } };
   }
 
   private applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number): void {

@@ -6,6 +6,7 @@ import type Database from "better-sqlite3";
 import { marks } from "./sized-statements.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import { boundLimit } from "./bound-limit.js";
+import { prepareQueueExists } from "./queue-exists.js";
 import { prepareReenqueue } from "./reenqueue.js";
 
 interface TaskRow {
@@ -77,6 +78,7 @@ export class SqliteMoveTasks {
            receipt_token = NULL, dead_letter_source = NULL WHERE seq = ?`,
       ),
       isFifo: db.prepare<[number], number | null>("SELECT json_extract(config, '$.fifoQueue') FROM queues WHERE id = ?").pluck(),
+      queueExists: prepareQueueExists(db),
     };
   }
 
@@ -119,9 +121,17 @@ export class SqliteMoveTasks {
 
   /** Inside a write: moves one batch (see Store.messageMove). */
   move(p: MessageMoveParams): MessageMoveResult {
-    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, taskNotRunning: false };
+    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, destinationGone: false, taskNotRunning: false };
     if (p.taskHandle !== undefined && this.sql.status.get(p.taskHandle) !== "RUNNING") {
       result.taskNotRunning = true;
+      return result;
+    }
+    // The runner read the destination before this write (queue-exists.ts): one deleted since
+    // must get nothing — a standard message would be orphaned, a FIFO one fail the batch on
+    // message_groups' foreign key. One seek per batch. (Without a destination, each message's
+    // source is looked up by name below, in this write: a deleted one is sourceUnresolved.)
+    if (p.destinationQueueId !== undefined && !this.sql.queueExists(p.destinationQueueId)) {
+      result.destinationGone = true;
       return result;
     }
     const byName = new Map<string, number | undefined>();

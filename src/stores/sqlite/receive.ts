@@ -16,6 +16,7 @@ import type { MessageRow } from "./message-row.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";
+import { prepareQueueExists } from "./queue-exists.js";
 import { prepareReenqueue } from "./reenqueue.js";
 
 export type { ReceiveParams };
@@ -128,6 +129,7 @@ export class SqliteReceiver {
       bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
       // FIFO dead-lettering is a new enqueue in the DLQ (reenqueue.ts).
       reenqueue: prepareReenqueue(db),
+      queueExists: prepareQueueExists(db),
       // A replayed receive is a receive again: its 12 hours start over too.
       extendVisibility: db.prepare<[number, number, number]>("UPDATE messages SET visible_at_ms = ?, received_at_ms = ? WHERE seq = ?"),
     };
@@ -280,6 +282,8 @@ class ReceiveRun {
   deadLettered = 0;
   private readonly servedByGroup = new Map<string, number>();
   private deferredLeases: number[] = [];
+  /** Whether the dead-letter target still exists, once asked (deadLetterTargetExists). */
+  private deadLetterExists: boolean | undefined;
 
   constructor(
     readonly p: ReceiveParams,
@@ -298,7 +302,7 @@ class ReceiveRun {
    */
   take(row: MessageRow, deferLease = false): boolean {
     const p = this.p;
-    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount) {
+    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && this.deadLetterTargetExists()) {
       // SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message
       // is enqueued anew: retention restarts, and it queues behind what reached the DLQ first.
       if (p.fifo) this.sql.reenqueue(row.seq, { queueId: p.deadLetter.queueId, nowMs: p.nowMs, deadLetterSource: p.deadLetter.sourceQueueName, dedupIdFromMessageId: true });
@@ -316,6 +320,17 @@ class ReceiveRun {
     m.receiptToken = p.receiptToken;
     this.messages.push(m);
     return true;
+  }
+
+  /**
+   * Core resolved the dead-letter target before this write (a long poll keeps it for its whole
+   * wait): a queue deleted since is no target (queue-exists.ts). The message is delivered instead,
+   * as when core finds the DLQ gone (deadLetterTargetFor) and as SQS keeps messages in the source
+   * when its DLQ is deleted — moved, it would be orphaned, or (with a group) fail the whole receive
+   * on message_groups' foreign key. Asked once per receive, and only when a message is due to move.
+   */
+  private deadLetterTargetExists(): boolean {
+    return (this.deadLetterExists ??= this.sql.queueExists(this.p.deadLetter!.queueId));
   }
 
   /** Runs the deferred lease UPDATEs, a batch of up to 10 per statement. */

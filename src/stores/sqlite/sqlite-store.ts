@@ -21,6 +21,7 @@ import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
+import { prepareQueueExists } from "./queue-exists.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
@@ -156,7 +157,7 @@ export class SqliteStore implements Store {
     this.sql = {
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
-      queueExists: db.prepare<[number], number>("SELECT 1 FROM queues WHERE id = ?").pluck(),
+      queueExists: prepareQueueExists(db),
       queueInsert: db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?)"),
       queueList: db.prepare<[{ after: string; prefix: string; limit: number }], QueueRow>(
         `SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
@@ -264,11 +265,10 @@ export class SqliteStore implements Store {
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
     const dedup = p.dedup;
     return this.writes.run(() => {
-      // The caller read the queue before this write's turn: a DeleteQueue may have committed since
-      // (or run earlier in this very group commit). messages.queue_id has no foreign key, so the
-      // rows would be kept for a queue that is gone and the send answered as a success. One
-      // primary-key seek per send, not per message.
-      if (this.sql.queueExists.get(p.queueId) === undefined) fail("QueueNotFound", "The specified queue does not exist.");
+      // The caller read the queue before this write's turn (queue-exists.ts): the rows would be
+      // kept for a queue that is gone and the send answered as a success. One seek per send, not
+      // per message.
+      if (!this.sql.queueExists(p.queueId)) fail("QueueNotFound", "The specified queue does not exist.");
       // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
       if (!dedup) {
         const seqs = this.sql.messageInsert.many(p.queueId, p.messages);

@@ -211,6 +211,25 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     expect(fromDlq.map((m) => [m.body, m.groupId])).toEqual([["a1", "a"]]);
   });
 
+  test("dead-letter: a target deleted since it was resolved is no target: the message is delivered (plain, fair, FIFO)", async () => {
+    // Each source holds a message already received once, due to move at maxReceiveCount 1.
+    for (const [kind, groupId, fifo] of [
+      ["plain", undefined, false],
+      ["fair", "g", false],
+      ["fifo", "g", true],
+    ] as const) {
+      const suffix = fifo ? ".fifo" : "";
+      const src = await makeQueue(`${kind}-src${suffix}`, fifo);
+      const dlq = await makeQueue(`${kind}-dlq${suffix}`, fifo);
+      await store().messageSend({ queueId: src, messages: [newMessage({ body: `${kind}-poison`, groupId })] });
+      expect(await bodies(src, 1, { fifo, visibleForMs: 10, token: `tok-${kind}-1` })).toEqual([`${kind}-poison`]);
+      await store().queueDelete({ id: dlq, nowMs: T0 });
+      const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: `${kind}-src${suffix}` };
+      const r = await receive(src, 10, { fifo, deadLetter, nowMs: T0 + 10, token: `tok-${kind}-2` });
+      expect([kind, r.deadLetteredCount, r.messages.map((m) => [m.body, m.receiveCount])]).toEqual([kind, 0, [[`${kind}-poison`, 2]]]);
+    }
+  });
+
   test("attempt: a retried receive returns the same messages and receipts while they are in flight", async () => {
     const id = await makeQueue("f.fifo", true);
     await store().messageSend({ queueId: id, messages: ["a1", "a2", "b1"].map((body) => newMessage({ body, groupId: body[0] })) });

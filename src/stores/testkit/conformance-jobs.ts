@@ -203,6 +203,25 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(inDlq.messages.map((m) => [m.messageId, m.deadLetterSourceQueueName])).toEqual([[job.id, "jobs"]]);
   });
 
+  test("jobs: a final failure whose dead-letter queue was deleted since deletes the message, as without one", async () => {
+    const q = await makeQueue();
+    const dlq = await makeQueue("jobs-dlq");
+    const failing = await submit(q, { maxAttempts: 1 });
+    const expiring = await submit(q, { maxAttempts: 1 });
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token });
+    await store().queueDelete({ id: dlq.id, nowMs: T0 });
+    // Core still names the queue (its policy is cached): a fail, and an expired lease's sweep.
+    const failed = await store().jobFail({ ...policy(dlq), id: failing.job.id, leaseToken: token, nowMs: T0 + 1, error: { message: "e" }, retryable: false });
+    const expired = await store().jobExpire({ ...policy(dlq), id: expiring.job.id, nowMs: T0 + 30_000 });
+    for (const change of [failed, expired!]) {
+      expect(change).toMatchObject({ events: ["job.failed"], job: { status: "failed" } });
+      expect(change.job.messageSeq).toBeUndefined();
+      expect((await store().jobGet({ id: change.job.id }))!.messageSeq).toBeUndefined();
+    }
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 60_000, minSentAtMs: 0 })).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+
   test("jobs: a released lease makes the message visible at once, the attempt given back", async () => {
     const q = await makeQueue();
     const { job } = await submit(q, { maxAttempts: 1 });

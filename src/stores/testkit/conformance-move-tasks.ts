@@ -55,7 +55,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await deadLetter("src", src, dlq, ["m1", "m2", "m3"]);
     await store().moveTaskCreate({ task: task() });
     const first = await store().messageMove({ sourceQueueId: dlq, destinationQueueId: dest, max: 2, nowMs: T0 + 10, minSentAtMs: 0, taskHandle: "task-1" });
-    expect(first).toEqual({ moved: 2, movedByQueueId: { [dest]: 2 }, sourceUnresolved: false, taskNotRunning: false });
+    expect(first).toEqual({ moved: 2, movedByQueueId: { [dest]: 2 }, sourceUnresolved: false, destinationGone: false, taskNotRunning: false });
     expect((await store().moveTaskGet({ taskHandle: "task-1" }))!.movedCount).toBe(2);
     const got = (await store().messageReceive({ queueId: dest, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-move-1" })).messages;
     expect(got.map((m) => m.body).sort()).toEqual(["m1", "m2"]);
@@ -72,7 +72,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await deadLetter("a", a, dlq, ["from-a"]);
     await deadLetter("b", b, dlq, ["from-b"]);
     const r = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 5, minSentAtMs: 0 });
-    expect(r).toEqual({ moved: 2, movedByQueueId: { [a]: 1, [b]: 1 }, sourceUnresolved: false, taskNotRunning: false });
+    expect(r).toEqual({ moved: 2, movedByQueueId: { [a]: 1, [b]: 1 }, sourceUnresolved: false, destinationGone: false, taskNotRunning: false });
     const fromA = (await store().messageReceive({ queueId: a, max: 10, nowMs: T0 + 5, visibleUntilMs: T0 + 50, minSentAtMs: 0, receiptToken: "tok-move-2" })).messages;
     expect(fromA.map((m) => m.body)).toEqual(["from-a"]);
   });
@@ -84,6 +84,22 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await store().queueDelete({ id: a, nowMs: T0 + 1 });
     const r = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 5, minSentAtMs: 0 });
     expect(r).toMatchObject({ moved: 0, sourceUnresolved: true });
+  });
+
+  test("messageMove: a destination deleted since it was read gets nothing (destinationGone), standard or FIFO", async () => {
+    for (const fifo of [false, true]) {
+      const suffix = fifo ? ".fifo" : "";
+      const { queue: src } = await store().queueCreate({ name: `src${suffix}`, config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
+      const { queue: dest } = await store().queueCreate({ name: `dest${suffix}`, config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
+      await store().messageSend({ queueId: src.id, messages: [newMessage({ body: "stays", ...(fifo ? { groupId: "g" } : {}) })] });
+      const handle = `task${suffix}`;
+      await store().moveTaskCreate({ task: task({ taskHandle: handle, sourceQueueName: src.name, destinationQueueName: dest.name }) });
+      await store().queueDelete({ id: dest.id, nowMs: T0 });
+      const r = await store().messageMove({ sourceQueueId: src.id, destinationQueueId: dest.id, max: 10, nowMs: T0 + 5, minSentAtMs: 0, taskHandle: handle });
+      expect(r).toEqual({ moved: 0, movedByQueueId: {}, sourceUnresolved: false, destinationGone: true, taskNotRunning: false });
+      expect((await store().moveTaskGet({ taskHandle: handle }))!.movedCount).toBe(0);
+      expect((await store().queueStats({ queueId: src.id, nowMs: T0 + 5, minSentAtMs: 0 })).visible).toBe(1);
+    }
   });
 
   test("moveTask: tasks and their progress survive close and reopen", async () => {
