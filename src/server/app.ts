@@ -4,6 +4,7 @@
  * reaching the socket are answered by the SQS fast path before fastify routes them.
  */
 import http from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from "fastify";
 import type { QueueService } from "../core/queue-service.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
@@ -27,6 +28,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError };
   const sqsHandler = createSqsHandler(sqsOptions);
   const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal });
+  // server.close() reaps the connections idle between requests, but not one that has sent nothing
+  // yet: Node counts that as active from its connect (against clients that never send their
+  // headers). A client's spare pooled connection — undici opens one when a worker's close()
+  // aborts its long polls — then held shutdown for the whole grace period (10 s). Having sent no
+  // byte, it has no request to answer: it goes now, as do any accepted from here on.
+  const sockets = new Set<Socket>();
+  let closing = false;
   const app = Fastify({
     logger: false,
     bodyLimit: bodyLimitBytes,
@@ -38,8 +46,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
       if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
       if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+      server.on("connection", (socket: Socket) => {
+        if (closing) return void socket.destroy();
+        sockets.add(socket);
+        socket.once("close", () => sockets.delete(socket));
+      });
       return server;
     },
+  });
+
+  app.addHook("preClose", async () => {
+    closing = true;
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
   });
 
   // A response finished during shutdown closes its connection: server.close() only reaps

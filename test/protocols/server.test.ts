@@ -1,5 +1,7 @@
 /** The server around the protocol: configuration, startServer's lifecycle, health, disconnects. */
+import { once } from "node:events";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
@@ -10,6 +12,7 @@ import { type RunningServer, startServer } from "../../src/server/index.js";
 import { maintenanceIntervalMs, startMaintenance } from "../../src/server/maintenance.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { waitFor, within } from "../support/wait.js";
 import { settle } from "./sqs-harness.js";
 
 describe("server configuration", () => {
@@ -71,6 +74,23 @@ describe("startServer", () => {
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-") });
     await Promise.all([server.close(), server.close()]);
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it("closes at once while a client holds a connection it has sent nothing on", async () => {
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-") });
+    const running = server;
+    // A pooled client's spare connection, never used (undici opens one after aborted long polls),
+    // next to a kept-alive one that has served a request.
+    const spare = connect(running.port, "127.0.0.1");
+    spare.on("error", () => {});
+    const spareClosed = once(spare, "close");
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+    const connections = (): Promise<number> => new Promise((resolve, reject) => running.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    await waitFor(async () => (await connections()) >= 2, { what: "the server to hold both connections" });
+    // Node's server.close() leaves a connection that hasn't sent its first byte open; it used to
+    // hold close() for the whole grace period (10 s).
+    await within(3_000, running.close(), "close() with a spare connection open");
+    await within(1_000, spareClosed, "the spare connection to be closed by the server");
   });
 
   it("ends a long poll whose client disconnected", async () => {
