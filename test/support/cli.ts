@@ -24,10 +24,11 @@ const children = new Set<ChildProcess>();
 
 const listeningLine = /Sluice listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 
-export async function spawnCli(opts: { dataDir: string; extraArgs?: string[]; readyTimeoutMs?: number }): Promise<CliServer> {
+/** `port` (default 0: any free one) lets a restart come back where its clients expect it. */
+export async function spawnCli(opts: { dataDir: string; port?: number; extraArgs?: string[]; readyTimeoutMs?: number }): Promise<CliServer> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", "--data-dir", opts.dataDir, ...(opts.extraArgs ?? [])],
+    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(opts.port ?? 0), "--data-dir", opts.dataDir, ...(opts.extraArgs ?? [])],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } },
   );
   children.add(child);
