@@ -53,6 +53,23 @@ describe("sluice jobs", () => {
     expect(unreachable.stderr).toContain("cannot reach the server");
   });
 
+  it("a bad --url or SLUICE_URL is a usage error naming it (exit 2, no stack trace), before a worker imports its module", async () => {
+    const noScheme = await runCli(["jobs", "get", "x", "--url", "127.0.0.1:9324"]);
+    expect(noScheme.code).toBe(2);
+    expect(noScheme.stderr).toBe('sluice: --url must be an http:// or https:// URL such as http://127.0.0.1:9324, got "127.0.0.1:9324"\n');
+    const fromEnv = await runCli(["jobs", "submit", "cli-q", "{}"], 30_000, { SLUICE_URL: "localhost:9324" });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toContain('sluice: SLUICE_URL must be an http:// or https:// URL such as http://127.0.0.1:9324, got "localhost:9324"');
+    // record.ts throws at import without SLUICE_TEST_LOG: the URL must be refused before that.
+    const worker = await runCli(["worker", "test/jobs-e2e/fixtures/record.ts", "--queue", "cli-url", "--url", "ftp://127.0.0.1:9324"], 30_000, { SLUICE_TEST_LOG: "" });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain('sluice: --url must be an http:// or https:// URL such as http://127.0.0.1:9324, got "ftp://127.0.0.1:9324"');
+    // An empty SLUICE_URL counts as unset (as the server's SLUICE_* variables do); --url wins anyway.
+    const { url } = await theServer();
+    const emptyEnv = await runCli(["jobs", "get", "00000000-0000-4000-8000-000000000000", "--url", url], 30_000, { SLUICE_URL: "" });
+    expect(emptyEnv.stderr).toContain("JobNotFound");
+  });
+
   it("submit --wait prints the finished job", async () => {
     const { url } = await theServer();
     const worker = new Sluice({ url }).queue("cli-wait").work(async (job) => ({ echo: job.input }));

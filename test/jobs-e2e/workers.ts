@@ -47,8 +47,8 @@ export function spawnCliCommand(args: string[], env: Record<string, string> = {}
 }
 
 /** Runs a CLI command to completion (bounded) and returns its output. */
-export async function runCli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = spawnCliCommand(args);
+export async function runCli(args: string[], timeoutMs = 30_000, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = spawnCliCommand(args, env);
   const timer = setTimeout(() => p.child.kill("SIGKILL"), timeoutMs);
   const { code } = await p.exited;
   clearTimeout(timer);

@@ -18,13 +18,31 @@ export function addConnectionOptions(command: Command): Command {
     .option("--token <token>", "bearer token (env SLUICE_TOKEN)");
 }
 
+export class UsageError extends Error {}
+
+/**
+ * A usage error (exit 2) naming where a bad URL came from, not the SDK's TypeError with a stack
+ * trace; checked before anything is sent or imported. An empty SLUICE_URL counts as unset, as
+ * the server's SLUICE_* variables do.
+ */
+function serverUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.SLUICE_URL === "" ? undefined : env.SLUICE_URL;
+  const [url, source] = flags.url !== undefined ? [flags.url, "--url"] : fromEnv !== undefined ? [fromEnv, "SLUICE_URL"] : [defaultServerUrl, "the default URL"];
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // Not a URL at all: reported below with the same message.
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new UsageError(`${source} must be an http:// or https:// URL such as ${defaultServerUrl}, got ${JSON.stringify(url)}`);
+  return url;
+}
+
 export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Sluice {
-  const url = flags.url ?? env.SLUICE_URL ?? defaultServerUrl;
+  const url = serverUrl(flags, env);
   const token = flags.token ?? env.SLUICE_TOKEN;
   return new Sluice({ url, ...(token ? { token } : {}) });
 }
-
-export class UsageError extends Error {}
 
 export function parseIntFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;

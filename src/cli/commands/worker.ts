@@ -76,6 +76,8 @@ function drainOnSignals(worker: Worker, drainTimeoutMs: number | undefined): voi
 async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> {
   // Checked before the module loads: the server would refuse every lease, long after "ready".
   if (!queueNamePattern.test(flags.queue)) throw new UsageError(`--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got ${JSON.stringify(flags.queue)}`);
+  // Likewise the URL: a module may take long to import (a model to load) before a typo shows.
+  const queue = sluiceFromFlags(flags).queue(flags.queue);
   const def = await loadDefinition(modulePath);
   const batch = batchFrom(flags, def);
   const options: Omit<WorkerOptions, "batch"> = {
@@ -84,7 +86,6 @@ async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> 
     waitSeconds: parseIntFlag(flags.waitSeconds, "--wait-seconds", 0, 20) ?? 20,
   };
   const drainTimeoutMs = parseIntFlag(flags.drainTimeoutMs, "--drain-timeout-ms", 0, 2_147_483_647);
-  const queue = sluiceFromFlags(flags).queue(flags.queue);
   // A module's batch setting means its handler takes an array; a bare --batch-size makes the CLI
   // promise that too, so the handler must be written for arrays (the flag says so in its help).
   const worker = batch
