@@ -53,6 +53,21 @@ describe("sluice jobs", () => {
     expect(unreachable.stderr).toContain("cannot reach the server");
   });
 
+  it("integer flags take decimal digits only: an empty value (an unset shell variable), hex or an exponent is a usage error, and nothing is submitted", async () => {
+    const { url } = await theServer();
+    for (const [flag, value] of [["--priority", ""], ["--priority", "0x5"], ["--priority", " 5"], ["--max-attempts", "1e1"], ["--delay-seconds", "5.0"]] as const) {
+      const res = await runCli(["jobs", "submit", "cli-int", "{}", flag, value, "--url", url]);
+      expect(res.code, `${flag} ${JSON.stringify(value)}`).toBe(2);
+      expect(res.stderr).toContain(`sluice: ${flag} must be an integer in`);
+      expect(res.stderr).toContain(`got ${JSON.stringify(value)}`);
+    }
+    const worker = await runCli(["worker", "test/jobs-e2e/fixtures/record.ts", "--queue", "cli-int", "--drain-timeout-ms", "", "--url", url], 30_000, { SLUICE_TEST_LOG: "/dev/null" });
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain('sluice: --drain-timeout-ms must be an integer in 0–2147483647, got ""');
+    const listed = await runCli(["jobs", "list", "cli-int", "--url", url]);
+    expect(listed.stderr).toContain("QueueNotFound"); // never created: no submit went out
+  });
+
   it("a bad --url or SLUICE_URL is a usage error naming it (exit 2, no stack trace), before a worker imports its module", async () => {
     const noScheme = await runCli(["jobs", "get", "x", "--url", "127.0.0.1:9324"]);
     expect(noScheme.code).toBe(2);

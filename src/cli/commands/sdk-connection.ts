@@ -44,9 +44,13 @@ export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv =
   return new Sluice({ url, ...(token ? { token } : {}) });
 }
 
+/**
+ * Decimal digits only, as `sluice serve` reads its numbers: Number() would take "" (an unset
+ * shell variable) as 0, and " 5", "0x5" or "5e0" as 5.
+ */
 export function parseIntFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  const n = /^-?\d{1,16}$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be an integer in ${min}–${max}, got ${JSON.stringify(value)}`);
   return n;
 }
