@@ -68,6 +68,19 @@ describe("sluice jobs", () => {
     expect(listed.stderr).toContain("QueueNotFound"); // never created: no submit went out
   });
 
+  it("submit: a bad --timeout-ms, or one without --wait, is a usage error and submits nothing", async () => {
+    const { url } = await theServer();
+    const bad = await runCli(["jobs", "submit", "cli-tmo", "{}", "--wait", "--timeout-ms", "soon", "--url", url]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('sluice: --timeout-ms must be an integer in 0–2147483647, got "soon"');
+    const listed = await runCli(["jobs", "list", "cli-tmo", "--url", url]);
+    expect(listed.stderr).toContain("QueueNotFound"); // never created: no submit went out
+    const noWait = await runCli(["jobs", "submit", "cli-tmo-2", "{}", "--timeout-ms", "1000", "--url", url]);
+    expect(noWait.code).toBe(2);
+    expect(noWait.stderr).toContain("sluice: --timeout-ms needs --wait");
+    expect((await runCli(["jobs", "list", "cli-tmo-2", "--url", url])).stderr).toContain("QueueNotFound");
+  });
+
   it("a bad --url or SLUICE_URL is a usage error naming it (exit 2, no stack trace), before a worker imports its module", async () => {
     const noScheme = await runCli(["jobs", "get", "x", "--url", "127.0.0.1:9324"]);
     expect(noScheme.code).toBe(2);

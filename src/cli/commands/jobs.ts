@@ -39,9 +39,12 @@ function print(value: unknown): void {
   console.log(JSON.stringify(value, null, 2));
 }
 
+function parseTimeoutMs(flag: string | undefined): number | undefined {
+  return parseIntFlag(flag, "--timeout-ms", 0, 2_147_483_647);
+}
+
 /** Waits for a job, printing it either way; a timeout still prints the last state, then exits 1. */
-async function waitAndPrint(sluice: Sluice, id: string, timeoutMsFlag: string | undefined): Promise<void> {
-  const timeoutMs = parseIntFlag(timeoutMsFlag, "--timeout-ms", 0, 2_147_483_647);
+async function waitAndPrint(sluice: Sluice, id: string, timeoutMs: number | undefined): Promise<void> {
   try {
     print(await sluice.jobs.wait(id, timeoutMs === undefined ? {} : { timeoutMs }));
   } catch (err) {
@@ -53,6 +56,9 @@ async function waitAndPrint(sluice: Sluice, id: string, timeoutMsFlag: string | 
 }
 
 async function submit(queue: string, inputJson: string, flags: SubmitFlags): Promise<void> {
+  // Every flag is checked before the submit: a usage error must not leave a job behind.
+  if (flags.timeoutMs !== undefined && !flags.wait) throw new UsageError("--timeout-ms needs --wait");
+  const timeoutMs = parseTimeoutMs(flags.timeoutMs);
   const input = parseJson(inputJson, "<json>");
   const metadata = flags.metadata === undefined ? undefined : parseJson(flags.metadata, "--metadata");
   if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) throw new UsageError("--metadata must be a JSON object");
@@ -66,7 +72,7 @@ async function submit(queue: string, inputJson: string, flags: SubmitFlags): Pro
   };
   const sluice = sluiceFromFlags(flags);
   const job = await sluice.queue(queue).submit(input, opts);
-  if (flags.wait) await waitAndPrint(sluice, job.id, flags.timeoutMs);
+  if (flags.wait) await waitAndPrint(sluice, job.id, timeoutMs);
   else print(job.job);
 }
 
@@ -98,7 +104,7 @@ export function registerJobsCommand(program: Command): void {
 
   addConnectionOptions(
     jobs.command("wait <id>").description("Wait until a job is finished, then print it.").option("--timeout-ms <ms>", "give up after this long (exit 1)"),
-  ).action(run(async (id: string, flags: WaitFlags) => waitAndPrint(sluiceFromFlags(flags), id, flags.timeoutMs)));
+  ).action(run(async (id: string, flags: WaitFlags) => waitAndPrint(sluiceFromFlags(flags), id, parseTimeoutMs(flags.timeoutMs))));
 
   addConnectionOptions(jobs.command("cancel <id>").description("Cancel a job (a running job stops at its worker's next heartbeat).")).action(
     run(async (id: string, flags: ConnectionFlags) => print(await sluiceFromFlags(flags).jobs.cancel(id))),
