@@ -3,9 +3,12 @@
  * back in the queue (attempt given back); a queue name the server would refuse is a usage error
  * up front; a server that refuses every lease request stops the worker with exit 1 and the reason.
  */
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startJobsServer, type JobsServer } from "../jobs/http-harness.js";
+import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { within } from "../support/wait.js";
 import { fixturesDir, killAllWorkers, spawnCliCommand, spawnWorker } from "./workers.js";
 
@@ -21,6 +24,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
+  await removeTempDirs();
 });
 
 describe("sluice worker", () => {
@@ -46,6 +50,36 @@ describe("sluice worker", () => {
     expect(bad.stdout()).not.toContain("ready");
     const long = spawnCliCommand(["worker", join(fixturesDir, "record.ts"), "--queue", "q".repeat(81), "--url", srv.url], env);
     expect((await within(20_000, long.exited, "the worker to refuse its flags")).code).toBe(2);
+  });
+
+  it("a handler module that can't be loaded: missing is a usage error (exit 2); one that throws, or has a syntax error in a file it imports, names the module and where (exit 1)", async () => {
+    const srv = await server();
+    const dir = await makeTempDir("sluice-bad-handler-");
+    await writeFile(join(dir, "throws.mjs"), 'throw new Error("no model weights at /models/x");\n');
+    await writeFile(join(dir, "imports-broken.mjs"), 'import "./broken.mjs";\nexport default async () => null;\n');
+    await writeFile(join(dir, "broken.mjs"), "export default async (job) => {\n  return { ok: true\n};\n");
+    const run = async (module: string): Promise<{ code: number | null; stderr: string }> => {
+      const p = spawnCliCommand(["worker", module, "--queue", "cli-bad-module", "--url", srv.url]);
+      const { code } = await within(20_000, p.exited, "the worker to refuse its module");
+      expect(p.stdout()).not.toContain("ready");
+      return { code, stderr: p.stderr() };
+    };
+
+    const missing = await run(join(dir, "nope.mjs"));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`sluice: handler module ${join(dir, "nope.mjs")} not found (no file ${join(dir, "nope.mjs")})\n`);
+
+    const throws = await run(join(dir, "throws.mjs"));
+    expect(throws.code).toBe(1);
+    expect(throws.stderr).toContain(`sluice worker: cannot load the handler module ${join(dir, "throws.mjs")}: importing it threw:`);
+    expect(throws.stderr).toContain("no model weights at /models/x");
+
+    // The syntax error is in a file the module imports: the report must name that file and line.
+    const broken = await run(join(dir, "imports-broken.mjs"));
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`sluice worker: cannot load the handler module ${join(dir, "imports-broken.mjs")}: it has a syntax error`);
+    expect(broken.stderr).toContain(`${pathToFileURL(join(dir, "broken.mjs")).href}:`);
+    expect(broken.stderr).toContain("SyntaxError");
   });
 
   it("stops with exit 1 and the server's error when every lease request is refused (not retried forever)", async () => {

@@ -5,6 +5,7 @@
  * which scripts and tests wait for. Exits 1 when the server refuses its lease requests in a way
  * no retry fixes (a wrong URL or token, say), rather than retrying forever while looking healthy.
  */
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BatchHandler, BatchOptions, JobHandler, Worker, WorkerDefinition, WorkerOptions } from "@sluice/client";
@@ -29,9 +30,47 @@ const defaultBatchWindowMs = 20;
 
 type LoadedDefinition = Exclude<WorkerDefinition, JobHandler>;
 
+/** The handler module was found but failed to import: it threw, or has a syntax error. */
+class HandlerImportError extends Error {
+  constructor(
+    readonly modulePath: string,
+    readonly thrown: unknown,
+  ) {
+    super(`cannot load the handler module ${modulePath}`);
+  }
+}
+
+async function importHandlerModule(modulePath: string): Promise<{ default?: unknown }> {
+  const file = resolve(process.cwd(), modulePath);
+  const stats = statSync(file, { throwIfNoEntry: false });
+  if (!stats) throw new UsageError(`handler module ${modulePath} not found (no file ${file})`);
+  if (!stats.isFile()) throw new UsageError(`handler module ${modulePath} is not a file (${file})`);
+  try {
+    return (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (err) {
+    throw new HandlerImportError(modulePath, err);
+  }
+}
+
+/**
+ * Says which module failed and what it threw, and exits 1. A SyntaxError is left for Node to
+ * report as an uncaught exception: only that report shows the file and line of the syntax error
+ * (in the module or in anything it imports), which the error's own stack lacks on Node 20.
+ */
+function reportImportFailure(err: HandlerImportError): void {
+  if (err.thrown instanceof SyntaxError) {
+    console.error(`sluice worker: ${err.message}: it has a syntax error (Node's report, with the file and line, follows)`);
+    setImmediate(() => {
+      throw err.thrown;
+    });
+    return;
+  }
+  console.error(`sluice worker: ${err.message}: importing it threw:`, err.thrown);
+  process.exit(1);
+}
+
 async function loadDefinition(modulePath: string): Promise<LoadedDefinition> {
-  const url = pathToFileURL(resolve(process.cwd(), modulePath)).href;
-  const mod = (await import(url)) as { default?: unknown };
+  const mod = await importHandlerModule(modulePath);
   const def = mod.default;
   if (typeof def === "function") return { handler: def as JobHandler };
   if (typeof def === "object" && def !== null && typeof (def as { handler?: unknown }).handler === "function") return def as LoadedDefinition;
@@ -113,5 +152,7 @@ export function registerWorkerCommand(program: Command): void {
       .option("--lease-seconds <s>", "lease length; heartbeats extend it every third of it (default 30)")
       .option("--wait-seconds <s>", "long-poll length of each lease request, 0–20 (default 20)")
       .option("--drain-timeout-ms <ms>", "on SIGTERM, after this long hand back the jobs whose handlers still run (their attempt counts) and exit (default: wait for them)"),
-  ).action((modulePath: string, flags: WorkerFlags) => runWorker(modulePath, flags).catch(exitWithError));
+  ).action((modulePath: string, flags: WorkerFlags) =>
+    runWorker(modulePath, flags).catch((err: unknown) => (err instanceof HandlerImportError ? reportImportFailure(err) : exitWithError(err))),
+  );
 }
