@@ -6,12 +6,12 @@
  * instead of 9324 and ./data); each `curl` is replayed with fetch with curl's own semantics (a
  * `-d` without a content-type header would be sent as a form).
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { killAllChildren, repoRoot, spawnCli } from "../support/cli.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { expectedOutputPattern, oneLine, runSdkSnippet } from "./snippets.js";
 import { killAllWorkers, runCli, spawnCliCommand } from "./workers.js";
 
 afterEach(async () => {
@@ -90,34 +90,6 @@ function readmeSdkSnippet(): string {
   return blocks[0]!;
 }
 
-/**
- * Runs the snippet as an ES module from the repo root (where `@sluice/client` resolves, to its
- * TypeScript source through tsx, as the worker does), against `baseUrl` instead of the README's.
- */
-async function runSdkSnippet(snippet: string, baseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  expect(snippet).toContain(readmeUrl);
-  const source = snippet.replaceAll(readmeUrl, baseUrl);
-  const child = spawn(process.execPath, ["--conditions=sluice-source", "--import", "tsx", "--input-type=module", "--eval", source], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 40_000);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  clearTimeout(timer);
-  return { code, stdout, stderr };
-}
-
-const oneLine = (text: string): string => text.trim().replace(/\s+/g, " ");
-
-/** The `console.log(…); // <output>` comment as a pattern: the output on one line, `…` standing for anything. */
-function expectedOutputPattern(snippet: string): RegExp {
-  const comment = /console\.log\(.*\); \/\/ (.+)$/m.exec(snippet)?.[1];
-  if (comment === undefined) throw new Error("the SDK snippet has no `console.log(…); // output` line");
-  const escaped = comment.split("…").map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${escaped.join(".+?")}$`);
-}
-
 describe("examples/README.md walkthrough", () => {
   it("server, sentiment worker, curl submit, curl ?wait=, CLI and SDK → a sentiment label", async () => {
     const commands = readmeCommands();
@@ -162,7 +134,7 @@ describe("examples/README.md walkthrough", () => {
     expect(JSON.parse(cli.stdout)).toMatchObject({ status: "succeeded", output: { label: "positive" } });
 
     // The SDK snippet, run as written (only the URL swapped), prints what its comment says.
-    const sdk = await runSdkSnippet(readmeSdkSnippet(), server.url);
+    const sdk = await runSdkSnippet(readmeSdkSnippet(), readmeUrl, server.url);
     expect(sdk.code, sdk.stderr).toBe(0);
     expect(oneLine(sdk.stdout)).toMatch(expectedOutputPattern(readmeSdkSnippet()));
 

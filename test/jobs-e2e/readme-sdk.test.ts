@@ -1,0 +1,29 @@
+/**
+ * README.md's jobs SDK snippet, run as written (only the URL swapped) against a fresh server: it
+ * must finish on its own and print what its `console.log` comment says.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../support/cli.js";
+import { startTestServer, stopAllServers } from "../support/server.js";
+import { removeTempDirs } from "../support/tmp.js";
+import { expectedOutputPattern, oneLine, runSdkSnippet } from "./snippets.js";
+
+afterAll(async () => {
+  await stopAllServers();
+  await removeTempDirs();
+});
+
+describe("README.md SDK snippet", () => {
+  it("runs as written: the worker it starts finishes the jobs it waits for, and it prints what its comment says", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const snippets = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((block) => block.includes("@sluice/client"));
+    expect(snippets).toHaveLength(1);
+    const snippet = snippets[0]!;
+    const server = await startTestServer();
+    const run = await runSdkSnippet(snippet, "http://127.0.0.1:9324", server.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(oneLine(run.stdout)).toMatch(expectedOutputPattern(snippet));
+  }, 60_000);
+});
