@@ -13,7 +13,11 @@ const program = new Command()
   .name("sluice")
   .description("A durable, SQS-compatible message queue and async-job service for AI inference.")
   .version(packageVersion())
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Bad usage exits 2 whoever finds it — commander (an unknown option, a missing argument) or a
+  // command (a bad value) — so scripts and supervisors can tell it from a failure (exit 1).
+  // Inherited by every command registered below; --help and --version still exit 0.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 registerServeCommand(program);
 registerWorkerCommand(program);

@@ -53,6 +53,26 @@ describe("sluice jobs", () => {
     expect(unreachable.stderr).toContain("cannot reach the server");
   });
 
+  it("bad usage found by the argument parser exits 2 as well (an unknown option, a missing or extra argument, an unknown command); --help exits 0", async () => {
+    const { url } = await theServer();
+    const cases: [string[], string][] = [
+      [["jobs", "submit", "cli-q", "{}", "--priorty", "5", "--url", url], "error: unknown option '--priorty'"],
+      [["jobs", "submit", "cli-q", "--url", url], "error: missing required argument 'json'"],
+      // An unquoted JSON input, split by the shell.
+      [["jobs", "submit", "cli-q", "{text:", "hi}", "--url", url], "error: too many arguments for 'submit'"],
+      [["worker", "test/jobs-e2e/fixtures/record.ts", "--url", url], "error: required option '--queue <name>' not specified"],
+      [["job", "get", "x"], "error: unknown command 'job'"],
+      [["jobs"], "Usage: sluice jobs"],
+    ];
+    for (const [args, message] of cases) {
+      const res = await runCli(args);
+      expect(res.code, args.join(" ")).toBe(2);
+      expect(res.stderr).toContain(message);
+    }
+    expect((await runCli(["jobs", "submit", "--help"])).code).toBe(0);
+    expect((await runCli(["--version"])).code).toBe(0);
+  });
+
   it("integer flags take decimal digits only: an empty value (an unset shell variable), hex or an exponent is a usage error, and nothing is submitted", async () => {
     const { url } = await theServer();
     for (const [flag, value] of [["--priority", ""], ["--priority", "0x5"], ["--priority", " 5"], ["--max-attempts", "1e1"], ["--delay-seconds", "5.0"]] as const) {
