@@ -38,6 +38,18 @@ export interface ClientContext {
   attempts: number;
 }
 
+/**
+ * A `timeoutMs` must be a number: NaN (say, `Number(process.env.TIMEOUT)` of an unset variable)
+ * would otherwise make a wait fail at once as a network timeout, `run()` submit and then wait
+ * forever, and `close()` cut running handlers off at once. Infinity waits forever; a negative
+ * one has already passed.
+ */
+export function checkTimeoutMs(timeoutMs: unknown): void {
+  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || Number.isNaN(timeoutMs))) {
+    throw new RangeError(`timeoutMs must be a number of milliseconds (Infinity to wait forever), got ${typeof timeoutMs === "string" ? JSON.stringify(timeoutMs) : String(timeoutMs)}`);
+  }
+}
+
 export function isTerminal(job: Pick<Job, "status">): boolean {
   return terminalStatuses.has(job.status);
 }
@@ -61,6 +73,7 @@ export class JobsClient {
    * wait can outlast any proxy's idle timeout. Throws JobWaitTimeoutError when `timeoutMs` passes.
    */
   async wait<I = JsonValue, O = JsonValue>(id: string, opts: WaitOptions = {}): Promise<Job<I, O>> {
+    checkTimeoutMs(opts.timeoutMs);
     const { timers } = this.ctx;
     const deadlineMs = opts.timeoutMs === undefined ? Infinity : timers.nowMs() + opts.timeoutMs;
     for (;;) {

@@ -2,7 +2,7 @@
  * `sluice.queue(name)`: submit jobs to one queue, list them, and run workers on it.
  */
 import { JobHandle } from "./job-handle.js";
-import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
+import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
 import type { HttpResponse } from "./http.js";
 import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./handlers.js";
 import { Worker } from "./worker.js";
@@ -48,8 +48,9 @@ export class QueueClient {
    */
   async run<I = JsonValue, O = JsonValue>(input: I, opts: RunOptions = {}): Promise<Job<I, O>> {
     const { timeoutMs, signal, ...submitOptions } = opts;
-    // Before the submit: a caller who already gave up must not create a job.
+    // Before the submit: a caller who already gave up, or gave a bad timeout, must not create a job.
     signal?.throwIfAborted();
+    checkTimeoutMs(timeoutMs);
     const { timers } = this.ctx;
     const deadlineMs = timeoutMs === undefined ? Infinity : timers.nowMs() + timeoutMs;
     // Whole seconds only, rounded down: the server's hold must never outlast our deadline.

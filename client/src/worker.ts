@@ -8,6 +8,7 @@ import { AckBatcher } from "./ack-batcher.js";
 import { drain } from "./drain.js";
 import { type BatchHandler, type ErasedHandler, type JobHandler, batchContext, settle } from "./handlers.js";
 import type { HttpClient } from "./http.js";
+import { checkTimeoutMs } from "./jobs.js";
 import { type Confirmed, JobLease, type JobOutcome, type LeaseDeps } from "./job-lease.js";
 import { leaseLoop } from "./lease-loop.js";
 import { LeaseRequests } from "./lease-requests.js";
@@ -104,6 +105,12 @@ export class Worker {
    * Idempotent: later calls get the first call's promise.
    */
   close(opts: CloseOptions = {}): Promise<void> {
+    // A bad timeout rejects and leaves the worker running: NaN would cut every handler off at once.
+    try {
+      checkTimeoutMs(opts.timeoutMs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     this.closed ??= drain(
       {
         timers: this.deps.timers,
