@@ -27,6 +27,8 @@ export interface MessageMoveResult {
   movedByQueueId: Record<number, number>;
   /** A message's original source queue is unknown or gone: the batch stopped before it. */
   sourceUnresolved: boolean;
+  /** The source queue (the task's dead-letter queue) was deleted (after the caller read it): nothing was moved. */
+  sourceGone: boolean;
   /** The destination queue was deleted (after the caller read it): nothing was moved. */
   destinationGone: boolean;
   /** The task was no longer RUNNING (cancelled): nothing was moved. */

@@ -133,8 +133,9 @@ export class MoveTaskRunner {
       });
       for (const [queueId, count] of Object.entries(result.movedByQueueId)) waiters.notify(Number(queueId), count);
       if (result.taskNotRunning) continue; // cancelled meanwhile: the next pass finishes it
+      // Deleted between the reads above and the move's write, which checked them.
+      if (result.sourceGone) return this.failed(task, moveTaskFailures.sourceGone);
       if (result.sourceUnresolved) return this.failed(task, moveTaskFailures.sourceUnresolved);
-      // Deleted between the read above and the move's write, which checked it.
       if (result.destinationGone) return this.failed(task, moveTaskFailures.destinationGone);
       if (result.moved < max) {
         // Only a RUNNING task completes; one cancelled meanwhile is finished by the next pass.

@@ -175,7 +175,8 @@ export interface Store extends JobStore {
    * each to the queue named by its deadLetterSourceQueueName — as new enqueues (visible now, sent
    * now, receive count 0), keeping messageId, body and attributes. With `taskHandle`, moves only
    * while that task is RUNNING and adds the count to its movedCount in the same write. A
-   * `destinationQueueId` deleted since the caller read it moves nothing (`destinationGone`).
+   * source queue deleted since the caller read it moves nothing (`sourceGone`), and so does a
+   * `destinationQueueId` deleted since then (`destinationGone`).
    */
   messageMove(p: { sourceQueueId: number; destinationQueueId?: number; max: number; nowMs: number; minSentAtMs: number; taskHandle?: string }): Promise<MessageMoveResult>;
 

@@ -177,6 +177,21 @@ describe("StartMessageMoveTask", () => {
     expect((await bodiesIn(dlq)).length).toBe(5); // still where they were
   });
 
+  it("fails, moving nothing, when its source queue is deleted after the runner read it", async () => {
+    await deadLettered(5);
+    // The runner reads the source, then the batch's write runs: a DeleteQueue of the DLQ lands in between.
+    const move = node.store.messageMove.bind(node.store);
+    const raced = vi.spyOn(node.store, "messageMove").mockImplementationOnce(async (p) => {
+      await node.service.deleteQueue("dlq");
+      return move(p);
+    });
+    const { taskHandle } = await node.service.moveTasks.start({ sourceQueueName: "dlq" });
+    await node.service.moveTasks.runner.idle();
+    expect(raced).toHaveBeenCalledTimes(1);
+    // Its messages went with it: an empty batch, which must not pass for "all moved" (COMPLETED).
+    expect(await node.store.moveTaskGet({ taskHandle })).toMatchObject({ status: "FAILED", failureReason: "AWS.SimpleQueueService.NonExistentQueue", movedCount: 0 });
+  });
+
   it("resumes after a restart", async () => {
     await deadLettered(30);
     await node.service.moveTasks.start({ sourceQueueName: "dlq", maxMessagesPerSecond: 10 });

@@ -121,9 +121,16 @@ export class SqliteMoveTasks {
 
   /** Inside a write: moves one batch (see Store.messageMove). */
   move(p: MessageMoveParams): MessageMoveResult {
-    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, destinationGone: false, taskNotRunning: false };
+    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false };
     if (p.taskHandle !== undefined && this.sql.status.get(p.taskHandle) !== "RUNNING") {
       result.taskNotRunning = true;
+      return result;
+    }
+    // The source's row (read for its type below) is gone if it was deleted since the runner read
+    // it: its messages went with it, so an empty batch must not pass for "all moved".
+    const sourceFifo = this.sql.isFifo.get(p.sourceQueueId);
+    if (sourceFifo === undefined) {
+      result.sourceGone = true;
       return result;
     }
     // The runner read the destination before this write (queue-exists.ts): one deleted since
@@ -136,7 +143,7 @@ export class SqliteMoveTasks {
     }
     const byName = new Map<string, number | undefined>();
     // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started).
-    const fifo = this.sql.isFifo.get(p.sourceQueueId) === 1;
+    const fifo = sourceFifo === 1;
     for (const row of this.sql.movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max)) {
       let destination = p.destinationQueueId;
       if (destination === undefined && row.dead_letter_source !== null) {

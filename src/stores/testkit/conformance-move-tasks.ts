@@ -55,7 +55,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await deadLetter("src", src, dlq, ["m1", "m2", "m3"]);
     await store().moveTaskCreate({ task: task() });
     const first = await store().messageMove({ sourceQueueId: dlq, destinationQueueId: dest, max: 2, nowMs: T0 + 10, minSentAtMs: 0, taskHandle: "task-1" });
-    expect(first).toEqual({ moved: 2, movedByQueueId: { [dest]: 2 }, sourceUnresolved: false, destinationGone: false, taskNotRunning: false });
+    expect(first).toEqual({ moved: 2, movedByQueueId: { [dest]: 2 }, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false });
     expect((await store().moveTaskGet({ taskHandle: "task-1" }))!.movedCount).toBe(2);
     const got = (await store().messageReceive({ queueId: dest, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-move-1" })).messages;
     expect(got.map((m) => m.body).sort()).toEqual(["m1", "m2"]);
@@ -72,7 +72,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await deadLetter("a", a, dlq, ["from-a"]);
     await deadLetter("b", b, dlq, ["from-b"]);
     const r = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 5, minSentAtMs: 0 });
-    expect(r).toEqual({ moved: 2, movedByQueueId: { [a]: 1, [b]: 1 }, sourceUnresolved: false, destinationGone: false, taskNotRunning: false });
+    expect(r).toEqual({ moved: 2, movedByQueueId: { [a]: 1, [b]: 1 }, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false });
     const fromA = (await store().messageReceive({ queueId: a, max: 10, nowMs: T0 + 5, visibleUntilMs: T0 + 50, minSentAtMs: 0, receiptToken: "tok-move-2" })).messages;
     expect(fromA.map((m) => m.body)).toEqual(["from-a"]);
   });
@@ -96,9 +96,25 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
       await store().moveTaskCreate({ task: task({ taskHandle: handle, sourceQueueName: src.name, destinationQueueName: dest.name }) });
       await store().queueDelete({ id: dest.id, nowMs: T0 });
       const r = await store().messageMove({ sourceQueueId: src.id, destinationQueueId: dest.id, max: 10, nowMs: T0 + 5, minSentAtMs: 0, taskHandle: handle });
-      expect(r).toEqual({ moved: 0, movedByQueueId: {}, sourceUnresolved: false, destinationGone: true, taskNotRunning: false });
+      expect(r).toEqual({ moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: false, destinationGone: true, taskNotRunning: false });
       expect((await store().moveTaskGet({ taskHandle: handle }))!.movedCount).toBe(0);
       expect((await store().queueStats({ queueId: src.id, nowMs: T0 + 5, minSentAtMs: 0 })).visible).toBe(1);
+    }
+  });
+
+  test("messageMove: a source deleted since it was read moves nothing and says so (sourceGone), to a destination or back to each message's source", async () => {
+    for (const destination of [true, false]) {
+      const suffix = destination ? "-to-dest" : "-back";
+      const src = await makeQueue(`src${suffix}`);
+      const dlq = await makeQueue(`dlq${suffix}`);
+      const dest = await makeQueue(`dest${suffix}`);
+      await deadLetter(`src${suffix}`, src, dlq, ["m1", "m2"]);
+      const handle = `task${suffix}`;
+      await store().moveTaskCreate({ task: task({ taskHandle: handle, sourceQueueName: `dlq${suffix}`, destinationQueueName: destination ? `dest${suffix}` : undefined }) });
+      await store().queueDelete({ id: dlq, nowMs: T0 });
+      const r = await store().messageMove({ sourceQueueId: dlq, destinationQueueId: destination ? dest : undefined, max: 10, nowMs: T0 + 5, minSentAtMs: 0, taskHandle: handle });
+      expect(r).toEqual({ moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: true, destinationGone: false, taskNotRunning: false });
+      expect((await store().moveTaskGet({ taskHandle: handle }))!.movedCount).toBe(0);
     }
   });
 
