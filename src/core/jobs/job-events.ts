@@ -28,21 +28,32 @@ export class JobEventHub {
   /**
    * Returns the unsubscribe function. `onGone` (a job's subscription only) is called if the job is
    * deleted with its queue (see jobsGone): no event will ever come, so whoever waits for one must
-   * stop waiting. Either way the subscriber still unsubscribes.
+   * stop waiting. Either way the subscriber still unsubscribes. Unsubscribing is idempotent, and
+   * touches only this subscription: each one is its own registration (the same function
+   * subscribed twice is two), and a key's set is dropped only while it is still the one this
+   * subscription joined (a later subscriber to the same job or queue may have made a new one).
    */
   subscribe(filter: JobEventFilter, listener: JobEventListener, onGone?: () => void): () => void {
     const set = this.setFor(filter, true)!;
-    set.add(listener);
+    const registration: JobEventListener = (event, id) => listener(event, id);
+    set.add(registration);
     const jobId = filter.jobId;
     const gone = jobId !== undefined && onGone !== undefined ? getOrCreate(this.goneByJob, jobId, true)! : undefined;
-    gone?.add(onGone!);
+    const goneRegistration = onGone !== undefined ? (): void => onGone() : undefined;
+    if (goneRegistration) gone?.add(goneRegistration);
+    let subscribed = true;
     return () => {
-      set.delete(listener);
+      if (!subscribed) return;
+      subscribed = false;
+      set.delete(registration);
       if (set.size === 0) {
-        if (jobId !== undefined) this.byJob.delete(jobId);
-        else if (filter.queueName !== undefined) this.byQueue.delete(filter.queueName);
+        if (jobId !== undefined) deleteIfSame(this.byJob, jobId, set);
+        else if (filter.queueName !== undefined) deleteIfSame(this.byQueue, filter.queueName, set);
       }
-      if (gone?.delete(onGone!) && gone.size === 0) this.goneByJob.delete(jobId!);
+      if (gone && goneRegistration) {
+        gone.delete(goneRegistration);
+        if (gone.size === 0) deleteIfSame(this.goneByJob, jobId!, gone);
+      }
     };
   }
 
@@ -99,4 +110,8 @@ function getOrCreate<K, V>(map: Map<K, Set<V>>, key: K, create: boolean): Set<V>
   let set = map.get(key);
   if (!set && create) map.set(key, (set = new Set()));
   return set;
+}
+
+function deleteIfSame<K, V>(map: Map<K, Set<V>>, key: K, set: Set<V>): void {
+  if (map.get(key) === set) map.delete(key);
 }
