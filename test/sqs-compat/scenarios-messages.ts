@@ -337,6 +337,10 @@ export function messageScenarios(h: Harness): void {
       h.clock.advance(1);
       expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 0, delayed: 0 });
       await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: m!.ReceiptHandle!, VisibilityTimeout: 30 }, sqsErrors.MessageNotInflight);
+      // Refused, so nothing changed: the message is not hidden again (docs/sqs-compatibility.md,
+      // "Receipt handles after a lease ends").
+      expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 0, delayed: 0 });
+      expect((await h.receive(url)).map((r) => r.Body)).toEqual(["lease"]);
       await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: "garbage", VisibilityTimeout: 30 }, sqsErrors.ReceiptHandleIsInvalid);
     });
 
