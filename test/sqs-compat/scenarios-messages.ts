@@ -344,6 +344,29 @@ export function messageScenarios(h: Harness): void {
       await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: "garbage", VisibilityTimeout: 30 }, sqsErrors.ReceiptHandleIsInvalid);
     });
 
+    it("a handle from an earlier receive can't change the visibility of the current one (InvalidParameterValue); its delete succeeds and deletes nothing", async () => {
+      const url = await h.createQueue({ VisibilityTimeout: "10" });
+      await h.send(url, "twice");
+      const [first] = await h.receive(url);
+      h.clock.advance(10_000);
+      const [second] = await h.receive(url);
+      expect(second!.Body).toBe("twice");
+      // docs/sqs-compatibility.md, "Receipt handles after a lease ends".
+      await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: first!.ReceiptHandle!, VisibilityTimeout: 0 }, sqsErrors.InvalidParameterValue);
+      const batch = await h.driver.call("ChangeMessageVisibilityBatch", {
+        QueueUrl: url,
+        Entries: [{ Id: "old", ReceiptHandle: first!.ReceiptHandle!, VisibilityTimeout: 0 }],
+      });
+      expect(batch.Failed).toEqual([expect.objectContaining({ Id: "old", Code: "InvalidParameterValue", SenderFault: true })]);
+      await h.driver.call("DeleteMessage", { QueueUrl: url, ReceiptHandle: first!.ReceiptHandle! });
+      // The second receive's lease is untouched: still in flight, for its full 10 s.
+      expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 1, delayed: 0 });
+      h.clock.advance(9_999);
+      expect(await h.receive(url)).toEqual([]);
+      await h.driver.call("ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: second!.ReceiptHandle!, VisibilityTimeout: 0 });
+      expect((await h.receive(url)).map((m) => m.Body)).toEqual(["twice"]);
+    });
+
     it("rejects a VisibilityTimeout above 12 h with InvalidParameterValue", async () => {
       const url = await h.createQueue();
       await h.send(url, "x");
