@@ -372,15 +372,21 @@ export class QueueService {
     }
   }
 
-  /** Deletes by receipt handle. A stale handle (message received again since) deletes nothing, as in SQS. */
+  /**
+   * Deletes by receipt handle. A stale handle (message received again since) deletes nothing, as in
+   * SQS. On a FIFO queue a handle whose lease has ended (the visibility timeout ran out, or the
+   * message was received again since) is refused: SQS answers "The receipt handle has expired".
+   */
   async deleteMessages(queue: QueueRecord, receiptHandles: string[]): Promise<Array<EntryOutcome<null>>> {
     const outcomes: Array<EntryOutcome<null>> = [];
     const refs: Array<{ seq: number; token: string }> = [];
-    for (const handle of receiptHandles) {
+    const index: number[] = [];
+    for (const [i, handle] of receiptHandles.entries()) {
       try {
         const r = decodeReceipt(handle);
         if (r.queueId !== queue.id) fail("ReceiptHandleInvalid", `The input receipt handle "${handle}" is not a valid receipt handle.`);
         refs.push({ seq: r.seq, token: r.token });
+        index.push(i);
         outcomes.push({ ok: true, value: null });
       } catch (err) {
         if (!(err instanceof SluiceError)) throw err;
@@ -389,7 +395,19 @@ export class QueueService {
     }
     if (refs.length > 0) {
       const fifo = queue.config.fifoQueue;
-      const { groupsReady } = await this.store.messageDelete({ queueId: queue.id, receipts: refs, ...(fifo ? { nowMs: this.clock.nowMs() } : {}) });
+      const { groupsReady, expired } = await this.store.messageDelete({
+        queueId: queue.id,
+        receipts: refs,
+        ...(fifo ? { nowMs: this.clock.nowMs(), refuseExpired: true } : {}),
+      });
+      expired?.forEach((isExpired, k) => {
+        if (!isExpired) return;
+        const handle = receiptHandles[index[k]!]!;
+        outcomes[index[k]!] = {
+          ok: false,
+          error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`),
+        };
+      });
       // A FIFO delete can unblock the rest of its message group: wake long polls to look again —
       // but only when it did. Every notify moves the queue's version, which sends each poller
       // whose receive just came back empty straight into another receive: notifying on every

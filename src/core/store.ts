@@ -36,6 +36,11 @@ export interface DeleteResult {
    * under-count: a group with a message still in flight counts too). 0 without `nowMs`.
    */
   groupsReady: number;
+  /**
+   * With `refuseExpired`, per receipt: its lease had ended — the message is still in the queue,
+   * but visible at `nowMs` or received again since — so it deleted nothing.
+   */
+  expired?: boolean[];
 }
 
 /**
@@ -150,9 +155,11 @@ export interface Store extends JobStore {
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
   /**
    * Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). With
-   * `nowMs` (FIFO queues) it also counts the groups a delete may have unblocked.
+   * `nowMs` (FIFO queues) it also counts the groups a delete may have unblocked. With
+   * `refuseExpired` (FIFO queues, needs `nowMs`) a receipt whose lease has ended deletes nothing
+   * either, even with the current token, and is reported in `expired`.
    */
-  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult>;
+  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult>;
   /**
    * Sets the visibility of in-flight messages by receipt. With `maxLeaseMs`, refuses
    * ("beyondLimit", nothing changed) a visibleAtMs more than that after the message's receive.

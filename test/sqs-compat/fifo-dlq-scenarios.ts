@@ -111,6 +111,45 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       expect((await receive(url, { MaxNumberOfMessages: 10 })).map((m) => m.Body)).toEqual(["a2"]);
     });
 
+    it("refuses to delete with a handle whose visibility timeout ran out (\"The receipt handle has expired\"); an extended lease still deletes", async () => {
+      const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true", VisibilityTimeout: "10" });
+      for (const body of ["a1", "b1", "c1"]) await call("SendMessage", { QueueUrl: url, MessageBody: body, MessageGroupId: body[0] });
+      const got = await receive(url, { MaxNumberOfMessages: 10 });
+      const handle = (body: string): string => got.find((m) => m.Body === body).ReceiptHandle;
+      // a1's lease is extended past the queue's 10 s; b1's and c1's run out.
+      await call("ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: handle("a1"), VisibilityTimeout: 30 });
+      ctx.clock().advance(10_000);
+      let caught: unknown;
+      try {
+        await call("DeleteMessage", { QueueUrl: url, ReceiptHandle: handle("b1") });
+      } catch (err) {
+        caught = err;
+      }
+      expect(driver().errorCodeOf(caught)).toBe(driver().expectedCodeOf(invalidParameterValue));
+      expect((caught as Error).message).toBe(`Value ${handle("b1")} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`);
+      const batch = await call("DeleteMessageBatch", {
+        QueueUrl: url,
+        Entries: [
+          { Id: "a", ReceiptHandle: handle("a1") },
+          { Id: "c", ReceiptHandle: handle("c1") },
+        ],
+      });
+      expect(batch.Successful.map((e: any) => e.Id)).toEqual(["a"]);
+      expect(batch.Failed).toEqual([
+        expect.objectContaining({ Id: "c", Code: "InvalidParameterValue", SenderFault: true, Message: `Value ${handle("c1")} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.` }),
+      ]);
+      // Neither expired delete removed its message: both come back, with new handles that work.
+      const again = await receive(url, { MaxNumberOfMessages: 10 });
+      expect(again.map((m) => m.Body).sort()).toEqual(["b1", "c1"]);
+      // The first handle stays expired once the message is received again.
+      await expectError(call("DeleteMessage", { QueueUrl: url, ReceiptHandle: handle("b1") }), invalidParameterValue);
+      for (const m of again) await call("DeleteMessage", { QueueUrl: url, ReceiptHandle: m.ReceiptHandle });
+      expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] })).Attributes).toEqual({
+        ApproximateNumberOfMessages: "0",
+        ApproximateNumberOfMessagesNotVisible: "0",
+      });
+    });
+
     it("keeps order and delivers exactly once with many concurrent producers and consumers", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true" });
       const groups = 6;

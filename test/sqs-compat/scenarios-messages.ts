@@ -367,6 +367,16 @@ export function messageScenarios(h: Harness): void {
       expect((await h.receive(url)).map((m) => m.Body)).toEqual(["twice"]);
     });
 
+    it("a handle whose visibility ran out still deletes its message while no one received it again (standard queue)", async () => {
+      const url = await h.createQueue({ VisibilityTimeout: "10" });
+      await h.send(url, "late");
+      const [m] = await h.receive(url);
+      h.clock.advance(10_000);
+      expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 0, delayed: 0 });
+      await h.driver.call("DeleteMessage", { QueueUrl: url, ReceiptHandle: m!.ReceiptHandle! });
+      expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
+    });
+
     it("rejects a VisibilityTimeout above 12 h with InvalidParameterValue", async () => {
       const url = await h.createQueue();
       await h.send(url, "x");

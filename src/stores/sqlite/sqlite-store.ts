@@ -128,6 +128,8 @@ export class SqliteStore implements Store {
    * of one per message (≈ 1 µs less per message). `+queue_id` keeps the planner on the primary key.
    */
   private readonly deleteStatement: SizedStatements<{ seq: number; group_id: string | null }>;
+  /** The same, deleting only messages still in flight at the given time (FIFO: expired handles delete nothing). */
+  private readonly deleteInFlightStatement: SizedStatements<{ seq: number; group_id: string | null }>;
 
   constructor(options: SqliteStoreOptions) {
     this.db = new Database(options.filename);
@@ -149,6 +151,10 @@ export class SqliteStore implements Store {
     this.writes = new GroupCommitter(this.db, this.syncer);
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
     this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);
+    this.deleteInFlightStatement = sizedStatements(
+      this.db,
+      (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? AND visible_at_ms > ? RETURNING seq, group_id`,
+    );
     this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
@@ -181,6 +187,7 @@ export class SqliteStore implements Store {
         "SELECT receipt_token, visible_at_ms, received_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
       ),
       messageSetVisibility: db.prepare("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
+      messageInQueue: db.prepare<[number, number], number>("SELECT 1 FROM messages WHERE seq = ? AND queue_id = ?").pluck(),
       messageNextVisible: db.prepare<[number, number], number | null>(
         "SELECT min(visible_at_ms) FROM messages WHERE queue_id = ? AND visible_at_ms > ?",
       ).pluck(),
@@ -290,9 +297,11 @@ export class SqliteStore implements Store {
     return this.writes.run(() => this.receiver.receive(p));
   }
 
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number }): Promise<DeleteResult> {
+  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult> {
     return this.writes.run((): DeleteResult => {
       const nowMs = p.nowMs;
+      const inFlightAtMs = p.refuseExpired ? nowMs : undefined;
+      if (p.refuseExpired && nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
       const groups = new Set<string>();
       /** Per token, the seqs its statement deleted. */
       const gone = new Map<string, Set<number>>();
@@ -301,7 +310,11 @@ export class SqliteStore implements Store {
         gone.set(token, deletedSeqs);
         for (let i = 0; i < seqs.length; i += deleteChunk) {
           const chunk = seqs.slice(i, i + deleteChunk);
-          for (const row of this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)) {
+          const rows =
+            inFlightAtMs === undefined
+              ? this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)
+              : this.deleteInFlightStatement(chunk.length).all(...chunk, p.queueId, token, inFlightAtMs);
+          for (const row of rows) {
             deletedSeqs.add(row.seq);
             this.messageCache.forget(row.seq);
             if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
@@ -315,7 +328,12 @@ export class SqliteStore implements Store {
         const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
         if (headVisibleAt !== undefined && headVisibleAt <= nowMs!) groupsReady++;
       }
-      return { deleted, groupsReady };
+      if (!p.refuseExpired) return { deleted, groupsReady };
+      // A receipt that deleted nothing while its message is still here: its lease has ended (the
+      // token matched but the message is visible again, or it was received again since). Looked up
+      // only for the receipts that failed, after every delete of the batch ran.
+      const expired = p.receipts.map((r, i) => !deleted[i] && this.sql.messageInQueue.get(r.seq, p.queueId) !== undefined);
+      return { deleted, groupsReady, expired };
     });
   }
 

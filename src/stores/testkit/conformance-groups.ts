@@ -126,6 +126,41 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     expect(await store().messageDelete({ queueId: id, receipts: [receipt("a3")] })).toEqual({ deleted: [true], groupsReady: 0 });
   });
 
+  test("FIFO: messageDelete with refuseExpired deletes only within the lease and reports the handles whose lease ended", async () => {
+    const id = await makeQueue("x.fifo", true);
+    await store().messageSend({ queueId: id, messages: ["a1", "b1", "c1"].map((body) => newMessage({ body, groupId: body[0]! })) });
+    // Leases end at T0 + 100.
+    const got = await receive(id, 10, { fifo: true, token: "tok-exp-1", visibleForMs: 100 });
+    const seq = (body: string) => got.messages.find((m) => m.body === body)!.seq;
+    // Within the lease (T0 + 99): deleted. Listed twice: the second finds it gone, not expired.
+    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 99, refuseExpired: true, receipts: [{ seq: seq("a1"), token: "tok-exp-1" }, { seq: seq("a1"), token: "tok-exp-1" }] })).toEqual({
+      deleted: [true, false],
+      groupsReady: 0,
+      expired: [false, false],
+    });
+    // At T0 + 100 b1 and c1 are visible again: their handle has expired, and they stay.
+    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 100, refuseExpired: true, receipts: [{ seq: seq("b1"), token: "tok-exp-1" }] })).toEqual({
+      deleted: [false],
+      groupsReady: 0,
+      expired: [true],
+    });
+    // c1 is received again: the first handle has expired too (and the new one still deletes).
+    const again = await receive(id, 10, { fifo: true, nowMs: T0 + 100, token: "tok-exp-2", visibleForMs: 100 });
+    expect(again.messages.map((m) => m.body).sort()).toEqual(["b1", "c1"]);
+    expect(
+      await store().messageDelete({
+        queueId: id,
+        nowMs: T0 + 101,
+        refuseExpired: true,
+        receipts: [{ seq: seq("c1"), token: "tok-exp-1" }, { seq: 999_999_999, token: "tok-exp-1" }, { seq: seq("b1"), token: "tok-exp-2" }],
+      }),
+    ).toEqual({ deleted: [false, false, true], groupsReady: 0, expired: [true, false, false] });
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 200 })).toEqual(["c1"]);
+    // Without refuseExpired a matching token deletes whatever the time (standard queues).
+    const late = await receive(id, 10, { fifo: true, nowMs: T0 + 40_000, token: "tok-exp-3", visibleForMs: 100 });
+    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 40_200, receipts: [{ seq: late.messages[0]!.seq, token: "tok-exp-3" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+  });
+
   test("FIFO: a message whose visibility expired is delivered again before later ones of its group", async () => {
     const id = await makeQueue("f.fifo", true);
     await store().messageSend({ queueId: id, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
