@@ -54,6 +54,23 @@ export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFie
   return { groupId: input.groupId, deduplicationId };
 }
 
+/**
+ * SendMessageBatch on a FIFO queue: an entry without MessageGroupId, or without
+ * MessageDeduplicationId where the queue has no ContentBasedDeduplication, fails the whole call
+ * (InvalidParameterValue, nothing sent) — not the entry alone, and not with SendMessage's
+ * MissingParameter: SQS's recorded answers (docs/sqs-compatibility.md). Entries are checked in
+ * request order. Every other fault of an entry still fails that entry alone (groupFieldsFor).
+ */
+export function checkFifoBatch(config: QueueConfig, entries: readonly GroupFields[]): void {
+  if (!config.fifoQueue) return;
+  for (const entry of entries) {
+    if (entry.groupId === undefined) fail("InvalidParameterValue", "The request must contain the parameter MessageGroupId.");
+    if (entry.deduplicationId === undefined && !config.contentBasedDeduplication) {
+      fail("InvalidParameterValue", "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly");
+    }
+  }
+}
+
 export function contentDeduplicationId(body: string): string {
   return createHash("sha256").update(body, "utf8").digest("hex");
 }

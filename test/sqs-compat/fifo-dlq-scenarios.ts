@@ -90,6 +90,59 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       await expectError(call("SendMessage", { QueueUrl: url, MessageBody: "x", MessageGroupId: "g", DelaySeconds: 5 }), invalidParameterValue);
     });
 
+    it("SendMessageBatch: an entry without MessageGroupId or a needed MessageDeduplicationId fails the whole call; other bad entries fail alone", async () => {
+      async function callError(p: Promise<unknown>): Promise<unknown> {
+        try {
+          await p;
+        } catch (err) {
+          return err;
+        }
+        throw new Error("expected the call to fail");
+      }
+      const depth = async (url: string): Promise<string> =>
+        (await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages"] })).Attributes.ApproximateNumberOfMessages;
+      const explicit = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true" });
+      const noGroup = await callError(
+        call("SendMessageBatch", {
+          QueueUrl: explicit,
+          Entries: [
+            { Id: "ok", MessageBody: "x", MessageGroupId: "g", MessageDeduplicationId: "d1" },
+            { Id: "nogroup", MessageBody: "y", MessageDeduplicationId: "d2" },
+          ],
+        }),
+      );
+      expect(driver().errorCodeOf(noGroup)).toBe(driver().expectedCodeOf(invalidParameterValue));
+      expect((noGroup as Error).message).toBe("The request must contain the parameter MessageGroupId.");
+      const noDedup = await callError(
+        call("SendMessageBatch", {
+          QueueUrl: explicit,
+          Entries: [
+            { Id: "ok", MessageBody: "x", MessageGroupId: "g", MessageDeduplicationId: "d1" },
+            { Id: "nodedup", MessageBody: "y", MessageGroupId: "g" },
+          ],
+        }),
+      );
+      expect(driver().errorCodeOf(noDedup)).toBe(driver().expectedCodeOf(invalidParameterValue));
+      expect((noDedup as Error).message).toBe("The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly");
+      expect(await depth(explicit)).toBe("0"); // nothing of either batch was sent
+
+      const contentBased = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true" });
+      const mixed = await call("SendMessageBatch", {
+        QueueUrl: contentBased,
+        Entries: [
+          { Id: "ok", MessageBody: "x", MessageGroupId: "g" },
+          { Id: "badattr", MessageBody: "y", MessageGroupId: "g", MessageAttributes: { n: { DataType: "Number", StringValue: "abc" } } },
+          { Id: "delay", MessageBody: "z", MessageGroupId: "g", DelaySeconds: 5 },
+        ],
+      });
+      expect(mixed.Successful.map((e: any) => e.Id)).toEqual(["ok"]);
+      expect(mixed.Failed.map((e: any) => [e.Id, e.Code, e.SenderFault])).toEqual([
+        ["badattr", "InvalidParameterValue", true],
+        ["delay", "InvalidParameterValue", true],
+      ]);
+      expect(await depth(contentBased)).toBe("1");
+    });
+
     it("SetQueueAttributes FifoQueue: `true` again on a FIFO queue is accepted; a type change is InvalidAttributeValue, or InvalidAttributeName on a standard queue", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true" });
       // Infrastructure tools re-apply every attribute they manage, FifoQueue included.

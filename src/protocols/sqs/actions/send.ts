@@ -1,5 +1,6 @@
 /** SendMessage and SendMessageBatch. */
 import { fail } from "../../../core/errors.js";
+import { checkFifoBatch } from "../../../core/fifo.js";
 import { limits } from "../../../core/limits.js";
 import { messageSizeBytes } from "../../../core/message-validation.js";
 import type { QueueRecord } from "../../../core/queue.js";
@@ -88,6 +89,8 @@ export const sendMessageBatch = defineAction({
   },
   async run(req, ctx): Promise<SendMessageBatchResult> {
     const queue = await queueForUrl(ctx, req.queueUrl);
+    // A FIFO entry without a group (or a needed deduplication id) fails the whole call, as SQS.
+    checkFifoBatch(queue.config, req.entries.flatMap((e) => (e.ok ? [e.value] : [])));
     const results = await runBatch(req.entries, (inputs) => ctx.queues.sendMessages(queue, inputs));
     return partitionResults(results, (id, r) => ({ Id: id, ...sendResult(queue, r) }));
   },
