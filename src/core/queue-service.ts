@@ -418,6 +418,13 @@ export class QueueService {
     return outcomes;
   }
 
+  /**
+   * Changes the visibility of received messages by receipt handle. A handle whose lease has run
+   * out (or was ended by a VisibilityTimeout of 0) while no one has received the message again
+   * succeeds and changes nothing — the message stays visible, as SQS answers (docs/sqs-compatibility.md,
+   * "Receipt handles after a lease ends"); FIFO queues alike. A handle from an earlier receive no
+   * longer addresses the message: InvalidParameterValue.
+   */
   async changeVisibility(queue: QueueRecord, changes: VisibilityChange[]): Promise<Array<EntryOutcome<null>>> {
     const nowMs = this.clock.nowMs();
     const outcomes: Array<EntryOutcome<null>> = [];
@@ -443,9 +450,7 @@ export class QueueService {
     const changed: Array<{ visibleAtMs: number }> = [];
     results.forEach((result, k) => {
       const handle = changes[index[k]!]!.receiptHandle;
-      if (result === "notInFlight") {
-        outcomes[index[k]!] = { ok: false, error: new SluiceError("MessageNotInflight", "The message referred to isn't in flight.") };
-      } else if (result === "beyondLimit") {
+      if (result === "beyondLimit") {
         const seconds = changes[index[k]!]!.visibilityTimeoutSeconds;
         outcomes[index[k]!] = {
           ok: false,
@@ -459,9 +464,11 @@ export class QueueService {
           ok: false,
           error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`),
         };
-      } else {
+      } else if (result === "changed") {
         changed.push(entries[k]!);
       }
+      // "notInFlight": the lease this handle names is over and the message is visible again. The
+      // entry succeeds and nothing changes: the message is not hidden again, its handle not revived.
     });
     this.wakePollers(queue.id, changed);
     return outcomes;

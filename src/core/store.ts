@@ -24,7 +24,11 @@ export interface ReceiptRef {
   token: string;
 }
 
-/** "beyondLimit": the new visibility would end more than `maxLeaseMs` after the receive. */
+/**
+ * "notInFlight": the receipt's token is current but its lease is over (the message is visible
+ * again); nothing changed. "beyondLimit": the new visibility would end more than `maxLeaseMs`
+ * after the receive.
+ */
 export type VisibilityChangeResult = "changed" | "notFound" | "notInFlight" | "beyondLimit";
 
 export interface DeleteResult {

@@ -203,6 +203,40 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       });
     });
 
+    it("ChangeMessageVisibility (and a batch entry) with a handle whose visibility timeout ran out succeeds and changes nothing, as on a standard queue", async () => {
+      // Unlike DeleteMessage, no "The receipt handle has expired" (docs/sqs-compatibility.md,
+      // "Receipt handles after a lease ends").
+      const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true", VisibilityTimeout: "10" });
+      for (const body of ["a1", "a2", "b1"]) await call("SendMessage", { QueueUrl: url, MessageBody: body, MessageGroupId: body[0] });
+      const got = await receive(url, { MaxNumberOfMessages: 10 });
+      expect(got.map((m) => m.Body)).toEqual(["a1", "a2", "b1"]);
+      const handle = (body: string): string => got.find((m) => m.Body === body).ReceiptHandle;
+      ctx.clock().advance(10_000);
+      await call("ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: handle("a1"), VisibilityTimeout: 60 });
+      const batch = await call("ChangeMessageVisibilityBatch", {
+        QueueUrl: url,
+        Entries: [
+          { Id: "a2", ReceiptHandle: handle("a2"), VisibilityTimeout: 60 },
+          { Id: "b1", ReceiptHandle: handle("b1"), VisibilityTimeout: 60 },
+        ],
+      });
+      expect(batch.Successful.map((e: any) => e.Id).sort()).toEqual(["a2", "b1"]);
+      expect(batch.Failed ?? []).toEqual([]);
+      // Nothing was hidden again: every message is visible and comes back (in order within its
+      // group; groups in any order), received twice.
+      expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] })).Attributes).toEqual({
+        ApproximateNumberOfMessages: "3",
+        ApproximateNumberOfMessagesNotVisible: "0",
+      });
+      const again = await receive(url, { MaxNumberOfMessages: 10 });
+      expect(again.filter((m) => m.Body.startsWith("a")).map((m) => m.Body)).toEqual(["a1", "a2"]);
+      expect(again.map((m) => [m.Body, m.Attributes.ApproximateReceiveCount]).sort()).toEqual([
+        ["a1", "2"],
+        ["a2", "2"],
+        ["b1", "2"],
+      ]);
+    });
+
     it("keeps order and delivers exactly once with many concurrent producers and consumers", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true" });
       const groups = 6;

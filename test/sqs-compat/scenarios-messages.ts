@@ -326,7 +326,7 @@ export function messageScenarios(h: Harness): void {
       expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
     });
 
-    it("ChangeMessageVisibility extends a lease; a message no longer in flight is MessageNotInflight", async () => {
+    it("ChangeMessageVisibility extends a lease; once the lease ran out (no receive since) it succeeds and changes nothing", async () => {
       const url = await h.createQueue({ VisibilityTimeout: "10" });
       await h.send(url, "lease");
       const [m] = await h.receive(url);
@@ -336,12 +336,43 @@ export function messageScenarios(h: Harness): void {
       expect(await h.receive(url)).toEqual([]);
       h.clock.advance(1);
       expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 0, delayed: 0 });
-      await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: m!.ReceiptHandle!, VisibilityTimeout: 30 }, sqsErrors.MessageNotInflight);
-      // Refused, so nothing changed: the message is not hidden again (docs/sqs-compatibility.md,
-      // "Receipt handles after a lease ends").
+      // As SQS answered in a recorded response (docs/sqs-compatibility.md, "Receipt handles after a
+      // lease ends"): 200, and the message is not hidden again.
+      await h.driver.call("ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: m!.ReceiptHandle!, VisibilityTimeout: 30 });
       expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 0, delayed: 0 });
-      expect((await h.receive(url)).map((r) => r.Body)).toEqual(["lease"]);
+      const [again] = await h.receive(url, { AttributeNames: ["ApproximateReceiveCount"] as never });
+      expect(again!.Body).toBe("lease");
+      expect(again!.Attributes?.ApproximateReceiveCount).toBe("2");
       await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: "garbage", VisibilityTimeout: 30 }, sqsErrors.ReceiptHandleIsInvalid);
+    });
+
+    it("ChangeMessageVisibilityBatch: an entry whose lease ran out (no receive since) lands in Successful and changes nothing", async () => {
+      const url = await h.createQueue({ VisibilityTimeout: "10" });
+      await h.send(url, "expired");
+      const [first] = await h.receive(url);
+      h.clock.advance(5_000);
+      await h.send(url, "live");
+      const [live] = await h.receive(url);
+      expect([first!.Body, live!.Body]).toEqual(["expired", "live"]);
+      // "expired"'s lease ends at 10 s, "live"'s at 15 s.
+      h.clock.advance(5_000);
+      expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 1, delayed: 0 });
+      const batch = await h.driver.call("ChangeMessageVisibilityBatch", {
+        QueueUrl: url,
+        Entries: [
+          { Id: "expired", ReceiptHandle: first!.ReceiptHandle!, VisibilityTimeout: 60 },
+          { Id: "live", ReceiptHandle: live!.ReceiptHandle!, VisibilityTimeout: 60 },
+        ],
+      });
+      expect((batch.Successful ?? []).map((e) => e.Id).sort()).toEqual(["expired", "live"]);
+      expect(batch.Failed ?? []).toEqual([]);
+      // The expired entry hid nothing; the live one was extended.
+      expect(await h.counts(url)).toEqual({ visible: 1, notVisible: 1, delayed: 0 });
+      const again = await h.receive(url, { MaxNumberOfMessages: 10, AttributeNames: ["ApproximateReceiveCount"] as never });
+      expect(again.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([["expired", "2"]]);
+      // Past "live"'s original 15 s it is still hidden: its entry was applied.
+      h.clock.advance(5_000);
+      expect(await h.receive(url, { VisibilityTimeout: 0 })).toEqual([]);
     });
 
     it("a handle from an earlier receive can't change the visibility of the current one (InvalidParameterValue); its delete succeeds and deletes nothing", async () => {
