@@ -31,6 +31,8 @@ export const errorCatalog = {
   LeaseMismatch: "The lease id is not the job's current lease.",
   LeaseExpired: "The lease has ended; the job will run again elsewhere.",
   IdempotencyKeyReused: "The idempotency key was already used with a different request body.",
+  // Both protocols: a request arriving once shutdown began is refused, not carried out.
+  ServiceUnavailable: "The server is shutting down and did not carry out the request; retry it.",
   InternalError: "An internal error occurred.",
 } as const;
 

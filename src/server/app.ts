@@ -17,7 +17,7 @@ export interface AppDeps {
   queues: QueueService;
   accountId: string;
   region: string;
-  /** Aborted when shutdown starts: long polls end and /readyz turns 503. */
+  /** Aborted when shutdown starts: long polls end, /readyz turns 503, and the APIs refuse new requests (503 ServiceUnavailable). */
   shutdownSignal: AbortSignal;
   onUnexpectedError: (err: unknown) => void;
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
@@ -38,6 +38,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: bodyLimitBytes,
+    // Once close() began, fastify would answer every request itself with its own 503 body, which
+    // neither SQS clients nor the jobs SDK understand. Each protocol refuses instead, in its own
+    // error shape (ServiceUnavailable), from the shutdown signal, which is aborted before this
+    // app closes; the health routes keep answering (/readyz: shutting-down).
+    return503OnClosing: false,
     // The server fastify would make (same timeouts), with the SQS fast path in front of its handler.
     serverFactory: (fastifyHandler: http.RequestListener, options: FastifyHttpOptions<http.Server>) => {
       const server = http.createServer((req, res) => {

@@ -32,8 +32,9 @@ describe("the SQS error table", () => {
       expect(spec, code).toBeDefined();
       expect(spec.shape, code).toMatch(/^[A-Za-z]+$/);
       expect(spec.queryCode.length, code).toBeGreaterThan(0);
-      expect([400, 403, 404, 413, 500], code).toContain(spec.httpStatus);
-      expect(spec.fault, code).toBe(code === "InternalError" ? "Receiver" : "Sender");
+      expect([400, 403, 404, 413, 500, 503], code).toContain(spec.httpStatus);
+      // The server's fault, not the request's: the two 5xx.
+      expect(spec.fault, code).toBe(code === "InternalError" || code === "ServiceUnavailable" ? "Receiver" : "Sender");
     }
   });
 

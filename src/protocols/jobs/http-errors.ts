@@ -21,6 +21,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   OverLimit: 429,
   UnsupportedOperation: 501,
   InternalError: 500,
+  ServiceUnavailable: 503,
 };
 
 export function httpStatusOf(code: ErrorCode): number {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../../core/clock.js";
-import { fail } from "../../core/errors.js";
+import { SluiceError, fail } from "../../core/errors.js";
 import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
 import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
 import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
@@ -27,7 +27,7 @@ export interface JobsRoutesOptions {
   jobs: JobService;
   clock: Clock;
   webhookPolicy: WebhookUrlPolicy;
-  /** Aborted when shutdown starts: long polls answer, event streams end. */
+  /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */
   shutdownSignal: AbortSignal;
   onUnexpectedError: (err: unknown) => void;
   /** Shown in /openapi.json. */
@@ -175,6 +175,9 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
   });
+  // Shutdown has begun: a request arriving now is refused before its body is read or anything is
+  // done (one in flight finishes); the SDK retries the 503.
+  app.addHook("onRequest", (_request, _reply, done) => done(o.shutdownSignal.aborted ? new SluiceError("ServiceUnavailable") : undefined));
   const byOperation = handlers(o);
   for (const spec of routeSpecs) {
     const handler = byOperation[spec.operationId];

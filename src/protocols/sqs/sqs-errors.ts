@@ -59,6 +59,8 @@ export const sqsErrorForCode = {
   LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
   IdempotencyKeyReused: invalidParameterValue,
+  // AWS's common error for a temporary failure; SDKs retry it for its 503, as they retry SQS's own.
+  ServiceUnavailable: spec("ServiceUnavailable", "ServiceUnavailable", 503, "Receiver"),
   InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
 } as const satisfies Record<ErrorCode, SqsErrorSpec>;
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { errorCatalog } from "../../core/errors.js";
 import type { QueueService } from "../../core/queue-service.js";
 import { onClientGone } from "../http/client-gone.js";
 import type { ActionContext } from "./action.js";
@@ -12,7 +13,7 @@ import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
 import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
 import { decodeQueryInput } from "./query-codec.js";
-import { type SqsWireError, protocolFail, toSqsWireError } from "./sqs-errors.js";
+import { type SqsWireError, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
 import type { WireObject } from "./wire-input.js";
 import { xmlErrorResponse, xmlResponse } from "./xml.js";
 
@@ -20,7 +21,10 @@ export interface SqsHandlerOptions {
   queues: QueueService;
   accountId: string;
   region: string;
-  /** Aborted when the server shuts down: long polls end at once. */
+  /**
+   * Aborted when the server shuts down: long polls end at once, and requests handled from then on
+   * are refused with ServiceUnavailable (503, which every SQS client retries) without being run.
+   */
   shutdownSignal?: AbortSignal;
   /** Where unexpected (non-SQS) errors are reported; the client only sees InternalError. */
   onUnexpectedError?: (err: unknown) => void;
@@ -82,6 +86,8 @@ export function responseSignal(res: ServerResponse, shutdown: AbortSignal | unde
 
 export type SqsHandler = (request: SqsHttpRequest, signal: () => AbortSignal) => Promise<SqsHttpResponse>;
 
+const shuttingDown: SqsWireError = { ...sqsErrorForCode.ServiceUnavailable, message: errorCatalog.ServiceUnavailable };
+
 export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
   const identity = { accountId: opts.accountId, region: opts.region };
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
@@ -91,6 +97,8 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     const target = header(request.headers, "x-amz-target");
     const contentType = header(request.headers, "content-type");
     const protocol = detectProtocol({ target, contentType });
+    // Here, not in front of one route: the fast path and the fastify routes refuse alike.
+    if (opts.shutdownSignal?.aborted) return errorResponse(protocol, shuttingDown, requestId);
     try {
       let action: string;
       let input: WireObject;
