@@ -189,6 +189,27 @@ describe("jobs API: workers", () => {
     expect([again.status, again.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
   });
 
+  it("the jobs of one lease request share its leaseId: a lease is job id + leaseId, and a job leased again gets a new one", async () => {
+    const [a, b, c] = await Promise.all([1, 2, 3].map(async (n) => (await s.api("POST", "/v1/queues/q/jobs", { input: n, priority: 9 - n })).body.job.id as string));
+    const together = await lease("q", { max: 2 });
+    expect(together.map((j) => j.id)).toEqual([a, b]);
+    const shared = together[0]!.leaseId;
+    expect(together[1]!.leaseId).toBe(shared);
+    const [alone] = await lease("q");
+    expect(alone!.id).toBe(c);
+    expect(alone!.leaseId).not.toBe(shared);
+    // The shared leaseId acts on the jobs it came with, each named by its id, and on no other.
+    const wrongJob = await s.api("POST", `/v1/jobs/${c}/complete`, { leaseId: shared });
+    expect([wrongJob.status, wrongJob.body.error.code]).toEqual([409, "LeaseMismatch"]);
+    expect((await s.api("POST", `/v1/jobs/${a}/complete`, { leaseId: shared })).status).toBe(200);
+    expect((await s.api("POST", `/v1/jobs/${b}/release`, { leaseId: shared })).status).toBe(200);
+    const [again] = await lease("q");
+    expect(again!.id).toBe(b);
+    expect(again!.leaseId).not.toBe(shared);
+    const stale = await s.api("POST", `/v1/jobs/${b}/complete`, { leaseId: shared });
+    expect([stale.status, stale.body.error.code]).toEqual([409, "LeaseMismatch"]);
+  });
+
   it("a long-polling lease is answered by the next submit", async () => {
     await lease("q");
     const polling = s.api("POST", "/v1/queues/q/leases", { waitSeconds: 20 });
