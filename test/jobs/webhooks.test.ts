@@ -11,7 +11,6 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../../src/protocols/jobs/webhooks/sender.js";
 import { isPublicAddress } from "../../src/protocols/jobs/webhooks/url-policy.js";
-import { removeTempDir } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 import { type Json, type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
 
@@ -232,14 +231,15 @@ describe("webhooks", () => {
     );
     expect(verify(receiver.received[1]!)).toMatchObject({ type: "job.succeeded", data: { id, status: "succeeded", output: { label: "positive" } } });
     expect(receiver.received[1]!.headers["webhook-id"]).toBe(receiver.received[0]!.headers["webhook-id"]);
-    // Delivered, with its job gone, nothing can read the row any more: it must not linger.
-    await s.stop({ keepDataDir: true });
+    // Delivered, with its job gone, nothing can read the row any more: it must not linger. The
+    // dispatcher records the delivery just after the receiver answered, so wait for that write
+    // (read beside the running server: WAL lets a reader in) rather than stop before it lands.
     const db = new Database(join(s.dataDir, "sluice.db"), { readonly: true });
     try {
-      expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
+      await waitFor(() => db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get() === 0, { what: "the delivered row to leave the outbox" });
     } finally {
       db.close();
-      await removeTempDir(s.dataDir);
+      await s.stop();
     }
   });
 });
