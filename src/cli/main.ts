@@ -17,7 +17,11 @@ const program = new Command()
   // Bad usage exits 2 whoever finds it — commander (an unknown option, a missing argument) or a
   // command (a bad value) — so scripts and supervisors can tell it from a failure (exit 1).
   // Inherited by every command registered below; --help and --version still exit 0.
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .addHelpText(
+    "after",
+    "\nExit status: 0 success, 1 an error, 2 bad usage; `jobs submit --wait` and `jobs wait` exit 3\nwhen the job ended failed or canceled (see `sluice jobs --help`).",
+  );
 
 registerServeCommand(program);
 registerWorkerCommand(program);

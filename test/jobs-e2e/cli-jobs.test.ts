@@ -3,7 +3,7 @@
  * against a real in-process server.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type Job, Sluice } from "../../client/src/index.js";
+import { type Job, NonRetryableError, Sluice } from "../../client/src/index.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { killAllWorkers, runCli, spawnWorker } from "./workers.js";
@@ -128,6 +128,57 @@ describe("sluice jobs", () => {
     } finally {
       await worker.close();
     }
+  });
+
+  it("submit --wait and wait exit 3 when the job ended failed or canceled, still printing it, so `&&` stops; 0 only when it succeeded", async () => {
+    const { url } = await theServer();
+    const sluice = new Sluice({ url });
+    const worker = sluice.queue("cli-fail").work(async (job) => {
+      if ((job.input as { ok?: boolean }).ok) return "fine";
+      throw new NonRetryableError("model exploded");
+    });
+    try {
+      const failed = await runCli(["jobs", "submit", "cli-fail", '{"ok":false}', "--wait", "--timeout-ms", "20000", "--url", url]);
+      expect(failed.code, failed.stderr).toBe(3);
+      const failedJob = JSON.parse(failed.stdout) as Job;
+      expect(failedJob).toMatchObject({ status: "failed", error: { message: "model exploded" } });
+      expect(failed.stderr).toContain(`sluice: job ${failedJob.id} ended failed`);
+
+      const waited = await runCli(["jobs", "wait", failedJob.id, "--url", url]);
+      expect(waited.code, waited.stderr).toBe(3);
+      expect(JSON.parse(waited.stdout)).toMatchObject({ id: failedJob.id, status: "failed" });
+
+      const ok = await runCli(["jobs", "submit", "cli-fail", '{"ok":true}', "--wait", "--timeout-ms", "20000", "--url", url]);
+      expect(ok.code, ok.stderr).toBe(0);
+      const okJob = JSON.parse(ok.stdout) as Job;
+      expect(okJob).toMatchObject({ status: "succeeded", output: "fine" });
+      expect((await runCli(["jobs", "wait", okJob.id, "--url", url])).code).toBe(0);
+    } finally {
+      await worker.close();
+    }
+
+    // Nobody works this queue: the job is canceled while queued, and waiting for it says so.
+    const queued = await sluice.queue("cli-cancel").submit({});
+    await sluice.jobs.cancel(queued.id);
+    const canceled = await runCli(["jobs", "wait", queued.id, "--url", url]);
+    expect(canceled.code, canceled.stderr).toBe(3);
+    expect(JSON.parse(canceled.stdout)).toMatchObject({ id: queued.id, status: "canceled" });
+    expect(canceled.stderr).toContain(`sluice: job ${queued.id} ended canceled`);
+
+    // A timeout is still an error (1), not a finished job: the last state is printed.
+    const pending = await sluice.queue("cli-cancel").submit({});
+    const timedOut = await runCli(["jobs", "wait", pending.id, "--timeout-ms", "0", "--url", url]);
+    expect(timedOut.code, timedOut.stderr).toBe(1);
+    expect(JSON.parse(timedOut.stdout)).toMatchObject({ id: pending.id, status: "queued" });
+  });
+
+  it("--help documents the exit statuses", async () => {
+    for (const args of [["jobs", "--help"], ["jobs", "submit", "--help"], ["jobs", "wait", "--help"]]) {
+      const help = await runCli(args);
+      expect(help.code).toBe(0);
+      expect(help.stdout, args.join(" ")).toMatch(/Exit status:\n {2}0 {2}success[\s\S]*\n {2}1 {2}an error[\s\S]*\n {2}2 {2}bad usage\n {2}3 {2}with --wait \/ jobs wait: the job ended failed or canceled/);
+    }
+    expect((await runCli(["--help"])).stdout).toContain("`jobs submit --wait` and `jobs wait` exit 3");
   });
 });
 

@@ -43,10 +43,34 @@ function parseTimeoutMs(flag: string | undefined): number | undefined {
   return parseIntFlag(flag, "--timeout-ms", 0, 2_147_483_647);
 }
 
-/** Waits for a job, printing it either way; a timeout still prints the last state, then exits 1. */
+/**
+ * How `jobs submit --wait` and `jobs wait` exit once the job is finished: 0 only when it
+ * succeeded, so `sluice jobs submit q '{}' --wait && next-step` stops after a failed job.
+ * 1 (an error or a timeout) and 2 (bad usage) mean what they mean for every command.
+ */
+export const exitJobFailed = 3;
+
+/** The exit-code table every `sluice jobs` help screen ends with. */
+const exitCodesHelp = `
+Exit status:
+  0  success (with --wait / jobs wait: the job succeeded)
+  1  an error: the server answered an error, could not be reached, or --timeout-ms passed
+     first (the job's last state is still printed)
+  2  bad usage
+  ${exitJobFailed}  with --wait / jobs wait: the job ended failed or canceled (the job is printed)`;
+
+/**
+ * Waits for a job, printing it either way. A job that ended failed or canceled exits
+ * ${exitJobFailed}; a timeout prints the last state, then exits 1.
+ */
 async function waitAndPrint(sluice: Sluice, id: string, timeoutMs: number | undefined): Promise<void> {
   try {
-    print(await sluice.jobs.wait(id, timeoutMs === undefined ? {} : { timeoutMs }));
+    const job = await sluice.jobs.wait(id, timeoutMs === undefined ? {} : { timeoutMs });
+    print(job);
+    if (job.status !== "succeeded") {
+      console.error(`sluice: job ${job.id} ended ${job.status}`);
+      process.exit(exitJobFailed);
+    }
   } catch (err) {
     if (!(err instanceof JobWaitTimeoutError)) throw err;
     print(err.job);
@@ -82,12 +106,12 @@ function run<A extends unknown[]>(action: (...args: A) => Promise<void>): (...ar
 }
 
 export function registerJobsCommand(program: Command): void {
-  const jobs = program.command("jobs").description("Submit, inspect, wait for and cancel jobs.");
+  const jobs = program.command("jobs").description("Submit, inspect, wait for and cancel jobs.").addHelpText("after", exitCodesHelp);
 
   addConnectionOptions(
     jobs
       .command("submit <queue> <json>")
-      .description("Submit a job whose input is <json>; prints the job (with --wait, once it is finished).")
+      .description(`Submit a job whose input is <json>; prints the job (with --wait, once it is finished, exiting ${exitJobFailed} if it failed or was canceled).`)
       .option("--wait", "wait until the job is finished and print its result")
       .option("--timeout-ms <ms>", "with --wait: give up after this long (exit 1)")
       .option("--idempotency-key <key>", "the same key and input give back the same job")
@@ -95,7 +119,8 @@ export function registerJobsCommand(program: Command): void {
       .option("--delay-seconds <s>", "not leasable before this many seconds")
       .option("--max-attempts <n>", "attempts before the job fails for good")
       .option("--timeout-seconds <s>", "per-attempt time limit")
-      .option("--metadata <json>", "a JSON object returned with the job"),
+      .option("--metadata <json>", "a JSON object returned with the job")
+      .addHelpText("after", exitCodesHelp),
   ).action(run(submit));
 
   addConnectionOptions(jobs.command("get <id>").description("Print a job.")).action(
@@ -103,7 +128,11 @@ export function registerJobsCommand(program: Command): void {
   );
 
   addConnectionOptions(
-    jobs.command("wait <id>").description("Wait until a job is finished, then print it.").option("--timeout-ms <ms>", "give up after this long (exit 1)"),
+    jobs
+      .command("wait <id>")
+      .description(`Wait until a job is finished, then print it; exits ${exitJobFailed} if it failed or was canceled.`)
+      .option("--timeout-ms <ms>", "give up after this long (exit 1)")
+      .addHelpText("after", exitCodesHelp),
   ).action(run(async (id: string, flags: WaitFlags) => waitAndPrint(sluiceFromFlags(flags), id, parseTimeoutMs(flags.timeoutMs))));
 
   addConnectionOptions(jobs.command("cancel <id>").description("Cancel a job (a running job stops at its worker's next heartbeat).")).action(
