@@ -7,7 +7,7 @@
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
 import { JobCanceledError, LeaseLostError, SluiceApiError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
-import { jobPath } from "./jobs.js";
+import { jobPath } from "./paths.js";
 import type { Timers } from "./timers.js";
 import type { CompleteAck, FailAck, FailRequest, HeartbeatResponse, JsonValue, LeasedJob } from "./wire.js";
 

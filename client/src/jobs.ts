@@ -3,6 +3,7 @@
  */
 import { JobWaitTimeoutError } from "./errors.js";
 import type { HttpClient } from "./http.js";
+import { jobPath, queuePath } from "./paths.js";
 import type { Timers } from "./timers.js";
 import { type Job, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
 
@@ -109,7 +110,7 @@ export class JobsClient {
   }
 
   async list<I = JsonValue, O = JsonValue>(queue: string, opts: ListOptions = {}): Promise<JobPage<I, O>> {
-    const res = await this.ctx.http.request<JobListResponse>("GET", `/v1/queues/${encodeURIComponent(queue)}/jobs`, {
+    const res = await this.ctx.http.request<JobListResponse>("GET", `${queuePath(queue)}/jobs`, {
       query: { status: opts.status, limit: opts.limit, cursor: opts.cursor },
       maxAttempts: this.ctx.attempts,
     });
@@ -119,7 +120,3 @@ export class JobsClient {
 
 /** A private sentinel: an abort caused by our own deadline, not by the caller. */
 const deadlineReached = new Error("wait deadline reached");
-
-export function jobPath(id: string): string {
-  return `/v1/jobs/${encodeURIComponent(id)}`;
-}

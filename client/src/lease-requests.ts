@@ -5,6 +5,7 @@
 import type { BatchOptions } from "./handlers.js";
 import type { HttpClient, HttpResponse } from "./http.js";
 import { longPollGraceMs } from "./jobs.js";
+import { queuePath } from "./paths.js";
 import type { CompleteAck, FailAck, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
 
 export interface LeaseRequestsOptions {
@@ -21,7 +22,7 @@ export class LeaseRequests {
     queue: string,
     private readonly opts: LeaseRequestsOptions,
   ) {
-    this.path = `/v1/queues/${encodeURIComponent(queue)}/leases`;
+    this.path = `${queuePath(queue)}/leases`;
   }
 
   /** Long-polls for up to `free` jobs (a batch handler: a whole batch); `signal` ends the poll. */

@@ -4,6 +4,7 @@
 import { JobHandle } from "./job-handle.js";
 import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
 import type { HttpResponse } from "./http.js";
+import { queuePath } from "./paths.js";
 import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./handlers.js";
 import { Worker } from "./worker.js";
 import type { WorkerOptions } from "./worker-options.js";
@@ -65,7 +66,7 @@ export class QueueClient {
   private post<I, O>(input: I, opts: SubmitOptions, waitSeconds: number, signal?: AbortSignal): Promise<HttpResponse<JobResponse<I, O>>> {
     const { idempotencyKey, ...rest } = opts;
     const body: SubmitRequest<I> = { input, ...definedOnly(rest) };
-    return this.ctx.http.request<JobResponse<I, O>>("POST", `/v1/queues/${encodeURIComponent(this.name)}/jobs`, {
+    return this.ctx.http.request<JobResponse<I, O>>("POST", `${queuePath(this.name)}/jobs`, {
       body,
       ...(waitSeconds > 0 ? { query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs } : {}),
       // A key of our own only when we may resend: it makes a retried submit safe, and with no

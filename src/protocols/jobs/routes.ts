@@ -13,6 +13,7 @@ import type { SubmitInput } from "../../core/jobs/job-validation.js";
 import type { JobError, JobStatus } from "../../core/jobs/job.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
+import { unescapeDotSegmentParams } from "./dot-segments.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
@@ -171,6 +172,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.removeContentTypeParser("text/plain");
   acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(jobsValidatorCompiler());
+  // Before every route's own preValidation and its schemas: `%2E%2E` in a path parameter is `..`.
+  app.addHook("preValidation", async (request) => unescapeDotSegmentParams(request.params));
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
