@@ -7,7 +7,7 @@ import { Command } from "commander";
 import { registerJobsCommand } from "./commands/jobs.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerWorkerCommand } from "./commands/worker.js";
-import { packageVersion } from "./package-version.js";
+import { packageVersion } from "../server/package-version.js";
 
 const program = new Command()
   .name("sluice")

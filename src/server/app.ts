@@ -43,6 +43,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // error shape (ServiceUnavailable), from the shutdown signal, which is aborted before this
     // app closes; the health routes keep answering (/readyz: shutting-down).
     return503OnClosing: false,
+    // find-my-way refuses a path parameter over 100 characters (encoded) with its own 414, in
+    // neither API's error format — a job id the schema allows (≤ 128 characters) among them. Past
+    // Node's default 16 KiB request head no request gets here anyway: the schemas and the SQS
+    // handler judge every parameter.
+    routerOptions: { maxParamLength: 16 * 1024 },
     // The server fastify would make (same timeouts), with the SQS fast path in front of its handler.
     serverFactory: (fastifyHandler: http.RequestListener, options: FastifyHttpOptions<http.Server>) => {
       const server = http.createServer((req, res) => {

@@ -19,6 +19,7 @@ import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
 import { cryptoIdSource } from "./ids.js";
 import { startMaintenance } from "./maintenance.js";
+import { packageVersion } from "./package-version.js";
 
 export { ConfigError, type ServerConfig } from "./config.js";
 
@@ -77,7 +78,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     region: config.region,
     shutdownSignal: shutdown.signal,
     onUnexpectedError: logUnexpected,
-    jobs: { jobs, clock, webhookPolicy },
+    jobs: { jobs, clock, webhookPolicy, version: packageVersion() },
   });
 
   try {

@@ -2,6 +2,7 @@
 import { ManualClock } from "../../src/core/clock.js";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { makeTempDir, removeTempDir } from "../support/tmp.js";
+import { openApiProblem } from "./openapi-answers.js";
 
 export const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -20,6 +21,11 @@ export interface JobsServer {
   url: string;
   clock: ManualClock;
   dataDir: string;
+  /**
+   * One request to the server. Every answer from a jobs API route is checked against the
+   * server's /openapi.json: a status it does not list for the route, or a JSON body its schema
+   * refuses, throws (and fails the test).
+   */
   api<T = Json>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer<T>>;
   stop(opts?: { keepDataDir?: boolean }): Promise<void>;
 }
@@ -30,6 +36,7 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-jobs-http-"));
   const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true });
   let stopped = false;
+  let openApi: Promise<Json> | undefined;
   return {
     server,
     url: server.url,
@@ -42,7 +49,12 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
         body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
       });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text && res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text };
+      const contentType = res.headers.get("content-type");
+      const answer = { status: res.status, headers: res.headers, body: text && contentType?.includes("json") ? JSON.parse(text) : text };
+      openApi ??= fetch(`${server.url}/openapi.json`).then((r) => r.json());
+      const problem = openApiProblem(await openApi, { method, url: path, status: res.status, contentType, body: answer.body });
+      if (problem) throw new Error(`undocumented answer: ${problem}`);
+      return answer;
     },
     async stop(stopOpts = {}) {
       if (!stopped) {

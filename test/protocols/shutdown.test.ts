@@ -148,7 +148,7 @@ async function shuttingDownApp(): Promise<{ url: string; requests: () => number 
   const jobs = new JobService({ store, queues, clock, ids, senderId: "000000000000" });
   const shutdown = new AbortController();
   const unexpected: unknown[] = [];
-  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, clock, webhookPolicy: { allowPrivate: true } } });
+  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
   await queues.createQueue({ name: "q" });
   await app.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {

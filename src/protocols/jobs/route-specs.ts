@@ -32,9 +32,18 @@ const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}
 const wrap = (key: string, schema: JsonSchema): JsonSchema => ({ type: "object", properties: { [key]: schema }, required: [key] });
 const jobResponse: ResponseSpec = { description: "The job.", schema: wrap("job", ref("Job")) };
 const error = (description: string): ResponseSpec => ({ description, schema: ref("Error") });
+const invalid = (what: string): ResponseSpec => error(`ValidationFailed: ${what}.`);
+/** What every POST and PUT can answer about its body, whatever the route (a bodyless one included). */
+const bodyErrors = {
+  "413": error("MessageTooLong: the request body is over 4 MiB."),
+  "415": error("ValidationFailed (code): the body is not JSON — Content-Type must be application/json."),
+};
+const queueDeletedRecently = error("QueueDeletedRecently: the queue would be created, but one of that name was deleted less than 60 s ago.");
 const leaseErrors = {
+  "400": invalid("a path parameter or a body field"),
   "404": error("JobNotFound."),
   "409": error("LeaseMismatch, LeaseExpired or JobAlreadyFinished: stop working on this job."),
+  ...bodyErrors,
 };
 const sse: ResponseSpec = { description: "text/event-stream of job events (see the Event schema for each `data:`).", contentType: "text/event-stream", schema: { type: "string" } };
 
@@ -52,8 +61,11 @@ export const routeSpecs: RouteSpec[] = [
     responses: {
       "201": { ...jobResponse, description: "Created.", headers: { Location: { description: "/v1/jobs/{id}", schema: { type: "string" } } } },
       "200": { ...jobResponse, description: "Idempotent replay: the job an earlier submit with this key and body created.", headers: { "Idempotent-Replayed": { description: "true", schema: { type: "string" } } } },
-      "400": error("ValidationFailed."),
-      "413": error("MessageTooLong."),
+      "400": invalid("the queue name, a query parameter, the Idempotency-Key header or a body field (a private webhook target included)"),
+      "404": error("JobNotFound: with ?wait, the job was deleted with its queue (SQS DeleteQueue) during the hold."),
+      "409": queueDeletedRecently,
+      "413": error("MessageTooLong: the input is over 1 MiB of JSON (or over the queue's MaximumMessageSize), or the request body over 4 MiB."),
+      "415": bodyErrors["415"],
       "422": error("IdempotencyKeyReused: the key was used with a different body."),
     },
   },
@@ -65,7 +77,7 @@ export const routeSpecs: RouteSpec[] = [
     tag: "jobs",
     params: s.jobParams,
     querystring: s.getJobQuery,
-    responses: { "200": jobResponse, "404": error("JobNotFound.") },
+    responses: { "200": jobResponse, "400": invalid("the id or ?wait"), "404": error("JobNotFound.") },
   },
   {
     operationId: "cancelJob",
@@ -74,7 +86,7 @@ export const routeSpecs: RouteSpec[] = [
     summary: "Cancel: a queued job at once; a running job gets cancelRequested.",
     tag: "jobs",
     params: s.jobParams,
-    responses: { "200": jobResponse, "404": error("JobNotFound."), "409": error("JobAlreadyFinished.") },
+    responses: { "200": jobResponse, "400": invalid("the id"), "404": error("JobNotFound."), "409": error("JobAlreadyFinished."), ...bodyErrors },
   },
   {
     operationId: "listJobs",
@@ -86,6 +98,7 @@ export const routeSpecs: RouteSpec[] = [
     querystring: s.listJobsQuery,
     responses: {
       "200": { description: "A page of jobs.", schema: { type: "object", properties: { jobs: { type: "array", items: ref("Job") }, nextCursor: { type: ["string", "null"] } }, required: ["jobs", "nextCursor"] } },
+      "400": invalid("the queue name, status, limit, or a cursor this API did not return"),
       "404": error("QueueNotFound."),
     },
   },
@@ -96,7 +109,7 @@ export const routeSpecs: RouteSpec[] = [
     summary: "Server-Sent Events of one job: a job.snapshot, then its events; ends after the terminal one.",
     tag: "events",
     params: s.jobParams,
-    responses: { "200": sse, "404": error("JobNotFound.") },
+    responses: { "200": sse, "400": invalid("the id"), "404": error("JobNotFound.") },
   },
   {
     operationId: "streamEvents",
@@ -105,7 +118,7 @@ export const routeSpecs: RouteSpec[] = [
     summary: "Server-Sent Events of every job, or of one queue's with ?queue=.",
     tag: "events",
     querystring: s.eventsQuery,
-    responses: { "200": sse },
+    responses: { "200": sse, "400": invalid("?queue is not a queue name") },
   },
   {
     operationId: "leaseJobs",
@@ -120,8 +133,10 @@ export const routeSpecs: RouteSpec[] = [
         description: "Leased jobs (possibly none); with complete / fail in the request, `results`: one per entry, complete entries first, in request order.",
         schema: { type: "object", properties: { jobs: { type: "array", items: ref("LeasedJob") }, results: { type: "array", items: ref("AckResult") } }, required: ["jobs"] },
       },
-      "400": error("ValidationFailed."),
-      "413": error("MessageTooLong: an output over 1 MiB."),
+      "400": invalid("the queue name or a body field"),
+      "409": queueDeletedRecently,
+      "413": error("MessageTooLong: an output over 1 MiB of JSON (nothing is applied or leased), or a request body over 4 MiB."),
+      "415": bodyErrors["415"],
     },
   },
   {
@@ -148,7 +163,7 @@ export const routeSpecs: RouteSpec[] = [
     tag: "workers",
     params: s.jobParams,
     body: s.completeBody,
-    responses: { "200": jobResponse, ...leaseErrors, "413": error("MessageTooLong.") },
+    responses: { "200": jobResponse, ...leaseErrors, "413": error("MessageTooLong: an output over 1 MiB of JSON, or a request body over 4 MiB.") },
   },
   {
     operationId: "failJob",
@@ -177,7 +192,7 @@ export const routeSpecs: RouteSpec[] = [
     summary: "A job queue's settings and live stats.",
     tag: "queues",
     params: s.queueParams,
-    responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "404": error("QueueNotFound.") },
+    responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "400": invalid("the queue name"), "404": error("QueueNotFound.") },
   },
   {
     operationId: "updateQueue",
@@ -187,7 +202,12 @@ export const routeSpecs: RouteSpec[] = [
     tag: "queues",
     params: s.queueParams,
     body: s.settingsBody,
-    responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "400": error("ValidationFailed.") },
+    responses: {
+      "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) },
+      "400": invalid("the queue name or a setting"),
+      "409": queueDeletedRecently,
+      ...bodyErrors,
+    },
   },
   {
     operationId: "getOpenApi",

@@ -31,8 +31,8 @@ export interface JobsRoutesOptions {
   /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */
   shutdownSignal: AbortSignal;
   onUnexpectedError: (err: unknown) => void;
-  /** Shown in /openapi.json. */
-  version?: string;
+  /** The server's version (package.json), shown in /openapi.json as info.version. */
+  version: string;
 }
 
 /** The lease body as its schema admits it. */
@@ -66,7 +66,7 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal 
 
 function handlers(o: JobsRoutesOptions): Record<string, Handler> {
   const { jobs } = o;
-  const openApi = buildOpenApiDocument({ version: o.version ?? "0.0.0" });
+  const openApi = buildOpenApiDocument({ version: o.version });
   return {
     async submitJob(request, reply) {
       const body = request.body as SubmitInput;
