@@ -47,25 +47,25 @@ function track(p: Promise<ReceiveMessageCommandOutput>): { promise: Promise<Rece
 }
 
 describe("long polling", () => {
-  it("a 20 s long poll is answered within 100 ms of another client's acknowledged send", async () => {
-    const server = await startTestServer();
+  it("a 20 s long poll is answered by another client's acknowledged send itself, with the server's clock standing still", async () => {
+    // The server's clock never moves here, so no timer of its own (a re-check loop, the poll's
+    // 20 s limit) can answer the poll: only the send can. How fast that is, is the bench's job
+    // (its latency columns), not a timed assertion that a loaded CI machine could miss.
+    const clock = new ManualClock();
+    const startMs = clock.nowMs();
+    const server = await startTestServer({ clock });
     const url = await createQueue(server, "lp-wake");
     const receiver = client(server);
     const sender = client(server);
-    // Warm both connections so the measurement is of the server, not of TCP setup.
-    await receiver.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 0 }));
-    await sender.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 0 }));
-
     for (let round = 0; round < 3; round++) {
       const poll = track(receiver.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20, VisibilityTimeout: 600 })));
       await pollsHeld(server, 1);
       expect(poll.settled).toBe(false);
       const sent = await sender.send(new SendMessageCommand({ QueueUrl: url, MessageBody: `wake-${round}` }));
-      const ackedAt = performance.now();
-      const res = await within(5_000, poll.promise, "the long poll");
+      const res = await within(5_000, poll.promise, "the long poll woken by the send");
       expect(res.Messages?.map((m) => m.MessageId)).toEqual([sent.MessageId]);
-      expect(poll.settledAt! - ackedAt).toBeLessThan(100);
     }
+    expect(clock.nowMs()).toBe(startMs);
   });
 
   it("one message wakes one of two pollers; the other keeps waiting for the next", async () => {
