@@ -23,6 +23,14 @@ const jobKeys = [
   "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
 ].sort();
 
+/**
+ * Waits (bounded) until the server holds one long-polling lease. A submit only hands its job to a
+ * lease already waiting; one that arrives first finds the job still queued.
+ */
+async function leaseParked(): Promise<void> {
+  await waitFor(() => s.server.queues.waiters.waiterCount() === 1, { what: "the long-polling lease to wait on the server" });
+}
+
 async function lease(queue: string, body: Record<string, unknown> = {}) {
   const res = await s.api("POST", `/v1/queues/${queue}/leases`, body);
   expect(res.status).toBe(200);
@@ -216,7 +224,7 @@ describe("jobs API: workers", () => {
   it("a long-polling lease is answered by the next submit", async () => {
     await lease("q");
     const polling = s.api("POST", "/v1/queues/q/leases", { waitSeconds: 20 });
-    await new Promise((r) => setTimeout(r, 50));
+    await leaseParked();
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: 1 })).body.job;
     const res = await within(5_000, polling, "long-polling lease");
     expect(res.body.jobs.map((j: { id: string }) => j.id)).toEqual([job.id]);
@@ -275,7 +283,7 @@ describe("jobs API: workers", () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "x", maxAttempts: 1 })).body.job;
     const [leased] = await lease("q");
     const polling = s.api("POST", "/v1/queues/q/leases", { waitSeconds: 20 });
-    await new Promise((r) => setTimeout(r, 50));
+    await leaseParked();
     const released = await s.api("POST", `/v1/jobs/${job.id}/release`, { leaseId: leased!.leaseId });
     expect([released.status, released.body.job.status, released.body.job.attempt]).toEqual([200, "queued", 0]);
     const res = await within(5_000, polling, "long-polling lease");
