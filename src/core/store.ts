@@ -127,7 +127,8 @@ export interface Store extends JobStore {
   queueGet(p: { name: string }): Promise<QueueRecord | undefined>;
   /** Queues in name order, after `afterName` when given. */
   queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;
-  queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; purgedAtMs?: number; nowMs: number }): Promise<void>;
+  /** Config and tags; the purge time is set by the purge's own write (messagePurge). */
+  queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void>;
   /**
    * Deletes the queue, its messages and its jobs, and remembers when (for QueueDeletedRecently).
    * Returns the live jobs it deleted (none if the queue was already gone).

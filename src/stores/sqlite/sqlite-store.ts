@@ -227,11 +227,10 @@ export class SqliteStore implements Store {
     return this.settled(this.sql.queueList.all({ after: p.afterName ?? "", prefix: p.prefix ?? "", limit: p.limit }).map(toQueue));
   }
 
-  async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; purgedAtMs?: number; nowMs: number }): Promise<void> {
+  async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
     const sets: string[] = ["updated_at_ms = @nowMs"];
     if (p.config) sets.push("config = @config");
     if (p.tags) sets.push("tags = @tags");
-    if (p.purgedAtMs !== undefined) sets.push("purged_at_ms = @purgedAtMs");
     const statement = this.db.prepare(`UPDATE queues SET ${sets.join(", ")} WHERE id = @id`);
     await this.writes.run(() =>
       this.queueWritten(statement).run({
@@ -239,7 +238,6 @@ export class SqliteStore implements Store {
         nowMs: p.nowMs,
         config: p.config ? JSON.stringify(p.config) : null,
         tags: p.tags ? JSON.stringify(p.tags) : null,
-        purgedAtMs: p.purgedAtMs ?? null,
       }),
     );
   }

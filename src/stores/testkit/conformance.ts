@@ -92,10 +92,12 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect((await store.queueList({ prefix: "b", afterName: "b2", limit: 2 })).map((q) => q.name)).toEqual(["b3"]);
     });
 
-    test("queueUpdate changes config, tags and purge time", async () => {
+    test("queueUpdate changes config and tags; a purge records its time and refuses another in the window", async () => {
       const id = await makeQueue();
       await store.queueUpdate({ id, config: { ...defaultQueueConfig(false), visibilityTimeoutSeconds: 99 }, nowMs: T0 + 5 });
-      await store.queueUpdate({ id, tags: { a: "b" }, purgedAtMs: T0 + 6, nowMs: T0 + 6 });
+      await store.queueUpdate({ id, tags: { a: "b" }, nowMs: T0 + 6 });
+      expect(await store.messagePurge({ queueId: id, nowMs: T0 + 6, refuseIfPurgedAfterMs: T0 + 6 - 60_000 })).toEqual({ deleted: 0, jobChanges: [] });
+      expect(await store.messagePurge({ queueId: id, nowMs: T0 + 7, refuseIfPurgedAfterMs: T0 + 7 - 60_000 })).toBeUndefined();
       const q = (await store.queueGet({ name: "q" }))!;
       expect(q.config.visibilityTimeoutSeconds).toBe(99);
       expect(q.tags).toEqual({ a: "b" });
