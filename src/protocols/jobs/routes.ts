@@ -172,8 +172,6 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.removeContentTypeParser("text/plain");
   acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(jobsValidatorCompiler());
-  // Before every route's own preValidation and its schemas: `%2E%2E` in a path parameter is `..`.
-  app.addHook("preValidation", async (request) => unescapeDotSegmentParams(request.params));
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
@@ -186,6 +184,7 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
     const handler = byOperation[spec.operationId];
     if (!handler) throw new Error(`no handler for ${spec.operationId}`);
     const bodySchema = spec.body;
+    const preValidation = routePreValidation(spec);
     app.route({
       method: spec.method,
       url: fastifyPath(spec),
@@ -195,17 +194,26 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(bodySchema ? { body: bodySchema } : {}),
       },
-      ...(bodySchema
-        ? {
-            preValidation: async (request: FastifyRequest) => {
-              // No body, or an empty one (json-body.ts): one clear answer for both, not Ajv's "body must be object".
-              if (request.body === undefined) fail("ValidationFailed", missingBodyMessage(bodySchema));
-              const unknown = firstUnknownField(request.body, bodySchema);
-              if (unknown) fail("ValidationFailed", `${unknown} is not a field of this request.`);
-            },
-          }
-        : {}),
+      ...(preValidation ? { preValidation } : {}),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }
+}
+
+/**
+ * What a route checks before its schemas run, only where it has something to check (one hook
+ * call on the hot routes, none on the others): `%2E%2E` in a path parameter is `..`
+ * (dot-segments.ts); then a body that is missing or empty (json-body.ts: one clear answer for
+ * both, not Ajv's "body must be object") or has a field its schema lacks.
+ */
+function routePreValidation(spec: RouteSpec): ((request: FastifyRequest) => Promise<void>) | undefined {
+  const { params, body: bodySchema } = spec;
+  if (!params && !bodySchema) return undefined;
+  return async (request) => {
+    if (params) unescapeDotSegmentParams(request.params);
+    if (!bodySchema) return;
+    if (request.body === undefined) fail("ValidationFailed", missingBodyMessage(bodySchema));
+    const unknown = firstUnknownField(request.body, bodySchema);
+    if (unknown) fail("ValidationFailed", `${unknown} is not a field of this request.`);
+  };
 }
