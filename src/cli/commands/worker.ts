@@ -10,6 +10,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BatchHandler, BatchOptions, JobHandler, Worker, WorkerDefinition, WorkerOptions } from "@sluice/client";
 import type { Command } from "commander";
+import { validateQueueName } from "../../core/queue.js";
 import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
 
 interface WorkerFlags extends ConnectionFlags {
@@ -21,9 +22,6 @@ interface WorkerFlags extends ConnectionFlags {
   waitSeconds?: string;
   drainTimeoutMs?: string;
 }
-
-/** Queue names as the server accepts them (DESIGN.md: ≤ 80 chars of [A-Za-z0-9_-]). */
-const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** Without --batch-window-ms, a batch waits this long for company after its first job. */
 const defaultBatchWindowMs = 20;
@@ -112,9 +110,18 @@ function drainOnSignals(worker: Worker, drainTimeoutMs: number | undefined): voi
   process.on("SIGINT", onSignal);
 }
 
+/** The server's own rule for a (standard: job queues are) queue name, as a usage error. */
+function checkQueueFlag(queue: string): void {
+  try {
+    validateQueueName(queue, false);
+  } catch {
+    throw new UsageError(`--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got ${JSON.stringify(queue)}`);
+  }
+}
+
 async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> {
   // Checked before the module loads: the server would refuse every lease, long after "ready".
-  if (!queueNamePattern.test(flags.queue)) throw new UsageError(`--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got ${JSON.stringify(flags.queue)}`);
+  checkQueueFlag(flags.queue);
   // Likewise the URL: a module may take long to import (a model to load) before a typo shows.
   const queue = sluiceFromFlags(flags).queue(flags.queue);
   const def = await loadDefinition(modulePath);
