@@ -23,6 +23,10 @@ export interface GroupFields {
   deduplicationId?: string;
 }
 
+/** SQS's words for a FIFO send without a group, or without a deduplication id it can't derive. */
+const missingGroupIdMessage = "The request must contain the parameter MessageGroupId.";
+const missingDeduplicationIdMessage = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly";
+
 export interface GroupInput extends GroupFields {
   body: string;
   delaySeconds?: number;
@@ -42,7 +46,7 @@ export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFie
     }
     return { groupId: input.groupId };
   }
-  if (input.groupId === undefined) fail("MissingParameter", "The request must contain the parameter MessageGroupId.");
+  if (input.groupId === undefined) fail("MissingParameter", missingGroupIdMessage);
   // SQS takes delays only at the queue level on FIFO queues; an explicit 0 changes nothing.
   if (input.delaySeconds !== undefined && input.delaySeconds !== 0) {
     fail("InvalidParameterValue", `Value ${input.delaySeconds} for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.`);
@@ -50,7 +54,7 @@ export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFie
   let deduplicationId = input.deduplicationId;
   if (deduplicationId !== undefined) checkFifoId("MessageDeduplicationId", deduplicationId);
   else if (config.contentBasedDeduplication) deduplicationId = contentDeduplicationId(input.body);
-  else fail("InvalidParameterValue", "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly");
+  else fail("InvalidParameterValue", missingDeduplicationIdMessage);
   return { groupId: input.groupId, deduplicationId };
 }
 
@@ -64,10 +68,8 @@ export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFie
 export function checkFifoBatch(config: QueueConfig, entries: readonly GroupFields[]): void {
   if (!config.fifoQueue) return;
   for (const entry of entries) {
-    if (entry.groupId === undefined) fail("InvalidParameterValue", "The request must contain the parameter MessageGroupId.");
-    if (entry.deduplicationId === undefined && !config.contentBasedDeduplication) {
-      fail("InvalidParameterValue", "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly");
-    }
+    if (entry.groupId === undefined) fail("InvalidParameterValue", missingGroupIdMessage);
+    if (entry.deduplicationId === undefined && !config.contentBasedDeduplication) fail("InvalidParameterValue", missingDeduplicationIdMessage);
   }
 }
 
