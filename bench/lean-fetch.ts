@@ -5,6 +5,7 @@
  * per job, 80 % of a core, so the bench measured fetch, not the server. Same rationale as
  * bench/sqs-client.ts for the SQS rows. Returns only what the SDK reads: status, ok, headers, text().
  */
+import { Readable } from "node:stream";
 import { Pool } from "undici";
 import type { FetchLike } from "../client/src/index.js";
 
@@ -25,10 +26,16 @@ export function leanFetch(baseUrl: string, connections: number): LeanFetch {
       body: (init.body as string | undefined) ?? null,
       signal: init.signal ?? undefined,
     });
-    const text = await res.body.text();
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") headers.set(k, v);
-    const response = { status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, headers, text: async () => text };
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    // An NDJSON answer (a batch submit with ?wait) is read as it streams; everything else whole.
+    if (headers.get("content-type")?.startsWith("application/x-ndjson")) {
+      const body = Readable.toWeb(res.body) as ReadableStream<Uint8Array>;
+      return { status: res.statusCode, ok, headers, body, text: () => new Response(body).text() } as unknown as Response;
+    }
+    const text = await res.body.text();
+    const response = { status: res.statusCode, ok, headers, body: null, text: async () => text };
     return response as unknown as Response;
   };
   return { fetch, close: () => pool.destroy() };

@@ -70,14 +70,48 @@ export class HttpClient {
     }
   }
 
-  private async once<T>(method: string, path: string, ro: RequestOptions): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = { accept: "application/json", ...ro.headers };
+  /** How long to wait before attempt `attempt + 1` of a call that failed transiently (full-jitter backoff). */
+  retryDelayMs(attempt: number): number {
+    return backoffDelayMs(attempt - 1, this.backoff, this.random);
+  }
+
+  /**
+   * One attempt at a request whose answer is NDJSON: each line is parsed and handed to `onLine`
+   * as it arrives. Not retried here — lines already handed over can't be taken back, so the
+   * caller decides what to resend (isRetryable tells it whether it may).
+   */
+  async requestLines(method: string, path: string, ro: RequestOptions, onLine: (value: unknown) => void): Promise<void> {
+    ro.signal?.throwIfAborted();
+    try {
+      await this.once(method, path, ro, "application/x-ndjson", async (res) => {
+        await readLines(res, onLine);
+        return { status: res.status, headers: res.headers, body: undefined };
+      });
+    } catch (err) {
+      if (ro.signal?.aborted) throw ro.signal.reason;
+      throw publicError(err);
+    }
+  }
+
+  private once<T>(method: string, path: string, ro: RequestOptions, accept = "application/json", read?: (res: Response) => Promise<HttpResponse<T>>): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { accept, ...ro.headers };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     let body: string | undefined;
     if (ro.body !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(ro.body);
     }
+    return this.exchange<T>(method, path, ro, headers, body, read);
+  }
+
+  private async exchange<T>(
+    method: string,
+    path: string,
+    ro: RequestOptions,
+    headers: Record<string, string>,
+    body: string | undefined,
+    read: ((res: Response) => Promise<HttpResponse<T>>) | undefined,
+  ): Promise<HttpResponse<T>> {
     // One controller per attempt: the caller's signal and this attempt's timeout both abort it.
     const controller = new AbortController();
     const onCallerAbort = (): void => controller.abort(ro.signal?.reason);
@@ -96,10 +130,12 @@ export class HttpClient {
         const what = timedOut ? "timed out" : "failed";
         throw new SluiceNetworkError(`${method} ${path} ${what}: ${describeCause(cause)}`, { cause });
       }
-      const text = await res.text().catch((cause: unknown) => {
+      const lost = (cause: unknown): never => {
         if (ro.signal?.aborted) throw ro.signal.reason;
-        throw new SluiceNetworkError(`${method} ${path}: response body lost: ${describeCause(cause)}`, { cause });
-      });
+        throw new SluiceNetworkError(`${method} ${path}: response body ${timedOut ? "timed out" : "lost"}: ${describeCause(cause)}`, { cause });
+      };
+      if (res.ok && read) return await read(res).catch(lost);
+      const text = await res.text().catch(lost);
       if (res.ok) return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as T };
       const apiError = toApiError(res.status, text);
       if (transientStatuses.has(res.status)) throw new TransientStatusError(apiError, retryAfterMs(res.headers));
@@ -109,6 +145,37 @@ export class HttpClient {
       ro.signal?.removeEventListener("abort", onCallerAbort);
     }
   }
+}
+
+/** Whether a failed request may be sent again: the server was unreachable, or said "try again shortly". */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof SluiceNetworkError || (err instanceof SluiceApiError && transientStatuses.has(err.status));
+}
+
+/** Feeds each complete line of an NDJSON body to `onLine`, as the chunks arrive. */
+async function readLines(res: Response, onLine: (value: unknown) => void): Promise<void> {
+  if (!res.body) {
+    // A fetch without streaming bodies: the lines arrive all at once, at the end.
+    for (const line of (await res.text()).split("\n")) if (line) onLine(JSON.parse(line));
+    return;
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    let newline = buffered.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line) onLine(JSON.parse(line));
+      newline = buffered.indexOf("\n");
+    }
+  }
+  buffered += decoder.decode();
+  if (buffered.trim()) onLine(JSON.parse(buffered));
 }
 
 /** Wraps a transient API error so request() can retry it, then unwraps it if retries run out. */

@@ -2,13 +2,12 @@
  * `sluice.queue(name)`: submit jobs to one queue, list them, and run workers on it.
  */
 import { JobHandle } from "./job-handle.js";
-import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, longPollGraceMs, maxWaitSliceSeconds } from "./jobs.js";
-import type { HttpResponse } from "./http.js";
-import { queuePath } from "./paths.js";
+import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, maxWaitSliceSeconds } from "./jobs.js";
 import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./handlers.js";
+import { type SubmitBatcher, type SubmitEntry, type Submitted, submitAlone } from "./submit-batcher.js";
 import { Worker } from "./worker.js";
 import type { WorkerOptions } from "./worker-options.js";
-import type { Job, JobResponse, JsonValue, SubmitRequest, WebhookSpec } from "./wire.js";
+import type { Job, JsonValue, WebhookSpec } from "./wire.js";
 
 export interface SubmitOptions {
   /**
@@ -34,11 +33,13 @@ export class QueueClient {
     private readonly ctx: ClientContext,
     private readonly jobs: JobsClient,
     readonly name: string,
+    /** Gathers this turn's submits into one request; undefined: each submit is its own request. */
+    private readonly batcher: SubmitBatcher | undefined,
   ) {}
 
   async submit<I = JsonValue, O = JsonValue>(input: I, opts: SubmitOptions = {}): Promise<JobHandle<I, O>> {
-    const res = await this.post<I, O>(input, opts, 0);
-    return new JobHandle<I, O>(this.jobs, res.body.job, res.status === 200);
+    const { job, replayed } = await this.send(this.entry(input, opts), 0, undefined);
+    return new JobHandle<I, O>(this.jobs, job as Job<I, O>, replayed);
   }
 
   /**
@@ -56,25 +57,27 @@ export class QueueClient {
     const deadlineMs = timeoutMs === undefined ? Infinity : timers.nowMs() + timeoutMs;
     // Whole seconds only, rounded down: the server's hold must never outlast our deadline.
     const holdSeconds = Math.min(maxWaitSliceSeconds, Math.floor((deadlineMs - timers.nowMs()) / 1000));
-    const res = await this.post<I, O>(input, submitOptions, Math.max(0, holdSeconds), signal);
-    const job = res.body.job;
+    const job = (await this.send(this.entry(input, submitOptions), Math.max(0, holdSeconds), signal)).job as Job<I, O>;
     if (isTerminal(job)) return job;
     const remainingMs = deadlineMs - timers.nowMs();
     return this.jobs.wait<I, O>(job.id, { signal, ...(Number.isFinite(remainingMs) ? { timeoutMs: Math.max(0, remainingMs) } : {}) });
   }
 
-  private post<I, O>(input: I, opts: SubmitOptions, waitSeconds: number, signal?: AbortSignal): Promise<HttpResponse<JobResponse<I, O>>> {
+  private async send(entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<Submitted> {
+    if (this.batcher) return this.batcher.submit(entry, waitSeconds, signal);
+    const res = await submitAlone(this.ctx, this.name, entry, waitSeconds, signal);
+    return { job: res.body.job, replayed: res.status === 200 };
+  }
+
+  /**
+   * The submit's body, with its idempotency key — a key of our own only when we may resend: it
+   * makes a retried submit safe, and with no retries it would cost the server a fingerprint and a
+   * key row for nothing.
+   */
+  private entry<I>(input: I, opts: SubmitOptions): SubmitEntry {
     const { idempotencyKey, ...rest } = opts;
-    const body: SubmitRequest<I> = { input, ...definedOnly(rest) };
-    return this.ctx.http.request<JobResponse<I, O>>("POST", `${queuePath(this.name)}/jobs`, {
-      body,
-      ...(waitSeconds > 0 ? { query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs } : {}),
-      // A key of our own only when we may resend: it makes a retried submit safe, and with no
-      // retries it would cost the server a fingerprint and a key row for nothing.
-      ...(idempotencyKey !== undefined || this.ctx.attempts > 1 ? { headers: { "idempotency-key": idempotencyKey ?? `sdk-${globalThis.crypto.randomUUID()}` } } : {}),
-      maxAttempts: this.ctx.attempts,
-      signal,
-    });
+    const key = idempotencyKey ?? (this.ctx.attempts > 1 ? `sdk-${globalThis.crypto.randomUUID()}` : undefined);
+    return { input: input as JsonValue, ...definedOnly(rest), ...(key !== undefined ? { idempotencyKey: key } : {}) };
   }
 
   list<I = JsonValue, O = JsonValue>(opts?: ListOptions): Promise<JobPage<I, O>> {

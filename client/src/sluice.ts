@@ -5,6 +5,7 @@ import type { BackoffPolicy } from "./backoff.js";
 import { type FetchLike, HttpClient } from "./http.js";
 import { type ClientContext, JobsClient } from "./jobs.js";
 import { QueueClient } from "./queue.js";
+import { SubmitBatcher } from "./submit-batcher.js";
 import { type Timers, systemTimers } from "./timers.js";
 
 export interface SluiceOptions {
@@ -16,6 +17,12 @@ export interface SluiceOptions {
   attempts?: number;
   /** Backoff between those attempts (full jitter). Default 100 ms doubling to 5 s. */
   backoff?: BackoffPolicy;
+  /**
+   * Gather the submit() and run() calls made in one event-loop turn into one request per queue
+   * (`POST …/jobs/batch`); each call still gets its own job and outcome. Default true. Off, every
+   * submit is its own `POST …/jobs`.
+   */
+  batchSubmits?: boolean;
   /** Replace global fetch (a proxy agent, a test double). */
   fetch?: FetchLike;
   /** Replace wall-clock time (tests). */
@@ -26,6 +33,8 @@ export interface SluiceOptions {
 export class Sluice {
   readonly jobs: JobsClient;
   private readonly ctx: ClientContext;
+  /** One per queue name, so `sluice.queue(name)` called per request still shares a batch. */
+  private readonly batchers: Map<string, SubmitBatcher> | undefined;
 
   constructor(opts: SluiceOptions) {
     if (!/^https?:\/\//.test(opts.url)) throw new TypeError(`Sluice url must start with http:// or https://, got ${JSON.stringify(opts.url)}`);
@@ -33,9 +42,15 @@ export class Sluice {
     const http = new HttpClient({ url: opts.url, token: opts.token, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
     this.ctx = { http, timers, attempts: opts.attempts ?? 5 };
     this.jobs = new JobsClient(this.ctx);
+    this.batchers = opts.batchSubmits === false ? undefined : new Map();
   }
 
   queue(name: string): QueueClient {
-    return new QueueClient(this.ctx, this.jobs, name);
+    let batcher: SubmitBatcher | undefined;
+    if (this.batchers) {
+      batcher = this.batchers.get(name);
+      if (!batcher) this.batchers.set(name, (batcher = new SubmitBatcher(this.ctx, name)));
+    }
+    return new QueueClient(this.ctx, this.jobs, name, batcher);
   }
 }

@@ -58,6 +58,8 @@ export const limits = {
     leaseMaxJobs: 100,
     /** complete + fail entries one lease request may carry. */
     leaseMaxAcks: 100,
+    /** Jobs in one POST /v1/queues/{queue}/jobs/batch. */
+    submitBatchMaxJobs: 100,
     leaseWaitMaxSeconds: 20,
     batchWindowMaxMs: 10_000,
     getWaitMaxSeconds: 60,

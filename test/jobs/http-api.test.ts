@@ -163,7 +163,7 @@ describe("jobs API: empty bodies (Content-Type: application/json and nothing sen
   it("a route that takes a body answers an empty one, as a missing one, with a specific ValidationFailed, writing nothing", async () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
     const withBody = routeSpecs.filter((r) => r.body !== undefined);
-    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "releaseJob", "submitJob", "updateQueue"]);
+    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
     for (const route of withBody) {
       const path = pathOf(route.path, job.id, route.operationId === "updateQueue" ? "fresh" : "q");
       for (const [body, headers] of [["", json], [undefined, {}]] as const) {
@@ -415,6 +415,19 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await held;
     await check("POST", "/v1/queues/oa-gone/jobs", 409, { input: 1 });
 
+    // batch submit: JSON without ?wait, NDJSON with it (each checked against its media type's schema)
+    await check("POST", "/v1/queues/oc/jobs", 201, { input: 0 }, { "Idempotency-Key": "oc-1" });
+    const batch = await check("POST", "/v1/queues/oc/jobs/batch", 200, { jobs: [{ input: 1 }, { input: 2, idempotencyKey: "oc-1" }] });
+    expect(batch.results.map((r: Json) => [r.index, r.status, r.error?.code])).toEqual([[0, 201, undefined], [1, 422, "IdempotencyKeyReused"]]);
+    await check("PUT", "/v1/queues/ob", 200, {});
+    const streamed = check("POST", "/v1/queues/ob/jobs/batch?wait=30", 200, { jobs: [{ input: 1 }] });
+    const [leasedO] = (await check("POST", "/v1/queues/ob/leases", 200, { waitSeconds: 20 })).jobs; // woken by the submit
+    await check("POST", `/v1/jobs/${leasedO.id}/complete`, 200, { leaseId: leasedO.leaseId, output: 7 });
+    expect(await streamed).toMatchObject([{ index: 0, status: 201, job: { id: leasedO.id, status: "succeeded", output: 7 } }]);
+    await check("POST", "/v1/queues/oc/jobs/batch", 400, { jobs: [] });
+    await check("POST", "/v1/queues/oc/jobs/batch", 413, { jobs: [{ input: overBodyLimit }] });
+    await check("POST", "/v1/queues/oc/jobs/batch", 415, "{}", text);
+
     // get, list, events
     await check("GET", `/v1/jobs/${a.id}`, 200);
     await check("GET", `/v1/jobs/${a.id}?wait=x`, 400);
@@ -506,6 +519,7 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     const expected = [
       "POST /v1/queues/{queue}/jobs",
+      "POST /v1/queues/{queue}/jobs/batch",
       "GET /v1/jobs/{id}",
       "POST /v1/jobs/{id}/cancel",
       "GET /v1/queues/{queue}/jobs",

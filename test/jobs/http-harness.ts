@@ -50,7 +50,9 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
       });
       const text = await res.text();
       const contentType = res.headers.get("content-type");
-      const answer = { status: res.status, headers: res.headers, body: text && contentType?.includes("json") ? JSON.parse(text) : text };
+      // NDJSON (a batch submit with ?wait): its lines, parsed, in the order they came.
+      const parsed = !text || !contentType?.includes("json") ? text : contentType.includes("ndjson") ? text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Json) : JSON.parse(text);
+      const answer = { status: res.status, headers: res.headers, body: parsed };
       openApi ??= fetch(`${server.url}/openapi.json`).then((r) => r.json());
       const problem = openApiProblem(await openApi, { method, url: path, status: res.status, contentType, body: answer.body });
       if (problem) throw new Error(`undocumented answer: ${problem}`);

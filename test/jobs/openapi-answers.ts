@@ -48,8 +48,10 @@ export function openApiProblem(doc: OpenApiDocument, answer: JobsAnswer): string
   }
   const content = documented.content as Record<string, { schema: unknown }> | undefined;
   if (!content) return undefined;
-  const [mediaType, { schema }] = Object.entries(content)[0]!;
-  if (!answer.contentType?.startsWith(mediaType)) return `${where} as ${answer.contentType}; /openapi.json says ${mediaType}`;
+  const listedTypes = Object.keys(content);
+  const mediaType = listedTypes.find((t) => answer.contentType?.startsWith(t));
+  if (!mediaType) return `${where} as ${answer.contentType}; /openapi.json says ${listedTypes.join(" or ")}`;
+  const { schema } = content[mediaType]!;
   if (mediaType !== "application/json") return undefined;
   const key = `${op.method} ${op.path} ${answer.status}`;
   let validate = validators.get(key);

@@ -35,7 +35,7 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
           status,
           {
             description: r.description,
-            ...(r.schema ? { content: { [r.contentType ?? "application/json"]: { schema: r.schema } } } : {}),
+            ...(r.schema ? { content: { [r.contentType ?? "application/json"]: { schema: r.schema }, ...(r.alsoAs ? { [r.alsoAs.contentType]: { schema: r.alsoAs.schema } } : {}) } } : {}),
             ...(r.headers ? { headers: r.headers } : {}),
           },
         ]),

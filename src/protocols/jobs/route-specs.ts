@@ -11,6 +11,8 @@ export interface ResponseSpec {
   /** A $ref name under components/schemas, or an inline schema. */
   schema?: JsonSchema;
   contentType?: string;
+  /** The same answer in another media type (the request chose it, e.g. with ?wait). */
+  alsoAs?: { contentType: string; schema: JsonSchema };
   headers?: Record<string, { description: string; schema: JsonSchema }>;
 }
 
@@ -67,6 +69,26 @@ export const routeSpecs: RouteSpec[] = [
       "413": error("MessageTooLong: the input is over 1 MiB of JSON (or over the queue's MaximumMessageSize), or the request body over 4 MiB."),
       "415": bodyErrors["415"],
       "422": error("IdempotencyKeyReused: the key was used with a different body."),
+    },
+  },
+  {
+    operationId: "submitJobs",
+    method: "POST",
+    path: "/v1/queues/{queue}/jobs/batch",
+    summary:
+      "Submit 1–100 jobs in one request, each as a lone submit (its own idempotencyKey, its own outcome). Without ?wait: {results:[…]} in entry order. With ?wait=N: NDJSON, one line per entry, written as soon as that job is terminal or its N seconds pass.",
+    tag: "jobs",
+    params: s.queueParams,
+    querystring: s.submitJobQuery,
+    body: s.submitBatchBody,
+    responses: {
+      "200": {
+        description: "One result per entry: {index, status, job} (status 201 created, 200 idempotent replay) or {index, status, error} with the status and error a lone submit would have had. With ?wait the body is application/x-ndjson: one BatchSubmitResult per line, in the order they settled.",
+        schema: { type: "object", properties: { results: { type: "array", items: ref("BatchSubmitResult") } }, required: ["results"] },
+        alsoAs: { contentType: "application/x-ndjson", schema: { type: "string", description: "Lines of BatchSubmitResult JSON." } },
+      },
+      "400": invalid("the queue name, ?wait, or the shape of the body (then no entry is submitted)"),
+      ...bodyErrors,
     },
   },
   {
@@ -228,4 +250,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   Event: s.eventSchema,
   Error: s.errorSchema,
   AckResult: s.ackResultSchema,
+  BatchSubmitResult: s.batchSubmitResultSchema,
 };

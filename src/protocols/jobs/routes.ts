@@ -19,6 +19,7 @@ import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
+import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./submit-batch.js";
 import { firstUnknownField } from "./unknown-fields.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
@@ -80,6 +81,14 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       if (replayed) reply.header("Idempotent-Replayed", "true");
       else reply.header("Location", `/v1/jobs/${encodeURIComponent(job.id)}`);
       return sendJson(reply, replayed ? 200 : 201, `{"job":${jobJson(job)}}`);
+    },
+
+    async submitJobs(request, reply) {
+      const entries = (request.body as { jobs: SubmitBatchEntry[] }).jobs;
+      const wait = (request.query.wait as number | undefined) ?? 0;
+      const ctx = { jobs, webhookPolicy: o.webhookPolicy, onUnexpectedError: o.onUnexpectedError };
+      if (wait > 0) return submitBatchStreaming(ctx, reply, request.params.queue!, entries, wait);
+      return sendJson(reply, 200, await submitBatchNow(ctx, request.params.queue!, entries));
     },
 
     async getJob(request, reply) {

@@ -56,6 +56,20 @@ export const submitBody = object(
 );
 
 
+/** One entry of a batch submit: a submit's body, plus the Idempotency-Key a lone submit sends as a header. */
+export const submitBatchEntry = object(
+  {
+    ...(submitBody.properties as Record<string, JsonSchema>),
+    idempotencyKey: { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength, description: "This entry's idempotency key (a lone submit's Idempotency-Key header)." },
+  },
+  ["input"],
+);
+
+export const submitBatchBody = object(
+  { jobs: { type: "array", minItems: 1, maxItems: j.submitBatchMaxJobs, items: submitBatchEntry, description: `1–${j.submitBatchMaxJobs} jobs, each submitted as a lone submit would be.` } },
+  ["jobs"],
+);
+
 const leaseId: JsonSchema = { type: "string", minLength: 1, maxLength: 128 };
 
 export const heartbeatBody = object(
@@ -223,4 +237,16 @@ export const ackResultSchema: JsonSchema = {
   description: "The answer to one complete / fail entry of a lease request: ok, or the error the complete / fail route would have answered (LeaseMismatch, LeaseExpired, JobAlreadyFinished, JobNotFound).",
   properties: { id: { type: "string" }, ok: { type: "boolean" }, error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
   required: ["id", "ok"],
+};
+
+export const batchSubmitResultSchema: JsonSchema = {
+  type: "object",
+  description: "One batch entry's outcome: `job` (status 201 or 200) or `error` (the status a lone submit would have answered).",
+  properties: {
+    index: { type: "integer", description: "The entry's position in the request's jobs array." },
+    status: { type: "integer" },
+    job: { $ref: "#/components/schemas/Job" },
+    error: object({ code: { type: "string" }, message: { type: "string" } }, ["code", "message"]),
+  },
+  required: ["index", "status"],
 };

@@ -1,0 +1,118 @@
+/**
+ * POST /v1/queues/{queue}/jobs/batch: many submits in one request, each entry handled exactly as
+ * a lone submit (its own idempotency key, its own outcome — one bad entry fails only itself).
+ *
+ * Why it exists: a job's own work on the server is small next to an HTTP request's (parse,
+ * route, validate, headers, a response); an API server that submits for many callers at once
+ * (the SDK gathers the submits of one event-loop turn) pays for one request instead of dozens.
+ *
+ * Without ?wait the answer is one JSON document, `{"results":[…]}` in entry order. With ?wait=N
+ * each entry is held like a lone `submit?wait=N`, and the answer streams as NDJSON: one line per
+ * entry, `{"index":i,"status":201,"job":{…}}` or `{"index":i,"status":4xx,"error":{…}}`, written
+ * the moment that entry's job is terminal (or its hold ends) — a fast job is never held back by a
+ * slow one in the same batch.
+ */
+import type { FastifyReply } from "fastify";
+import type { ServerResponse } from "node:http";
+import type { JobRecord } from "../../core/jobs/job.js";
+import type { JobService, SubmitResult, WaitSignal } from "../../core/jobs/job-service.js";
+import type { SubmitInput } from "../../core/jobs/job-validation.js";
+import { onClientGone } from "../http/client-gone.js";
+import { errorAnswerOf } from "./http-errors.js";
+import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
+import { jobJson } from "./wire.js";
+
+export type SubmitBatchEntry = SubmitInput & { idempotencyKey?: string };
+
+export interface SubmitBatchContext {
+  jobs: JobService;
+  webhookPolicy: WebhookUrlPolicy;
+  onUnexpectedError: (err: unknown) => void;
+}
+
+/** One entry's line (or array element), serialized. */
+function resultJson(index: number, outcome: PromiseSettledResult<SubmitResult>, ctx: SubmitBatchContext): string {
+  if (outcome.status === "fulfilled") {
+    const { job, replayed } = outcome.value;
+    return `{"index":${index},"status":${replayed ? 200 : 201},"job":${jobJson(job as JobRecord)}}`;
+  }
+  const { status, body } = errorAnswerOf(outcome.reason, ctx.onUnexpectedError);
+  return `{"index":${index},"status":${status},"error":${JSON.stringify(body.error)}}`;
+}
+
+async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBatchEntry, waitSeconds: number, signal: WaitSignal): Promise<SubmitResult> {
+  const { idempotencyKey, ...input } = entry;
+  if (input.webhook) await checkWebhookTarget(input.webhook.url, ctx.webhookPolicy);
+  return waitSeconds > 0 ? ctx.jobs.submitAndWait(queue, input, idempotencyKey, waitSeconds, signal) : ctx.jobs.submit(queue, input, idempotencyKey);
+}
+
+/** Answers without holding: every entry submitted, then one JSON document in entry order. */
+export async function submitBatchNow(ctx: SubmitBatchContext, queue: string, entries: SubmitBatchEntry[]): Promise<string> {
+  const never = new BatchSignal();
+  const outcomes = await Promise.allSettled(entries.map((e) => submitOne(ctx, queue, e, 0, never)));
+  return `{"results":[${outcomes.map((o, i) => resultJson(i, o, ctx)).join(",")}]}`;
+}
+
+/** Answers as NDJSON, a line per entry as soon as it is settled; the response ends with the last. */
+export async function submitBatchStreaming(ctx: SubmitBatchContext, reply: FastifyReply, queue: string, entries: SubmitBatchEntry[], waitSeconds: number): Promise<void> {
+  const signal = new BatchSignal();
+  const res = reply.raw;
+  reply.hijack();
+  res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" });
+  onClientGone(res, () => signal.abort());
+  const out = new CorkedLines(res);
+  await Promise.all(
+    entries.map(async (entry, index) => {
+      const [outcome] = await Promise.allSettled([submitOne(ctx, queue, entry, waitSeconds, signal)]);
+      out.write(`${resultJson(index, outcome!, ctx)}\n`);
+    }),
+  );
+  out.end();
+}
+
+/**
+ * Lines settled in one turn (a group commit completes many jobs at once) leave in one write:
+ * the response is corked at the first and uncorked when the turn's microtasks are done.
+ */
+class CorkedLines {
+  private corked = false;
+  constructor(private readonly res: ServerResponse) {}
+
+  write(line: string): void {
+    if (this.res.destroyed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.res.uncork();
+      });
+    }
+    this.res.write(line);
+  }
+
+  end(): void {
+    if (!this.res.destroyed) this.res.end();
+  }
+}
+
+/** The batch's holds share one signal: the client going away ends them all. */
+class BatchSignal implements WaitSignal {
+  aborted = false;
+  private readonly listeners = new Set<() => void>();
+
+  addEventListener(_type: "abort", listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  removeEventListener(_type: "abort", listener: () => void): void {
+    this.listeners.delete(listener);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    for (const listener of [...this.listeners]) listener();
+    this.listeners.clear();
+  }
+}
