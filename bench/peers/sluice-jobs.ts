@@ -1,8 +1,9 @@
 /**
  * Sluice jobs through the SDK (`@sluice/client`, from client/src so the bench always measures the
- * SDK in this tree): clients `queue.run()` — one request that submits and is answered with the
- * finished job (`POST …/jobs?wait=`, woken by the completion); one `queue.work()` worker completes
- * each job with a tiny output.
+ * SDK in this tree): clients `queue.run()` — the SDK gathers the calls of one event-loop turn into
+ * one `POST …/jobs/batch?wait=`, answered line by line as each job finishes (a lone call is one
+ * `POST …/jobs?wait=`); one `queue.work()` worker completes each job with a tiny output.
+ * SLUICE_BENCH_NO_BATCH=1 sends every submit on its own (`batchSubmits: false`), for A/B runs.
  */
 import { Sluice } from "../../client/src/index.js";
 import type { Worker } from "../../client/src/index.js";
@@ -24,7 +25,8 @@ export const sluiceJobsRow: Row = {
     const { server } = rs;
     // The SDK on a lean undici-Pool fetch (see lean-fetch.ts); SLUICE_BENCH_GLOBAL_FETCH=1 keeps Node's fetch.
     const lean = process.env.SLUICE_BENCH_GLOBAL_FETCH === "1" ? undefined : leanFetch(server.url, j.clients + j.workerConcurrency + 4);
-    const sluice = new Sluice({ url: server.url, attempts: 1, ...(lean ? { fetch: lean.fetch } : {}) });
+    const batchSubmits = process.env.SLUICE_BENCH_NO_BATCH !== "1";
+    const sluice = new Sluice({ url: server.url, attempts: 1, batchSubmits, ...(lean ? { fetch: lean.fetch } : {}) });
     try {
       await runSluiceJobsPhase(sluice, "bench-jobs-warmup", j, { label: "sluice jobs warm-up", messages: j.warmupJobs });
       ctx.log(`sluice-jobs: measuring ${j.jobs} jobs…`);
@@ -44,7 +46,9 @@ export const sluiceJobsRow: Row = {
         saturated,
         cpu,
         notes: [
-          "clients: queue.run() (one POST …/jobs?wait= answered with the finished job); worker: each outcome rides on its next lease request (complete: [...])",
+          batchSubmits
+            ? "clients: queue.run(); the SDK sends one turn's calls as one POST …/jobs/batch?wait=, each job's line streamed as it finishes; worker: each outcome rides on its next lease request (complete: [...])"
+            : "clients: queue.run(), each one POST …/jobs?wait= answered with the finished job (batchSubmits: false); worker: each outcome rides on its next lease request (complete: [...])",
           `loadgen CPU includes the SDK worker and clients; SDK fetch: ${lean ? "undici Pool (bench/lean-fetch.ts)" : "Node's global fetch"}`,
         ],
       };
