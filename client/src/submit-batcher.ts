@@ -113,6 +113,12 @@ export class SubmitBatcher {
       const unanswered = batch.filter((p) => !p.settled).length;
       if (unanswered > 0) throw new SluiceNetworkError(`POST ${path}: the answer ended without ${unanswered} of its jobs`);
     } catch (err) {
+      if (refusedAsAWhole(err)) {
+        // No entry was submitted (one entry's bad option fails the body's validation; many big
+        // inputs together pass the body limit): each goes alone, for the outcome it would have had.
+        for (const p of batch) if (!p.settled) this.sendAlone(p, waitSeconds);
+        return;
+      }
       // Resending is safe only for entries with an idempotency key (the SDK gives each one when
       // retries are on): one the server already took gives back the same job.
       const again = batch.filter((p) => !p.settled && p.entry.idempotencyKey !== undefined);
@@ -126,6 +132,14 @@ export class SubmitBatcher {
       for (const stop of stopWatching) stop();
     }
   }
+}
+
+/**
+ * The server refused the batch request as a whole, before submitting any of it: 400 (the body's
+ * shape — the server checks every entry's options before taking any) or 413 (too large).
+ */
+function refusedAsAWhole(err: unknown): boolean {
+  return err instanceof SluiceApiError && (err.status === 400 || err.status === 413);
 }
 
 function settle(p: Pending, fn: () => void): void {
