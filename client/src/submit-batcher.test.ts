@@ -429,6 +429,9 @@ describe("submit batching: failures and resends", () => {
     fetch.sent[0]!.answer(stream.response);
     stream.end();
     await until(() => timers.retrySleeps().length === 1);
+    // The keyless entry is answered at once, not after the keyed one's backoff and resend.
+    await until(() => keyless.state !== "pending", "the keyless entry's rejection");
+    expect(keyed.state).toBe("pending");
     timers.retrySleeps()[0]!.fn();
     await until(() => fetch.sent.length === 2);
     expect(fetch.sent[1]!.body.jobs).toEqual([{ input: "a", idempotencyKey: "ka" }]);
@@ -518,5 +521,36 @@ describe("submit batching: failures and resends", () => {
     expect(calls[0]).toMatchObject({ state: "fulfilled", value: { id: "ja" } });
     expect(calls[2]).toMatchObject({ state: "fulfilled", value: { id: "jc" } });
     expect(calls[1]!.reason).toMatchObject({ code: "ValidationError", status: 400, message: "body.priority must be <= 9." });
+  });
+
+  it("a server without the batch route (its router's 404) gets each entry alone, and later turns go alone at once", async () => {
+    const { sluice, fetch } = setup();
+    const q = sluice.queue("q");
+    const first = [observe(q.submit("a")), observe(q.submit("b"))];
+    await until(() => fetch.sent.length === 1);
+    fetch.sent[0]!.answer(json(404, { message: "Route POST:/v1/queues/q/jobs/batch not found", error: "Not Found", statusCode: 404 }));
+    await until(() => fetch.sent.length === 3, "the lone resends");
+    expect(fetch.sent.slice(1).map((s) => [s.url, s.body.input])).toEqual([["http://x/v1/queues/q/jobs", "a"], ["http://x/v1/queues/q/jobs", "b"]]);
+    fetch.sent[1]!.answer(json(201, { job: job("ja", "a") }));
+    fetch.sent[2]!.answer(json(201, { job: job("jb", "b") }));
+    await until(() => first.every((c) => c.state === "fulfilled"));
+    const later = [observe(q.submit("c")), observe(q.submit("d"))];
+    await until(() => fetch.sent.length === 5);
+    expect(fetch.sent.slice(3).map((s) => s.url)).toEqual(["http://x/v1/queues/q/jobs", "http://x/v1/queues/q/jobs"]);
+    fetch.sent[3]!.answer(json(201, { job: job("jc", "c") }));
+    fetch.sent[4]!.answer(json(201, { job: job("jd", "d") }));
+    await until(() => later.every((c) => c.state === "fulfilled"));
+  });
+
+  it("a 404 with one of the API's own codes is that batch's answer, not a missing route", async () => {
+    const { sluice, fetch } = setup();
+    const q = sluice.queue("q");
+    const calls = [observe(q.submit("a")), observe(q.submit("b"))];
+    await until(() => fetch.sent.length === 1);
+    fetch.sent[0]!.answer(json(404, { error: { code: "QueueNotFound", message: "gone" } }));
+    await until(() => calls.every((c) => c.state !== "pending"));
+    for (const c of calls) expect(c.reason).toMatchObject({ code: "QueueNotFound", status: 404 });
+    await turns();
+    expect(fetch.sent).toHaveLength(1);
   });
 });

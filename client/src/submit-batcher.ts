@@ -56,6 +56,8 @@ export function submitAlone(ctx: ClientContext, queueName: string, entry: Submit
 
 export class SubmitBatcher {
   private pending: Pending[] = [];
+  /** False once the server turned out to have no batch route: every submit then goes alone. */
+  private batchRoute = true;
 
   constructor(
     private readonly ctx: ClientContext,
@@ -81,7 +83,7 @@ export class SubmitBatcher {
       else byWait.set(p.waitSeconds, [p]);
     }
     for (const [waitSeconds, group] of byWait) {
-      if (group.length === 1) this.sendAlone(group[0]!, waitSeconds);
+      if (group.length === 1 || !this.batchRoute) for (const p of group) this.sendAlone(p, waitSeconds);
       else for (let i = 0; i < group.length; i += submitBatchMaxJobs) void this.send(group.slice(i, i + submitBatchMaxJobs), waitSeconds, 1);
     }
   }
@@ -115,14 +117,19 @@ export class SubmitBatcher {
     } catch (err) {
       if (refusedAsAWhole(err)) {
         // No entry was submitted (one entry's bad option fails the body's validation; many big
-        // inputs together pass the body limit): each goes alone, for the outcome it would have had.
+        // inputs together pass the body limit; a server from before the batch route has no such
+        // route): each goes alone, for the outcome it would have had.
+        if (routeMissing(err)) this.batchRoute = false;
         for (const p of batch) if (!p.settled) this.sendAlone(p, waitSeconds);
         return;
       }
       // Resending is safe only for entries with an idempotency key (the SDK gives each one when
-      // retries are on): one the server already took gives back the same job.
-      const again = batch.filter((p) => !p.settled && p.entry.idempotencyKey !== undefined);
-      if (isRetryable(err) && attempt < this.ctx.attempts && again.length > 0) {
+      // retries are on): one the server already took gives back the same job. The others are
+      // answered now, not after the resends.
+      const retrying = isRetryable(err) && attempt < this.ctx.attempts;
+      const again = retrying ? batch.filter((p) => !p.settled && p.entry.idempotencyKey !== undefined) : [];
+      for (const p of batch) if (!again.includes(p)) settle(p, () => p.reject(err));
+      if (again.length > 0) {
         await sleep(this.ctx.timers, this.ctx.http.retryDelayMs(attempt), undefined);
         const still = again.filter((p) => !p.settled);
         if (still.length > 0) await this.send(still, waitSeconds, attempt + 1);
@@ -138,9 +145,16 @@ export class SubmitBatcher {
  * The server refused the batch request as a whole, before submitting any of it: 400 (the body's
  * shape — the server checks every entry's options before taking any) or 413 (too large).
  */
-function refusedAsAWhole(err: unknown): boolean {
-  return err instanceof SluiceApiError && (err.status === 400 || err.status === 413);
+function refusedAsAWhole(err: unknown): err is SluiceApiError {
+  return err instanceof SluiceApiError && (err.status === 400 || err.status === 413 || routeMissing(err));
 }
+
+/** A server from before POST …/jobs/batch: its router knows no such route (404 without one of the jobs API's codes, or 405). */
+function routeMissing(err: SluiceApiError): boolean {
+  return err.status === 405 || (err.status === 404 && !knownNotFoundCodes.has(err.code));
+}
+
+const knownNotFoundCodes = new Set(["JobNotFound", "QueueNotFound", "ResourceNotFound"]);
 
 function settle(p: Pending, fn: () => void): void {
   if (p.settled) return;
