@@ -14,6 +14,7 @@
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
+import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
 import type { JobRecord } from "../../core/jobs/job.js";
 import type { JobService, SubmitResult, WaitSignal } from "../../core/jobs/job-service.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
@@ -41,7 +42,9 @@ function resultJson(index: number, outcome: PromiseSettledResult<SubmitResult>, 
 }
 
 async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBatchEntry, waitSeconds: number, signal: WaitSignal): Promise<SubmitResult> {
-  const { idempotencyKey, ...input } = entry;
+  const { idempotencyKey: raw, ...input } = entry;
+  // The header's rules, so a key means the same job on both routes (`"k"` is k; only printable ASCII).
+  const idempotencyKey = raw === undefined ? undefined : parseIdempotencyKey(raw);
   if (input.webhook) await checkWebhookTarget(input.webhook.url, ctx.webhookPolicy);
   return waitSeconds > 0 ? ctx.jobs.submitAndWait(queue, input, idempotencyKey, waitSeconds, signal) : ctx.jobs.submit(queue, input, idempotencyKey);
 }
