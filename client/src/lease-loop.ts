@@ -1,6 +1,6 @@
 /**
- * One lease loop of a worker: while not closing, wait for a free slot, long-poll for a share of
- * the free slots' worth of jobs, and start them. Transient failures back off and retry; a
+ * The worker's lease loop: while not closing, wait for a free slot, long-poll for as many jobs as
+ * there are free slots, and start them. Transient failures back off and retry; a
  * refusal no retry fixes stops the worker.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
@@ -24,8 +24,8 @@ export interface LeaseLoopDeps {
   onFatal(err: unknown): void;
 }
 
-/** Runs until close() begins; `loops` is how many run side by side. */
-export async function leaseLoop(loops: number, d: LeaseLoopDeps): Promise<void> {
+/** Runs until close() begins. */
+export async function leaseLoop(d: LeaseLoopDeps): Promise<void> {
   const { deps, slots } = d;
   let failures = 0;
   while (!d.isClosing()) {
@@ -34,8 +34,7 @@ export async function leaseLoop(loops: number, d: LeaseLoopDeps): Promise<void> 
       await slots.waitForFree();
       continue;
     }
-    // A share of the free slots, so the other loops' requests can ask for some too.
-    const ask = Math.ceil(free / loops);
+    const ask = free;
     let jobs: LeasedJob[];
     slots.reserve(ask);
     try {

@@ -36,9 +36,6 @@ export interface WorkerStats {
   active: number;
 }
 
-/** Lease requests a worker keeps in flight at most (one per loop). */
-const maxLeaseLoops = 4;
-
 export class Worker {
   private closing = false;
   private closed: Promise<void> | undefined;
@@ -90,12 +87,12 @@ export class Worker {
       this.deps.onError(err, { phase: "lease" });
       void this.close();
     };
-    // Several lease requests in flight: with one, a long poll woken by one submit returns one
-    // job, and jobs are then leased one round trip at a time. Batch handlers keep one loop, so a
-    // batch is gathered by one request.
-    const loops = opts.batch ? 1 : Math.min(concurrency, maxLeaseLoops);
+    // One long poll at a time, asking for every free slot: the jobs a poll doesn't get come with
+    // the replacements each ack request asks for. Several polls in flight split each batch of
+    // submits into one-job leases — more requests and server writes per job, and fewer jobs per
+    // second (measured: docs/benchmarks.md, "One lease loop").
     const loop = { deps, slots: this.slots, requests, stopLeasing: this.stopLeasing.signal, isClosing, start, onFatal };
-    this.loopDone = Promise.all(Array.from({ length: loops }, () => leaseLoop(loops, loop))).then(() => undefined);
+    this.loopDone = leaseLoop(loop);
   }
 
   /**
