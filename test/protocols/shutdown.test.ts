@@ -108,8 +108,11 @@ describe("requests arriving during shutdown", () => {
       const body = JSON.parse(a.body || "null") as { __type?: string; error?: { code?: string } | string; status?: string } | null;
       return body?.__type ?? (typeof body?.error === "object" ? body.error.code : body?.status);
     };
-    const summary = Object.fromEntries(Object.entries(answers).map(([name, a]) => [name, { status: a.status, code: errorCode(a), connection: a.headers.connection }]));
-    const refused = (code: string) => ({ status: 503, code, connection: "close" });
+    const summary = Object.fromEntries(
+      Object.entries(answers).map(([name, a]) => [name, { status: a.status, code: errorCode(a), connection: a.headers.connection, retryAfter: a.headers["retry-after"] }]),
+    );
+    // Retry-After: 1 — clients that honour it (the SDK does) come back once a restart is likely done.
+    const refused = (code: string) => ({ status: 503, code, connection: "close", retryAfter: "1" });
     expect(summary).toEqual({
       jsonFastPath: refused("com.amazonaws.sqs#ServiceUnavailable"),
       jsonQueuePath: refused("com.amazonaws.sqs#ServiceUnavailable"),
@@ -117,7 +120,7 @@ describe("requests arriving during shutdown", () => {
       jobsSubmit: refused("ServiceUnavailable"),
       jobsLease: refused("ServiceUnavailable"),
       // The health routes answer as ever: not ready.
-      readyz: refused("shutting-down"),
+      readyz: { ...refused("shutting-down"), retryAfter: undefined },
     });
     for (const name of ["jsonFastPath", "jsonQueuePath"]) {
       const a = answers[name]!;

@@ -183,6 +183,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.setValidatorCompiler(jobsValidatorCompiler());
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
+    // Shutting down: a restarted server is back within seconds (the SDK waits this long, then retries).
+    if (status === 503) void reply.header("retry-after", "1");
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
   });
   // Shutdown has begun: a request arriving now is refused before its body is read or anything is

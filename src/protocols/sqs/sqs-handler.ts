@@ -88,6 +88,11 @@ export type SqsHandler = (request: SqsHttpRequest, signal: () => AbortSignal) =>
 
 const shuttingDown: SqsWireError = { ...sqsErrorForCode.ServiceUnavailable, message: errorCatalog.ServiceUnavailable };
 
+/** A 503 says when to come back (RFC 9110 Retry-After): a restarting server is back within seconds. */
+function retryShortly(res: SqsHttpResponse): SqsHttpResponse {
+  return { ...res, headers: { ...res.headers, "retry-after": "1" } };
+}
+
 export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
   const identity = { accountId: opts.accountId, region: opts.region };
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
@@ -98,7 +103,7 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     const contentType = header(request.headers, "content-type");
     const protocol = detectProtocol({ target, contentType });
     // Here, not in front of one route: the fast path and the fastify routes refuse alike.
-    if (opts.shutdownSignal?.aborted) return errorResponse(protocol, shuttingDown, requestId);
+    if (opts.shutdownSignal?.aborted) return retryShortly(errorResponse(protocol, shuttingDown, requestId));
     try {
       let action: string;
       let input: WireObject;
