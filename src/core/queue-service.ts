@@ -152,7 +152,8 @@ export class QueueService {
   async deleteQueue(name: string): Promise<void> {
     const queue = await this.getQueue(name);
     const { liveJobIds } = await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
-    this.waiters.notify(queue.id);
+    // Long polls on it (receives, job leases) answer now, with nothing, not at their limit.
+    this.waiters.queueGone(queue.id, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
     for (const listener of this.queueDeletedListeners) listener({ queue, liveJobIds });
   }
 
@@ -362,7 +363,7 @@ export class QueueService {
       }
       const remainingMs = deadlineMs - this.clock.nowMs();
       signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
-      if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed) return [];
+      if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed || this.waiters.isGone(queue.id)) return [];
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, signal);

@@ -29,6 +29,8 @@ export class QueueWaiters {
   /** Per queue: the version of the last notify that every poller mid-receive must heed. */
   private everyoneSince = new Map<number, number>();
   private waiting = new Map<number, Set<Waiter>>();
+  /** Queues deleted lately, with when: a poll on one ends instead of waiting its limit. */
+  private gone = new Map<number, number>();
   private closed = false;
 
   constructor(private readonly clock: Clock) {}
@@ -92,7 +94,7 @@ export class QueueWaiters {
    * notified, when `timeoutMs` passes, on abort, or when closed.
    */
   wait(queueId: number, sinceVersion: number, timeoutMs: number, wants: number, signal?: AbortSignal): Promise<void> {
-    if (this.closed || signal?.aborted || timeoutMs <= 0 || this.takeMissedWakeup(queueId, sinceVersion, wants)) {
+    if (this.closed || signal?.aborted || timeoutMs <= 0 || this.gone.has(queueId) || this.takeMissedWakeup(queueId, sinceVersion, wants)) {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
@@ -111,6 +113,26 @@ export class QueueWaiters {
       if (!set) this.waiting.set(queueId, (set = new Set()));
       set.add(waiter);
     });
+  }
+
+  /**
+   * The queue was deleted: its waiters wake, and a poller that looks (isGone) stops. Queue ids
+   * are never reused, so the mark only has to outlive the longest long poll that may have
+   * started on the queue before it went (`forgetAfterMs`); older marks are dropped.
+   */
+  queueGone(queueId: number, forgetAfterMs: number): void {
+    const nowMs = this.clock.nowMs();
+    // Dropped lazily here (no timer per deletion): marks are oldest first, in deletion order.
+    for (const [id, goneAtMs] of this.gone) {
+      if (nowMs - goneAtMs < forgetAfterMs) break;
+      this.gone.delete(id);
+    }
+    this.gone.set(queueId, nowMs);
+    this.notify(queueId);
+  }
+
+  isGone(queueId: number): boolean {
+    return this.gone.has(queueId);
   }
 
   /** Releases every waiter (shutdown: long polls return empty). */

@@ -136,4 +136,25 @@ describe("QueueWaiters", () => {
     expect(results).toEqual(["timeout", "abort", "close"]);
     expect(waiters.waiterCount()).toBe(0);
   });
+
+  it("a deleted queue's waiters wake, a later wait on it resolves at once, and the mark is dropped once older than its span", async () => {
+    const { clock, waiters, sleep, flush } = setup();
+    const asleep = sleep(waiters.version(q), 20_000);
+    waiters.queueGone(q, 60_000);
+    await flush();
+    expect(asleep.done).toBe(true);
+    expect(waiters.isGone(q)).toBe(true);
+    // A poll that started on the queue just before it went, and waits only now.
+    const late = sleep(waiters.version(q), 20_000);
+    await flush();
+    expect(late.done).toBe(true);
+    // Marks older than the span go when the next queue is deleted; others stay.
+    clock.advance(30_000);
+    waiters.queueGone(2, 60_000);
+    clock.advance(30_000);
+    waiters.queueGone(3, 60_000);
+    expect([waiters.isGone(q), waiters.isGone(2), waiters.isGone(3)]).toEqual([false, true, true]);
+    expect(waiters.waiterCount()).toBe(0);
+  });
 });
+

@@ -4,7 +4,7 @@
  * server (manual clock): held requests are answered and event streams hear of it at once, as for
  * any other end of a job.
  */
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sluice, SluiceApiError } from "../../client/src/index.js";
 import { sqsV3 } from "../support/clients.js";
@@ -109,5 +109,21 @@ describe("jobs ended by their queue", () => {
     // Nothing left holding on: every subscription is gone, and so is every hold's timer.
     await subscribers(0);
     expect(s.clock.pendingTimers()).toBe(baseTimers);
+  });
+
+  it("an SQS DeleteQueue answers long polls on the queue at once, with nothing: a ReceiveMessage and a worker's lease", async () => {
+    await s.api("PUT", "/v1/queues/lp", {});
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "lp" }));
+    const queueId = (await s.server.queues.getQueue("lp")).id;
+    const received = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20, MaxNumberOfMessages: 10 }));
+    const leased = s.api("POST", "/v1/queues/lp/leases", { max: 5, waitSeconds: 20 });
+    await waitFor(() => s.server.queues.waiters.waiterCount(queueId) === 2, { what: "the receive and the lease to wait" });
+
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+    // The clock never moves: only the delete can end them.
+    const [receive, lease] = await within(5_000, Promise.all([received, leased]), "the long polls");
+    expect(receive.Messages ?? []).toEqual([]);
+    expect([lease.status, lease.body.jobs]).toEqual([200, []]);
+    expect(s.server.queues.waiters.waiterCount(queueId)).toBe(0);
   });
 });

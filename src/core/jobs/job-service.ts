@@ -373,7 +373,7 @@ export class JobService {
       }
       const untilMs = Math.min(deadlineMs, windowEndMs ?? deadlineMs);
       const remainingMs = untilMs - this.clock.nowMs();
-      if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed) return { leased, acks: ackResults };
+      if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed || this.queues.waiters.isGone(queue.id)) return { leased, acks: ackResults };
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       const waitMs = Math.min(remainingMs, untilNextMs);
