@@ -6,7 +6,7 @@
  */
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueUrlCommand, PurgeQueueCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Sluice, SluiceApiError } from "../../client/src/index.js";
+import { type FetchLike, Sluice, SluiceApiError } from "../../client/src/index.js";
 import { sqsV3 } from "../support/clients.js";
 import { waitFor, within } from "../support/wait.js";
 import { type JobsServer, openEventStream, startJobsServer } from "./http-harness.js";
@@ -125,5 +125,30 @@ describe("jobs ended by their queue", () => {
     expect(receive.Messages ?? []).toEqual([]);
     expect([lease.status, lease.body.jobs]).toEqual([200, []]);
     expect(s.server.queues.waiters.waiterCount(queueId)).toBe(0);
+  });
+
+  it("after an SQS DeleteQueue a worker's next lease answers 409 QueueDeletedRecently, as a submit does — an SDK worker backs off rather than re-polling in a tight loop", async () => {
+    await s.api("PUT", "/v1/queues/lp", {});
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "lp" }));
+    const queueId = (await s.server.queues.getQueue("lp")).id;
+    let leaseRequests = 0;
+    const counting: FetchLike = (input, init) => {
+      if (input.endsWith("/v1/queues/lp/leases")) leaseRequests++;
+      return fetch(input, init);
+    };
+    const errors: unknown[] = [];
+    const worker = new Sluice({ url: s.url, fetch: counting }).queue("lp").work(async () => "ok", { concurrency: 4, onError: (err) => errors.push(err) });
+    try {
+      await waitFor(() => s.server.queues.waiters.waiterCount(queueId) === 1, { what: "the worker's long poll to wait" });
+      await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+      // The clock never moves: the server's cached queue record would stand for the deleted queue
+      // for ever, and each lease on it end at once (the queue is gone) with nothing.
+      await waitFor(() => errors.length > 0 || leaseRequests > 50, { what: "the worker to hear of the deletion" });
+      expect(errors[0]).toMatchObject({ status: 409, code: "QueueDeletedRecently" });
+      expect(leaseRequests).toBeLessThanOrEqual(3);
+      expect((await s.api("POST", "/v1/queues/lp/leases", { max: 1, waitSeconds: 20 })).body.error?.code).toBe("QueueDeletedRecently");
+    } finally {
+      await within(5_000, worker.close(), "worker close");
+    }
   });
 });

@@ -112,7 +112,13 @@ export class JobService {
     });
     // A DeleteQueue (SQS) deletes the queue's jobs in its write, with no transition and so no
     // event: held waits and job streams are told the jobs are gone, or they would sit to their limit.
-    deps.queues.onQueueDeleted(({ liveJobIds }) => this.events.jobsGone(liveJobIds));
+    // Its cached record goes too: a lease on it would otherwise find the queue gone and end at
+    // once with nothing, request after request (a worker re-polling in a tight loop), until the
+    // cache expired — instead of answering QueueDeletedRecently, as a submit does.
+    deps.queues.onQueueDeleted(({ queue, liveJobIds }) => {
+      this.jobQueues.forget(queue);
+      this.events.jobsGone(liveJobIds);
+    });
   }
 
   // ---- clients ----
