@@ -70,9 +70,13 @@ export class HttpClient {
     }
   }
 
-  /** How long to wait before attempt `attempt + 1` of a call that failed transiently (full-jitter backoff). */
-  retryDelayMs(attempt: number): number {
-    return backoffDelayMs(attempt - 1, this.backoff, this.random);
+  /**
+   * How long to wait before attempt `attempt + 1` of a call that failed transiently with `err`:
+   * what its answer's Retry-After asked for, as request() waits, else the full-jitter backoff.
+   */
+  retryDelayMs(attempt: number, err?: unknown): number {
+    const asked = typeof err === "object" && err !== null ? retryAfterOfError.get(err) : undefined;
+    return asked ?? backoffDelayMs(attempt - 1, this.backoff, this.random);
   }
 
   /**
@@ -192,9 +196,14 @@ function isTransient(err: unknown): boolean {
   return err instanceof SluiceNetworkError || err instanceof TransientStatusError;
 }
 
+/** The Retry-After of a transient answer, kept with the error callers see (for callers that resend themselves). */
+const retryAfterOfError = new WeakMap<object, number>();
+
 /** What callers see: never the private wrapper. */
 function publicError(err: unknown): unknown {
-  return err instanceof TransientStatusError ? err.apiError : err;
+  if (!(err instanceof TransientStatusError)) return err;
+  if (err.retryAfterMs !== undefined) retryAfterOfError.set(err.apiError, err.retryAfterMs);
+  return err.apiError;
 }
 
 function toApiError(status: number, text: string): SluiceApiError {

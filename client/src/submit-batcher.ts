@@ -130,7 +130,7 @@ export class SubmitBatcher {
       const again = retrying ? batch.filter((p) => !p.settled && p.entry.idempotencyKey !== undefined) : [];
       for (const p of batch) if (!again.includes(p)) settle(p, () => p.reject(err));
       if (again.length > 0) {
-        await sleep(this.ctx.timers, this.ctx.http.retryDelayMs(attempt), undefined);
+        await sleep(this.ctx.timers, this.ctx.http.retryDelayMs(attempt, err), undefined);
         const still = again.filter((p) => !p.settled);
         if (still.length > 0) await this.send(still, waitSeconds, attempt + 1);
       }

@@ -10,7 +10,7 @@ import { type AddressInfo, type Socket, connect } from "node:net";
 import { join } from "node:path";
 import AWS from "aws-sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { Sluice, SluiceApiError } from "../../client/src/index.js";
+import { Sluice, SluiceApiError, type Timers } from "../../client/src/index.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
 import { QueueService } from "../../src/core/queue-service.js";
@@ -193,5 +193,38 @@ describe("clients of a shutting-down server", () => {
     expect(sdkError).toBeInstanceOf(SluiceApiError);
     expect(sdkError).toMatchObject({ code: "ServiceUnavailable", status: 503, message: shuttingDownMessage });
     expect(server.requests()).toBe(7);
+  });
+
+  it("the Sluice SDK waits the 503's Retry-After before sending again — a batch of one turn's submits as a lone submit", async () => {
+    const server = await shuttingDownApp();
+    // Timers that fire only when fired here: each retry's wait is seen, none passes by itself.
+    const waits: Array<{ delayMs: number; fire: () => void }> = [];
+    const timers: Timers = {
+      nowMs: () => 1_000_000,
+      schedule(delayMs, fn) {
+        const entry = { delayMs, fire: fn };
+        // Request timeouts (30 s and more) are not retry waits.
+        if (delayMs < 30_000) waits.push(entry);
+        return () => {
+          const i = waits.indexOf(entry);
+          if (i >= 0) waits.splice(i, 1);
+        };
+      },
+    };
+    const q = new Sluice({ url: server.url, attempts: 2, timers, random: () => 0.5 }).queue("q");
+
+    const lone = q.submit("alone").catch((e: unknown) => e);
+    await waitFor(() => waits.length === 1, { what: "the lone submit's retry wait" });
+    expect(waits[0]!.delayMs).toBe(1_000);
+    waits.shift()!.fire();
+    expect(await within(5_000, lone, "the lone submit")).toMatchObject({ code: "ServiceUnavailable", status: 503 });
+
+    const batched = [q.submit("a"), q.submit("b")].map((p) => p.catch((e: unknown) => e));
+    await waitFor(() => waits.length === 1, { what: "the batch's retry wait" });
+    expect(waits[0]!.delayMs).toBe(1_000);
+    waits.shift()!.fire();
+    for (const err of await within(5_000, Promise.all(batched), "the batched submits")) expect(err).toMatchObject({ code: "ServiceUnavailable", status: 503 });
+    // 2 attempts each: the lone submit's, then the batch's.
+    expect(server.requests()).toBe(4);
   });
 });
