@@ -96,7 +96,10 @@ export class SubmitBatcher {
   }
 
   private async send(batch: Pending[], waitSeconds: number, attempt: number): Promise<void> {
-    const stopWatching = batch.map(watchAbort);
+    // Once every caller gave up (or was answered), the request goes too, as a lone call's would:
+    // the server then drops the holds of the callers who left instead of keeping them to their end.
+    const unwanted = new AbortController();
+    const stopWatching = batch.map((p) => watchAbort(p, () => batch.every((q) => q.settled) && unwanted.abort()));
     const path = `${queuePath(this.queueName)}/jobs/batch`;
     const onResult = (r: BatchResult): void => {
       const p = batch[r.index];
@@ -107,14 +110,17 @@ export class SubmitBatcher {
     try {
       const body = { jobs: batch.map((p) => p.entry) };
       if (waitSeconds > 0) {
-        await this.ctx.http.requestLines("POST", path, { body, query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs }, (line) => onResult(line as BatchResult));
+        await this.ctx.http.requestLines("POST", path, { body, query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs, signal: unwanted.signal }, (line) =>
+          onResult(line as BatchResult),
+        );
       } else {
-        const res = await this.ctx.http.request<{ results: BatchResult[] }>("POST", path, { body });
+        const res = await this.ctx.http.request<{ results: BatchResult[] }>("POST", path, { body, signal: unwanted.signal });
         for (const r of res.body.results) onResult(r);
       }
       const unanswered = batch.filter((p) => !p.settled).length;
       if (unanswered > 0) throw new SluiceNetworkError(`POST ${path}: the answer ended without ${unanswered} of its jobs`);
     } catch (err) {
+      if (unwanted.signal.aborted) return; // every caller is answered already
       if (refusedAsAWhole(err)) {
         // No entry was submitted (one entry's bad option fails the body's validation; many big
         // inputs together pass the body limit; a server from before the batch route has no such
@@ -169,11 +175,14 @@ function abortedBeforeSending(p: Pending): boolean {
   return true;
 }
 
-/** A caller who gives up while the batch is out is answered at once; the others go on. */
-function watchAbort(p: Pending): () => void {
+/** A caller who gives up while the batch is out is answered at once (then `afterAbort` runs); the others go on. */
+function watchAbort(p: Pending, afterAbort: () => void): () => void {
   const signal = p.signal;
   if (!signal) return () => {};
-  const onAbort = (): void => settle(p, () => p.reject(signal.reason));
+  const onAbort = (): void => {
+    settle(p, () => p.reject(signal.reason));
+    afterAbort();
+  };
   signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
 }

@@ -6,6 +6,7 @@
  * holds end by a worker, the clock, a DeleteQueue, a disconnect or shutdown.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sluice } from "../../client/src/index.js";
 import { waitFor, within } from "../support/wait.js";
 import { type Json, type JobsServer, startJobsServer } from "./http-harness.js";
 import { openApiProblem } from "./openapi-answers.js";
@@ -534,6 +535,23 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
     await subscribers(2);
     await waitFor(() => s.clock.pendingTimers() === baseTimers + 2, { what: "both holds' timers" });
     stream.abort();
+    await subscribers(0);
+    await waitFor(() => s.clock.pendingTimers() === baseTimers, { what: "the holds' timers cancelled" });
+    expect((await lease("q", { max: 5 })).map((j) => j.input).sort()).toEqual([1, 2]);
+  });
+
+  it("SDK run() callers sharing a batch who all give up end its request, and with it the server's holds — as a lone run() does", async () => {
+    await s.api("PUT", "/v1/queues/q", {});
+    const baseTimers = s.clock.pendingTimers();
+    const q = new Sluice({ url: s.url }).queue("q");
+    const first = new AbortController();
+    const second = new AbortController();
+    const runs = [q.run(1, { signal: first.signal }), q.run(2, { signal: second.signal })].map((p) => p.catch((e: unknown) => e));
+    await subscribers(2);
+    first.abort(new Error("first gave up"));
+    second.abort(new Error("second gave up"));
+    expect(await within(5_000, Promise.all(runs), "the runs")).toEqual([new Error("first gave up"), new Error("second gave up")]);
+    // The clock never moves: only the request's end can release the holds.
     await subscribers(0);
     await waitFor(() => s.clock.pendingTimers() === baseTimers, { what: "the holds' timers cancelled" });
     expect((await lease("q", { max: 5 })).map((j) => j.input).sort()).toEqual([1, 2]);
