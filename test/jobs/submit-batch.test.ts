@@ -583,6 +583,35 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
     await within(10_000, closing, "server close");
   });
 
+  it("a stream whose last line comes once the server is already closing its listener closes its connection, so close() needn't wait out the grace period", async () => {
+    await s.api("PUT", "/v1/queues/q", {});
+    // The first entry is refused at once: its line opens the stream before shutdown.
+    const stream = openBatchStream("q", 30, [{ input: tooLong }, { input: 1 }, { input: 2 }]);
+    expect(await nextLine(stream, "the refused entry's line")).toMatchObject({ index: 0, status: 413 });
+    await subscribers(2);
+    // The holds end at shutdown and each reads its job once more: held here (a slow store, an
+    // entry still being created) until the server has gone on to close its listener.
+    const jobs = s.server.jobs;
+    const get = jobs.get.bind(jobs);
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    jobs.get = async (id) => {
+      await gate;
+      return get(id);
+    };
+    const closing = s.server.close();
+    await waitFor(() => !s.server.app.server.listening, { what: "the server to close its listener" });
+    openGate();
+    const lines = [(await nextLine(stream, "a line at shutdown"))!, (await nextLine(stream, "a line at shutdown"))!];
+    expect(lines.map((l) => [l.index, l.status]).sort()).toEqual([
+      [1, 201],
+      [2, 201],
+    ]);
+    expect(await nextLine(stream, "the end of the stream")).toBeUndefined();
+    // Kept alive, the client's pooled connection would hold close() for the 10 s grace period.
+    await within(5_000, closing, "server close");
+  });
+
   it("is documented in /openapi.json, with ?wait and both media types", async () => {
     const op = (await s.api("GET", "/openapi.json")).body.paths["/v1/queues/{queue}/jobs/batch"].post;
     expect(op.parameters).toContainEqual(expect.objectContaining({ name: "wait", in: "query" }));

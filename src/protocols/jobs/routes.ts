@@ -86,7 +86,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     async submitJobs(request, reply) {
       const entries = (request.body as { jobs: SubmitBatchEntry[] }).jobs;
       const wait = (request.query.wait as number | undefined) ?? 0;
-      const ctx = { jobs, webhookPolicy: o.webhookPolicy, onUnexpectedError: o.onUnexpectedError };
+      const ctx = { jobs, webhookPolicy: o.webhookPolicy, onUnexpectedError: o.onUnexpectedError, shutdownSignal: o.shutdownSignal };
       if (wait > 0) return submitBatchStreaming(ctx, reply, request.params.queue!, entries, wait);
       return sendJson(reply, 200, await submitBatchNow(ctx, request.params.queue!, entries));
     },

@@ -29,6 +29,8 @@ export interface SubmitBatchContext {
   jobs: JobService;
   webhookPolicy: WebhookUrlPolicy;
   onUnexpectedError: (err: unknown) => void;
+  /** Aborted when shutdown starts. */
+  shutdownSignal: AbortSignal;
 }
 
 /** One entry's line (or array element), serialized. */
@@ -70,7 +72,10 @@ export async function submitBatchStreaming(ctx: SubmitBatchContext, reply: Fasti
       out.write(`${resultJson(index, outcome!, ctx)}\n`);
     }),
   );
-  out.end();
+  // The head went out before shutdown began, promising keep-alive; a connection left open now
+  // would hold server.close() until the grace period cuts it (fastify's onSend hook, which says
+  // `connection: close` on the other routes' answers during shutdown, never sees this one).
+  out.end(ctx.shutdownSignal.aborted);
 }
 
 /**
@@ -94,8 +99,10 @@ class CorkedLines {
     this.res.write(line);
   }
 
-  end(): void {
-    if (!this.res.destroyed) this.res.end();
+  end(closeConnection: boolean): void {
+    if (this.res.destroyed) return;
+    const socket = this.res.socket;
+    this.res.end(closeConnection && socket ? () => socket.end() : undefined);
   }
 }
 
