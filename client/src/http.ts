@@ -97,7 +97,8 @@ export class HttpClient {
     }
   }
 
-  private once<T>(method: string, path: string, ro: RequestOptions, accept = "application/json", read?: (res: Response) => Promise<HttpResponse<T>>): Promise<HttpResponse<T>> {
+  /** One attempt; a successful answer is read by `read` when given (a stream), else parsed as JSON. */
+  private async once<T>(method: string, path: string, ro: RequestOptions, accept = "application/json", read?: (res: Response) => Promise<HttpResponse<T>>): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { accept, ...ro.headers };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     let body: string | undefined;
@@ -105,17 +106,6 @@ export class HttpClient {
       headers["content-type"] = "application/json";
       body = JSON.stringify(ro.body);
     }
-    return this.exchange<T>(method, path, ro, headers, body, read);
-  }
-
-  private async exchange<T>(
-    method: string,
-    path: string,
-    ro: RequestOptions,
-    headers: Record<string, string>,
-    body: string | undefined,
-    read: ((res: Response) => Promise<HttpResponse<T>>) | undefined,
-  ): Promise<HttpResponse<T>> {
     // One controller per attempt: the caller's signal and this attempt's timeout both abort it.
     const controller = new AbortController();
     const onCallerAbort = (): void => controller.abort(ro.signal?.reason);

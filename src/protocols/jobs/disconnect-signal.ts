@@ -1,7 +1,7 @@
 /**
- * Ends a held submit early when its client goes away. A plain object with one listener slot, not
- * an AbortController (an EventTarget and a listener on the shutdown signal per request were ≈ 3 %
- * of the server's CPU on the jobs bench). Shutdown needs no hook here: JobService.close() ends every hold.
+ * Ends held submits early when their client goes away (a lone `submit?wait`, or every entry of a
+ * batch submit's). A plain object with a set of listeners, not an AbortController (an EventTarget
+ * and a listener on the shutdown signal per request were ≈ 3 % of the server's CPU on the jobs bench). Shutdown needs no hook here: JobService.close() ends every hold.
  */
 import type { FastifyReply } from "fastify";
 import type { WaitSignal } from "../../core/jobs/job-service.js";
@@ -9,22 +9,22 @@ import { onClientGone } from "../http/client-gone.js";
 
 class DisconnectSignal implements WaitSignal {
   aborted = false;
-  private listener: (() => void) | undefined;
+  /** One per hold: a lone held submit has one, a batch submit's entries share the signal. */
+  private readonly listeners = new Set<() => void>();
 
   addEventListener(_type: "abort", listener: () => void): void {
-    this.listener = listener;
+    this.listeners.add(listener);
   }
 
   removeEventListener(_type: "abort", listener: () => void): void {
-    if (this.listener === listener) this.listener = undefined;
+    this.listeners.delete(listener);
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
-    const listener = this.listener;
-    this.listener = undefined;
-    listener?.();
+    for (const listener of [...this.listeners]) listener();
+    this.listeners.clear();
   }
 }
 

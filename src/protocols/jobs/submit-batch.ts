@@ -18,7 +18,7 @@ import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
 import type { JobRecord } from "../../core/jobs/job.js";
 import type { JobService, SubmitResult, WaitSignal } from "../../core/jobs/job-service.js";
 import type { SubmitInput } from "../../core/jobs/job-validation.js";
-import { onClientGone } from "../http/client-gone.js";
+import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
 import { jobJson } from "./wire.js";
@@ -43,7 +43,7 @@ function resultJson(index: number, outcome: PromiseSettledResult<SubmitResult>, 
   return `{"index":${index},"status":${status},"error":${JSON.stringify(body.error)}}`;
 }
 
-async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBatchEntry, waitSeconds: number, signal: WaitSignal): Promise<SubmitResult> {
+async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBatchEntry, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
   const { idempotencyKey: raw, ...input } = entry;
   // The header's rules, so a key means the same job on both routes (`"k"` is k; only printable ASCII).
   const idempotencyKey = raw === undefined ? undefined : parseIdempotencyKey(raw);
@@ -53,18 +53,17 @@ async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBa
 
 /** Answers without holding: every entry submitted, then one JSON document in entry order. */
 export async function submitBatchNow(ctx: SubmitBatchContext, queue: string, entries: SubmitBatchEntry[]): Promise<string> {
-  const never = new BatchSignal();
-  const outcomes = await Promise.allSettled(entries.map((e) => submitOne(ctx, queue, e, 0, never)));
+  const outcomes = await Promise.allSettled(entries.map((e) => submitOne(ctx, queue, e, 0)));
   return `{"results":[${outcomes.map((o, i) => resultJson(i, o, ctx)).join(",")}]}`;
 }
 
 /** Answers as NDJSON, a line per entry as soon as it is settled; the response ends with the last. */
 export async function submitBatchStreaming(ctx: SubmitBatchContext, reply: FastifyReply, queue: string, entries: SubmitBatchEntry[], waitSeconds: number): Promise<void> {
-  const signal = new BatchSignal();
+  // The client going away ends every entry's hold.
+  const signal = disconnectSignal(reply);
   const res = reply.raw;
   reply.hijack();
   res.writeHead(200, { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" });
-  onClientGone(res, () => signal.abort());
   const out = new CorkedLines(res);
   await Promise.all(
     entries.map(async (entry, index) => {
@@ -103,26 +102,5 @@ class CorkedLines {
     if (this.res.destroyed) return;
     const socket = this.res.socket;
     this.res.end(closeConnection && socket ? () => socket.end() : undefined);
-  }
-}
-
-/** The batch's holds share one signal: the client going away ends them all. */
-class BatchSignal implements WaitSignal {
-  aborted = false;
-  private readonly listeners = new Set<() => void>();
-
-  addEventListener(_type: "abort", listener: () => void): void {
-    this.listeners.add(listener);
-  }
-
-  removeEventListener(_type: "abort", listener: () => void): void {
-    this.listeners.delete(listener);
-  }
-
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    for (const listener of [...this.listeners]) listener();
-    this.listeners.clear();
   }
 }
