@@ -106,9 +106,10 @@ export interface JobStore {
    * replaced.
    */
   /**
-   * `lease`: asked for a long-polling worker's lease; the params it returns run right after the
-   * insert in the same transaction (as jobLease would, without acks), so the submit and that
-   * lease share one commit and one sync. Only when the job is created; a failing lease is undone
+   * `lease`: asked for a long-polling worker's lease; the params it returns run in the same
+   * transaction (as jobLease would, without acks), so the submit and that lease share one commit
+   * and one sync — the SQLite store runs it after every other write of its group commit, so a
+   * batch of submits goes to the worker whole. Only when the job is created; a failing lease is undone
    * alone and leaves the create be. The SQLite store asks inside the write, not before, so a
    * worker that disconnected while the write waited for its turn is not picked (parked-leases.ts);
    * the worker-thread store asks as the call is made (a function can't cross threads).

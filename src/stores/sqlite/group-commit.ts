@@ -31,6 +31,8 @@ export class GroupCommitter {
   private readonly totalChanges: Database.Statement<[], number>;
   /** Transactions committed; exposed for tests and metrics. */
   transactions = 0;
+  /** While a group is being written: what its writes deferred to its end (atEnd). */
+  private endOps: Array<() => void> | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -56,6 +58,16 @@ export class GroupCommitter {
     });
   }
 
+  /**
+   * From inside a write: runs `op` in the same transaction after every other write of the group
+   * (in a savepoint of its own: a failure undoes it alone, and is `op`'s to report). A submit's
+   * handoff lease uses it, so the lease sees every job the group inserts, not only those before it.
+   */
+  atEnd(op: () => void): void {
+    if (!this.endOps) throw new Error("atEnd() is for a write that is running");
+    this.endOps.push(op);
+  }
+
   /** Runs everything pending now, in one transaction. */
   flush(): void {
     this.scheduled = false;
@@ -67,17 +79,33 @@ export class GroupCommitter {
     try {
       const changesBefore = this.totalChanges.get()!;
       this.begin.run();
-      for (const op of batch) {
-        this.savepoint.run();
-        try {
-          const value = op.run();
-          this.release.run();
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          this.rollbackTo.run();
-          this.release.run();
-          outcomes.push({ ok: false, value: error });
+      const endOps: Array<() => void> = [];
+      this.endOps = endOps;
+      try {
+        for (const op of batch) {
+          this.savepoint.run();
+          try {
+            const value = op.run();
+            this.release.run();
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            this.rollbackTo.run();
+            this.release.run();
+            outcomes.push({ ok: false, value: error });
+          }
         }
+        for (const op of endOps) {
+          this.savepoint.run();
+          try {
+            op();
+            this.release.run();
+          } catch {
+            this.rollbackTo.run();
+            this.release.run();
+          }
+        }
+      } finally {
+        this.endOps = undefined;
       }
       changed = this.totalChanges.get()! !== changesBefore;
       this.commit.run();

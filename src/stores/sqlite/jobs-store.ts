@@ -153,10 +153,19 @@ export class SqliteJobStore implements JobStore {
       const info = this.sql.jobInsert.run(jobInsertValues(record));
       if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
       const job = { ...record, seq: Number(info.lastInsertRowid) };
-      const leaseParams = p.lease?.();
-      if (!leaseParams) return { created: true, job };
-      const lease = this.leaseInSavepoint(leaseParams);
-      return lease ? { created: true, job, lease } : { created: true, job };
+      const created: JobCreateResult = { created: true, job };
+      const ask = p.lease;
+      // The lease runs at the end of the group, once every submit of this turn is in: a parked
+      // worker then gets them all in this commit, not one now and the rest a round trip later.
+      // This result is answered after the commit, so the lease is on it by then.
+      if (ask) {
+        this.writes.atEnd(() => {
+          const leaseParams = ask();
+          const lease = leaseParams && this.leaseInSavepoint(leaseParams);
+          if (lease) Object.assign(created, { lease });
+        });
+      }
+      return created;
     }));
   }
 

@@ -1,0 +1,71 @@
+/**
+ * GroupCommitter.atEnd on a real SQLite file: work a write defers runs after every write of its
+ * group, in the same transaction, and a failing one is undone alone.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { GroupCommitter } from "../../src/stores/sqlite/group-commit.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function setup(): { db: Database.Database; writes: GroupCommitter; rows: () => string[] } {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-group-commit-"));
+  dirs.push(dir);
+  const db = new Database(join(dir, "t.db"));
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE t (v TEXT NOT NULL)");
+  const writes = new GroupCommitter(db);
+  const rows = (): string[] => db.prepare<[], string>("SELECT v FROM t ORDER BY rowid").pluck().all();
+  return { db, writes, rows };
+}
+
+describe("GroupCommitter.atEnd", () => {
+  it("runs deferred work after every write of the group, in the same transaction", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const seenByEnd: string[][] = [];
+    const first = writes.run(() => {
+      insert.run("a");
+      writes.atEnd(() => {
+        seenByEnd.push(rows());
+        insert.run("end");
+      });
+      return "first";
+    });
+    const second = writes.run(() => {
+      insert.run("b");
+      return "second";
+    });
+    expect(await Promise.all([first, second])).toEqual(["first", "second"]);
+    // The deferred work saw the later write too, and committed with the group.
+    expect(seenByEnd).toEqual([["a", "b"]]);
+    expect(rows()).toEqual(["a", "b", "end"]);
+    expect(writes.transactions).toBe(1);
+  });
+
+  it("a deferred step that fails is undone alone: the group's writes and the other steps commit", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const done = writes.run(() => {
+      insert.run("a");
+      writes.atEnd(() => {
+        insert.run("half");
+        throw new Error("fails after writing");
+      });
+      writes.atEnd(() => void insert.run("other"));
+    });
+    await done;
+    expect(rows()).toEqual(["a", "other"]);
+  });
+
+  it("is refused outside a running write", () => {
+    const { writes } = setup();
+    expect(() => writes.atEnd(() => {})).toThrow(/atEnd\(\) is for a write that is running/);
+  });
+});
