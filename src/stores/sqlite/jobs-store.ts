@@ -51,7 +51,6 @@ const selectJob = jobSelectColumns.join(", ");
 interface ReadyMessageRow {
   seq: number;
   message_id: string;
-  body: string;
   priority: number;
   sent_at_ms: number;
 }
@@ -118,7 +117,10 @@ export class SqliteJobStore implements JobStore {
       // Whether anything of the queue is visible now: one index seek (jobLease's shortcut).
       anyVisible: db.prepare<[number, number], number>("SELECT 1 FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? LIMIT 1").pluck(),
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
-      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, body, priority, sent_at_ms")),
+      // Without the body: a job message's body is its job's input, read with the job; only a
+      // message adopted as a new job (sent through SQS) needs it, and reads it then.
+      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms")),
+      messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
       leaseSavepoint: db.prepare("SAVEPOINT lease"),
       leaseRelease: db.prepare("RELEASE lease"),
@@ -351,7 +353,7 @@ export class SqliteJobStore implements JobStore {
     const existing = this.findJob(row.message_id);
     if (existing) return existing;
     const adopted = {
-      ...jobFromMessage({ message: { messageId: row.message_id, body: row.body, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
+      ...jobFromMessage({ message: { messageId: row.message_id, body: this.sql.messageBody.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
       messageSeq: row.seq,
     };
     const info = this.sql.jobInsert.run(jobInsertValues(adopted));
