@@ -82,28 +82,9 @@ export class GroupCommitter {
       const endOps: Array<() => void> = [];
       this.endOps = endOps;
       try {
-        for (const op of batch) {
-          this.savepoint.run();
-          try {
-            const value = op.run();
-            this.release.run();
-            outcomes.push({ ok: true, value });
-          } catch (error) {
-            this.rollbackTo.run();
-            this.release.run();
-            outcomes.push({ ok: false, value: error });
-          }
-        }
-        for (const op of endOps) {
-          this.savepoint.run();
-          try {
-            op();
-            this.release.run();
-          } catch {
-            this.rollbackTo.run();
-            this.release.run();
-          }
-        }
+        for (const op of batch) outcomes.push(this.inSavepoint(op.run));
+        // A deferred step's failure is its own to report (atEnd): here it is only undone.
+        for (const op of endOps) this.inSavepoint(op);
       } finally {
         this.endOps = undefined;
       }
@@ -126,6 +107,20 @@ export class GroupCommitter {
     if (!this.syncer) return settle(null);
     if (changed) this.syncer.committed();
     this.syncer.afterSync(settle);
+  }
+
+  /** Runs `op` in a savepoint of its own: if it throws, what it wrote is undone and the rest of the transaction stands. */
+  private inSavepoint(op: () => unknown): { ok: boolean; value: unknown } {
+    this.savepoint.run();
+    try {
+      const value = op();
+      this.release.run();
+      return { ok: true, value };
+    } catch (error) {
+      this.rollbackTo.run();
+      this.release.run();
+      return { ok: false, value: error };
+    }
   }
 
   /**

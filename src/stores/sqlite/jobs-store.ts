@@ -122,9 +122,6 @@ export class SqliteJobStore implements JobStore {
       ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms")),
       messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
-      leaseSavepoint: db.prepare("SAVEPOINT lease"),
-      leaseRelease: db.prepare("RELEASE lease"),
-      leaseRollback: db.prepare("ROLLBACK TO lease"),
       messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageLease: db.prepare<[number, number, string, number]>(
         `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
@@ -159,12 +156,12 @@ export class SqliteJobStore implements JobStore {
       const ask = p.lease;
       // The lease runs at the end of the group, once every submit of this turn is in: a parked
       // worker then gets them all in this commit, not one now and the rest a round trip later.
-      // This result is answered after the commit, so the lease is on it by then.
+      // This result is answered after the commit, so the lease is on it by then. atEnd gives the
+      // lease a savepoint of its own: a failing lease is undone alone and leaves the create be.
       if (ask) {
         this.writes.atEnd(() => {
           const leaseParams = ask();
-          const lease = leaseParams && this.leaseInSavepoint(leaseParams);
-          if (lease) Object.assign(created, { lease });
+          if (leaseParams) Object.assign(created, { lease: this.leaseInWrite(leaseParams) });
         });
       }
       return created;
@@ -219,20 +216,6 @@ export class SqliteJobStore implements JobStore {
       if (rows.length < wanted) break;
     }
     return { leased, changes, acks };
-  }
-
-  /** A lease inside another write, undone alone if it fails (the write it rides on stands). */
-  private leaseInSavepoint(p: JobLeaseParams): JobLeaseResult | undefined {
-    this.sql.leaseSavepoint.run();
-    try {
-      const result = this.leaseInWrite(p);
-      this.sql.leaseRelease.run();
-      return result;
-    } catch {
-      this.sql.leaseRollback.run();
-      this.sql.leaseRelease.run();
-      return undefined;
-    }
   }
 
   async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
