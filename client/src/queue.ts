@@ -63,10 +63,8 @@ export class QueueClient {
     return this.jobs.wait<I, O>(job.id, { signal, ...(Number.isFinite(remainingMs) ? { timeoutMs: Math.max(0, remainingMs) } : {}) });
   }
 
-  private async send(entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<Submitted> {
-    if (this.batcher) return this.batcher.submit(entry, waitSeconds, signal);
-    const res = await submitAlone(this.ctx, this.name, entry, waitSeconds, signal);
-    return { job: res.body.job, replayed: res.status === 200 };
+  private send(entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<Submitted> {
+    return this.batcher ? this.batcher.submit(entry, waitSeconds, signal) : submitAlone(this.ctx, this.name, entry, waitSeconds, signal);
   }
 
   /**

@@ -7,7 +7,7 @@
  * submit, exactly as without batching.
  */
 import { SluiceApiError, SluiceNetworkError } from "./errors.js";
-import { type HttpResponse, isRetryable } from "./http.js";
+import { isRetryable } from "./http.js";
 import { type ClientContext, longPollGraceMs } from "./jobs.js";
 import { queuePath } from "./paths.js";
 import { nextTurn, sleep } from "./timers.js";
@@ -43,15 +43,16 @@ interface BatchResult {
 }
 
 /** A submit on its own: `POST …/jobs` with the key as the Idempotency-Key header, retried as the client's other idempotent calls. */
-export function submitAlone(ctx: ClientContext, queueName: string, entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<HttpResponse<JobResponse<unknown, unknown>>> {
+export async function submitAlone(ctx: ClientContext, queueName: string, entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<Submitted> {
   const { idempotencyKey, ...body } = entry;
-  return ctx.http.request<JobResponse<unknown, unknown>>("POST", `${queuePath(queueName)}/jobs`, {
+  const res = await ctx.http.request<JobResponse<unknown, unknown>>("POST", `${queuePath(queueName)}/jobs`, {
     body,
     ...(waitSeconds > 0 ? { query: { wait: waitSeconds }, timeoutMs: waitSeconds * 1000 + longPollGraceMs } : {}),
     ...(idempotencyKey !== undefined ? { headers: { "idempotency-key": idempotencyKey } } : {}),
     maxAttempts: ctx.attempts,
     signal,
   });
+  return { job: res.body.job, replayed: res.status === 200 };
 }
 
 export class SubmitBatcher {
@@ -90,7 +91,7 @@ export class SubmitBatcher {
 
   private sendAlone(p: Pending, waitSeconds: number): void {
     submitAlone(this.ctx, this.queueName, p.entry, waitSeconds, p.signal).then(
-      (res) => settle(p, () => p.resolve({ job: res.body.job, replayed: res.status === 200 })),
+      (submitted) => settle(p, () => p.resolve(submitted)),
       (err: unknown) => settle(p, () => p.reject(err)),
     );
   }
