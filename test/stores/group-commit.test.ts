@@ -69,3 +69,26 @@ describe("GroupCommitter.atEnd", () => {
     expect(() => writes.atEnd(() => {})).toThrow(/atEnd\(\) is for a write that is running/);
   });
 });
+
+describe("GroupCommitter scheduling", () => {
+  it("a write queued in the turn after the first one's joins its group (one more I/O poll before the commit)", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const first = writes.run(() => void insert.run("a"));
+    // As a request read in the next poll would: queued from the following check phase.
+    const second = new Promise<void>((resolve, reject) => setImmediate(() => writes.run(() => void insert.run("b")).then(resolve, reject)));
+    await Promise.all([first, second]);
+    expect(rows()).toEqual(["a", "b"]);
+    expect(writes.transactions).toBe(1);
+  });
+
+  it("a write queued two turns later gets a commit of its own", async () => {
+    const { db, writes } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const first = writes.run(() => void insert.run("a"));
+    const later = new Promise<void>((resolve, reject) => setImmediate(() => setImmediate(() => writes.run(() => void insert.run("b")).then(resolve, reject))));
+    await Promise.all([first, later]);
+    expect(writes.transactions).toBe(2);
+  });
+});
+

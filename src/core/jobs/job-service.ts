@@ -364,6 +364,7 @@ export class JobService {
       const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
       const result = await this.store.jobLease({
         ...leaseParams(nowMs, max - leased.length),
+        leaseNowMs: () => this.clock.nowMs(),
         ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),
       });
       if (pendingAcks) ackResults = this.settleAcks(pendingAcks, result.acks);

@@ -69,6 +69,12 @@ export interface JobLeaseParams extends RetryPolicy {
   adopt: { maxAttempts: number; timeoutSeconds?: number };
   /** Applied first, in order, in the same transaction; `max` may then be 0 (acks only). */
   acks?: JobAck[];
+  /**
+   * The time to lease at, read when the lease runs: after the other writes of its group commit
+   * (jobLease), later than `nowMs` — so jobs submitted in the same commit are ready for it.
+   * Without it the lease runs at `nowMs`.
+   */
+  leaseNowMs?: () => number;
 }
 
 export interface JobLeaseResult {
@@ -125,6 +131,9 @@ export interface JobStore {
    * applies transitions.leaseTransition to each one's job, and keeps going until `max` jobs are
    * leased or no message is ready. Messages whose job is finished are deleted on the way.
    * `acks` are applied before, each as jobComplete / jobFail would (a refused one writes nothing).
+   * A store that commits writes in groups runs the lease after the group's other writes (at
+   * `leaseNowMs`), so a worker reporting finished jobs gets those submitted in the same commit;
+   * if the lease then fails, the acks stand and the call rejects with the lease's error.
    */
   jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
   /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */

@@ -1,6 +1,6 @@
 /**
- * Group commit: write operations that arrive in the same event-loop turn share one transaction
- * and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
+ * Group commit: write operations that arrive in the same event-loop turn (or the I/O poll after
+ * it) share one transaction and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
  * alone while the others commit. Callers are answered only once their commit is on disk: after
  * COMMIT returned with synchronous=FULL, or — with a WalSyncer (synchronous=NORMAL) — after the
  * WAL sync that followed the commit, while the next group already runs. Either way an
@@ -53,7 +53,11 @@ export class GroupCommitter {
       this.pending.push({ run: op, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        // After one more poll for I/O: requests that arrived while this turn ran (a worker's
+        // report and the submits its answer set off come in together) join this group and its
+        // sync instead of waiting for the next. That poll doesn't block while an immediate is
+        // pending, so an idle server pays one event-loop turn.
+        setImmediate(() => setImmediate(() => this.flush()));
       }
     });
   }

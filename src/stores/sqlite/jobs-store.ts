@@ -188,14 +188,39 @@ export class SqliteJobStore implements JobStore {
     // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
     // answers it outside the group commit (no savepoint, no ten-range ready query, no sync wait).
     if (!p.acks?.length && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
-    return this.writes.run(() => this.leaseInWrite(p));
+    const deferred: { error?: unknown } = {};
+    const result = await this.writes.run((): JobLeaseResult => {
+      const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
+      const r: JobLeaseResult = { leased: [], changes: [], acks };
+      // The lease itself runs after every other write of the group, in a savepoint of its own: a
+      // worker's report and the submits its last answer set off usually arrive together, and the
+      // worker then gets those jobs in this commit, not one commit and a round trip later.
+      if (p.max > 0) {
+        this.writes.atEnd(() => {
+          try {
+            this.leaseReady({ ...p, nowMs: p.leaseNowMs?.() ?? p.nowMs }, r);
+          } catch (err) {
+            deferred.error = err; // undone alone; the acks stand, and the caller hears of it
+            throw err;
+          }
+        });
+      }
+      return r;
+    });
+    if (deferred.error !== undefined) throw deferred.error;
+    return result;
   }
 
-  /** The lease, inside a write: acks first, then ready messages in receive order. */
+  /** A lease inside a write (a submit's handoff): acks first, then ready messages in receive order. */
   private leaseInWrite(p: JobLeaseParams): JobLeaseResult {
-    const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
-    const leased: LeasedJob[] = [];
-    const changes: JobChange[] = [];
+    const r: JobLeaseResult = { leased: [], changes: [], acks: (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs)) };
+    this.leaseReady(p, r);
+    return r;
+  }
+
+  /** Leases ready messages in receive order into `r`, up to `p.max` jobs. */
+  private leaseReady(p: JobLeaseParams, r: JobLeaseResult): void {
+    const { leased, changes } = r;
     // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
     while (leased.length < p.max) {
       const wanted = p.max - leased.length;
@@ -215,7 +240,6 @@ export class SqliteJobStore implements JobStore {
       // Fewer rows than asked for: the ready set is empty now (taking a message never adds one).
       if (rows.length < wanted) break;
     }
-    return { leased, changes, acks };
   }
 
   async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {

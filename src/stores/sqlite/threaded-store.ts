@@ -133,6 +133,11 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
       const leaseParams = lease?.();
       return call("jobCreate", leaseParams ? { ...rest, lease: leaseParams } : rest);
     },
+    // Nor can a lease's later clock: on the store thread the lease runs at the call's nowMs.
+    jobLease(params: Parameters<Store["jobLease"]>[0]): Promise<unknown> {
+      const { leaseNowMs: _later, ...rest } = params;
+      return call("jobLease", rest);
+    },
     queueCreate: writeQueue("queueCreate"),
     queueUpdate: writeQueue("queueUpdate"),
     queueDelete: writeQueue("queueDelete"),

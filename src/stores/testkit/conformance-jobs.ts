@@ -173,6 +173,25 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().jobGet({ id: a.job.id })).toMatchObject({ status: "succeeded", outputJson: '"done"' });
   });
 
+  test("jobs: a lease runs after the other writes of its commit: it gets the jobs submitted with it", async () => {
+    const q = await makeQueue();
+    const done = await submit(q);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token });
+    // A worker's report and a submit arrive together: the lease, asked for first, still sees the
+    // job submitted after it (a store without group commits runs them in order, and the submit
+    // simply comes first).
+    const reported = store().jobLease({
+      ...leaseParams(q, `${q.id}.tok-bbbbbbbb`),
+      acks: [{ kind: "complete", id: done.job.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 }],
+    });
+    const submitted = submit(q);
+    const [r, s] = await Promise.all([reported, submitted]);
+    expect(r.acks.map((a) => a.ok && a.change.job.status)).toEqual(["succeeded"]);
+    expect(r.leased.map((j) => j.id)).toEqual([s.job.id]);
+    expect(await store().jobGet({ id: s.job.id })).toMatchObject({ status: "running", leaseToken: `${q.id}.tok-bbbbbbbb` });
+  });
+
   test("jobs: heartbeat, complete and fail check the lease; complete deletes the message", async () => {
     const q = await makeQueue();
     const { job } = await submit(q);

@@ -1,0 +1,119 @@
+/**
+ * The SQLite store runs a lease after the other writes of its group commit (jobs-store.ts): at
+ * the time its `leaseNowMs` gives then, and, if it fails there, undone alone — the acks it
+ * carried stand and the call rejects with the lease's error. On a real SQLite file.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { jobMessage } from "../../src/core/jobs/job-message.js";
+import type { JobLeaseParams, NewJob } from "../../src/core/jobs/job-store.js";
+import { defaultQueueConfig, type QueueRecord } from "../../src/core/queue.js";
+import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+
+const T0 = 1_700_000_000_000;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function setup(): Promise<{ store: SqliteStore; filename: string; queue: QueueRecord }> {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-lease-at-end-"));
+  const filename = join(dir, "sluice.db");
+  const store = openSqliteStore({ filename, pipelinedSync: true });
+  cleanups.push(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const { queue } = await store.queueCreate({ name: "jobs", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+  return { store, filename, queue };
+}
+
+let counter = 0;
+function submit(store: SqliteStore, queue: QueueRecord, atMs = T0) {
+  counter++;
+  const id = `00000000-0000-4000-9000-${String(counter).padStart(12, "0")}`;
+  const job: NewJob = {
+    id,
+    queueId: queue.id,
+    queueName: queue.name,
+    status: "queued",
+    inputJson: `{"n":${counter}}`,
+    attempt: 0,
+    maxAttempts: 3,
+    priority: 0,
+    createdAtMs: atMs,
+    updatedAtMs: atMs,
+    cancelRequested: false,
+    availableAtMs: atMs,
+  };
+  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: 0, nowMs: atMs, availableAtMs: atMs, senderId: "000000000000" });
+  return store.jobCreate({ job, message, nowMs: atMs });
+}
+
+function leaseParams(queue: QueueRecord, token: string, extra: Partial<JobLeaseParams> = {}): JobLeaseParams {
+  return {
+    backoff: { baseSeconds: 1, capSeconds: 10 },
+    random: 0.5,
+    resultTtlSeconds: 60,
+    queueId: queue.id,
+    queueName: queue.name,
+    max: 5,
+    nowMs: T0,
+    leaseSeconds: 30,
+    minSentAtMs: 0,
+    leaseToken: `${queue.id}.${token}`,
+    adopt: { maxAttempts: 3 },
+    ...extra,
+  };
+}
+
+describe("a lease at the end of its group commit (SQLite)", () => {
+  /** A job leased with token a, so a later lease can carry its ack (a lease with nothing ready and no acks writes nothing). */
+  async function running(store: SqliteStore, queue: QueueRecord): Promise<JobLeaseParams["acks"]> {
+    const { job } = await submit(store, queue);
+    await store.jobLease(leaseParams(queue, "tok-aaaaaaaa"));
+    return [{ kind: "complete", id: job.id, leaseToken: `${queue.id}.tok-aaaaaaaa`, outputJson: '"ok"', resultTtlSeconds: 60 }];
+  }
+
+  it("leases at the time leaseNowMs gives when it runs, so a job submitted after its call is ready for it", async () => {
+    const { store, queue } = await setup();
+    const acks = await running(store, queue);
+    let leaseClockReads = 0;
+    // Asked for at T0; the submit that joins its commit comes at T0 + 5 and is ready only then.
+    const leasing = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks, leaseNowMs: () => (leaseClockReads++, T0 + 5) }));
+    const submitted = submit(store, queue, T0 + 5);
+    const [r, s] = await Promise.all([leasing, submitted]);
+    expect(leaseClockReads).toBe(1);
+    expect(r.acks.map((a) => a.ok && a.change.job.status)).toEqual(["succeeded"]);
+    expect(r.leased.map((j) => [j.id, j.startedAtMs, j.leaseExpiresAtMs])).toEqual([[s.job.id, T0 + 5, T0 + 5 + 30_000]]);
+  });
+
+  it("without leaseNowMs it leases at nowMs: a job that is ready only later stays queued", async () => {
+    const { store, queue } = await setup();
+    const acks = await running(store, queue);
+    const leasing = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks }));
+    const submitted = submit(store, queue, T0 + 5);
+    const [r, s] = await Promise.all([leasing, submitted]);
+    expect(r.leased).toEqual([]);
+    expect(await store.jobGet({ id: s.job.id })).toMatchObject({ status: "queued" });
+  });
+
+  it("a lease that fails is undone alone: the acks it carried stand, and the call rejects with its error", async () => {
+    const { store, filename, queue } = await setup();
+    const acks = await running(store, queue);
+    const waiting = await submit(store, queue);
+    // A real SQLite failure inside the lease: a trigger refuses every move to running.
+    const other = new Database(filename);
+    other.exec(`CREATE TRIGGER refuse_leases BEFORE UPDATE OF status ON jobs WHEN NEW.status = 'running'
+      BEGIN SELECT RAISE(ABORT, 'leases refused by the test'); END`);
+    other.close();
+    const reported = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks }));
+    await expect(reported).rejects.toThrow(/leases refused by the test/);
+    expect(await store.jobGet({ id: acks![0]!.id })).toMatchObject({ status: "succeeded", outputJson: '"ok"' });
+    expect(await store.jobGet({ id: waiting.job.id })).toMatchObject({ status: "queued", attempt: 0 });
+    expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 1, inFlight: 0 });
+  });
+});
