@@ -31,7 +31,7 @@ export const usage = `npm run bench -- [options]
   --paced-messages N  paced phase size, 0 to skip (default 5000)
   --wait S            ReceiveMessage WaitTimeSeconds (default 2)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
-  --server-entry E    src (tsx, default) | dist (compiled; run npm run build first)
+  --server-entry E    dist (default: compiled first, as npm start runs it) | src (tsx)
   --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
                       instead of the work tree (which may hold someone's half-done edit)
   --server-dir DIR    run the server from another checkout (A/B experiments on a patched copy;
@@ -91,14 +91,13 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     phaseTimeoutMs: 180_000,
   };
   if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq") throw new Error(`--only must be sluice or bullmq, got ${values.only}`);
-  const entry = values["server-entry"] ?? "src";
+  const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
   const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1) };
   if (values.only !== undefined) args.only = values.only;
   if (values.compare !== undefined) args.compare = values.compare.split(",").map((id) => id.trim());
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];
   if (values["server-rev"] !== undefined) {
-    if (entry === "dist") throw new Error("--server-rev runs the TypeScript source; it can't be combined with --server-entry dist");
     args.serverRev = values["server-rev"];
   }
   if (values["server-dir"] !== undefined) {

@@ -3,7 +3,8 @@
  * the server are separate processes competing for the same 2 cores, as in real use. Durability is
  * the server's default (SQLite WAL, every acknowledgement after the WAL's fsync); the bench never weakens it.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir, trackDir } from "../cleanup.js";
@@ -27,6 +28,20 @@ export interface SluiceServerOptions {
 
 const readyPattern = /Sluice listening on (http:\/\/[^\s]+)/;
 
+/** Directories this process has built: each is compiled once, at its first server. */
+const built = new Set<string>();
+
+/**
+ * `npm run build` in `dir` (the work tree or a snapshot), once per process: the server then runs
+ * as `npm start` runs it, from freshly compiled code — never from a stale dist/.
+ */
+function buildOnce(dir: string): void {
+  if (built.has(dir)) return;
+  execFileSync(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir, stdio: "inherit" });
+  execFileSync(process.execPath, [join(dir, "scripts/copy-assets.mjs")], { cwd: dir, stdio: "inherit" });
+  built.add(dir);
+}
+
 export async function startSluiceServer(opts: SluiceServerOptions): Promise<SluiceServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "sluice-bench-data-"));
   trackDir(dataDir);
@@ -38,9 +53,8 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   // /proc CPU accounting reach the right process.
   let entryArgs: string[];
   if (opts.entry === "dist") {
-    const distMain = join(opts.repoRoot, "dist/cli/main.js");
-    if (!existsSync(distMain)) throw new Error("dist/cli/main.js not found: run `npm run build` or use --server-entry src");
-    entryArgs = [distMain];
+    buildOnce(opts.repoRoot);
+    entryArgs = [join(opts.repoRoot, "dist/cli/main.js")];
   } else {
     entryArgs = ["--import", "tsx", join(opts.repoRoot, "src/cli/main.ts")];
   }

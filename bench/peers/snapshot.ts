@@ -20,7 +20,7 @@ export function snapshotRevision(repoRoot: string, rev: string): Snapshot {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bench-src-"));
   trackDir(dir);
   try {
-    const tar = execFileSync("git", ["archive", "--format=tar", commit, "src", "package.json", "tsconfig.json"], { cwd: repoRoot, maxBuffer: 256 * 2 ** 20 });
+    const tar = execFileSync("git", ["archive", "--format=tar", commit, "src", "scripts", "package.json", "tsconfig.json", "tsconfig.build.json"], { cwd: repoRoot, maxBuffer: 256 * 2 ** 20 });
     execFileSync("tar", ["-x", "-C", dir], { input: tar });
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
   } catch (err) {
