@@ -71,24 +71,44 @@ describe("GroupCommitter.atEnd", () => {
 });
 
 describe("GroupCommitter scheduling", () => {
-  it("a write queued in the turn after the first one's joins its group (one more I/O poll before the commit)", async () => {
+  /** Queues a write from the check phase `turns` event-loop turns from now, as a request read in a later poll would be. */
+  function later(writes: GroupCommitter, turns: number, op: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const step = (left: number): void => {
+        if (left > 0) setImmediate(() => step(left - 1));
+        else writes.run(op).then(resolve, reject);
+      };
+      step(turns);
+    });
+  }
+
+  it("a group commits at the end of its turn: a write queued in the next turn gets a commit of its own", async () => {
+    const { db, writes } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    await Promise.all([writes.run(() => void insert.run("a")), later(writes, 1, () => void insert.run("b"))]);
+    expect(writes.transactions).toBe(2);
+  });
+
+  it("a write that asks for one more I/O poll takes the next turn's writes into its group", async () => {
     const { db, writes, rows } = setup();
     const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
-    const first = writes.run(() => void insert.run("a"));
-    // As a request read in the next poll would: queued from the following check phase.
-    const second = new Promise<void>((resolve, reject) => setImmediate(() => writes.run(() => void insert.run("b")).then(resolve, reject)));
-    await Promise.all([first, second]);
+    await Promise.all([writes.run(() => void insert.run("a"), { afterNextPoll: true }), later(writes, 1, () => void insert.run("b"))]);
     expect(rows()).toEqual(["a", "b"]);
     expect(writes.transactions).toBe(1);
   });
 
-  it("a write queued two turns later gets a commit of its own", async () => {
-    const { db, writes } = setup();
+  it("waits for one more poll at most: writes two turns later, asking again, start the next group", async () => {
+    const { db, writes, rows } = setup();
     const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
-    const first = writes.run(() => void insert.run("a"));
-    const later = new Promise<void>((resolve, reject) => setImmediate(() => setImmediate(() => writes.run(() => void insert.run("b")).then(resolve, reject))));
-    await Promise.all([first, later]);
+    const asking = (v: string) => () => void writes.run(() => void insert.run(v), { afterNextPoll: true });
+    const first = writes.run(() => void insert.run("a"), { afterNextPoll: true });
+    // Every turn brings another write that asks: the first group still commits after one extra poll.
+    await new Promise<void>((resolve) => setImmediate(() => (asking("b")(), setImmediate(() => (asking("c")(), resolve())))));
+    await first;
+    expect(writes.transactions).toBe(1);
+    expect(rows()).toEqual(["a", "b"]);
+    await new Promise<void>((resolve) => setImmediate(() => setImmediate(() => setImmediate(resolve))));
+    expect(rows()).toEqual(["a", "b", "c"]);
     expect(writes.transactions).toBe(2);
   });
 });
-

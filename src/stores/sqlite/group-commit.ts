@@ -1,6 +1,6 @@
 /**
- * Group commit: write operations that arrive in the same event-loop turn (or the I/O poll after
- * it) share one transaction and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
+ * Group commit: write operations that arrive in the same event-loop turn (or, when one of them
+ * asks, the I/O poll after it) share one transaction and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
  * alone while the others commit. Callers are answered only once their commit is on disk: after
  * COMMIT returned with synchronous=FULL, or — with a WalSyncer (synchronous=NORMAL) — after the
  * WAL sync that followed the commit, while the next group already runs. Either way an
@@ -11,6 +11,17 @@
 import type Database from "better-sqlite3";
 import type { WalSyncer } from "./wal-syncer.js";
 
+export interface RunOptions {
+  /**
+   * Commit this write's group after one more poll for I/O, so requests that arrived while this
+   * turn ran join it (and its sync) instead of waiting for the next group. For writes whose
+   * partners are known to be on their way: a job worker's report, and the submits its last
+   * answer set off, arrive together. Not for every write: a saturated server answering SQS
+   * requests only pays the extra turn (measured: standard queues −4 %, FIFO −12 %).
+   */
+  afterNextPoll?: boolean;
+}
+
 interface PendingOp {
   run: () => unknown;
   resolve: (value: unknown) => void;
@@ -20,6 +31,10 @@ interface PendingOp {
 export class GroupCommitter {
   private pending: PendingOp[] = [];
   private scheduled = false;
+  /** A write of the pending group asked for one more I/O poll before its commit (RunOptions). */
+  private pollFirst = false;
+  /** The pending group had that poll already: a group waits for one at most. */
+  private polledOnce = false;
   private closed = false;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
@@ -47,20 +62,28 @@ export class GroupCommitter {
     this.totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
   }
 
-  run<T>(op: () => T): Promise<T> {
+  run<T>(op: () => T, options: RunOptions = {}): Promise<T> {
     if (this.closed) return Promise.reject(new Error("store is closed"));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ run: op, resolve: resolve as (v: unknown) => void, reject });
+      if (options.afterNextPoll) this.pollFirst = true;
       if (!this.scheduled) {
         this.scheduled = true;
-        // After one more poll for I/O: requests that arrived while this turn ran (a worker's
-        // report and the submits its answer set off come in together) join this group and its
-        // sync instead of waiting for the next. That poll doesn't block while an immediate is
-        // pending, so an idle server pays one event-loop turn.
-        setImmediate(() => setImmediate(() => this.flush()));
+        setImmediate(this.onImmediate);
       }
     });
   }
+
+  /** The scheduled flush; once per group it gives way to one more I/O poll if a write asked for it. */
+  private readonly onImmediate = (): void => {
+    if (this.pollFirst && !this.polledOnce) {
+      // That poll doesn't block while an immediate is pending: an idle server pays one turn.
+      this.polledOnce = true;
+      setImmediate(this.onImmediate);
+      return;
+    }
+    this.flush();
+  };
 
   /**
    * From inside a write: runs `op` in the same transaction after every other write of the group
@@ -75,6 +98,8 @@ export class GroupCommitter {
   /** Runs everything pending now, in one transaction. */
   flush(): void {
     this.scheduled = false;
+    this.pollFirst = false;
+    this.polledOnce = false;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;

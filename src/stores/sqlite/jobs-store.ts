@@ -187,8 +187,11 @@ export class SqliteJobStore implements JobStore {
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
     // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
     // answers it outside the group commit (no savepoint, no ten-range ready query, no sync wait).
-    if (!p.acks?.length && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
+    const reports = (p.acks?.length ?? 0) > 0;
+    if (!reports && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
     const deferred: { error?: unknown } = {};
+    // A worker's report: the submits its last answer set off are on their way, and the lease is
+    // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).
     const result = await this.writes.run((): JobLeaseResult => {
       const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
       const r: JobLeaseResult = { leased: [], changes: [], acks };
@@ -206,7 +209,7 @@ export class SqliteJobStore implements JobStore {
         });
       }
       return r;
-    });
+    }, { afterNextPoll: reports });
     if (deferred.error !== undefined) throw deferred.error;
     return result;
   }
