@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { jobMessage } from "../../src/core/jobs/job-message.js";
-import type { JobLeaseParams, NewJob } from "../../src/core/jobs/job-store.js";
+import type { JobLeaseParams } from "../../src/core/jobs/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../src/core/queue.js";
 import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+import { newJobFor } from "../../src/stores/testkit/conformance-jobs.js";
 
 const T0 = 1_700_000_000_000;
 const cleanups: Array<() => Promise<void>> = [];
@@ -31,25 +31,8 @@ async function setup(): Promise<{ store: SqliteStore; filename: string; queue: Q
   return { store, filename, queue };
 }
 
-let counter = 0;
 function submit(store: SqliteStore, queue: QueueRecord, atMs = T0) {
-  counter++;
-  const id = `00000000-0000-4000-9000-${String(counter).padStart(12, "0")}`;
-  const job: NewJob = {
-    id,
-    queueId: queue.id,
-    queueName: queue.name,
-    status: "queued",
-    inputJson: `{"n":${counter}}`,
-    attempt: 0,
-    maxAttempts: 3,
-    priority: 0,
-    createdAtMs: atMs,
-    updatedAtMs: atMs,
-    cancelRequested: false,
-    availableAtMs: atMs,
-  };
-  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: 0, nowMs: atMs, availableAtMs: atMs, senderId: "000000000000" });
+  const { job, message } = newJobFor(queue, { createdAtMs: atMs, updatedAtMs: atMs, availableAtMs: atMs });
   return store.jobCreate({ job, message, nowMs: atMs });
 }
 

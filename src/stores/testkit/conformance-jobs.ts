@@ -8,6 +8,7 @@ import { jobMessage } from "../../core/jobs/job-message.js";
 import { defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
 import type { JobLeaseParams, NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
 import type { JobWebhook } from "../../core/jobs/job.js";
+import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance.js";
 
@@ -22,30 +23,36 @@ async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
   expect(error instanceof SluiceError && error.code, `expected ${code}`).toBe(code);
 }
 
+/** A queued job with a fresh id (ready at T0 unless `overrides` say otherwise) and its message, as core builds them for a submit. */
+export function newJobFor(queue: QueueRecord, overrides: Partial<NewJob> = {}): { job: NewJob; message: NewMessage } {
+  jobCounter++;
+  const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
+  const job: NewJob = {
+    id,
+    queueId: queue.id,
+    queueName: queue.name,
+    status: "queued",
+    inputJson: JSON.stringify({ n: jobCounter }),
+    attempt: 0,
+    maxAttempts: 3,
+    priority: 0,
+    createdAtMs: T0,
+    updatedAtMs: T0,
+    cancelRequested: false,
+    availableAtMs: T0,
+    ...overrides,
+  };
+  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: T0, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
+  return { job, message };
+}
+
 export function registerJobCases({ store, reopen, test }: ConformanceContext): void {
   async function makeQueue(name = "jobs"): Promise<QueueRecord> {
     return (await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
   }
 
   async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }, lease?: () => JobLeaseParams | undefined) {
-    jobCounter++;
-    const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
-    const job: NewJob = {
-      id,
-      queueId: queue.id,
-      queueName: queue.name,
-      status: "queued",
-      inputJson: JSON.stringify({ n: jobCounter }),
-      attempt: 0,
-      maxAttempts: 3,
-      priority: 0,
-      createdAtMs: T0,
-      updatedAtMs: T0,
-      cancelRequested: false,
-      availableAtMs: T0,
-      ...overrides,
-    };
-    const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: T0, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
+    const { job, message } = newJobFor(queue, overrides);
     return store().jobCreate({ job, message, idempotency, nowMs: T0, ...(lease ? { lease } : {}) });
   }
 
