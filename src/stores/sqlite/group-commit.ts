@@ -1,12 +1,12 @@
 /**
  * Group commit: write operations that arrive in the same event-loop turn (or, when one of them
- * asks, the I/O poll after it) share one transaction and so one fsync. Each operation runs in its own savepoint, so one failing operation rolls back
- * alone while the others commit. Callers are answered only once their commit is on disk: after
- * COMMIT returned with synchronous=FULL, or — with a WalSyncer (synchronous=NORMAL) — after the
- * WAL sync that followed the commit, while the next group already runs. Either way an
- * acknowledged write is durable. A group that changed nothing (empty receives and leases, refused
- * operations) asks for no sync of its own: its callers wait only for the sync covering the commits
- * before it, which they may have read.
+ * asks, the I/O poll after it) share one transaction and so one fsync. Each operation runs in its
+ * own savepoint, so one failing operation rolls back alone while the others commit. Callers are
+ * answered only once their commit is on disk: after COMMIT returned with synchronous=FULL, or —
+ * with a WalSyncer (synchronous=NORMAL) — after the WAL sync that followed the commit, while the
+ * next group already runs. Either way an acknowledged write is durable. A group that changed
+ * nothing (empty receives and leases, refused operations) asks for no sync of its own: its
+ * callers wait only for the sync covering the commits before it, which they may have read.
  */
 import type Database from "better-sqlite3";
 import type { WalSyncer } from "./wal-syncer.js";

@@ -185,9 +185,8 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const done = await submit(q);
     const token = `${q.id}.tok-aaaaaaaa`;
     await lease(q, { token });
-    // A worker's report and a submit arrive together: the lease, asked for first, still sees the
-    // job submitted after it (a store without group commits runs them in order, and the submit
-    // simply comes first).
+    // A worker's report and a submit arrive together: the lease, asked for first, runs after the
+    // submit's write in the same commit and takes its job (JobStore.jobLease).
     const reported = store().jobLease({
       ...leaseParams(q, `${q.id}.tok-bbbbbbbb`),
       acks: [{ kind: "complete", id: done.job.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 }],
