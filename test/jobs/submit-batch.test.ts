@@ -5,6 +5,8 @@
  * terminal or its hold ends. Nothing here waits on wall time: streams are read as they come,
  * holds end by a worker, the clock, a DeleteQueue, a disconnect or shutdown.
  */
+import { once } from "node:events";
+import { connect } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sluice } from "../../client/src/index.js";
 import { waitFor, within } from "../support/wait.js";
@@ -424,6 +426,52 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
     expect(second).toEqual({ index: 0, status: 201, job: expect.objectContaining({ id: slow!.id, status: "failed", error: expect.objectContaining({ message: "bad input" }), attempt: 1 }) });
     expect(await nextLine(stream, "the end of the stream")).toBeUndefined();
     await subscribers(0); // nothing left holding on
+  });
+
+  it("lines settled in one turn leave as one HTTP chunk (one read for the client, not one per job)", async () => {
+    await s.api("PUT", "/v1/queues/q", {});
+    // A raw HTTP/1.1 exchange, so the chunked framing itself can be counted.
+    const { hostname, port } = new URL(s.url);
+    const socket = connect(Number(port), hostname);
+    const received: Buffer[] = [];
+    socket.on("data", (b: Buffer) => received.push(b));
+    const ended = once(socket, "end");
+    const body = JSON.stringify({ jobs: [{ input: "a" }, { input: "b" }, { input: "c" }] });
+    socket.write(
+      `POST /v1/queues/q/jobs/batch?wait=30 HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    await waitFor(async () => (await jobsOf("q")).length === 3, { what: "the three entries submitted" });
+    const leased = await lease("q", { max: 3 });
+    expect(leased).toHaveLength(3);
+    // One report completes all three in one write: their lines settle in the same turn.
+    const report = await s.api("POST", "/v1/queues/q/leases", { max: 0, complete: leased.map((j) => ({ id: j.id, leaseId: j.leaseId, output: j.input })) });
+    expect(report.status).toBe(200);
+    await within(5_000, ended, "the stream's end");
+    const raw = Buffer.concat(received).toString("utf8");
+    const headEnd = raw.indexOf("\r\n\r\n");
+    const head = raw.slice(0, headEnd);
+    const chunked = raw.slice(headEnd + 4);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).toContain("transfer-encoding: chunked");
+    // The chunks, in order: size line, data, CRLF — until the empty last chunk.
+    const chunks: string[] = [];
+    for (let rest = chunked; ; ) {
+      const eol = rest.indexOf("\r\n");
+      expect(eol, `a chunk-size line in ${JSON.stringify(rest.slice(0, 80))}`).toBeGreaterThan(0);
+      const size = Number.parseInt(rest.slice(0, eol), 16);
+      if (size === 0) break;
+      const data = Buffer.from(rest.slice(eol + 2), "utf8").subarray(0, size).toString("utf8");
+      chunks.push(data);
+      rest = rest.slice(eol + 2 + data.length + 2);
+    }
+    expect(chunks).toHaveLength(1);
+    const lines = chunks[0]!.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Json);
+    expect(lines.map((l) => [l.index, l.status, l.job.output]).sort()).toEqual([
+      [0, 201, "a"],
+      [1, 201, "b"],
+      [2, 201, "c"],
+    ]);
   });
 
   it("an entry refused at once (413) answers at once, not after the held ones", async () => {
