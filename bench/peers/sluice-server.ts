@@ -32,13 +32,12 @@ const readyPattern = /Sluice listening on (http:\/\/[^\s]+)/;
 const built = new Set<string>();
 
 /**
- * `npm run build` in `dir` (the work tree or a snapshot), once per process: the server then runs
- * as `npm start` runs it, from freshly compiled code — never from a stale dist/.
+ * The package's own `npm run build` in `dir` (the work tree or a snapshot), once per process: the
+ * server then runs as `npm start` runs it, from freshly compiled code — never from a stale dist/.
  */
 function buildOnce(dir: string): void {
   if (built.has(dir)) return;
-  execFileSync(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: dir, stdio: "inherit" });
-  execFileSync(process.execPath, [join(dir, "scripts/copy-assets.mjs")], { cwd: dir, stdio: "inherit" });
+  execFileSync("npm", ["run", "--silent", "build"], { cwd: dir, stdio: "inherit" });
   built.add(dir);
 }
 
