@@ -1,6 +1,6 @@
 /**
- * GroupCommitter.atEnd on a real SQLite file: work a write defers runs after every write of its
- * group, in the same transaction, and a failing one is undone alone.
+ * GroupCommitter.atEnd and deferWrites on a real SQLite file: work a write defers runs later in
+ * its group, in the same transaction, and a failing one is undone alone.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,6 +67,61 @@ describe("GroupCommitter.atEnd", () => {
   it("is refused outside a running write", () => {
     const { writes } = setup();
     expect(() => writes.atEnd(() => {})).toThrow(/atEnd\(\) is for a write that is running/);
+  });
+});
+
+describe("GroupCommitter.deferWrites", () => {
+  it("writes what was left before the group's next write that isn't beside it, once", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const seenBy: Record<string, string[]> = {};
+    const left = writes.run(() => writes.deferWrites(() => void insert.run("deferred")), { besideDeferred: true });
+    const beside = writes.run(() => void (seenBy.beside = rows()), { besideDeferred: true });
+    const plain = writes.run(() => void (seenBy.plain = rows()));
+    const after = writes.run(() => void (seenBy.after = rows()));
+    await Promise.all([left, beside, plain, after]);
+    expect(seenBy).toEqual({ beside: [], plain: ["deferred"], after: ["deferred"] });
+    expect(rows()).toEqual(["deferred"]);
+    expect(writes.transactions).toBe(1);
+  });
+
+  it("with no later write to stop them, they are written after the group's atEnd steps, which see them unwritten", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    let seenByEnd: string[] = [];
+    await writes.run(
+      () => {
+        writes.deferWrites(() => void insert.run("deferred"));
+        writes.atEnd(() => void (seenByEnd = rows()));
+      },
+      { besideDeferred: true },
+    );
+    expect(seenByEnd).toEqual([]);
+    expect(rows()).toEqual(["deferred"]);
+  });
+
+  it("a deferred write that fails is undone alone; the write that left it still succeeds (its owner reports the failure)", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const left = writes.run(
+      () => {
+        insert.run("a");
+        writes.deferWrites(() => {
+          insert.run("half");
+          throw new Error("fails after writing");
+        });
+        return "left";
+      },
+      { besideDeferred: true },
+    );
+    const other = writes.run(() => void insert.run("b"));
+    expect(await Promise.all([left, other])).toEqual(["left", undefined]);
+    expect(rows()).toEqual(["a", "b"]);
+  });
+
+  it("is refused outside a running write", () => {
+    const { writes } = setup();
+    expect(() => writes.deferWrites(() => {})).toThrow(/deferWrites\(\) is for a write that is running/);
   });
 });
 

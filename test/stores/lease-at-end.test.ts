@@ -1,7 +1,9 @@
 /**
  * The SQLite store runs a lease after the other writes of its group commit (jobs-store.ts): at
  * the time its `leaseNowMs` gives then, and, if it fails there, undone alone — the acks it
- * carried stand and the call rejects with the lease's error. On a real SQLite file.
+ * carried stand and the call rejects with the lease's error. The group's submits are written at
+ * its end (deferred-creates.ts): a lease takes them as they are inserted, and whatever fails
+ * there fails only its own callers. On a real SQLite file, failures made real by triggers.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -98,5 +100,44 @@ describe("a lease at the end of its group commit (SQLite)", () => {
     expect(await store.jobGet({ id: acks![0]!.id })).toMatchObject({ status: "succeeded", outputJson: '"ok"' });
     expect(await store.jobGet({ id: waiting.job.id })).toMatchObject({ status: "queued", attempt: 0 });
     expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 1, inFlight: 0 });
+  });
+
+  it("a lease that fails after taking some of its commit's submits gives them back: they are written queued, and their submits succeed", async () => {
+    const { store, filename, queue } = await setup();
+    const acks = await running(store, queue);
+    // The lease writes the submits' rows already running; let it take the first and refuse the
+    // second (the acked job is no longer running by then), so one taken submit must be given back.
+    const other = new Database(filename);
+    other.exec(`CREATE TRIGGER refuse_second_leased_insert BEFORE INSERT ON jobs
+      WHEN NEW.status = 'running' AND (SELECT count(*) FROM jobs WHERE status = 'running') >= 1
+      BEGIN SELECT RAISE(ABORT, 'leased inserts refused by the test'); END`);
+    other.close();
+    const reported = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks }));
+    const submitted = Promise.all([submit(store, queue), submit(store, queue)]);
+    await expect(reported).rejects.toThrow(/leased inserts refused by the test/);
+    const subs = await submitted;
+    expect(await store.jobGet({ id: acks![0]!.id })).toMatchObject({ status: "succeeded" });
+    for (const s of subs) {
+      expect(s.created).toBe(true);
+      expect(await store.jobGet({ id: s.job.id })).toMatchObject({ status: "queued", attempt: 0, seq: s.job.seq, messageSeq: s.job.messageSeq });
+    }
+    expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 2, inFlight: 0 });
+  });
+
+  it("submits whose deferred rows fail to be written fail, and only they: a later write of the same commit stands", async () => {
+    const { store, filename, queue } = await setup();
+    const other = new Database(filename);
+    other.exec(`CREATE TRIGGER refuse_queued_inserts BEFORE INSERT ON jobs WHEN NEW.status = 'queued'
+      BEGIN SELECT RAISE(ABORT, 'submits refused by the test'); END`);
+    other.close();
+    const first = submit(store, queue);
+    const second = submit(store, queue);
+    // Not beside the deferred submits: they are written just before it, and fail there.
+    const created = store.queueCreate({ name: "after", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    await expect(first).rejects.toThrow(/submits refused by the test/);
+    await expect(second).rejects.toThrow(/submits refused by the test/);
+    expect((await created).queue.name).toBe("after");
+    expect(await store.jobList({ queueId: queue.id, limit: 10 })).toEqual([]);
+    expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
   });
 });

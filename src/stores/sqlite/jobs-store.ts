@@ -5,6 +5,7 @@
  * and applies their result: the job row, the message effect, the webhook outbox rows.
  */
 import type Database from "better-sqlite3";
+import { type DeferredCreate, DeferredCreates, comesBefore } from "./deferred-creates.js";
 import type { MessageContentCache } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
@@ -53,11 +54,14 @@ interface ReadyMessageRow {
   message_id: string;
   priority: number;
   sent_at_ms: number;
+  visible_at_ms: number;
 }
 
 export class SqliteJobStore implements JobStore {
   private readonly sql;
   private readonly outbox: SqliteWebhookOutbox;
+  /** The group's submits not written yet (deferred-creates.ts says why). */
+  private readonly deferredCreates = new DeferredCreates();
 
   constructor(
     db: Database.Database,
@@ -119,7 +123,7 @@ export class SqliteJobStore implements JobStore {
       // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
       // Without the body: a job message's body is its job's input, read with the job; only a
       // message adopted as a new job (sent through SQS) needs it, and reads it then.
-      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms")),
+      ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms, visible_at_ms")),
       messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
       messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
       messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
@@ -137,35 +141,74 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult> {
-    return this.writes.run((): JobCreateResult => queueMustExist(p.job.queueName, () => {
-      const claim = p.idempotency;
-      if (claim) {
-        const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
-        const job = existing && existing.expires_at_ms > p.nowMs ? this.findJob(existing.job_id) : undefined;
-        // An expired claim is free again (a live claim keeps its job from being pruned; one whose
-        // job is gone anyway — its queue was purged, say — is free too).
-        if (job) return { created: false, job, fingerprint: existing!.fingerprint };
-      }
-      const m = p.message;
-      // Job messages have no group: leases read the ungrouped ready index.
-      const record: Omit<JobRecord, "seq"> = { ...p.job, messageSeq: this.sql.messageInsert(p.job.queueId, { ...m, groupId: undefined, deduplicationId: undefined }) };
-      const info = this.sql.jobInsert.run(jobInsertValues(record));
-      if (claim) this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs);
-      const job = { ...record, seq: Number(info.lastInsertRowid) };
-      const created: JobCreateResult = { created: true, job };
-      const ask = p.lease;
-      // The lease runs at the end of the group, once every submit of this turn is in: a parked
-      // worker then gets them all in this commit, not one now and the rest a round trip later.
-      // This result is answered after the commit, so the lease is on it by then. atEnd gives the
-      // lease a savepoint of its own: a failing lease is undone alone and leaves the create be.
-      if (ask) {
-        this.writes.atEnd(() => {
-          const leaseParams = ask();
-          if (leaseParams) Object.assign(created, { lease: this.leaseInWrite(leaseParams) });
+    const result = await this.writes.run(
+      (): { created: JobCreateResult; deferred?: DeferredCreate } => {
+        const claim = p.idempotency;
+        if (claim) {
+          const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
+          const job = existing && existing.expires_at_ms > p.nowMs ? this.findJobOrDeferred(existing.job_id) : undefined;
+          // An expired claim is free again (a live claim keeps its job from being pruned; one whose
+          // job is gone anyway — its queue was purged, say — is free too).
+          if (job) return { created: { created: false, job, fingerprint: existing!.fingerprint } };
+        }
+        // Its rows are written later in this group (deferred-creates.ts): the queue is checked now,
+        // once per group (a DeleteQueue later in the group has the deferred rows written first).
+        if (!this.deferredCreates.queueChecked(this.writes.group, p.job.queueId, () => this.sql.queueExists(p.job.queueId))) queueGone(p.job.queueName);
+        queueMustExist(p.job.queueName, () => claim && this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
+        // Job messages have no group: leases read the ungrouped ready index.
+        const deferred = this.deferCreate({ ...p.job, seq: 0, messageSeq: 0 }, { ...p.message, groupId: undefined, deduplicationId: undefined });
+        const created: JobCreateResult = { created: true, job: deferred.job };
+        const ask = p.lease;
+        // The lease runs at the end of the group, once every submit of this turn is in: a parked
+        // worker then gets them all in this commit, not one now and the rest a round trip later.
+        // This result is answered after the commit, so the lease is on it by then. atEnd gives the
+        // lease a savepoint of its own: a failing lease is undone alone and leaves the create be.
+        if (ask) {
+          this.writes.atEnd(() => {
+            const leaseParams = ask();
+            if (leaseParams) Object.assign(created, { lease: this.leaseInWrite(leaseParams) });
+          });
+        }
+        return { created, deferred };
+      },
+      { besideDeferred: true },
+    );
+    if (result.deferred?.failure) throw result.deferred.failure.error;
+    return result.created;
+  }
+
+  /** Leaves a submit's rows to be written later in its group (deferred-creates.ts). */
+  private deferCreate(job: JobRecord, message: NewMessage): DeferredCreate {
+    const { entry, first } = this.deferredCreates.add(this.writes.group, job, message);
+    if (first) this.writes.deferWrites(() => this.writeDeferredCreates());
+    return entry;
+  }
+
+  /** Inserts the group's submits no lease took, queued; if that fails, every one of their submits fails. */
+  private writeDeferredCreates(): void {
+    const entries = this.deferredCreates.drain();
+    try {
+      // Messages of consecutive submits to one queue go in one multi-row INSERT per 10.
+      for (let i = 0; i < entries.length; ) {
+        const queueId = entries[i]!.job.queueId;
+        let end = i + 1;
+        while (end < entries.length && entries[end]!.job.queueId === queueId) end++;
+        const run = entries.slice(i, end);
+        const seqs = queueMustExist(run[0]!.job.queueName, () => this.sql.messageInsert.many(queueId, run.map((e) => e.message)));
+        run.forEach((e, k) => {
+          e.job.messageSeq = seqs[k]!;
+          e.job.seq = this.insertJobRow(e.job);
         });
+        i = end;
       }
-      return created;
-    }));
+    } catch (error) {
+      for (const e of entries) e.failure = { error };
+      throw error;
+    }
+  }
+
+  private insertJobRow(job: Omit<JobRecord, "seq">): number {
+    return Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(jobInsertValues(job))).lastInsertRowid);
   }
 
   async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
@@ -209,7 +252,8 @@ export class SqliteJobStore implements JobStore {
         });
       }
       return r;
-    }, { afterNextPoll: reports });
+      // Beside the group's deferred submits: its acks name leased jobs, and its lease takes them.
+    }, { afterNextPoll: reports, besideDeferred: true });
     if (deferred.error !== undefined) throw deferred.error;
     return result;
   }
@@ -221,28 +265,78 @@ export class SqliteJobStore implements JobStore {
     return r;
   }
 
-  /** Leases ready messages in receive order into `r`, up to `p.max` jobs. */
+  /**
+   * Leases ready jobs in receive order into `r`, up to `p.max`: messages of the table and the
+   * group's submits not yet written (deferred-creates.ts), merged. If it fails, the submits it
+   * took are left to be written queued: their rows go with its savepoint.
+   */
   private leaseReady(p: JobLeaseParams, r: JobLeaseResult): void {
-    const { leased, changes } = r;
-    // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
-    while (leased.length < p.max) {
-      const wanted = p.max - leased.length;
-      const rows = this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        const job = this.jobForMessage(row, p);
-        const t = leaseTransition(job, { ...p, messageSeq: row.seq });
-        if ("skip" in t) {
-          this.applyMessageEffect(t.message, row.seq, p.nowMs);
-          continue;
-        }
-        const applied = this.apply(t, p.nowMs);
-        changes.push(applied);
-        if (applied.job.status === "running") leased.push(applied.job as LeasedJob);
-      }
-      // Fewer rows than asked for: the ready set is empty now (taking a message never adds one).
-      if (rows.length < wanted) break;
+    const taken: DeferredCreate[] = [];
+    try {
+      this.leaseReadyMerged(p, r, taken);
+    } catch (err) {
+      for (const entry of taken) entry.taken = false;
+      throw err;
     }
+  }
+
+  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+    // Every job taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+    while (r.leased.length < p.max) {
+      const wanted = p.max - r.leased.length;
+      // The ten-priority ready query only if the table has anything visible (one seek says).
+      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined ? [] : this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      const fresh = this.deferredCreates.ready(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      let i = 0;
+      let j = 0;
+      for (let n = 0; n < wanted && (i < rows.length || j < fresh.length); n++) {
+        if (j < fresh.length && (i === rows.length || comesBefore(fresh[j]!, rows[i]!))) {
+          const entry = fresh[j++]!;
+          this.leaseDeferred(entry, p, r);
+          taken.push(entry);
+        } else {
+          this.leaseRow(rows[i++]!, p, r);
+        }
+      }
+      // A source that gave fewer than asked for and was used up is empty now (taking never adds).
+      const tableEmpty = rows.length < wanted && i === rows.length;
+      const deferredEmpty = fresh.length < wanted && j === fresh.length;
+      if (tableEmpty && deferredEmpty) break;
+    }
+  }
+
+  /** Leases one ready message of the table (or skips it, if its job is over). */
+  private leaseRow(row: ReadyMessageRow, p: JobLeaseParams, r: JobLeaseResult): void {
+    const job = this.jobForMessage(row, p);
+    const t = leaseTransition(job, { ...p, messageSeq: row.seq });
+    if ("skip" in t) {
+      this.applyMessageEffect(t.message, row.seq, p.nowMs);
+      return;
+    }
+    const applied = this.apply(t, p.nowMs);
+    r.changes.push(applied);
+    if (applied.job.status === "running") r.leased.push(applied.job as LeasedJob);
+  }
+
+  /** Leases a submit of this group as its rows are written: the job running, its message in flight. */
+  private leaseDeferred(entry: DeferredCreate, p: JobLeaseParams, r: JobLeaseResult): void {
+    const t = leaseTransition(entry.job, { ...p, messageSeq: 0 });
+    // A fresh job is queued: its lease is never skipped and always leaves it running.
+    if ("skip" in t || t.message.kind !== "lease") throw new Error(`a submitted job ${entry.job.id} could not be leased`);
+    const messageSeq = this.sql.messageInsert.leased(entry.job.queueId, entry.message, {
+      visibleUntilMs: t.message.visibleUntilMs,
+      receiptToken: t.message.receiptToken,
+      receivedAtMs: p.nowMs,
+    });
+    const leasedJob = { ...t.job, messageSeq };
+    const seq = this.insertJobRow(leasedJob);
+    entry.taken = true;
+    entry.job.seq = seq;
+    entry.job.messageSeq = messageSeq;
+    const job = { ...leasedJob, seq };
+    for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, p.nowMs);
+    r.changes.push({ job, events: t.events });
+    r.leased.push(job as LeasedJob);
   }
 
   async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
@@ -335,12 +429,21 @@ export class SqliteJobStore implements JobStore {
     return values && toJob(jobRowOf(values));
   }
 
+  /**
+   * A job by id, a submit of this group not yet written included: for the writes that run beside
+   * deferred submits (besideDeferred) and may name one — a replayed Idempotency-Key, an ack.
+   */
+  private findJobOrDeferred(id: string): JobRecord | undefined {
+    return this.findJob(id) ?? this.deferredCreates.job(id);
+  }
+
   // ---- internals (run inside a write) ----
 
   /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
   private applyAck(ack: JobAck, nowMs: number): JobAckResult {
     try {
-      const job = this.findJob(ack.id);
+      // A submit of this group not written yet is queued, so its transition refuses the ack before any write.
+      const job = this.findJobOrDeferred(ack.id);
       if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
       const t = ack.kind === "complete" ? completeTransition(job, { ...ack, nowMs }) : failTransition(job, { ...ack, nowMs });
       return { ok: true, change: this.apply(t, nowMs) };
@@ -423,7 +526,11 @@ function queueMustExist<T>(queueName: string, write: () => T): T {
   try {
     return write();
   } catch (err) {
-    if ((err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
+    if ((err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") queueGone(queueName);
     throw err;
   }
+}
+
+function queueGone(queueName: string): never {
+  fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
 }

@@ -15,6 +15,18 @@ export interface MessageInserter {
    * returns their seqs in order.
    */
   many(queueId: number, messages: readonly NewMessage[]): number[];
+  /**
+   * Inserts one message already in flight, as a receive would leave it (`receive_count` 1, its
+   * receipt token, invisible until the lease ends): a job leased in the commit that submits it.
+   * Not remembered in the cache: it is received already.
+   */
+  leased(queueId: number, m: NewMessage, lease: InsertedLease): number;
+}
+
+export interface InsertedLease {
+  visibleUntilMs: number;
+  receiptToken: string;
+  receivedAtMs: number;
 }
 
 const columns = `queue_id, message_id, body, attributes, system_attributes, body_md5,
@@ -38,7 +50,7 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
       checkPriority(m.priority);
       const c = contentOf(m);
       contents.push(c);
-      params.push(queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, m.sentAtMs, m.visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id);
+      params.push(...rowValues(queueId, c, m.sentAtMs, m.visibleAtMs));
     }
     const last = Number(statementFor(messages.length).run(...params).lastInsertRowid);
     const first = last - messages.length + 1;
@@ -54,7 +66,19 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     return seqs;
   };
   const one = (queueId: number, m: NewMessage): number => many(queueId, [m])[0]!;
-  return Object.assign(one, { many });
+
+  const leasedStatement = db.prepare(`INSERT INTO messages (${columns}, receive_count, first_received_at_ms, receipt_token) VALUES (${marks(17)})`);
+  const leased = (queueId: number, m: NewMessage, lease: InsertedLease): number => {
+    checkPriority(m.priority);
+    const c = contentOf(m);
+    return Number(leasedStatement.run(...rowValues(queueId, c, m.sentAtMs, lease.visibleUntilMs), 1, lease.receivedAtMs, lease.receiptToken).lastInsertRowid);
+  };
+  return Object.assign(one, { many, leased });
+}
+
+/** One row's values, in `columns` order. */
+function rowValues(queueId: number, c: MessageContent, sentAtMs: number, visibleAtMs: number): unknown[] {
+  return [queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, sentAtMs, visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id];
 }
 
 function contentOf(m: NewMessage): MessageContent {

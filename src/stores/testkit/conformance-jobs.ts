@@ -198,6 +198,74 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().jobGet({ id: s.job.id })).toMatchObject({ status: "running", leaseToken: `${q.id}.tok-bbbbbbbb` });
   });
 
+  /** A running job whose completion a later lease can carry: what makes that lease a worker's report. */
+  async function reportFor(q: QueueRecord): Promise<NonNullable<JobLeaseParams["acks"]>> {
+    const { job } = await submit(q);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token, max: 1 });
+    return [{ kind: "complete", id: job.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 }];
+  }
+
+  test("jobs: a lease at the end of its commit takes the commit's submits in receive order with the jobs ready before: priority, then age", async () => {
+    const q = await makeQueue();
+    const older = await submit(q, { priority: 5 });
+    const leasing = lease(q, { max: 2, token: `${q.id}.tok-bbbbbbbb` });
+    const submitted = await Promise.all([submit(q, { priority: 5 }), submit(q, { priority: 9 }), submit(q, { priority: 5 })]);
+    const [fiveA, nine, fiveB] = submitted.map((s) => s.job.id);
+    expect((await leasing).leased.map((j) => j.id)).toEqual([nine, older.job.id]);
+    // The two it left are written queued, in the order they came.
+    expect((await lease(q, { max: 5, token: `${q.id}.tok-cccccccc` })).leased.map((j) => j.id)).toEqual([fiveA, fiveB]);
+  });
+
+  test("jobs: a job leased in the commit that submits it is like any leased job: running, in flight, retried once its lease expires", async () => {
+    const q = await makeQueue();
+    const acks = await reportFor(q);
+    const token = `${q.id}.tok-bbbbbbbb`;
+    const reported = store().jobLease({ ...leaseParams(q, token), acks });
+    const s = await submit(q);
+    const r = await reported;
+    expect(r.leased.map((j) => j.id)).toEqual([s.job.id]);
+    // The submit answers the job as submitted; the lease, as it leaves it.
+    expect(s.job).toMatchObject({ status: "queued", attempt: 0 });
+    expect(r.leased[0]).toMatchObject({ status: "running", attempt: 1, leaseToken: token, startedAtMs: T0, leaseExpiresAtMs: T0 + 30_000, seq: s.job.seq, messageSeq: s.job.messageSeq });
+    expect(await store().jobGet({ id: s.job.id })).toMatchObject({ status: "running", attempt: 1, leaseToken: token, messageSeq: s.job.messageSeq });
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 1 });
+    expect((await lease(q, { nowMs: T0 + 29_999 })).leased).toEqual([]);
+    // Its message comes back when the lease ends, as a received message's does.
+    expect((await lease(q, { nowMs: T0 + 30_000, token: `${q.id}.tok-cccccccc` })).leased.map((j) => [j.id, j.attempt])).toEqual([[s.job.id, 2]]);
+    const done = await store().jobComplete({ id: s.job.id, leaseToken: `${q.id}.tok-cccccccc`, nowMs: T0 + 30_001, outputJson: '"ok"', resultTtlSeconds: 60 });
+    expect(done.job.status).toBe("succeeded");
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 30_001, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
+  });
+
+  test("jobs: an Idempotency-Key used twice in one commit names one job", async () => {
+    const q = await makeQueue();
+    const claim = { key: "k-1", fingerprint: "f-1", expiresAtMs: T0 + 60_000 };
+    const [first, replay] = await Promise.all([submit(q, {}, claim), submit(q, {}, claim)]);
+    expect(first.created).toBe(true);
+    expect(replay).toMatchObject({ created: false, fingerprint: "f-1", job: { id: first.job.id } });
+    expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([first.job.id]);
+  });
+
+  test("jobs: a later write of the same commit sees the commit's submits (a cancel of one)", async () => {
+    const q = await makeQueue();
+    const { job, message } = newJobFor(q);
+    const [created, canceled] = await Promise.all([store().jobCreate({ job, message, nowMs: T0 }), store().jobCancel({ id: job.id, nowMs: T0, resultTtlSeconds: 60 })]);
+    expect(created.created).toBe(true);
+    expect(canceled.job.status).toBe("canceled");
+    expect(await store().jobGet({ id: job.id })).toMatchObject({ status: "canceled" });
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
+  });
+
+  test("jobs: many submits in one commit are kept in the order they came", async () => {
+    const q = await makeQueue();
+    const submitted = await Promise.all(Array.from({ length: 25 }, () => submit(q)));
+    const seqs = submitted.map((s) => s.job.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(submitted.map((s) => s.job.messageSeq)).size).toBe(25);
+    expect((await lease(q, { max: 25 })).leased.map((j) => j.id)).toEqual(submitted.map((s) => s.job.id));
+  });
+
   test("jobs: heartbeat, complete and fail check the lease; complete deletes the message", async () => {
     const q = await makeQueue();
     const { job } = await submit(q);

@@ -1,0 +1,102 @@
+/**
+ * Submits of the group commit being written whose rows are not inserted yet. A group usually
+ * holds a worker's report, whose lease runs at the end of the group (atEnd), and the submits its
+ * last answer set off; written as they came, each of those jobs was inserted queued and then
+ * updated twice over — its job row to running, its message to in flight — by the lease a moment
+ * later in the same transaction. Deferred, the lease takes them as they are inserted: one INSERT
+ * per row instead of INSERT + SELECT + UPDATE (measured: docs/benchmarks.md, "Submits written at
+ * the end of their group"). Whatever no lease takes is inserted queued, before the first later
+ * write of the group that could see it, or after the group's atEnd steps (GroupCommitter
+ * deferWrites); either way in the same transaction, so nothing about durability changes.
+ */
+import type { JobRecord } from "../../core/jobs/job.js";
+import type { NewMessage } from "../../core/message.js";
+
+export interface DeferredCreate {
+  /** The job as submitted (queued): what its submit answers; seq and messageSeq are set once written. */
+  readonly job: JobRecord;
+  readonly message: NewMessage;
+  /** Taken by a lease of this group, which wrote its rows already leased. */
+  taken: boolean;
+  /** Writing it failed: its submit fails with this error. */
+  failure?: { error: unknown };
+}
+
+/** A ready row of the table, as the ready query returns it (receive order: priority, then visibility, then seq). */
+export interface ReadyOrderRow {
+  priority: number;
+  visible_at_ms: number;
+}
+
+export class DeferredCreates {
+  private entries: DeferredCreate[] = [];
+  private readonly byId = new Map<string, DeferredCreate>();
+  /** The group commit the entries belong to: a group that failed before writing them leaves them stale. */
+  private group = -1;
+  /** Queues of group `checkedGroup` known to exist (queueChecked). */
+  private readonly existingQueues = new Set<number>();
+  private checkedGroup = -1;
+
+  /** Whether a queue exists, asked once per group: `exists` runs only for the group's first submit to it. */
+  queueChecked(group: number, queueId: number, exists: () => boolean): boolean {
+    if (group !== this.checkedGroup) {
+      this.existingQueues.clear();
+      this.checkedGroup = group;
+    }
+    if (this.existingQueues.has(queueId)) return true;
+    if (!exists()) return false;
+    this.existingQueues.add(queueId);
+    return true;
+  }
+
+  /**
+   * Adds a submit of group `group`; true when it is the group's first (the caller then arranges
+   * for the rest to be written: deferWrites). Entries of an earlier group were rejected with it.
+   */
+  add(group: number, job: JobRecord, message: NewMessage): { entry: DeferredCreate; first: boolean } {
+    const first = group !== this.group;
+    if (first) {
+      this.entries = [];
+      this.byId.clear();
+      this.group = group;
+    }
+    const entry: DeferredCreate = { job, message, taken: false };
+    this.entries.push(entry);
+    this.byId.set(job.id, entry);
+    return { entry, first };
+  }
+
+  /** A deferred job by id (for the group's own idempotency checks and acks), written or not. */
+  job(id: string): JobRecord | undefined {
+    return this.byId.get(id)?.job;
+  }
+
+  /**
+   * The untaken submits of a queue that a lease at `nowMs` may take, in receive order — priority
+   * high to low, then the time they became visible, then the order they came in — at most `limit`.
+   */
+  ready(queueId: number, nowMs: number, minSentAtMs: number, limit: number): DeferredCreate[] {
+    const ready = this.entries.filter((e) => !e.taken && e.job.queueId === queueId && e.message.visibleAtMs <= nowMs && e.message.sentAtMs >= minSentAtMs);
+    // Array.prototype.sort is stable: equal keys keep the order the submits came in.
+    ready.sort((a, b) => b.message.priority - a.message.priority || a.message.visibleAtMs - b.message.visibleAtMs);
+    return ready.slice(0, limit);
+  }
+
+  /** Hands over every untaken entry to be written, and forgets them all. */
+  drain(): DeferredCreate[] {
+    const untaken = this.entries.filter((e) => !e.taken);
+    this.entries = [];
+    this.byId.clear();
+    this.group = -1;
+    return untaken;
+  }
+}
+
+/**
+ * Whether a deferred submit comes before a ready row of the table in receive order. At equal
+ * priority and visibility the row comes first: it was inserted earlier, so its seq is lower.
+ */
+export function comesBefore(entry: DeferredCreate, row: ReadyOrderRow): boolean {
+  const { priority, visibleAtMs } = entry.message;
+  return priority > row.priority || (priority === row.priority && visibleAtMs < row.visible_at_ms);
+}
