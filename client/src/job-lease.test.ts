@@ -96,6 +96,22 @@ describe("JobLease", () => {
     expect(lease.cancelRequested).toBe(true);
   });
 
+  it("ctx.signal is one signal however often it is read: a listener added before the cancel hears it; one read after is aborted already", async () => {
+    const { timers, lease } = setup(() => ({ status: 200, body: { cancelRequested: true } }));
+    const heard: unknown[] = [];
+    const signal = lease.context.signal;
+    signal.addEventListener("abort", () => heard.push(signal.reason));
+    expect(lease.context.signal).toBe(signal);
+    lease.startHeartbeats();
+    await timers.advance(10_000);
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toBeInstanceOf(JobCanceledError);
+    expect(lease.abortReason).toBe(heard[0]);
+    // A second cancel reason never replaces the first.
+    lease.abort(new LeaseLostError(lease.job.id, "LeaseExpired"));
+    expect(lease.context.signal.reason).toBe(heard[0]);
+  });
+
   it("on a 409 stops heartbeating, aborts with LeaseLostError and reports nothing more", async () => {
     const { timers, calls, lease, errors } = setup((c) =>
       c.path.endsWith("heartbeat") ? { status: 409, body: { error: { code: "LeaseExpired", message: "gone" } } } : { status: 200, body: {} },

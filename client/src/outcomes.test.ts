@@ -2,11 +2,9 @@ import { describe, expect, it } from "vitest";
 import { BatchItemError, JobCanceledError, NonRetryableError, RetryableError, WorkerClosingError } from "./errors.js";
 import { outcomeOf, outcomesOfBatch } from "./outcomes.js";
 
-const live = { signal: new AbortController().signal };
-function abortedWith(reason: Error): { signal: AbortSignal } {
-  const c = new AbortController();
-  c.abort(reason);
-  return { signal: c.signal };
+const live = { abortReason: undefined };
+function abortedWith(reason: Error): { abortReason: Error } {
+  return { abortReason: reason };
 }
 
 describe("outcomes", () => {

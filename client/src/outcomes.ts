@@ -9,7 +9,8 @@ import type { JsonValue } from "./wire.js";
 export type HandlerResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 interface LeaseView {
-  readonly signal: AbortSignal;
+  /** Why the job's ctx.signal aborted (or will, once read), if it did. */
+  readonly abortReason: unknown;
 }
 
 /** Limits of the fail route's error fields (docs/jobs-api.md). */
@@ -34,11 +35,11 @@ export function outcomesOfBatch<O>(result: HandlerResult<unknown>, leases: reado
  * route turns it into `canceled` on the server.
  */
 function wasCanceled(lease: LeaseView): boolean {
-  return lease.signal.reason instanceof JobCanceledError;
+  return lease.abortReason instanceof JobCanceledError;
 }
 
 function canceled(lease: LeaseView): JobOutcome {
-  return fail(lease.signal.reason, false, undefined);
+  return fail(lease.abortReason, false, undefined);
 }
 
 function batchOutcomes<O>(result: HandlerResult<unknown>, leases: readonly LeaseView[]): JobOutcome[] {
@@ -75,7 +76,7 @@ function completeWith(value: unknown): JobOutcome {
 
 function failWith(error: unknown, lease: LeaseView): JobOutcome {
   // Cut short by close(): not the job's fault, so hand it back for another worker now.
-  if (lease.signal.reason instanceof WorkerClosingError) return fail(error, true, 0);
+  if (lease.abortReason instanceof WorkerClosingError) return fail(error, true, 0);
   const directive = failureDirectiveOf(error);
   if (directive) return fail(error, directive.retryable, directive.retryAfterSeconds);
   return fail(error, true, undefined);

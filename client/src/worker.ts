@@ -142,7 +142,7 @@ export class Worker {
 
   private async handBack(lease: JobLease): Promise<void> {
     // outcomeOf turns the WorkerClosingError into "retry now" (or, if a cancel came first, "canceled").
-    if (await lease.report(outcomeOf({ ok: false, error: lease.signal.reason }, lease))) this.stats.released++;
+    if (await lease.report(outcomeOf({ ok: false, error: lease.abortReason }, lease))) this.stats.released++;
   }
 
   /** Runs freshly leased jobs (or hands them back when close() began meanwhile). */
