@@ -63,10 +63,10 @@ export class JobLease<I = JsonValue> {
   ) {
     this.heartbeatIntervalMs = Math.max(50, (deps.leaseSeconds * 1000) / 3);
     this.leaseEndsAtMs = deps.timers.nowMs() + deps.leaseSeconds * 1000;
-    const lease = this;
+    const signalOf = (): AbortSignal => this.signal;
     this.context = {
       get signal(): AbortSignal {
-        return lease.signal;
+        return signalOf();
       },
       progress: (fraction) => {
         if (typeof fraction !== "number" || Number.isNaN(fraction)) throw new TypeError(`progress must be a number in 0–1, got ${String(fraction)}`);
