@@ -10,6 +10,7 @@ import { type AddressInfo, type Socket, connect } from "node:net";
 import { join } from "node:path";
 import AWS from "aws-sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { openApiProblem } from "../jobs/openapi-answers.js";
 import { Sluice, SluiceApiError, type Timers } from "../../client/src/index.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
@@ -79,6 +80,7 @@ describe("requests arriving during shutdown", () => {
     const running = server;
     await running.queues.createQueue({ name: "q" });
     const queueUrl = `${running.url}/000000000000/q`;
+    const openApi = (await (await fetch(`${running.url}/openapi.json`, { headers: { connection: "close" } })).json()) as unknown;
     const accepted: Socket[] = [];
     running.app.server.on("connection", (socket: Socket) => accepted.push(socket));
     const send = JSON.stringify({ QueueUrl: queueUrl, MessageBody: "during shutdown" });
@@ -132,6 +134,11 @@ describe("requests arriving during shutdown", () => {
     expect(xmlText(answers.query!.body, "Message")).toBe(shuttingDownMessage);
     for (const name of ["jobsSubmit", "jobsLease"]) {
       expect(JSON.parse(answers[name]!.body), name).toEqual({ error: { code: "ServiceUnavailable", message: shuttingDownMessage } });
+    }
+    // /openapi.json documents them (its `default` answer of every route).
+    for (const [name, method, url] of [["jobsSubmit", "POST", "/v1/queues/jq/jobs"], ["jobsLease", "POST", "/v1/queues/jq/leases"]] as const) {
+      const a = answers[name]!;
+      expect(openApiProblem(openApi, { method, url, status: a.status, contentType: a.headers["content-type"] ?? null, body: JSON.parse(a.body) }), name).toBeUndefined();
     }
 
     // Nothing was carried out: no message sent, no job queue made.

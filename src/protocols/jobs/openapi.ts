@@ -22,6 +22,16 @@ function headerName(lower: string): string {
   return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
+/**
+ * What any route may answer besides its own statuses: OpenAPI's `default` response. Only these
+ * two (docs/errors.md): a route's own failures are listed with the route.
+ */
+const anyRouteError: JsonSchema = {
+  description:
+    "500 InternalError (a bug or an unexpected failure, logged on the server) or 503 ServiceUnavailable (the server is shutting down: nothing was done; retry after Retry-After). Any route may answer these.",
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
+
 export function buildOpenApiDocument(p: { version: string; serverUrl?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of routeSpecs) {
@@ -41,6 +51,7 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
         ]),
       ),
     };
+    (operation.responses as JsonSchema).default = anyRouteError;
     if (spec.body) operation.requestBody = { required: true, content: { "application/json": { schema: spec.body } } };
     (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;
   }
