@@ -52,8 +52,7 @@ export class GroupCommitter {
   private readonly totalChanges: Database.Statement<[], number>;
   /** Transactions committed; exposed for tests and metrics. */
   transactions = 0;
-  /** Numbers the groups as they are written (failed ones too): which group a write runs in. */
-  group = 0;
+  private groups = 0;
   /** While a group is being written: what its writes deferred to its end (atEnd). */
   private endOps: Array<() => void> | undefined;
   /** Writes left for later in the group being written (deferWrites), by whoever left them. */
@@ -95,6 +94,11 @@ export class GroupCommitter {
     this.flush();
   };
 
+  /** Numbers the groups as they are written (failed ones too): which group a write runs in. */
+  get group(): number {
+    return this.groups;
+  }
+
   /**
    * From inside a write: runs `op` in the same transaction after every other write of the group
    * (in a savepoint of its own: a failure undoes it alone, and is `op`'s to report). A submit's
@@ -124,7 +128,7 @@ export class GroupCommitter {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    this.group++;
+    this.groups++;
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     let changed: boolean;
     try {

@@ -154,7 +154,7 @@ export class SqliteJobStore implements JobStore {
         // Its rows are written later in this group (deferred-creates.ts): the queue is checked now,
         // once per group (a DeleteQueue later in the group has the deferred rows written first).
         if (!this.deferredCreates.queueChecked(this.writes.group, p.job.queueId, () => this.sql.queueExists(p.job.queueId))) queueGone(p.job.queueName);
-        queueMustExist(p.job.queueName, () => claim && this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
+        if (claim) queueMustExist(p.job.queueName, () => this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
         // Job messages have no group: leases read the ungrouped ready index.
         const deferred = this.deferCreate({ ...p.job, seq: 0, messageSeq: 0 }, { ...p.message, groupId: undefined, deduplicationId: undefined });
         const created: JobCreateResult = { created: true, job: deferred.job };
