@@ -31,18 +31,19 @@ export interface ReadyOrderRow {
 export class DeferredCreates {
   private entries: DeferredCreate[] = [];
   private readonly byId = new Map<string, DeferredCreate>();
-  /** The group commit the entries belong to: a group that failed before writing them leaves them stale. */
-  private group = -1;
-  /** Queues of group `checkedGroup` known to exist (queueChecked). */
+  /** Queues known to exist since the entries began (queueChecked). */
   private readonly existingQueues = new Set<number>();
-  private checkedGroup = -1;
+  /**
+   * The group commit the entries belong to; -1 once they are written. Any other write of the group
+   * runs after they are (GroupCommitter.deferWrites) and may delete a queue, so what was known of
+   * queues goes with them. A group that failed before writing them leaves them stale: they were
+   * rejected with it.
+   */
+  private group = -1;
 
-  /** Whether a queue exists, asked once per group: `exists` runs only for the group's first submit to it. */
+  /** Whether a queue exists, asked once while the entries last: `exists` runs for the first submit to it. */
   queueChecked(group: number, queueId: number, exists: () => boolean): boolean {
-    if (group !== this.checkedGroup) {
-      this.existingQueues.clear();
-      this.checkedGroup = group;
-    }
+    this.enter(group);
     if (this.existingQueues.has(queueId)) return true;
     if (!exists()) return false;
     this.existingQueues.add(queueId);
@@ -50,16 +51,12 @@ export class DeferredCreates {
   }
 
   /**
-   * Adds a submit of group `group`; true when it is the group's first (the caller then arranges
-   * for the rest to be written: deferWrites). Entries of an earlier group were rejected with it.
+   * Adds a submit of group `group`; `first` when no entry waits to be written (the caller then
+   * arranges for them to be: deferWrites).
    */
   add(group: number, job: JobRecord, message: NewMessage): { entry: DeferredCreate; first: boolean } {
-    const first = group !== this.group;
-    if (first) {
-      this.entries = [];
-      this.byId.clear();
-      this.group = group;
-    }
+    this.enter(group);
+    const first = this.entries.length === 0;
     const entry: DeferredCreate = { job, message, taken: false };
     this.entries.push(entry);
     this.byId.set(job.id, entry);
@@ -85,10 +82,19 @@ export class DeferredCreates {
   /** Hands over every untaken entry to be written, and forgets them all. */
   drain(): DeferredCreate[] {
     const untaken = this.entries.filter((e) => !e.taken);
+    this.reset(-1);
+    return untaken;
+  }
+
+  private enter(group: number): void {
+    if (group !== this.group) this.reset(group);
+  }
+
+  private reset(group: number): void {
     this.entries = [];
     this.byId.clear();
-    this.group = -1;
-    return untaken;
+    this.existingQueues.clear();
+    this.group = group;
   }
 }
 

@@ -152,7 +152,7 @@ export class SqliteJobStore implements JobStore {
           if (job) return { created: { created: false, job, fingerprint: existing!.fingerprint } };
         }
         // Its rows are written later in this group (deferred-creates.ts): the queue is checked now,
-        // once per group (a DeleteQueue later in the group has the deferred rows written first).
+        // once while deferred submits wait (a DeleteQueue has them written, and forgotten, first).
         if (!this.deferredCreates.queueChecked(this.writes.group, p.job.queueId, () => this.sql.queueExists(p.job.queueId))) queueGone(p.job.queueName);
         if (claim) queueMustExist(p.job.queueName, () => this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
         // Job messages have no group: leases read the ungrouped ready index.

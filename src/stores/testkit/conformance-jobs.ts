@@ -257,6 +257,20 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
   });
 
+  test("jobs: a submit to a queue deleted earlier in the same commit fails alone; a submit to another queue stands", async () => {
+    const q = await makeQueue();
+    const other = await makeQueue("other");
+    const before = submit(q);
+    const deleted = store().queueDelete({ id: q.id, nowMs: T0 });
+    const after = submit(q);
+    const elsewhere = submit(other);
+    const [b, d] = await Promise.all([before, deleted]);
+    expect(d.liveJobIds).toEqual([b.job.id]);
+    await expectCode(after, "QueueNotFound");
+    const e = await elsewhere;
+    expect(await store().jobGet({ id: e.job.id })).toMatchObject({ status: "queued" });
+  });
+
   test("jobs: many submits in one commit are kept in the order they came", async () => {
     const q = await makeQueue();
     const submitted = await Promise.all(Array.from({ length: 25 }, () => submit(q)));
