@@ -92,7 +92,7 @@ export class JobService {
   private readonly ids: IdSource;
   private readonly random: () => number;
   private readonly idempotencyKeyTtlMs: number;
-  private readonly pendingWaits = new Set<() => void>();
+  private readonly pendingWaits = new Set<{ release: (() => void) | undefined }>();
   /** Long-polling leases a submit may run inside its own write (parked-leases.ts). */
   private readonly parked = new ParkedLeases();
   private closed = false;
@@ -266,19 +266,21 @@ export class JobService {
       release,
     );
     let timer: { cancel(): void } | undefined;
+    const pending = { release: release as (() => void) | undefined };
     try {
       const job = await current(id);
       if (job === undefined || isTerminal(job.status)) return job;
       timer = this.clock.setTimer(waitSeconds * 1000, release);
       signal?.addEventListener("abort", release, { once: true });
-      this.pendingWaits.add(release);
+      this.pendingWaits.add(pending);
       if (signal?.aborted || this.closed) release();
       return (await woken) ?? (await this.get(id));
     } finally {
       unsubscribe();
       timer?.cancel();
       signal?.removeEventListener("abort", release);
-      this.pendingWaits.delete(release);
+      this.pendingWaits.delete(pending);
+      pending.release = undefined;
     }
   }
 
@@ -563,7 +565,7 @@ export class JobService {
   /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */
   close(): void {
     this.closed = true;
-    for (const release of [...this.pendingWaits]) release();
+    for (const pending of [...this.pendingWaits]) pending.release?.();
   }
 
   // ---- internals ----

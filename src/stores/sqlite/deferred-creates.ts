@@ -30,9 +30,9 @@ export interface ReadyOrderRow {
 
 export class DeferredCreates {
   private entries: DeferredCreate[] = [];
-  private readonly byId = new Map<string, DeferredCreate>();
+  private byId = new Map<string, DeferredCreate>();
   /** Queues known to exist since the entries began (queueChecked). */
-  private readonly existingQueues = new Set<number>();
+  private existingQueues = new Set<number>();
   /**
    * The group commit the entries belong to; -1 once they are written. Any other write of the group
    * runs after they are (GroupCommitter.deferWrites) and may delete a queue, so what was known of
@@ -92,8 +92,11 @@ export class DeferredCreates {
 
   private reset(group: number): void {
     this.entries = [];
-    this.byId.clear();
-    this.existingQueues.clear();
+    // New collections, not clear(): V8 leaves a cleared Map's old table holding its entries and
+    // pointing at the new one, so a long-lived Map kept every group's submits alive through
+    // scavenges into the old generation (docs/benchmarks.md, "Garbage that outlived its group").
+    this.byId = new Map();
+    this.existingQueues = new Set();
     this.group = group;
   }
 }
