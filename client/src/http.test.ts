@@ -2,6 +2,7 @@
  * The HTTP layer's error mapping and retry policy, against a scripted fetch: these are the rules
  * that decide what a caller sees, independent of any server.
  */
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { SluiceApiError, SluiceNetworkError } from "./errors.js";
 import { type FetchLike, HttpClient } from "./http.js";
@@ -88,5 +89,19 @@ describe("HttpClient", () => {
     expect(headers.authorization).toBe("Bearer t0k");
     expect(headers["content-type"]).toBe("application/json");
     expect(fetch.calls[0]!.body).toBe('{"a":1}');
+  });
+
+  it("reads an NDJSON answer from a WHATWG stream and from a Node Readable alike, lines split across chunks", async () => {
+    // Chunk boundaries fall inside a line and inside a multi-byte character.
+    const bytes = Buffer.from('{"n":1,"s":"é"}\n{"n":2}\n{"n":3}');
+    const chunks = [bytes.subarray(0, 5), bytes.subarray(5, 14), bytes.subarray(14, 21), bytes.subarray(21)];
+    const ndjson = { status: 200, headers: { "content-type": "application/x-ndjson" } };
+    const web = new Response(new ReadableStream({ start: (c) => (chunks.forEach((ch) => c.enqueue(ch)), c.close()) }), ndjson);
+    const node = { status: 200, ok: true, headers: new Headers(ndjson.headers), body: Readable.from(chunks), text: () => Promise.reject(new Error("not read whole")) } as unknown as Response;
+    for (const res of [web, node]) {
+      const lines: unknown[] = [];
+      await new HttpClient({ url: "http://x", fetch: scripted([res]), timers: instantTimers() }).requestLines("POST", "/y", {}, (l) => lines.push(l));
+      expect(lines).toEqual([{ n: 1, s: "é" }, { n: 2 }, { n: 3 }]);
+    }
   });
 });

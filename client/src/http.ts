@@ -8,6 +8,12 @@ import { SluiceApiError, SluiceNetworkError } from "./errors.js";
 import { type Timers, sleep } from "./timers.js";
 import type { ErrorBody } from "./wire.js";
 
+/**
+ * Node's global fetch, or anything shaped like it. Of the Response the SDK reads `status`, `ok`,
+ * `headers`, `text()` and, for streamed (NDJSON) answers, `body` — which may be a WHATWG
+ * ReadableStream or any async iterable of byte chunks (a Node Readable, say), since it is read
+ * with `for await`.
+ */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface HttpOptions {
@@ -153,12 +159,10 @@ async function readLines(res: Response, onLine: (value: unknown) => void): Promi
     for (const line of (await res.text()).split("\n")) if (line) onLine(JSON.parse(line));
     return;
   }
-  const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  // for await, not getReader(): it reads a WHATWG stream and a Node Readable alike (FetchLike).
+  for await (const value of res.body as unknown as AsyncIterable<Uint8Array>) {
     buffered += decoder.decode(value, { stream: true });
     let newline = buffered.indexOf("\n");
     while (newline >= 0) {
