@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { jobColumns, jobSelectColumns, mutableJobColumns } from "../../src/stores/sqlite/job-rows.js";
+import { newJobRecord } from "../../src/core/jobs/job.js";
+import { jobColumns, jobRowOf, jobSelectColumns, mutableJobColumns, toJob } from "../../src/stores/sqlite/job-rows.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 
 describe("job row columns", () => {
@@ -27,5 +28,14 @@ describe("job row columns", () => {
     expect(jobSelectColumns[0]).toBe("seq");
     expect(jobColumns).not.toContain("seq");
     for (const c of mutableJobColumns) expect(jobColumns).toContain(c);
+  });
+
+  it("a submitted job's record has every field a read one has, in the same order (one shape for every JobRecord)", () => {
+    // A missing optional field would be added later by a transition's spread — on Node 20 that
+    // makes records outlive young-generation GCs (newJobRecord) — and two orders are two shapes.
+    const read = toJob(jobRowOf(jobSelectColumns.map((c) => (c === "status" ? "queued" : c === "cancel_requested" ? 0 : null))));
+    const submitted = newJobRecord({ id: "j", queueId: 1, queueName: "q", status: "queued", inputJson: "1", attempt: 0, maxAttempts: 3, priority: 0, createdAtMs: 1, updatedAtMs: 1, cancelRequested: false }, 7, 9);
+    expect(Object.keys(submitted)).toEqual(Object.keys(read));
+    expect(submitted).toMatchObject({ id: "j", seq: 7, messageSeq: 9, inputJson: "1", outputJson: undefined, leaseToken: undefined });
   });
 });

@@ -93,10 +93,11 @@ export function attemptFailed(
  */
 export function leaseTransition(
   job: JobRecord,
-  p: RetryPolicy & { nowMs: number; leaseToken: string; leaseSeconds: number; messageSeq: number },
+  p: RetryPolicy & { nowMs: number; leaseToken: string; leaseSeconds: number },
+  messageSeq: number,
 ): JobTransition | { skip: true; message: MessageEffect } {
   if (job.status === "succeeded" || job.status === "canceled") return { skip: true, message: { kind: "delete" } };
-  let current: JobRecord = { ...job, messageSeq: p.messageSeq };
+  let current: JobRecord = { ...job, messageSeq };
   if (current.status === "failed") {
     current = { ...current, status: "queued", attempt: 0, finishedAtMs: undefined, expiresAtMs: undefined };
   }
@@ -143,10 +144,11 @@ export function heartbeatTransition(job: JobRecord, p: { leaseToken: string; now
   };
 }
 
-export function completeTransition(job: JobRecord, p: { leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): JobTransition {
-  requireLiveLease(job, p.leaseToken, p.nowMs);
+// nowMs apart from `p`: callers pass an ack as it is, not a copy with nowMs added (newJobRecord says why).
+export function completeTransition(job: JobRecord, p: { leaseToken: string; outputJson: string; resultTtlSeconds: number }, nowMs: number): JobTransition {
+  requireLiveLease(job, p.leaseToken, nowMs);
   return {
-    job: { ...finish(job, "succeeded", p.nowMs, p.resultTtlSeconds), outputJson: p.outputJson },
+    job: { ...finish(job, "succeeded", nowMs, p.resultTtlSeconds), outputJson: p.outputJson },
     events: ["job.succeeded"],
     message: { kind: "delete" },
   };
@@ -154,10 +156,11 @@ export function completeTransition(job: JobRecord, p: { leaseToken: string; nowM
 
 export function failTransition(
   job: JobRecord,
-  p: RetryPolicy & { leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number },
+  p: RetryPolicy & { leaseToken: string; error: JobError; retryable: boolean; retryAfterSeconds?: number },
+  nowMs: number,
 ): JobTransition {
-  requireLiveLease(job, p.leaseToken, p.nowMs);
-  return attemptFailed(job, { ...p, backoffApplies: true });
+  requireLiveLease(job, p.leaseToken, nowMs);
+  return attemptFailed(job, { ...p, nowMs, backoffApplies: true });
 }
 
 /**

@@ -25,7 +25,7 @@ import type {
   RetryPolicy,
   WebhookDelivery,
 } from "../../core/jobs/job-store.js";
-import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses } from "../../core/jobs/job.js";
+import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
 import {
   type JobTransition,
   type MessageEffect,
@@ -156,7 +156,8 @@ export class SqliteJobStore implements JobStore {
         if (!this.deferredCreates.queueChecked(this.writes.group, p.job.queueId, () => this.sql.queueExists(p.job.queueId))) queueGone(p.job.queueName);
         if (claim) queueMustExist(p.job.queueName, () => this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
         // Job messages have no group: leases read the ungrouped ready index.
-        const deferred = this.deferCreate({ ...p.job, seq: 0, messageSeq: 0 }, { ...p.message, groupId: undefined, deduplicationId: undefined });
+        const message = p.message.groupId === undefined && p.message.deduplicationId === undefined ? p.message : { ...p.message, groupId: undefined, deduplicationId: undefined };
+        const deferred = this.deferCreate(newJobRecord(p.job, 0, 0), message);
         const created: JobCreateResult = { created: true, job: deferred.job };
         const ask = p.lease;
         // The lease runs at the end of the group, once every submit of this turn is in: a parked
@@ -308,7 +309,7 @@ export class SqliteJobStore implements JobStore {
   /** Leases one ready message of the table (or skips it, if its job is over). */
   private leaseRow(row: ReadyMessageRow, p: JobLeaseParams, r: JobLeaseResult): void {
     const job = this.jobForMessage(row, p);
-    const t = leaseTransition(job, { ...p, messageSeq: row.seq });
+    const t = leaseTransition(job, p, row.seq);
     if ("skip" in t) {
       this.applyMessageEffect(t.message, row.seq, p.nowMs);
       return;
@@ -320,7 +321,7 @@ export class SqliteJobStore implements JobStore {
 
   /** Leases a submit of this group as its rows are written: the job running, its message in flight. */
   private leaseDeferred(entry: DeferredCreate, p: JobLeaseParams, r: JobLeaseResult): void {
-    const t = leaseTransition(entry.job, { ...p, messageSeq: 0 });
+    const t = leaseTransition(entry.job, p, 0);
     // A fresh job is queued: its lease is never skipped and always leaves it running.
     if ("skip" in t || t.message.kind !== "lease") throw new Error(`a submitted job ${entry.job.id} could not be leased`);
     const messageSeq = this.sql.messageInsert.leased(entry.job.queueId, entry.message, {
@@ -344,11 +345,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p));
+    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
   }
 
   async jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p));
+    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p, p.nowMs));
   }
 
   async jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
@@ -445,7 +446,7 @@ export class SqliteJobStore implements JobStore {
       // A submit of this group not written yet is queued, so its transition refuses the ack before any write.
       const job = this.findJobOrDeferred(ack.id);
       if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
-      const t = ack.kind === "complete" ? completeTransition(job, { ...ack, nowMs }) : failTransition(job, { ...ack, nowMs });
+      const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
       return { ok: true, change: this.apply(t, nowMs) };
     } catch (err) {
       if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
