@@ -63,16 +63,13 @@ export class JobLease<I = JsonValue> {
   ) {
     this.heartbeatIntervalMs = Math.max(50, (deps.leaseSeconds * 1000) / 3);
     this.leaseEndsAtMs = deps.timers.nowMs() + deps.leaseSeconds * 1000;
-    const signalOf = (): AbortSignal => this.signal;
-    this.context = {
-      get signal(): AbortSignal {
-        return signalOf();
-      },
-      progress: (fraction) => {
-        if (typeof fraction !== "number" || Number.isNaN(fraction)) throw new TypeError(`progress must be a number in 0–1, got ${String(fraction)}`);
-        this.pendingProgress = { value: Math.min(1, Math.max(0, fraction)) };
-      },
-    };
+    this.context = new LeaseContext(this);
+  }
+
+  /** ctx.progress(): recorded here, sent with the next heartbeat. */
+  recordProgress(fraction: number): void {
+    if (typeof fraction !== "number" || Number.isNaN(fraction)) throw new TypeError(`progress must be a number in 0–1, got ${String(fraction)}`);
+    this.pendingProgress = { value: Math.min(1, Math.max(0, fraction)) };
   }
 
   get signal(): AbortSignal {
@@ -264,5 +261,24 @@ export class JobLease<I = JsonValue> {
     } finally {
       cancel();
     }
+  }
+}
+
+/**
+ * A job's ctx. A class, not an object literal with `get signal()`: a literal's getter is a new
+ * closure per lease, so each ctx got a hidden class of its own — and V8 keeps hidden classes in the
+ * old generation, where one held its lease (the job's input included) past every young GC
+ * (docs/benchmarks.md, "Garbage that outlived its group"). Here the getter is the prototype's.
+ */
+class LeaseContext implements JobContext {
+  /** An own property, so `const { progress } = ctx` still works. */
+  readonly progress: (fraction: number) => void;
+
+  constructor(private readonly lease: { readonly signal: AbortSignal; recordProgress(fraction: number): void }) {
+    this.progress = (fraction) => lease.recordProgress(fraction);
+  }
+
+  get signal(): AbortSignal {
+    return this.lease.signal;
   }
 }

@@ -20,7 +20,8 @@ export type SqsFastPath = (req: IncomingMessage, res: ServerResponse) => boolean
 
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
   const write = (res: ServerResponse, response: SqsHttpResponse, close = false): void => {
-    const headers: Record<string, string | number> = { ...response.headers, "content-length": Buffer.byteLength(response.body) };
+    // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks.md).
+    const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(response.body), ...response.headers };
     // As the app's onSend hook does: a response finished during shutdown closes its connection.
     if (close || opts.shutdownSignal?.aborted) headers.connection = "close";
     res.writeHead(response.status, headers).end(response.body);
