@@ -4,9 +4,10 @@
  * of a unit's handlers off, it is no longer waited for.
  */
 import type { JobLease, LeaseDeps, WorkerPhase } from "./job-lease.js";
+import { ShortLivedSet } from "./short-lived-set.js";
 
 export class WorkUnits {
-  private readonly units = new Map<Promise<void>, readonly JobLease[]>();
+  private readonly units = new ShortLivedSet<{ unit: Promise<void>; leases: readonly JobLease[] }>();
 
   constructor(private readonly onError: LeaseDeps["onError"]) {}
 
@@ -14,12 +15,13 @@ export class WorkUnits {
   track(work: Promise<void>, phase: WorkerPhase, leases: readonly JobLease[] = []): void {
     // Units report their own failures; a rejection here would be a bug in the worker itself.
     const unit = work.catch((err: unknown) => this.onError(err, { phase }));
-    this.units.set(unit, leases);
-    void unit.finally(() => this.units.delete(unit));
+    const entry = { unit, leases };
+    this.units.add(entry);
+    void unit.finally(() => this.units.delete(entry));
   }
 
   /** The units close() still waits for: all but those whose every handler was cut off. */
   waited(): Promise<void>[] {
-    return [...this.units].flatMap(([unit, leases]) => (leases.length > 0 && leases.every((l) => l.wasCutOff) ? [] : [unit]));
+    return [...this.units].flatMap(({ unit, leases }) => (leases.length > 0 && leases.every((l) => l.wasCutOff) ? [] : [unit]));
   }
 }

@@ -13,6 +13,7 @@ import { type Confirmed, JobLease, type JobOutcome, type LeaseDeps } from "./job
 import { leaseLoop } from "./lease-loop.js";
 import { LeaseRequests } from "./lease-requests.js";
 import { outcomeOf, outcomesOfBatch } from "./outcomes.js";
+import { ShortLivedSet } from "./short-lived-set.js";
 import { type Slot, Slots } from "./slots.js";
 import type { Timers } from "./timers.js";
 import type { JsonValue, LeasedJob } from "./wire.js";
@@ -42,7 +43,7 @@ export class Worker {
   private readonly stopLeasing = new AbortController();
   private readonly units: WorkUnits;
   /** Leases whose handler is running now. */
-  private readonly running = new Set<JobLease>();
+  private readonly running = new ShortLivedSet<JobLease>();
   private readonly slots: Slots;
   private readonly acks: AckBatcher;
   /** The lease error that stopped the worker on its own, if one did. */
@@ -133,7 +134,7 @@ export class Worker {
    * route, not release: the handler ran and may have had effects, so the attempt counts.
    */
   private cutOffRunning(): void {
-    for (const lease of this.running) {
+    for (const lease of [...this.running]) {
       lease.cutOff();
       this.units.track(this.handBack(lease), "fail");
     }
