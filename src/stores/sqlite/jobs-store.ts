@@ -329,12 +329,12 @@ export class SqliteJobStore implements JobStore {
       receiptToken: t.message.receiptToken,
       receivedAtMs: p.nowMs,
     });
-    const leasedJob = { ...t.job, messageSeq };
-    const seq = this.insertJobRow(leasedJob);
+    // One copy of the record, its seq filled in once the row has one (jobColumns has no seq).
+    const job = { ...t.job, messageSeq };
+    job.seq = this.insertJobRow(job);
     entry.taken = true;
-    entry.job.seq = seq;
+    entry.job.seq = job.seq;
     entry.job.messageSeq = messageSeq;
-    const job = { ...leasedJob, seq };
     for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, p.nowMs);
     r.changes.push({ job, events: t.events });
     r.leased.push(job as LeasedJob);
