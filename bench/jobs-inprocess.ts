@@ -8,9 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { systemClock } from "../src/core/clock.js";
-import { JobService } from "../src/core/jobs/job-service.js";
-import { QueueService } from "../src/core/queue-service.js";
+import { systemClock, JobService, QueueService } from "../src/core/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 

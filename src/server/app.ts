@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from "fastify";
-import type { QueueService } from "../core/queue-service.js";
+import type { QueueService } from "../core/index.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
 

@@ -11,7 +11,7 @@
  * (docs/sqs-compatibility.md, deliberate differences).
  */
 import { randomBytes } from "node:crypto";
-import type { IdSource } from "../core/ids.js";
+import type { IdSource } from "../core/index.js";
 
 const tokenBytes = 12;
 /** Random bytes in a v7 UUID's 16: everything but the 6-byte timestamp. */

@@ -3,8 +3,7 @@
  * expired messages, so this only reclaims space; it runs every few seconds on the injected clock
  * (tests drive it with ManualClock) and never overlaps itself.
  */
-import type { Clock, TimerHandle } from "../core/clock.js";
-import type { QueueService } from "../core/queue-service.js";
+import type { Clock, TimerHandle, QueueService } from "../core/index.js";
 
 export interface Maintenance {
   /** One pass over every queue (also what the timer runs). */

@@ -4,7 +4,7 @@
  * and a listener on the shutdown signal per request were ≈ 3 % of the server's CPU on the jobs bench). Shutdown needs no hook here: JobService.close() ends every hold.
  */
 import type { FastifyReply } from "fastify";
-import type { WaitSignal } from "../../core/jobs/job-service.js";
+import type { WaitSignal } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 
 class DisconnectSignal implements WaitSignal {

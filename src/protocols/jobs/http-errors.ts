@@ -3,7 +3,7 @@
  * HTTP statuses, and the translation of fastify's own request errors (schema, JSON, size).
  */
 import type { FastifyError } from "fastify";
-import { type ErrorCode, SluiceError } from "../../core/errors.js";
+import { type ErrorCode, SluiceError } from "../../core/index.js";
 
 const statusOfCode: Partial<Record<ErrorCode, number>> = {
   QueueNotFound: 404,

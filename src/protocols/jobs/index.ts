@@ -2,9 +2,7 @@
  * The jobs protocol: its HTTP routes, and the background work it needs running beside them —
  * core's job upkeep (expired leases, timeouts, pruning) and the webhook dispatcher.
  */
-import type { Clock } from "../../core/clock.js";
-import { type JobMaintenance, startJobMaintenance } from "../../core/jobs/job-maintenance.js";
-import type { JobService } from "../../core/jobs/job-service.js";
+import { type Clock, type JobMaintenance, startJobMaintenance, type JobService } from "../../core/index.js";
 import { WebhookDispatcher } from "./webhooks/dispatcher.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 

@@ -4,13 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Clock } from "../../core/clock.js";
-import { SluiceError, fail } from "../../core/errors.js";
-import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
-import type { JobService, LeaseAckInput } from "../../core/jobs/job-service.js";
-import type { JobQueueSettingsPatch } from "../../core/jobs/job-settings.js";
-import type { SubmitInput } from "../../core/jobs/job-validation.js";
-import type { JobError, JobStatus } from "../../core/jobs/job.js";
+import { type Clock, SluiceError, fail, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";

@@ -3,8 +3,7 @@
  * /openapi.json (OpenAPI 3.1, whose schema dialect is JSON Schema 2020-12 — only keywords that
  * mean the same in Ajv's draft-07 are used here). Bounds come from core's limits table.
  */
-import { jobStatuses, webhookEventTypes, jobEventTypes } from "../../core/jobs/job.js";
-import { limits } from "../../core/limits.js";
+import { jobStatuses, webhookEventTypes, jobEventTypes, limits } from "../../core/index.js";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -4,10 +4,7 @@
  * 15 s keeps proxies from closing an idle stream; shutdown ends every stream.
  */
 import type { ServerResponse } from "node:http";
-import type { Clock, TimerHandle } from "../../core/clock.js";
-import type { JobEventFilter } from "../../core/jobs/job-events.js";
-import type { JobService } from "../../core/jobs/job-service.js";
-import { type JobEvent, type JobRecord, isTerminal } from "../../core/jobs/job.js";
+import { type Clock, type TimerHandle, type JobEventFilter, type JobService, type JobEvent, type JobRecord, isTerminal } from "../../core/index.js";
 import { eventJson } from "./wire.js";
 
 export const keepaliveIntervalMs = 15_000;

@@ -14,10 +14,7 @@
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
-import { parseIdempotencyKey } from "../../core/jobs/idempotency.js";
-import type { JobRecord } from "../../core/jobs/job.js";
-import type { JobService, SubmitResult, WaitSignal } from "../../core/jobs/job-service.js";
-import type { SubmitInput } from "../../core/jobs/job-validation.js";
+import { parseIdempotencyKey, type JobRecord, type JobService, type SubmitResult, type WaitSignal, type SubmitInput } from "../../core/index.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";

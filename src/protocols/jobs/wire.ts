@@ -2,9 +2,7 @@
  * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
  * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
  */
-import type { JobQueueInfo } from "../../core/jobs/job-queue-info.js";
-import type { WebhookDelivery } from "../../core/jobs/job-store.js";
-import type { JobEvent, JobRecord } from "../../core/jobs/job.js";
+import type { JobQueueInfo, WebhookDelivery, JobEvent, JobRecord } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {

@@ -3,8 +3,7 @@
  * against core, and encode the result for either protocol. Handlers never see which protocol
  * the client spoke.
  */
-import type { QueueRecord } from "../../core/queue.js";
-import type { QueueService } from "../../core/queue-service.js";
+import type { QueueRecord, QueueService } from "../../core/index.js";
 import { type SqsIdentity, queueNameFromUrl, queueUrl } from "./queue-url.js";
 import type { WireObject } from "./wire-input.js";
 

@@ -3,10 +3,7 @@
  * protocols), the `Sluice.Priority` extension, the ReceiveMessage name filter, and the encoders
  * for both response formats.
  */
-import { attributesMd5 } from "../../core/digests.js";
-import { fail } from "../../core/errors.js";
-import { limits } from "../../core/limits.js";
-import type { MessageAttributes, MessageAttributeValue } from "../../core/message.js";
+import { attributesMd5, fail, limits, type MessageAttributes, type MessageAttributeValue } from "../../core/index.js";
 import { type WireObject, asObject, optionalString } from "./wire-input.js";
 import { escapeXml } from "./xml.js";
 

@@ -3,9 +3,7 @@
  * and how it can be written, and which queues have it. Range checks live in core
  * (validateQueueConfig); this file checks names and value syntax.
  */
-import { fail } from "../../core/errors.js";
-import type { QueueConfig, QueueRecord, RedriveAllowPolicy, RedrivePolicy } from "../../core/queue.js";
-import type { QueueStats } from "../../core/store.js";
+import { fail, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
 import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
 
 type ConfigPatch = Partial<QueueConfig>;

@@ -3,7 +3,7 @@
  * way the client did; parsing ignores the host (clients rewrite it behind proxies and in
  * containers) and takes the last path segment as the queue name.
  */
-import { fail } from "../../core/errors.js";
+import { fail } from "../../core/index.js";
 
 export interface SqsIdentity {
   accountId: string;

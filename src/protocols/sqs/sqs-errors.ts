@@ -3,7 +3,7 @@
  * exist only on the wire (unknown action, junk body). Shape names and query codes follow the
  * smithy model's `awsQueryError` traits; codes the model doesn't define use one name for both.
  */
-import { type ErrorCode, SluiceError } from "../../core/errors.js";
+import { type ErrorCode, SluiceError } from "../../core/index.js";
 
 export type SqsFault = "Sender" | "Receiver";
 

@@ -5,8 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { errorCatalog } from "../../core/errors.js";
-import type { QueueService } from "../../core/queue-service.js";
+import { errorCatalog, type QueueService } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";

@@ -4,7 +4,7 @@
  * from flattened form keys. Readers here turn it into each action's typed request, so both
  * protocols share one validation path.
  */
-import { fail } from "../../core/errors.js";
+import { fail } from "../../core/index.js";
 
 export type WireValue = string | number | boolean | null | WireValue[] | WireObject;
 export interface WireObject {

@@ -5,8 +5,7 @@
 import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { DeadLetterTarget, ReceiveAttempt, SendDedup } from "../../core/store.js";
-import type { ConformanceContext } from "./conformance.js";
-import { newMessage } from "./conformance.js";
+import { type ConformanceContext, newMessage } from "./conformance-context.js";
 
 const T0 = 1_700_000_000_000;
 const windowMs = 5 * 60_000;

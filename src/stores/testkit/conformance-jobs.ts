@@ -10,7 +10,7 @@ import type { JobLeaseParams, NewJob, RetryPolicy } from "../../core/jobs/job-st
 import type { JobWebhook } from "../../core/jobs/job.js";
 import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
-import type { ConformanceContext } from "./conformance.js";
+import type { ConformanceContext } from "./conformance-context.js";
 
 const T0 = 1_700_000_000_000;
 let jobCounter = 0;

@@ -2,8 +2,7 @@
 import { expect } from "vitest";
 import type { MoveTaskRecord } from "../../core/move-task-record.js";
 import { defaultQueueConfig } from "../../core/queue.js";
-import type { ConformanceContext } from "./conformance.js";
-import { newMessage } from "./conformance.js";
+import { type ConformanceContext, newMessage } from "./conformance-context.js";
 
 const T0 = 1_700_000_000_000;
 

@@ -4,47 +4,14 @@
  * `skip` with the reason, so gaps are explicit, never silent.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
+import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
 import { registerGroupCases } from "./conformance-groups.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
 
-export interface StoreHandle {
-  store: Store;
-  /** Closes and reopens on the same data (durability cases). */
-  reopen(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-
-export type StoreFactory = () => Promise<StoreHandle>;
-
-/** What case files registered from describeStoreConformance get (the current store changes per test). */
-export interface ConformanceContext {
-  store(): Store;
-  reopen(): Promise<Store>;
-  test(title: string, fn: () => Promise<void>): void;
-}
-
-const T0 = 1_700_000_000_000;
-
-let seqCounter = 0;
-export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
-  seqCounter++;
-  return {
-    messageId: `00000000-0000-4000-8000-${String(seqCounter).padStart(12, "0")}`,
-    body: `body-${seqCounter}`,
-    attributes: {},
-    systemAttributes: {},
-    bodyMd5: "d41d8cd98f00b204e9800998ecf8427e",
-    sentAtMs: T0,
-    visibleAtMs: T0,
-    priority: 0,
-    senderId: "000000000000",
-    ...overrides,
-  };
-}
+export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
 
 export function describeStoreConformance(name: string, factory: StoreFactory, skip: Record<string, string> = {}): void {
   describe(`Store conformance: ${name}`, () => {

@@ -4,10 +4,7 @@
  * never a polling loop. Deliveries are claimed in the store first, so they survive a crash
  * mid-attempt, and pending ones are picked up again after a restart.
  */
-import type { Clock, TimerHandle } from "../../../core/clock.js";
-import type { JobService } from "../../../core/jobs/job-service.js";
-import type { WebhookDelivery } from "../../../core/jobs/job-store.js";
-import { webhookRetry } from "../../../core/jobs/webhook-schedule.js";
+import { type Clock, type TimerHandle, type JobService, type WebhookDelivery, webhookRetry } from "../../../core/index.js";
 import { webhookPayloadJson } from "../wire.js";
 import { type SendOutcome, postWebhook } from "./sender.js";
 import { signWebhook, webhookSecretKey } from "./signer.js";

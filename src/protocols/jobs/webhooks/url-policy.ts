@@ -7,7 +7,7 @@
  */
 import { type LookupAddress, type LookupAllOptions, type LookupOneOptions, lookup as dnsLookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
-import { fail } from "../../../core/errors.js";
+import { fail } from "../../../core/index.js";
 
 const nonPublic = new BlockList();
 for (const [net, prefix] of [

@@ -3,9 +3,7 @@
  * that fail the whole call, per-entry decoding whose failures land in `Failed` without failing
  * the call, and the encoding of result entries.
  */
-import { SluiceError, fail } from "../../../core/errors.js";
-import { limits } from "../../../core/limits.js";
-import type { EntryOutcome } from "../../../core/queue-service.js";
+import { SluiceError, fail, limits, type EntryOutcome } from "../../../core/index.js";
 import { sqsErrorForCode } from "../sqs-errors.js";
 import { type WireObject, asObject, optionalList, optionalString } from "../wire-input.js";
 import { escapeXml } from "../xml.js";

@@ -1,5 +1,5 @@
 /** Queue lifecycle: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, PurgeQueue. */
-import { fail } from "../../../core/errors.js";
+import { fail } from "../../../core/index.js";
 import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
 import { attributesToConfigPatch } from "../queue-attributes.js";
 import { optionalInteger, optionalString, optionalStringMap, requiredString } from "../wire-input.js";

@@ -1,8 +1,5 @@
 /** ReceiveMessage: long polls, system attributes, and message attributes filtered by name. */
-import { formatSequenceNumber } from "../../../core/fifo.js";
-import type { MessageAttributes } from "../../../core/message.js";
-import type { QueueRecord } from "../../../core/queue.js";
-import type { ReceivedMessage, ReceiveInput } from "../../../core/queue-service.js";
+import { formatSequenceNumber, type MessageAttributes, type QueueRecord, type ReceivedMessage, type ReceiveInput } from "../../../core/index.js";
 import { defineAction, queueForUrl } from "../action.js";
 import { type AttributeNameFilter, type WireAttributeValue, attributeNameFilter, encodeAttributesJson, encodeAttributesXml, selectAttributes } from "../message-attributes.js";
 import { type SqsIdentity, queueArn } from "../queue-url.js";

@@ -3,9 +3,7 @@
  * (StartMessageMoveTask, CancelMessageMoveTask, ListMessageMoveTasks). Core names queues by name;
  * this file turns SourceArn/DestinationArn into names and names back into ARNs.
  */
-import { fail } from "../../../core/errors.js";
-import type { MoveTaskRecord } from "../../../core/move-task-record.js";
-import { listDeadLetterSourceQueues as listSources } from "../../../core/redrive.js";
+import { fail, type MoveTaskRecord, listDeadLetterSourceQueues as listSources } from "../../../core/index.js";
 import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
 import { queueArn, queueNameFromArn } from "../queue-url.js";
 import { optionalInteger, optionalString, requiredString } from "../wire-input.js";

@@ -1,10 +1,5 @@
 /** SendMessage and SendMessageBatch. */
-import { fail } from "../../../core/errors.js";
-import { checkFifoBatch } from "../../../core/fifo.js";
-import { limits } from "../../../core/limits.js";
-import { messageSizeBytes } from "../../../core/message-validation.js";
-import type { QueueRecord } from "../../../core/queue.js";
-import type { SendInput, SendResult } from "../../../core/queue-service.js";
+import { fail, checkFifoBatch, limits, messageSizeBytes, type QueueRecord, type SendInput, type SendResult } from "../../../core/index.js";
 import { defineAction, queueForUrl } from "../action.js";
 import { checkSystemAttributes, decodeMessageAttributes, priorityFromAttributes } from "../message-attributes.js";
 import { type WireObject, optionalInteger, optionalObject, optionalString, requiredString } from "../wire-input.js";

@@ -1,5 +1,5 @@
 /** ChangeMessageVisibility and ChangeMessageVisibilityBatch. */
-import type { VisibilityChange } from "../../../core/queue-service.js";
+import type { VisibilityChange } from "../../../core/index.js";
 import { defineAction, queueForUrl } from "../action.js";
 import { type WireObject, requiredInteger, requiredString } from "../wire-input.js";
 import { type BatchResultErrorEntry, decodeBatchEntries, failedEntriesXml, idEntriesXml, partitionResults, runBatch } from "./batch.js";

@@ -1,0 +1,57 @@
+/**
+ * Core's public surface: what protocols, the server and the CLI may use. They import core through
+ * this file only (.dependency-cruiser.cjs), so core's files can move without touching them.
+ * Stores implement the contract in store.ts and may reach core's internals (transitions, records).
+ */
+
+// Time, ids, limits and errors
+export { type Clock, type TimerHandle, ManualClock, systemClock } from "./clock.js";
+export type { IdSource } from "./ids.js";
+export { limits } from "./limits.js";
+export { type ErrorCode, SluiceError, assert, errorCatalog, fail } from "./errors.js";
+
+// Queues and messages
+export { type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, defaultQueueConfig, isFifoName, validateQueueName } from "./queue.js";
+export type { MessageAttributeValue, MessageAttributes, NewMessage, StoredMessage } from "./message.js";
+export { attributesMd5, md5Hex } from "./digests.js";
+export { checkFifoBatch, formatSequenceNumber } from "./fifo.js";
+export { messageSizeBytes } from "./message-validation.js";
+export {
+  type EntryOutcome,
+  type JobsEndedListener,
+  type QueueDeletedListener,
+  QueueService,
+  type QueueServiceDeps,
+  type ReceiveInput,
+  type ReceivedMessage,
+  type SendInput,
+  type SendResult,
+  type VisibilityChange,
+} from "./queue-service.js";
+export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
+export { listDeadLetterSourceQueues } from "./redrive.js";
+export { addPermission, removePermission } from "./permissions.js";
+
+// The store contract (implemented under src/stores)
+export type { QueueStats, Store } from "./store.js";
+
+// Jobs
+export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./jobs/job.js";
+export {
+  JobService,
+  type JobServiceDeps,
+  type JobPage,
+  type LeaseAckInput,
+  type LeaseInput,
+  type LeaseWithAcksResult,
+  type SubmitResult,
+  type WaitSignal,
+} from "./jobs/job-service.js";
+export type { JobQueueSettingsPatch } from "./jobs/job-settings.js";
+export type { SubmitInput } from "./jobs/job-validation.js";
+export { parseIdempotencyKey } from "./jobs/idempotency.js";
+export type { JobEventFilter } from "./jobs/job-events.js";
+export { type JobMaintenance, startJobMaintenance } from "./jobs/job-maintenance.js";
+export type { JobQueueInfo } from "./jobs/job-queue-info.js";
+export type { WebhookDelivery } from "./jobs/job-store.js";
+export { webhookRetry } from "./jobs/webhook-schedule.js";
