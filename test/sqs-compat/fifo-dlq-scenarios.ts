@@ -84,6 +84,19 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       expect(got[1].Attributes.MessageDeduplicationId).toBe("explicit-a2");
     });
 
+    it("a receive returns as many messages of the oldest available group as it can; other consumers get the other groups", async () => {
+      const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true" });
+      // "orders" is older; "billing" sorts first by name, so only age can put "orders" first.
+      for (const body of ["orders-1", "orders-2", "orders-3"]) await call("SendMessage", { QueueUrl: url, MessageBody: body, MessageGroupId: "orders" });
+      await call("SendMessage", { QueueUrl: url, MessageBody: "billing-1", MessageGroupId: "billing" });
+      const first = await receive(url, { MaxNumberOfMessages: 2 });
+      expect(first.map((m) => m.Body)).toEqual(["orders-1", "orders-2"]);
+      const second = await receive(url, { MaxNumberOfMessages: 2 });
+      expect(second.map((m) => m.Body)).toEqual(["billing-1"]);
+      for (const m of first) await call("DeleteMessage", { QueueUrl: url, ReceiptHandle: m.ReceiptHandle });
+      expect((await receive(url, { MaxNumberOfMessages: 10 })).map((m) => m.Body)).toEqual(["orders-3"]);
+    });
+
     it("rejects a send without MessageGroupId or with a per-message delay", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true" });
       await expectError(call("SendMessage", { QueueUrl: url, MessageBody: "x" }), { shape: "MissingParameter", code: "MissingParameter" });

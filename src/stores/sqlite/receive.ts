@@ -3,8 +3,9 @@
  * - plain (no message groups in the queue): the ungrouped ready index, priority then age;
  * - fair (a standard queue whose messages have groups): least-served group first, one message per
  *   group per round, priority then age within a group (docs/fair-queues.md);
- * - FIFO: least-served group first, each group in strict seq order, skipping groups that have a
- *   message in flight, several messages of one group in one receive.
+ * - FIFO: the oldest available group first (the one whose oldest message is oldest, as SQS), as
+ *   many of its messages as it has ready in strict seq order, then the next group; groups with a
+ *   message in flight are skipped.
  * Every path can dead-letter (move instead of deliver) and FIFO receives can replay an attempt.
  */
 import type Database from "better-sqlite3";
@@ -105,6 +106,15 @@ export class SqliteReceiver {
          SELECT ?, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = ? AND group_id > ''), 0) WHERE true
          ON CONFLICT (queue_id, group_id) DO UPDATE SET served = max(served, excluded.served)`,
       ),
+      // FIFO: groups in head order (oldest message first), skipping those whose head is in flight or
+      // delayed — most locked groups, and they would otherwise head the walk — without a probe each.
+      // [group_id, head_seq], as arrays (see flowsPage).
+      fifoGroupsPage: db
+        .prepare<[number, number, number], [string, number]>(
+          `SELECT g.group_id, g.head_seq FROM message_groups g INDEXED BY message_groups_head JOIN messages h ON h.seq = g.head_seq
+           WHERE g.queue_id = ? AND g.head_seq > ? AND h.visible_at_ms <= ? ORDER BY g.head_seq LIMIT ${flowsPerPage}`,
+        )
+        .raw(),
       served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
       // received_at_ms: the lease's start, for ChangeMessageVisibility's 12-hour cap.
       lease: db.prepare<[number, number, number, string, number]>(
@@ -212,14 +222,19 @@ export class SqliteReceiver {
     run.flushServed(this.sql.served);
   }
 
-  /** Least-served group first; each group's leading run of visible messages, in seq order. */
+  /** Oldest available group first; each group's leading run of visible messages, in seq order. */
   private receiveFifo(run: ReceiveRun): void {
     const p = run.p;
-    for (const flow of this.flows(p.queueId)) {
-      if (run.remaining === 0) break;
-      this.takeFromFifoGroup(run, flow.group_id);
+    let afterSeq = 0;
+    for (;;) {
+      const page = this.sql.fifoGroupsPage.all(p.queueId, afterSeq, p.nowMs);
+      for (const [groupId] of page) {
+        this.takeFromFifoGroup(run, groupId);
+        if (run.remaining === 0) return;
+      }
+      if (page.length < flowsPerPage) return;
+      afterSeq = page[page.length - 1]![1];
     }
-    run.flushServed(this.sql.served);
   }
 
   private takeFromFifoGroup(run: ReceiveRun, groupId: string): void {
@@ -238,8 +253,7 @@ export class SqliteReceiver {
       let deadLettered = 0;
       for (const row of rows) {
         if (run.remaining === 0 || row.visible_at_ms > p.nowMs) return; // a delayed message keeps its place
-        if (run.take(row)) run.served(groupId, 1);
-        else deadLettered++;
+        if (!run.take(row)) deadLettered++;
       }
       // Only dead-lettering can leave more of this group to look at.
       if (deadLettered === 0 || probe.length < fifoLookahead) return;

@@ -104,6 +104,23 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 4 })).toEqual(["a3"]);
   });
 
+  test("FIFO: a receive starts from the oldest available group and takes as many of it as it can", async () => {
+    const id = await makeQueue("o.fifo", true);
+    // Group names sort the other way round from their age: the order must come from the messages.
+    const send = (body: string, groupId: string) => store().messageSend({ queueId: id, messages: [newMessage({ body, groupId })] });
+    for (const [body, group] of [["z1", "z"], ["z2", "z"], ["z3", "z"], ["a1", "a"], ["m1", "m"], ["a2", "a"]] as const) await send(body, group);
+    const first = await receive(id, 2, { fifo: true, token: "tok-old-1" });
+    expect(first.messages.map((m) => m.body)).toEqual(["z1", "z2"]);
+    // z is locked: the next oldest group is a, then m; a receive fills up across groups, each in order.
+    expect(await bodies(id, 10, { fifo: true, token: "tok-old-2", visibleForMs: 1_000 })).toEqual(["a1", "a2", "m1"]);
+    // Once z's two are deleted, z3 heads it, older than anything else: it comes first again.
+    await store().messageDelete({ queueId: id, receipts: first.messages.map((m) => ({ seq: m.seq, token: "tok-old-1" })) });
+    await send("m2", "m");
+    expect(await bodies(id, 1, { fifo: true, nowMs: T0 + 1_000, token: "tok-old-3" })).toEqual(["z3"]);
+    // a and m came back visible (their lease ended): a's head is older than m's.
+    expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1_000, token: "tok-old-4" })).toEqual(["a1", "a2", "m1", "m2"]);
+  });
+
   test("FIFO: messageDelete counts the groups it unblocked: each once, none empty, in flight or delayed", async () => {
     const id = await makeQueue("r.fifo", true);
     const send = (body: string, groupId: string, visibleAtMs = T0) => store().messageSend({ queueId: id, messages: [newMessage({ body, groupId, visibleAtMs })] });
