@@ -44,10 +44,10 @@ module.exports = {
     },
     {
       name: "protocols-do-not-import-each-other",
-      comment: "src/protocols/http/ holds what every protocol needs of node:http itself, and imports no protocol",
+      comment: "src/protocols/http/ holds what every protocol needs of node:http itself, src/protocols/auth/ how every protocol authenticates; neither imports a protocol",
       severity: "error",
       from: { path: "^src/protocols/([^/]+)/" },
-      to: { path: "^src/protocols/", pathNot: "^src/protocols/($1|http)/" },
+      to: { path: "^src/protocols/", pathNot: "^src/protocols/($1|http|auth)/" },
     },
     {
       name: "only-the-composition-root-picks-a-store",

@@ -31,6 +31,11 @@ export const errorCatalog = {
   LeaseMismatch: "The lease id is not the job's current lease.",
   LeaseExpired: "The lease has ended; the job will run again elsewhere.",
   IdempotencyKeyReused: "The idempotency key was already used with a different request body.",
+  // Authentication (docs/security.md): no or a wrong bearer token / signature, or a missing scope.
+  Unauthenticated: "The request is not authenticated.",
+  AccessDenied: "The credentials used do not allow this request.",
+  /** A path no route of the server answers (or a method the path does not take). */
+  RouteNotFound: "No route answers this method and path.",
   // Both protocols: a request arriving once shutdown began is refused, not carried out.
   ServiceUnavailable: "The server is shutting down and did not carry out the request; retry it.",
   InternalError: "An internal error occurred.",

@@ -48,6 +48,8 @@ export const limits = {
   /** How often a rate-limited move task moves its next second's worth of messages. */
   moveTaskTickMs: 1_000,
   /** AddPermission: Label is 1–80 chars of [A-Za-z0-9_-]; a queue policy holds at most this many. */
+  /** Nesting of any JSON a request carries (bodies, job inputs, attributes): checked before parsing. */
+  jsonDepthMax: 64,
   permissionLabelMaxLength: 80,
   permissionStatementsMax: 20,
   permissionAccountsMax: 20,

@@ -7,11 +7,25 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from "fastify";
 import type { QueueService } from "../core/index.js";
+import { installBearerAuth } from "../protocols/auth/bearer.js";
+import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
+import { clientErrorHandler, frameworkError, refuseConnect, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
 
 /** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
 export const bodyLimitBytes = 4 * 1024 * 1024;
+
+/**
+ * Against slow-loris clients: a request's head must arrive within 10 s and the whole request
+ * within 60 s (node checks every second). Long polls are unaffected: they hold the answer, not
+ * the request.
+ */
+export const headersTimeoutMs = 10_000;
+export const requestTimeoutMs = 60_000;
+const connectionsCheckingIntervalMs = 1_000;
+/** No credentials: anonymous requests (open mode). */
+const noCredentials: CredentialsSource = { current: () => undefined };
 
 export interface AppDeps {
   queues: QueueService;
@@ -22,10 +36,13 @@ export interface AppDeps {
   onUnexpectedError: (err: unknown) => void;
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
   jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError">;
+  /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
+  credentials?: CredentialsSource;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError };
+  const credentials = deps.credentials ?? noCredentials;
+  const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials };
   const sqsHandler = createSqsHandler(sqsOptions);
   const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal });
   // server.close() reaps the connections idle between requests, but not one that has sent nothing
@@ -48,11 +65,17 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // Node's default 16 KiB request head no request gets here anyway: the schemas and the SQS
     // handler judge every parameter.
     routerOptions: { maxParamLength: 16 * 1024 },
+    requestTimeout: requestTimeoutMs,
+    // Coded answers instead of fastify's generic bodies (answers.ts).
+    clientErrorHandler,
+    frameworkErrors: frameworkError,
     // The server fastify would make (same timeouts), with the SQS fast path in front of its handler.
     serverFactory: (fastifyHandler: http.RequestListener, options: FastifyHttpOptions<http.Server>) => {
-      const server = http.createServer((req, res) => {
+      const server = http.createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs }, (req, res) => {
+        if (refuseOldHttp(req, res)) return;
         if (!fastPath(req, res)) fastifyHandler(req, res);
       });
+      server.on("connect", refuseConnect);
       if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
       if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
       if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
@@ -76,8 +99,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (deps.shutdownSignal.aborted) reply.header("connection", "close");
   });
 
-  app.get("/healthz", async () => ({ status: "ok" }));
-  app.get("/readyz", async (_request, reply) => {
+  installBearerAuth(app, { credentials, defaultAccountId: deps.accountId });
+  app.setNotFoundHandler(routeNotFound);
+  app.setErrorHandler(rootErrorHandler(deps.onUnexpectedError));
+
+  app.get("/healthz", { config: { auth: "open" } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { config: { auth: "open" } }, async (_request, reply) => {
     if (deps.shutdownSignal.aborted) return reply.code(503).send({ status: "shutting-down" });
     return { status: "ready" };
   });

@@ -2,7 +2,9 @@
  * Server configuration: defaults per DESIGN.md, then environment variables, then flags (later
  * layers win). Validated in one place, with errors a person can act on.
  */
+import { Secret } from "../protocols/auth/principal.js";
 import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
+import { secretMinLength } from "./credentials-file.js";
 
 export type StoreKind = "sqlite" | "postgres";
 
@@ -21,8 +23,15 @@ export interface ServerConfig {
   webhookAllowPrivate: boolean;
   /** How long a jobs API Idempotency-Key is remembered. */
   idempotencyKeyTtlSeconds: number;
-  /** Serve anonymous requests on a non-loopback bind (there are no credentials to configure yet). */
+  /** Serve anonymous requests on a non-loopback bind when no credentials are configured. */
   allowAnonymous: boolean;
+  /** TOML/JSON/YAML file of access keys, tokens and accounts (docs/security.md); reloaded on SIGHUP. */
+  credentialsFile?: string;
+  /** The single-key case from the environment: SLUICE_ACCESS_KEY_ID / SLUICE_SECRET_ACCESS_KEY. */
+  accessKeyId?: string;
+  secretAccessKey?: Secret;
+  /** The single-token case: a bearer token with every scope, for the default account. */
+  apiToken?: Secret;
   /**
    * Run SQLite on a worker thread of its own. Off (default): statements run on the event loop and
    * only the WAL fsync leaves it, which costs less CPU per request (no messages between threads).
@@ -61,6 +70,10 @@ export const envVarNames = {
   idempotencyKeyTtlSeconds: "SLUICE_IDEMPOTENCY_KEY_TTL_SECONDS",
   allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
   storeThread: "SLUICE_STORE_THREAD",
+  credentialsFile: "SLUICE_CREDENTIALS_FILE",
+  accessKeyId: "SLUICE_ACCESS_KEY_ID",
+  secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
+  apiToken: "SLUICE_API_TOKEN",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
@@ -116,6 +129,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (allowAnonymous !== undefined) out.allowAnonymous = parseBooleanText(allowAnonymous, envVarNames.allowAnonymous);
   const storeThread = get("storeThread");
   if (storeThread !== undefined) out.storeThread = parseBooleanText(storeThread, envVarNames.storeThread);
+  const credentialsFile = get("credentialsFile");
+  if (credentialsFile !== undefined) out.credentialsFile = credentialsFile;
+  const accessKeyId = get("accessKeyId");
+  if (accessKeyId !== undefined) out.accessKeyId = accessKeyId;
+  const secretAccessKey = get("secretAccessKey");
+  if (secretAccessKey !== undefined) out.secretAccessKey = new Secret(secretAccessKey);
+  const apiToken = get("apiToken");
+  if (apiToken !== undefined) out.apiToken = new Secret(apiToken);
   return out;
 }
 
@@ -156,9 +177,30 @@ export function validateServerConfig(config: ServerConfig): void {
     throw new ConfigError(`idempotency key TTL must be 60 to ${30 * 86_400} seconds, got ${config.idempotencyKeyTtlSeconds}.`);
   }
   if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
-  if (!isLoopbackHost(config.host) && !config.allowAnonymous) {
+  validateEnvCredentials(config);
+  if (!isLoopbackHost(config.host) && !config.allowAnonymous && !hasCredentials(config)) {
     throw new ConfigError(
-      `Refusing to serve anonymous requests on ${config.host}: no credentials are configured, so anyone who can reach this address could use every queue. Bind to 127.0.0.1, or pass --allow-anonymous (SLUICE_ALLOW_ANONYMOUS=true) if that is what you want.`,
+      `Refusing to serve anonymous requests on ${config.host}: no credentials are configured, so anyone who can reach this address could use every queue. Configure credentials (--credentials-file, or SLUICE_ACCESS_KEY_ID/SLUICE_SECRET_ACCESS_KEY, or SLUICE_API_TOKEN), bind to 127.0.0.1, or pass --allow-anonymous (SLUICE_ALLOW_ANONYMOUS=true) if that is what you want.`,
     );
+  }
+}
+
+/** Whether any credentials are configured: then every request is authenticated, on every bind. */
+export function hasCredentials(config: ServerConfig): boolean {
+  return config.credentialsFile !== undefined || config.accessKeyId !== undefined || config.apiToken !== undefined;
+}
+
+function validateEnvCredentials(config: ServerConfig): void {
+  if ((config.accessKeyId === undefined) !== (config.secretAccessKey === undefined)) {
+    throw new ConfigError(`${envVarNames.accessKeyId} and ${envVarNames.secretAccessKey} go together: set both, or neither.`);
+  }
+  if (config.accessKeyId !== undefined && !/^[A-Za-z0-9_+=,.@-]{3,128}$/.test(config.accessKeyId)) {
+    throw new ConfigError(`${envVarNames.accessKeyId} must be 3–128 characters of letters, digits and _+=,.@-.`);
+  }
+  for (const [name, secret] of [[envVarNames.secretAccessKey, config.secretAccessKey], [envVarNames.apiToken, config.apiToken]] as const) {
+    const value = secret?.reveal();
+    if (value !== undefined && (value.length < secretMinLength || /\s/.test(value))) {
+      throw new ConfigError(`${name} must be at least ${secretMinLength} characters without spaces (e.g. from: openssl rand -hex 20).`);
+    }
   }
 }

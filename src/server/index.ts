@@ -13,6 +13,8 @@ import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
+import { CredentialsError } from "./credentials-file.js";
+import { CredentialsHolder } from "./credentials-reload.js";
 import { cryptoIdSource } from "./ids.js";
 import { startMaintenance } from "./maintenance.js";
 import { packageVersion } from "./package-version.js";
@@ -25,6 +27,8 @@ export interface RunningServer {
   app: FastifyInstance;
   queues: QueueService;
   jobs: JobService;
+  /** The access keys and tokens in force (open mode: none); `reload()` is what SIGHUP does. */
+  credentials: CredentialsHolder;
   /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -62,6 +66,17 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir }).catch((err: unknown) => {
     throw err instanceof WebhookSecretError ? new ConfigError(err.message) : err;
   });
+  const credentials = await CredentialsHolder.open({
+    file: config.credentialsFile,
+    env: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey, apiToken: config.apiToken },
+    defaultAccountId: config.accountId,
+    events: {
+      onReloaded: ({ keys, tokens }) => console.error(`sluice: credentials reloaded: ${keys} access keys, ${tokens} tokens`),
+      onReloadFailed: (message) => console.error(`sluice: credentials not reloaded, the previous ones stay in force: ${message}`),
+    },
+  }).catch((err: unknown) => {
+    throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
+  });
   const store = await openStore(config);
   const ids = opts.ids ?? cryptoIdSource();
   const queues = new QueueService({ store, clock, ids, senderId: config.accountId });
@@ -75,6 +90,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     shutdownSignal: shutdown.signal,
     onUnexpectedError: logUnexpected,
     jobs: { jobs, clock, webhookPolicy, version: packageVersion() },
+    credentials,
   });
 
   try {
@@ -85,6 +101,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     throw err;
   }
   const port = (app.server.address() as AddressInfo).port;
+  credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
   const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected });
@@ -95,6 +112,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   async function close(): Promise<void> {
     // Long polls first: they would otherwise hold app.close() for up to 20 s.
     shutdown.abort();
+    credentials.close();
     queues.waiters.closeAll();
     jobs.close();
     await maintenance.stop();
@@ -117,6 +135,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     app,
     queues,
     jobs,
+    credentials,
     close: () => (closing ??= close()),
   };
 }

@@ -89,6 +89,6 @@ describe("sluice worker", () => {
     const exit = await within(20_000, w.exited, "the worker to stop on its own");
     expect(exit).toEqual({ code: 1, signal: null });
     expect(w.stderr()).toContain("sluice worker: stopped: the server refuses its lease requests");
-    expect(w.stderr()).toContain("Http404 (HTTP 404)");
+    expect(w.stderr()).toContain("RouteNotFound (HTTP 404)");
   });
 });

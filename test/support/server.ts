@@ -4,7 +4,7 @@
  */
 import type { Clock } from "../../src/core/clock.js";
 import type { IdSource } from "../../src/core/ids.js";
-import { startServer } from "../../src/server/index.js";
+import { type ServerConfig, startServer } from "../../src/server/index.js";
 import { makeTempDir, removeTempDir } from "./tmp.js";
 
 export type StartedServer = Awaited<ReturnType<typeof startServer>>;
@@ -14,6 +14,7 @@ export interface TestServer {
   port: number;
   app: StartedServer["app"];
   queues: StartedServer["queues"];
+  credentials: StartedServer["credentials"];
   dataDir: string;
   /** The server's own close (not idempotent on every implementation; prefer stop()). */
   close(): Promise<void>;
@@ -23,15 +24,16 @@ export interface TestServer {
 
 const open = new Set<TestServer>();
 
-export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-srv-"));
-  const started = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
+  const started = await startServer({ ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
   let stopped: Promise<void> | undefined;
   const server: TestServer = {
     url: started.url,
     port: started.port,
     app: started.app,
     queues: started.queues,
+    credentials: started.credentials,
     dataDir,
     close: () => server.stop({ keepDataDir: true }),
     stop(stopOpts: { keepDataDir?: boolean } = {}): Promise<void> {

@@ -20,6 +20,7 @@ interface ServeFlags {
   idempotencyKeyTtlSeconds?: string;
   allowAnonymous?: boolean;
   storeThread?: boolean;
+  credentialsFile?: string;
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
@@ -36,6 +37,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
     allowAnonymous: flags.allowAnonymous,
     storeThread: flags.storeThread,
+    credentialsFile: flags.credentialsFile,
   };
 }
 
@@ -64,6 +66,8 @@ function closeOnSignals(server: RunningServer): void {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // SIGHUP reloads the credentials file (and never stops the server, as it would by default).
+  process.on("SIGHUP", () => void server.credentials.reload());
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -101,7 +105,8 @@ export function registerServeCommand(program: Command): void {
     .option("--webhook-secret <secret>", "whsec_… secret that signs job webhooks")
     .option("--webhook-allow-private", "let job webhooks target loopback and private addresses (off: SSRF protection)")
     .option("--idempotency-key-ttl-seconds <n>", "how long a jobs API Idempotency-Key is remembered (default 86400)")
-    .option("--allow-anonymous", "serve anonymous requests on a non-loopback address")
+    .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
+    .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
     .option("--store-thread", "run SQLite on a worker thread of its own (more cores, more CPU per request)")
     .addHelpText("after", envHelp)
     .action(serve);

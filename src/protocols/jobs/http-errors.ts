@@ -6,6 +6,9 @@ import type { FastifyError } from "fastify";
 import { type ErrorCode, SluiceError } from "../../core/index.js";
 
 const statusOfCode: Partial<Record<ErrorCode, number>> = {
+  Unauthenticated: 401,
+  AccessDenied: 403,
+  RouteNotFound: 404,
   QueueNotFound: 404,
   JobNotFound: 404,
   ResourceNotFound: 404,

@@ -8,6 +8,7 @@ import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export { type JobsRoutesOptions, jobsRoutes } from "./routes.js";
 export { loadWebhookSecret } from "./webhooks/secret.js";
+export { errorAnswerOf } from "./http-errors.js";
 export type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export interface JobsBackground {

@@ -7,6 +7,8 @@
  * gets the same ValidationFailed as a request that sent no body at all (routes.ts).
  */
 import type { FastifyInstance } from "fastify";
+import { SluiceError } from "../../core/index.js";
+import { decodeUtf8, jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import type { JsonSchema } from "./schemas.js";
 
 export function acceptEmptyJsonBodies(app: FastifyInstance): void {
@@ -14,9 +16,14 @@ export function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const { onProtoPoisoning = "error", onConstructorPoisoning = "error" } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body.length === 0) done(null, undefined);
-    else parseJson(request, body as string, done); // parseAs "string"; the overload's type also admits a Buffer
+  // Bytes first: text that isn't UTF-8 is refused (decoding it would put U+FFFD in the job), and
+  // so is JSON nested deeper than the limit, before anything recurses over it.
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    const text = decodeUtf8(body as Buffer);
+    if (text === undefined) return done(new SluiceError("ValidationFailed", "The request body is not valid UTF-8."), undefined);
+    if (jsonTooDeep(text)) return done(new SluiceError("ValidationFailed", `The request body nests JSON deeper than ${maxJsonDepth} levels.`), undefined);
+    parseJson(request, text, done);
   });
 }
 

@@ -3,6 +3,7 @@
  * with these schemas (request validation) and openapi.ts publishes them (/openapi.json), so the
  * documentation can't drift from what the server enforces.
  */
+import type { Scope } from "../auth/principal.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
 
@@ -23,6 +24,8 @@ export interface RouteSpec {
   path: string;
   summary: string;
   tag: "jobs" | "workers" | "queues" | "events" | "meta";
+  /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
+  scopes: readonly Scope[];
   params?: JsonSchema;
   querystring?: JsonSchema;
   headers?: JsonSchema;
@@ -52,6 +55,7 @@ const sse: ResponseSpec = { description: "text/event-stream of job events (see t
 export const routeSpecs: RouteSpec[] = [
   {
     operationId: "submitJob",
+    scopes: ["submit"],
     method: "POST",
     path: "/v1/queues/{queue}/jobs",
     summary: "Submit a job (creates the queue and its <queue>-dlq on first use); with ?wait=N, answer once it is terminal or N seconds pass.",
@@ -73,6 +77,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "submitJobs",
+    scopes: ["submit"],
     method: "POST",
     path: "/v1/queues/{queue}/jobs/batch",
     summary:
@@ -93,6 +98,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "getJob",
+    scopes: ["read", "submit"],
     method: "GET",
     path: "/v1/jobs/{id}",
     summary: "Get a job; with ?wait=N, hold until it is terminal or N seconds pass.",
@@ -103,6 +109,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "cancelJob",
+    scopes: ["submit", "admin"],
     method: "POST",
     path: "/v1/jobs/{id}/cancel",
     summary: "Cancel: a queued job at once; a running job gets cancelRequested.",
@@ -112,6 +119,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "listJobs",
+    scopes: ["read"],
     method: "GET",
     path: "/v1/queues/{queue}/jobs",
     summary: "List a queue's jobs, newest first.",
@@ -126,6 +134,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "streamJobEvents",
+    scopes: ["read", "submit"],
     method: "GET",
     path: "/v1/jobs/{id}/events",
     summary: "Server-Sent Events of one job: a job.snapshot, then its events; ends after the terminal one.",
@@ -135,6 +144,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "streamEvents",
+    scopes: ["read"],
     method: "GET",
     path: "/v1/events",
     summary: "Server-Sent Events of every job, or of one queue's with ?queue=.",
@@ -144,6 +154,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "leaseJobs",
+    scopes: ["work"],
     method: "POST",
     path: "/v1/queues/{queue}/leases",
     summary: "Worker: report finished jobs (complete / fail, optional), then lease up to max jobs, long-polling up to waitSeconds (not when reporting).",
@@ -163,6 +174,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "heartbeatJob",
+    scopes: ["work"],
     method: "POST",
     path: "/v1/jobs/{id}/heartbeat",
     summary: "Worker: extend the lease, report progress, learn of a cancel request.",
@@ -179,6 +191,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "completeJob",
+    scopes: ["work"],
     method: "POST",
     path: "/v1/jobs/{id}/complete",
     summary: "Worker: the job succeeded, with this output.",
@@ -189,6 +202,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "failJob",
+    scopes: ["work"],
     method: "POST",
     path: "/v1/jobs/{id}/fail",
     summary: "Worker: the attempt failed; retried with backoff unless not retryable or out of attempts.",
@@ -199,6 +213,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "releaseJob",
+    scopes: ["work"],
     method: "POST",
     path: "/v1/jobs/{id}/release",
     summary: "Worker: hand back a lease not started (shutting down): queued again at once, the attempt given back; canceled instead if a cancel was requested.",
@@ -209,6 +224,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "getQueue",
+    scopes: ["read", "work", "submit"],
     method: "GET",
     path: "/v1/queues/{queue}",
     summary: "A job queue's settings and live stats.",
@@ -218,6 +234,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "updateQueue",
+    scopes: ["admin"],
     method: "PUT",
     path: "/v1/queues/{queue}",
     summary: "Change a job queue's settings (omitted fields keep their value; creates the queue if missing).",
@@ -233,6 +250,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   {
     operationId: "getOpenApi",
+    scopes: ["read", "submit", "work", "admin"],
     method: "GET",
     path: "/openapi.json",
     summary: "This document.",

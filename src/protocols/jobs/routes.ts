@@ -199,6 +199,7 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(bodySchema ? { body: bodySchema } : {}),
       },
+      config: { scope: spec.scopes },
       ...(preValidation ? { preValidation } : {}),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });

@@ -20,7 +20,8 @@ export function firstUnknownField(value: unknown, schema: JsonSchema, path = "bo
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties) return undefined;
   for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    const childSchema = properties[key];
+    // Own properties only: `constructor` or `toString` must not pass for a field of the schema.
+    const childSchema = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (!childSchema) {
       if (schema.additionalProperties === false) return `${path}.${key}`;
       continue;

@@ -3,6 +3,7 @@
  * protocol-neutral form; errors carry both `__type` and the `x-amzn-query-error` header, which
  * recent SDKs need to map query-compatible codes back to their error classes.
  */
+import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import { protocolFail, type SqsWireError } from "./sqs-errors.js";
 import { isWireObject, type WireObject } from "./wire-input.js";
 
@@ -10,6 +11,7 @@ export const jsonContentType = "application/x-amz-json-1.0";
 
 export function decodeJsonInput(body: string): WireObject {
   if (body.length === 0) return {};
+  if (jsonTooDeep(body)) protocolFail("SerializationException", `The request body nests JSON deeper than ${maxJsonDepth} levels.`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

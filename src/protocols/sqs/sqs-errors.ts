@@ -59,6 +59,10 @@ export const sqsErrorForCode = {
   LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
   IdempotencyKeyReused: invalidParameterValue,
+  // Raised outside SQS actions (bearer tokens, unknown routes); mapped for completeness.
+  Unauthenticated: spec("MissingAuthenticationToken", "MissingAuthenticationToken", 403),
+  AccessDenied: spec("AccessDenied", "AccessDenied", 403),
+  RouteNotFound: spec("InvalidAction"),
   // AWS's common error for a temporary failure; SDKs retry it for its 503, as they retry SQS's own.
   ServiceUnavailable: spec("ServiceUnavailable", "ServiceUnavailable", 503, "Receiver"),
   InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
@@ -71,6 +75,13 @@ export const protocolErrors = {
   MalformedQueryString: spec("MalformedQueryString"),
   SerializationException: spec("SerializationException"),
   RequestEntityTooLarge: spec("RequestEntityTooLarge", "RequestEntityTooLarge", 413),
+  // Authentication (AWS's common errors): which one for which failure is in docs/security.md.
+  MissingAuthenticationToken: spec("MissingAuthenticationToken", "MissingAuthenticationToken", 403),
+  IncompleteSignature: spec("IncompleteSignature", "IncompleteSignature", 400),
+  InvalidClientTokenId: spec("InvalidClientTokenId", "InvalidClientTokenId", 403),
+  SignatureDoesNotMatch: spec("SignatureDoesNotMatch", "SignatureDoesNotMatch", 403),
+  RequestExpired: spec("RequestExpired", "RequestExpired", 400),
+  AccessDenied: spec("AccessDenied", "AccessDenied", 403),
 } as const satisfies Record<string, SqsErrorSpec>;
 
 export type ProtocolErrorName = keyof typeof protocolErrors;

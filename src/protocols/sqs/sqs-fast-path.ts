@@ -53,9 +53,9 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
     });
     req.on("end", () => {
       if (refused) return;
-      const body = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, length).toString("utf8");
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       opts
-        .handler({ url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
+        .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
         .then(
           (response) => write(res, response),
           // The handler turns every error into a response; this is only a last line of defence.

@@ -5,14 +5,18 @@
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { errorCatalog, type QueueService } from "../../core/index.js";
+import { errorCatalog, fail, type QueueService } from "../../core/index.js";
+import type { CredentialsSource, Principal } from "../auth/principal.js";
+import { type SigV4FailureKind, SigV4Verifier } from "../auth/sigv4.js";
 import { onClientGone } from "../http/client-gone.js";
+import { decodeUtf8 } from "../http/json-depth.js";
+import { scopesFor } from "./action-scopes.js";
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
 import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
 import { decodeQueryInput } from "./query-codec.js";
-import { type SqsWireError, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
+import { type ProtocolErrorName, type SqsWireError, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
 import type { WireObject } from "./wire-input.js";
 import { xmlErrorResponse, xmlResponse } from "./xml.js";
 
@@ -27,13 +31,19 @@ export interface SqsHandlerOptions {
   shutdownSignal?: AbortSignal;
   /** Where unexpected (non-SQS) errors are reported; the client only sees InternalError. */
   onUnexpectedError?: (err: unknown) => void;
+  /** Access keys: with credentials configured every request must be signed (SigV4). */
+  credentials?: CredentialsSource;
+  /** The wall clock that signatures are dated against (tests move it). */
+  signatureNowMs?: () => number;
 }
 
 export interface SqsHttpRequest {
+  method: string;
   /** The request target as sent: path and query string. */
   url: string;
   headers: IncomingHttpHeaders;
-  body: string;
+  /** The raw body: signatures cover its bytes, and it must be valid UTF-8. */
+  body: Buffer;
   /** True on the queue URL path (`/<account>/<queue>`), where the path names the queue. */
   onQueuePath: boolean;
 }
@@ -64,6 +74,11 @@ export function errorResponse(protocol: SqsProtocol, error: SqsWireError, reques
   return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlErrorResponse(error, requestId) };
 }
 
+/** The error response for a request with these headers, in the protocol they name. */
+export function sqsErrorResponse(headers: IncomingHttpHeaders, error: SqsWireError): SqsHttpResponse {
+  return errorResponse(protocolOf(headers), error);
+}
+
 /**
  * A lazily created signal that fires when the response closes before it was sent (the client
  * left) or the server shuts down. Lazy: only long polls ask for it.
@@ -92,9 +107,39 @@ function retryShortly(res: SqsHttpResponse): SqsHttpResponse {
   return { ...res, headers: { ...res.headers, "retry-after": "1" } };
 }
 
+/** Which SQS error answers which signature failure (docs/security.md). */
+const authErrorOf: Record<SigV4FailureKind, ProtocolErrorName> = {
+  missing: "MissingAuthenticationToken",
+  incomplete: "IncompleteSignature",
+  unknownKey: "InvalidClientTokenId",
+  badSignature: "SignatureDoesNotMatch",
+  expired: "RequestExpired",
+};
+
+/** The request's body as text; bytes that are not UTF-8 are refused, never replaced by U+FFFD. */
+function bodyText(body: Buffer, protocol: SqsProtocol, target: string | undefined): string {
+  if (body.length === 0) return "";
+  const text = decodeUtf8(body);
+  if (text !== undefined) return text;
+  // A message body is where SQS names the problem InvalidMessageContents; elsewhere the body is junk.
+  if (protocol === "json" && target !== undefined && target.startsWith("AmazonSQS.SendMessage")) fail("InvalidMessageContents", "The request body is not valid UTF-8.");
+  protocolFail(protocol === "json" ? "SerializationException" : "MalformedQueryString", "The request body is not valid UTF-8.");
+}
+
 export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
   const identity = { accountId: opts.accountId, region: opts.region };
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
+  const verifier = new SigV4Verifier();
+  const signatureNowMs = opts.signatureNowMs ?? Date.now;
+
+  /** Who signed the request; undefined in open mode (no credentials configured). */
+  async function authenticate(request: SqsHttpRequest): Promise<Principal | undefined> {
+    const credentials = opts.credentials?.current();
+    if (credentials === undefined) return undefined;
+    const result = await verifier.verify({ method: request.method, url: request.url, headers: request.headers, body: request.body }, credentials, signatureNowMs());
+    if (!result.ok) protocolFail(authErrorOf[result.failure.kind], result.failure.message);
+    return result.principal;
+  }
 
   return async (request, signal) => {
     const requestId = randomUUID();
@@ -104,18 +149,27 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     // Here, not in front of one route: the fast path and the fastify routes refuse alike.
     if (opts.shutdownSignal?.aborted) return retryShortly(errorResponse(protocol, shuttingDown, requestId));
     try {
+      // Before anything is decoded: an unsigned request learns nothing but that it must sign.
+      const principal = await authenticate(request);
+      const body = bodyText(request.body, protocol, target);
       let action: string;
       let input: WireObject;
       if (protocol === "json") {
         action = jsonAction(target);
-        input = decodeJsonInput(request.body);
+        input = decodeJsonInput(body);
       } else {
         const q = request.url.indexOf("?");
-        const parsed = queryParams({ rawQuery: q === -1 ? "" : request.url.slice(q + 1), body: request.body, contentType });
+        const parsed = queryParams({ rawQuery: q === -1 ? "" : request.url.slice(q + 1), body, contentType });
         action = parsed.action;
         input = sqsActions.has(action) ? decodeQueryInput(action, parsed.params) : {};
       }
       const registered = sqsActions.get(action) ?? protocolFail("InvalidAction", `The action ${action} is not valid for this endpoint.`);
+      if (principal !== undefined) {
+        const needed = scopesFor(action);
+        if (!needed.some((scope) => principal.scopes.has(scope))) {
+          protocolFail("AccessDenied", `The access key ${principal.name} is not allowed to call ${action} (it needs the scope ${needed.join(" or ")}).`);
+        }
+      }
       // On the queue URL path the path names the queue, and QueueUrl may be left out.
       if (request.onQueuePath && input.QueueUrl === undefined) {
         const q = request.url.indexOf("?");

@@ -18,6 +18,7 @@ export interface SqsRoutesOptions extends SqsHandlerOptions {
 }
 
 const defaultSqsBodyLimitBytes = 4 * 1024 * 1024;
+const emptyBody = Buffer.alloc(0);
 
 /** A Buffer, so fastify sends SQS's content type as it is (it appends a charset to a string's). */
 function send(reply: FastifyReply, response: SqsHttpResponse): FastifyReply {
@@ -38,7 +39,8 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
   if (opts.shutdownSignal) setMaxListeners(0, opts.shutdownSignal);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: opts.bodyLimitBytes ?? defaultSqsBodyLimitBytes }, (_request, body, done) => done(null, body));
+  // Bytes, not text: the signature covers them, and the handler refuses any that aren't UTF-8.
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: opts.bodyLimitBytes ?? defaultSqsBodyLimitBytes }, (_request, body, done) => done(null, body));
 
   // Errors fastify raises before our handler runs (body too large, unparseable content type).
   app.setErrorHandler((err: FastifyError, request, reply) => {
@@ -48,9 +50,10 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
   async function route(request: FastifyRequest<{ Params: { queueName?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
     const response = await handle(
       {
+        method: request.method,
         url: request.raw.url ?? "/",
         headers: request.headers,
-        body: typeof request.body === "string" ? request.body : "",
+        body: Buffer.isBuffer(request.body) ? request.body : emptyBody,
         onQueuePath: request.params.queueName !== undefined,
       },
       responseSignal(reply.raw, opts.shutdownSignal),
@@ -59,6 +62,7 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
   }
 
   for (const url of ["/", "/:accountId/:queueName"]) {
-    app.route({ method: ["GET", "POST"], url, handler: route });
+    // Signed with SigV4, checked by the handler: no bearer token (protocols/auth/bearer.ts).
+    app.route({ method: ["GET", "POST"], url, config: { auth: "sigv4" }, handler: route });
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * Bearer-token authentication for every fastify route that is not SQS (SQS requests are signed
+ * with SigV4 instead: sigv4.ts). How a route says who may call it — the route's `config`:
+ *
+ *     app.get("/v1/things", { config: { scope: "read" } }, handler);          // any token with `read`
+ *     app.post("/v1/things", { config: { scope: ["submit", "admin"] } }, h);  // either scope will do
+ *     app.get("/healthz", { config: { auth: "open" } }, handler);             // no token needed
+ *
+ * A route with neither needs `admin`. The check runs in an onRequest hook (before the body is
+ * read or parsed); the handler finds who called in `request.principal`. With no credentials
+ * configured (open mode) every request is the default account with every scope.
+ */
+import { createHash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { SluiceError } from "../../core/index.js";
+import { type CredentialsSource, type Principal, type Scope, allScopes, principalOf } from "./principal.js";
+
+export interface RouteAuthConfig {
+  /** The scope a caller needs; with a list, any one of them. Default: admin. */
+  scope?: Scope | readonly Scope[];
+  /** "open": no token needed (health checks); "sigv4": the route authenticates itself (SQS). */
+  auth?: "open" | "sigv4";
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    scope?: RouteAuthConfig["scope"];
+    auth?: RouteAuthConfig["auth"];
+  }
+  interface FastifyRequest {
+    /** Who made the request; set by the bearer hook on every route it guards. */
+    principal?: Principal;
+  }
+}
+
+export interface BearerAuthOptions {
+  credentials: CredentialsSource;
+  /** The account anonymous requests act as in open mode. */
+  defaultAccountId: string;
+}
+
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined when there is none. */
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header);
+  return match ? match[1] : "";
+}
+
+function unauthenticated(reply: FastifyReply, problem: "missing" | "invalid"): never {
+  // RFC 6750 §3: a request without a token gets a bare challenge, one with a bad token says so.
+  void reply.header("www-authenticate", problem === "missing" ? 'Bearer realm="sluice"' : 'Bearer realm="sluice", error="invalid_token"');
+  throw new SluiceError(
+    "Unauthenticated",
+    problem === "missing" ? "This request needs a bearer token: send Authorization: Bearer <token>." : "The bearer token is not valid (unknown, revoked or malformed).",
+  );
+}
+
+function requiredScopes(config: RouteAuthConfig): readonly Scope[] {
+  if (config.scope === undefined) return ["admin"];
+  return typeof config.scope === "string" ? [config.scope] : config.scope;
+}
+
+/** Authenticates one request; throws Unauthenticated (401) or AccessDenied (403). */
+export function authenticateBearer(request: FastifyRequest, reply: FastifyReply, opts: BearerAuthOptions): Principal | undefined {
+  const config = request.routeOptions.config as RouteAuthConfig;
+  if (config.auth === "open" || config.auth === "sigv4") return undefined;
+  const credentials = opts.credentials.current();
+  if (credentials === undefined) return { accountId: opts.defaultAccountId, scopes: new Set(allScopes), name: "anonymous" };
+  const header = request.headers.authorization;
+  const token = bearerToken(Array.isArray(header) ? header[0] : header);
+  if (token === undefined) unauthenticated(reply, "missing");
+  const holder = token === "" ? undefined : credentials.tokensByDigest.get(tokenDigest(token));
+  if (holder === undefined) unauthenticated(reply, "invalid");
+  const principal = principalOf(holder);
+  const needed = requiredScopes(config);
+  if (!needed.some((scope) => principal.scopes.has(scope))) {
+    throw new SluiceError("AccessDenied", `The token "${principal.name}" lacks the scope this request needs (${needed.join(" or ")}).`);
+  }
+  return principal;
+}
+
+/** Guards every route registered on `app` from here on (plugins included). */
+export function installBearerAuth(app: FastifyInstance, opts: BearerAuthOptions): void {
+  app.decorateRequest("principal", undefined);
+  app.addHook("onRequest", async (request, reply) => {
+    request.principal = authenticateBearer(request, reply, opts);
+  });
+}
