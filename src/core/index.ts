@@ -55,3 +55,9 @@ export { type JobMaintenance, startJobMaintenance } from "./jobs/job-maintenance
 export type { JobQueueInfo } from "./jobs/job-queue-info.js";
 export type { WebhookDelivery } from "./jobs/job-store.js";
 export { webhookRetry } from "./jobs/webhook-schedule.js";
+
+// Schedules, dependencies and lease limits (docs/jobs-api.md)
+export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
+export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes } from "./schedules/schedule.js";
+export type { OnParentFailure } from "./jobs/job.js";
+export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";

@@ -80,5 +80,38 @@ export const limits = {
     webhookUrlMaxLength: 2_048,
     listMaxJobs: 1_000,
     listDefaultJobs: 100,
+    /** Parents one job may name in dependsOn. */
+    dependsOnMax: 100,
+    /** A submit's `tenant` (fair sharing and per-tenant caps within a queue): 1–128 chars, as a MessageGroupId. */
+    tenantMaxLength: 128,
+    /** Queue settings rateLimitPerSecond / maxRunning / maxRunningPerTenant. */
+    rateLimitPerSecondMax: 100_000,
+    maxRunningMax: 1_000_000,
+  },
+  /** Scheduled jobs (docs/jobs-api.md, "Schedules"). */
+  schedules: {
+    /** Schedule names follow queue names: 1–80 of [A-Za-z0-9_-]. */
+    nameMaxLength: 80,
+    cronMaxLength: 256,
+    timezoneMaxLength: 64,
+    everySecondsMax: 366 * 86_400,
+    /** A run more than this late counts as missed (the server was down): catchUp decides. */
+    missedAfterMs: 60_000,
+    /** catchUp "all": at most this many missed runs are created (the latest ones). */
+    catchUpMaxRuns: 100,
+    /** Runs due on time that one pass creates for one schedule at most (an every-second schedule after a stall). */
+    onTimeMaxRuns: 100,
+    /** `nextRuns` in answers. */
+    nextRunsShown: 5,
+    listMax: 1_000,
+    listDefault: 100,
+  },
+  /** The durable job event log (GET /v1/events). */
+  events: {
+    retentionDefaultSeconds: 86_400,
+    retentionMinSeconds: 60,
+    retentionMaxSeconds: 30 * 86_400,
+    /** Events one store read returns at most (replay pages). */
+    readPageMax: 1_000,
   },
 } as const;

@@ -5,7 +5,7 @@
 import { fail } from "../errors.js";
 import { limits } from "../limits.js";
 import { checkJobInteger } from "./job-settings.js";
-import { type JobError, type JobWebhook, type WebhookEventType, defaultWebhookEvents, webhookEventTypes } from "./job.js";
+import { type JobError, type JobWebhook, type OnParentFailure, type WebhookEventType, defaultWebhookEvents, onParentFailureModes, webhookEventTypes } from "./job.js";
 
 export interface SubmitInput {
   input: unknown;
@@ -15,7 +15,16 @@ export interface SubmitInput {
   maxAttempts?: number;
   webhook?: { url: string; events?: string[] };
   metadata?: Record<string, unknown>;
+  /** Who the job is for (a customer, an API key): fair sharing and per-tenant caps within the queue. */
+  tenant?: string;
+  /** Jobs that must succeed first: the job waits (status `waiting`) until they have. */
+  dependsOn?: string[];
+  /** What a failed or canceled parent does to this job: `fail` (default) ends it too; `ignore` runs it once every parent has finished. */
+  onParentFailure?: OnParentFailure;
 }
+
+/** Tenants follow SQS MessageGroupId's alphabet (a tenant is its job message's group): letters, digits, punctuation. */
+const tenantPattern = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]+$/;
 
 export function validateSubmit(s: SubmitInput): void {
   const j = limits.jobs;
@@ -28,6 +37,31 @@ export function validateSubmit(s: SubmitInput): void {
     if (s.metadata === null || typeof s.metadata !== "object" || Array.isArray(s.metadata)) fail("ValidationFailed", "metadata must be a JSON object.");
     const size = Buffer.byteLength(JSON.stringify(s.metadata), "utf8");
     if (size > j.metadataMaxBytes) fail("ValidationFailed", `metadata is ${size} bytes of JSON; at most ${j.metadataMaxBytes} are allowed.`);
+  }
+  if (s.tenant !== undefined) checkTenant(s.tenant);
+  if (s.dependsOn !== undefined) checkDependsOn(s.dependsOn);
+  if (s.onParentFailure !== undefined && !(onParentFailureModes as readonly string[]).includes(s.onParentFailure)) {
+    fail("ValidationFailed", `onParentFailure must be one of ${onParentFailureModes.join(", ")}; got ${JSON.stringify(s.onParentFailure)}.`);
+  }
+  if (s.onParentFailure !== undefined && s.dependsOn === undefined) fail("ValidationFailed", "onParentFailure needs dependsOn: it says what a parent's failure does to this job.");
+}
+
+export function checkTenant(tenant: string): void {
+  const max = limits.jobs.tenantMaxLength;
+  if (typeof tenant !== "string" || tenant.length < 1 || tenant.length > max || !tenantPattern.test(tenant)) {
+    fail("ValidationFailed", `tenant must be 1–${max} characters of letters, digits and punctuation (no spaces); got ${JSON.stringify(tenant)}.`);
+  }
+}
+
+/** 1–dependsOnMax distinct job ids; whether they exist is the store's to say, in the submit's write. */
+export function checkDependsOn(ids: string[]): void {
+  const max = limits.jobs.dependsOnMax;
+  if (!Array.isArray(ids) || ids.length < 1 || ids.length > max) fail("ValidationFailed", `dependsOn must list 1–${max} job ids.`);
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (typeof id !== "string" || id.length < 1 || id.length > 128) fail("ValidationFailed", `dependsOn: ${JSON.stringify(id)} is not a job id.`);
+    if (seen.has(id)) fail("ValidationFailed", `dependsOn names job ${id} twice.`);
+    seen.add(id);
   }
 }
 

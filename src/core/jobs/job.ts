@@ -31,6 +31,10 @@ export const webhookEventTypes = ["job.started", "job.retrying", "job.succeeded"
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 export const defaultWebhookEvents: WebhookEventType[] = ["job.succeeded", "job.failed", "job.canceled"];
 
+/** What a failed or canceled parent (dependsOn) does to its child. */
+export const onParentFailureModes = ["fail", "ignore"] as const;
+export type OnParentFailure = (typeof onParentFailureModes)[number];
+
 export interface JobError {
   message: string;
   type?: string;

@@ -1,0 +1,39 @@
+/**
+ * Job dependencies (dependsOn) as pure decisions. A child waits until its parents are done; then
+ * it runs, or — a parent failed or was canceled, and the child says `onParentFailure: fail` — it
+ * ends the same way, with an error naming that parent. A store reads the parents inside the write
+ * that submits the child or finishes a parent, and applies the verdict there.
+ */
+import type { JobError, JobStatus, OnParentFailure } from "./job.js";
+
+export interface ParentState {
+  id: string;
+  status: JobStatus;
+  error?: JobError;
+}
+
+export type DependencyVerdict =
+  | { kind: "wait" }
+  | { kind: "run" }
+  /** The child ends without running: failed for a failed parent, canceled for a canceled one. */
+  | { kind: "end"; status: "failed" | "canceled"; error: JobError };
+
+const done = (s: JobStatus): boolean => s === "succeeded" || s === "failed" || s === "canceled";
+
+/**
+ * What the child does now, given its parents as they are. A failure is decided as soon as one
+ * parent failed (no need to wait for the others); a failed parent is named before a canceled one.
+ */
+export function dependencyVerdict(parents: readonly ParentState[], onParentFailure: OnParentFailure): DependencyVerdict {
+  if (onParentFailure === "fail") {
+    const failed = parents.find((p) => p.status === "failed");
+    if (failed) {
+      const why = failed.error?.message ? `: ${failed.error.message}` : ".";
+      return { kind: "end", status: "failed", error: { type: "ParentFailed", message: `Parent job ${failed.id} failed${why}` } };
+    }
+    const canceled = parents.find((p) => p.status === "canceled");
+    if (canceled) return { kind: "end", status: "canceled", error: { type: "ParentCanceled", message: `Parent job ${canceled.id} was canceled.` } };
+    return parents.every((p) => p.status === "succeeded") ? { kind: "run" } : { kind: "wait" };
+  }
+  return parents.every((p) => done(p.status)) ? { kind: "run" } : { kind: "wait" };
+}
