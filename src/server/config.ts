@@ -15,6 +15,8 @@ export interface ServerConfig {
   dataDir: string;
   store: StoreKind;
   postgresUrl?: string;
+  /** Connections one node may hold to PostgreSQL (docs/multi-node.md: connection budgets). */
+  postgresPoolSize: number;
   accountId: string;
   region: string;
   /** `whsec_…`: signs job webhooks. */
@@ -44,6 +46,7 @@ export const defaultServerConfig: ServerConfig = {
   port: 9324,
   dataDir: "./data",
   store: "sqlite",
+  postgresPoolSize: 10,
   accountId: "000000000000",
   region: "us-east-1",
   webhookAllowPrivate: false,
@@ -63,6 +66,7 @@ export const envVarNames = {
   dataDir: "SLUICE_DATA_DIR",
   store: "SLUICE_STORE",
   postgresUrl: "SLUICE_POSTGRES_URL",
+  postgresPoolSize: "SLUICE_POSTGRES_POOL_SIZE",
   accountId: "SLUICE_ACCOUNT_ID",
   region: "SLUICE_REGION",
   webhookSecret: "SLUICE_WEBHOOK_SECRET",
@@ -93,6 +97,12 @@ export function parseBooleanText(text: string, source: string): boolean {
   throw new ConfigError(`${source}: expected true or false, got "${text}".`);
 }
 
+/** Connections per node: at least 2 (a request and the background work), at most 1000. */
+export function parsePoolSize(text: string, source: string): number {
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 2 || Number(text) > 1000) throw new ConfigError(`${source}: pool size must be an integer from 2 to 1000, got "${text}".`);
+  return Number(text);
+}
+
 export function parseStore(text: string, source: string): StoreKind {
   if (text !== "sqlite" && text !== "postgres") throw new ConfigError(`${source}: store must be sqlite or postgres, got "${text}".`);
   return text;
@@ -115,6 +125,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (store !== undefined) out.store = parseStore(store, envVarNames.store);
   const postgresUrl = get("postgresUrl");
   if (postgresUrl !== undefined) out.postgresUrl = postgresUrl;
+  const postgresPoolSize = get("postgresPoolSize");
+  if (postgresPoolSize !== undefined) out.postgresPoolSize = parsePoolSize(postgresPoolSize, envVarNames.postgresPoolSize);
   const accountId = get("accountId");
   if (accountId !== undefined) out.accountId = accountId;
   const region = get("region");
@@ -177,6 +189,12 @@ export function validateServerConfig(config: ServerConfig): void {
     throw new ConfigError(`idempotency key TTL must be 60 to ${30 * 86_400} seconds, got ${config.idempotencyKeyTtlSeconds}.`);
   }
   if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
+  if (config.store === "postgres" && !/^postgres(ql)?:\/\//.test(config.postgresUrl!)) {
+    throw new ConfigError(`--postgres-url must be a postgres:// or postgresql:// connection string, got "${config.postgresUrl!.slice(0, 40)}".`);
+  }
+  if (!Number.isInteger(config.postgresPoolSize) || config.postgresPoolSize < 2 || config.postgresPoolSize > 1000) {
+    throw new ConfigError(`PostgreSQL pool size must be an integer from 2 to 1000, got ${config.postgresPoolSize}.`);
+  }
   validateEnvCredentials(config);
   if (!isLoopbackHost(config.host) && !config.allowAnonymous && !hasCredentials(config)) {
     throw new ConfigError(

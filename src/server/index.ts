@@ -9,6 +9,8 @@ import type { FastifyInstance } from "fastify";
 import { type Clock, systemClock, type IdSource, JobService, QueueService, type Store } from "../core/index.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
+import { DatabaseUnreachableError, describeUrl, openPostgresStore } from "../stores/postgres/open.js";
+import { SchemaTooNewError } from "../stores/postgres/migrate.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
@@ -20,6 +22,11 @@ import { startMaintenance } from "./maintenance.js";
 import { packageVersion } from "./package-version.js";
 
 export { ConfigError, type ServerConfig } from "./config.js";
+
+/** The store could not be opened (its database unreachable, or of a newer schema): the reason is the message. */
+export class StoreOpenError extends Error {
+  override readonly name = "StoreOpenError";
+}
 
 export interface RunningServer {
   url: string;
@@ -41,7 +48,18 @@ export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: 
  * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
  */
 async function openStore(config: ServerConfig): Promise<Store> {
-  if (config.store === "postgres") throw new ConfigError("The PostgreSQL store is not yet supported; use --store sqlite (the default).");
+  if (config.store === "postgres") {
+    const url = config.postgresUrl!;
+    return openPostgresStore({
+      url,
+      poolSize: config.postgresPoolSize,
+      onError: logUnexpected,
+      // Until the database answers (it may be starting with us): said once per attempt, on stderr.
+      onRetry: (attempt, err, delayMs) => console.error(`sluice: PostgreSQL at ${describeUrl(url)} not reachable (attempt ${attempt}: ${err instanceof Error ? err.message : String(err)}); retrying in ${delayMs} ms`),
+    }).catch((err: unknown) => {
+      throw err instanceof DatabaseUnreachableError || err instanceof SchemaTooNewError ? new StoreOpenError(err.message) : err;
+    });
+  }
   const filename = join(config.dataDir, "sluice.db");
   if (config.storeThread) return openThreadedSqliteStore({ filename });
   return openSqliteStore({ filename, pipelinedSync: true });

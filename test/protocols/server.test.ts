@@ -8,9 +8,10 @@ import { ManualClock } from "../../src/core/clock.js";
 import { QueueService } from "../../src/core/queue-service.js";
 import { ConfigError, configFromEnv, isLoopbackHost, resolveServerConfig } from "../../src/server/config.js";
 import { cryptoIdSource } from "../../src/server/ids.js";
-import { type RunningServer, startServer } from "../../src/server/index.js";
+import { type RunningServer, StoreOpenError, startServer } from "../../src/server/index.js";
 import { maintenanceIntervalMs, startMaintenance } from "../../src/server/maintenance.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+import { createDatabase } from "../support/postgres.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
 import { settle } from "./sqs-harness.js";
@@ -22,6 +23,7 @@ describe("server configuration", () => {
       port: 9324,
       dataDir: "./data",
       store: "sqlite",
+      postgresPoolSize: 10,
       accountId: "000000000000",
       region: "us-east-1",
       webhookAllowPrivate: false,
@@ -48,6 +50,8 @@ describe("server configuration", () => {
     expect(() => resolveServerConfig({ accountId: "42" })).toThrow(ConfigError);
     expect(() => resolveServerConfig({ webhookSecret: "secret" })).toThrow(/whsec_/);
     expect(() => resolveServerConfig({ store: "postgres" })).toThrow(/postgres-url/);
+    expect(() => resolveServerConfig({ store: "postgres", postgresUrl: "mysql://db/x" })).toThrow(/postgres:\/\/ or postgresql:\/\//);
+    expect(() => configFromEnv({ SLUICE_POSTGRES_POOL_SIZE: "1" })).toThrow(/SLUICE_POSTGRES_POOL_SIZE: pool size must be an integer from 2 to 1000/);
   });
 });
 
@@ -59,7 +63,7 @@ describe("startServer", () => {
     await removeTempDirs();
   });
 
-  it("serves health checks and SQS on one port, and says PostgreSQL is not supported yet", async () => {
+  it("serves health checks and SQS on one port", async () => {
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-") });
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
@@ -67,7 +71,18 @@ describe("startServer", () => {
     const res = await fetch(`${server.url}/?Action=ListQueues&Version=2012-11-05`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain("<ListQueuesResponse");
-    await expect(startServer({ port: 0, dataDir: await makeTempDir(), store: "postgres", postgresUrl: "postgres://x" })).rejects.toThrow(/not yet supported/);
+  });
+
+  it("refuses to start on a PostgreSQL database it can't use, saying which and why", async () => {
+    const db = await createDatabase();
+    try {
+      const wrong = db.url.replace(/\/[^/]+$/, "/not_there");
+      const started = startServer({ port: 0, dataDir: await makeTempDir(), store: "postgres", postgresUrl: wrong });
+      await expect(started).rejects.toBeInstanceOf(StoreOpenError);
+      await expect(started).rejects.toThrow(/PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/not_there refused the connection: database "not_there" does not exist/);
+    } finally {
+      await db.drop();
+    }
   });
 
   it("closes idempotently", async () => {

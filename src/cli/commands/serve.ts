@@ -4,8 +4,8 @@
  * and tests wait for (with --port 0 it carries the port actually bound).
  */
 import type { Command } from "commander";
-import { type ServerConfig, configFromEnv, envVarNames, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
-import { ConfigError, type RunningServer, startServer } from "../../server/index.js";
+import { type ServerConfig, configFromEnv, envVarNames, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
+import { ConfigError, type RunningServer, StoreOpenError, startServer } from "../../server/index.js";
 
 interface ServeFlags {
   host?: string;
@@ -13,6 +13,7 @@ interface ServeFlags {
   dataDir?: string;
   store?: string;
   postgresUrl?: string;
+  postgresPoolSize?: string;
   accountId?: string;
   region?: string;
   webhookSecret?: string;
@@ -30,6 +31,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     dataDir: flags.dataDir,
     store: flags.store === undefined ? undefined : parseStore(flags.store, "--store"),
     postgresUrl: flags.postgresUrl,
+    postgresPoolSize: flags.postgresPoolSize === undefined ? undefined : parsePoolSize(flags.postgresPoolSize, "--postgres-pool-size"),
     accountId: flags.accountId,
     region: flags.region,
     webhookSecret: flags.webhookSecret,
@@ -80,6 +82,10 @@ async function serve(flags: ServeFlags): Promise<void> {
       console.error(`sluice: ${err.message}`);
       process.exit(2);
     }
+    if (err instanceof StoreOpenError) {
+      console.error(`sluice: ${err.message}`);
+      process.exit(1);
+    }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       console.error(`sluice: cannot listen: ${(err as Error).message}`);
@@ -100,6 +106,7 @@ export function registerServeCommand(program: Command): void {
     .option("--data-dir <dir>", "where the SQLite database lives (default ./data)")
     .option("--store <kind>", "sqlite or postgres (default sqlite)")
     .option("--postgres-url <url>", "PostgreSQL connection string for --store postgres")
+    .option("--postgres-pool-size <n>", "connections this node may hold to PostgreSQL (default 10)")
     .option("--account-id <id>", "12-digit account id in queue URLs and ARNs (default 000000000000)")
     .option("--region <region>", "region in queue ARNs (default us-east-1)")
     .option("--webhook-secret <secret>", "whsec_… secret that signs job webhooks")

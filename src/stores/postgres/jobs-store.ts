@@ -1,0 +1,420 @@
+/**
+ * The jobs half of the PostgreSQL store. A job's row and its message change in one transaction;
+ * decisions are core's (transitions.ts): this file locks and reads, calls them, and applies their
+ * result — job rows, message effects and webhook outbox rows, each kind in one statement.
+ * Across nodes: a lease takes messages with SKIP LOCKED and their jobs with SKIP LOCKED (a job
+ * another node is changing is passed by, never waited for), every other transition locks its job
+ * row first, and idempotency keys are claimed by a primary key.
+ */
+import { SluiceError, fail } from "../../core/errors.js";
+import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
+import type {
+  IdempotencyClaim,
+  JobAck,
+  JobAckResult,
+  JobChange,
+  JobCreateResult,
+  JobLeaseParams,
+  JobLeaseResult,
+  JobStore,
+  NewJob,
+  RetryPolicy,
+  WebhookDelivery,
+} from "../../core/jobs/job-store.js";
+import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
+import {
+  type JobTransition,
+  cancelTransition,
+  completeTransition,
+  expiryTransition,
+  failTransition,
+  heartbeatTransition,
+  jobFromMessage,
+  leaseTransition,
+  messageLostTransition,
+  releaseTransition,
+  webhookEventsOf,
+} from "../../core/jobs/transitions.js";
+import type { NewMessage } from "../../core/message.js";
+import type { Db, Queryable } from "./db.js";
+import { type JobRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
+import { insertMessages } from "./message-insert.js";
+import { isForeignKeyViolation } from "./rows.js";
+import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
+
+interface ReadyRow {
+  seq: number;
+  message_id: string;
+  priority: number;
+  sent_at_ms: number;
+}
+
+export class PostgresJobStore implements JobStore {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The job and its message in one transaction. `lease` (a parked worker's lease, offered to ride
+   * in the submit's write) is not taken: the submit wakes that worker instead, which is correct
+   * for any store and costs one more commit.
+   */
+  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult> {
+    try {
+      return await this.db.transaction(async (tx): Promise<JobCreateResult> => {
+        if (p.idempotency) {
+          const existing = await claimKey(tx, p.job, p.idempotency, p.nowMs);
+          if (existing) return existing;
+        }
+        // Job messages have no group: leases read the ungrouped ready order.
+        const message = p.message.groupId === undefined && p.message.deduplicationId === undefined ? p.message : { ...p.message, groupId: undefined, deduplicationId: undefined };
+        const [messageSeq] = await insertMessages(tx, p.job.queueId, [message]);
+        const job = newJobRecord(p.job, 0, messageSeq);
+        const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
+        job.seq = rows[0]!.seq;
+        return { created: true, job };
+      });
+    } catch (err) {
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.job.queueName} does not exist (it was deleted).`);
+      throw err;
+    }
+  }
+
+  async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
+    const { rows } = await this.db.query<JobRow>("SELECT * FROM jobs WHERE id = $1", [p.id]);
+    return rows[0] ? toJob(rows[0]) : undefined;
+  }
+
+  async jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]> {
+    const { rows } = await this.db.query<JobRow>(
+      "SELECT * FROM jobs WHERE queue_id = $1 AND ($2::text IS NULL OR status = $2) AND seq < $3 ORDER BY seq DESC LIMIT $4",
+      [p.queueId, p.status ?? null, p.beforeSeq ?? Number.MAX_SAFE_INTEGER, p.limit],
+    );
+    return rows.map(toJob);
+  }
+
+  async jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>> {
+    const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
+    const { rows } = await this.db.query<{ status: JobStatus; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = $1 GROUP BY status", [p.queueId]);
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  /** Acks first, then ready messages in receive order, all in one transaction (at `nowMs`). */
+  async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
+    const reports = (p.acks?.length ?? 0) > 0;
+    // A long poll's first try usually finds nothing: one cheap probe, no transaction.
+    if (!reports) {
+      const { rowCount } = await this.db.query("SELECT 1 FROM messages WHERE queue_id = $1 AND visible_at_ms <= $2 LIMIT 1", [p.queueId, p.nowMs]);
+      if ((rowCount ?? 0) === 0) return { leased: [], changes: [], acks: [] };
+    }
+    return this.db.transaction(async (tx) => {
+      const acks: JobAckResult[] = [];
+      for (const ack of p.acks ?? []) acks.push(await applyAck(tx, ack, p.nowMs));
+      const r: JobLeaseResult = { leased: [], changes: [], acks };
+      if (p.max > 0) await leaseReady(tx, p, r);
+      return r;
+    });
+  }
+
+  jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
+  }
+
+  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
+  }
+
+  jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p, p.nowMs));
+  }
+
+  jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => releaseTransition(job, p));
+  }
+
+  jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
+    return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  }
+
+  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {
+    const { rows } = await this.db.query<{ id: string; queue_name: string }>(
+      `(SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= $1 ORDER BY deadline_at_ms LIMIT $2)
+       UNION
+       (SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= $1 ORDER BY lease_expires_at_ms LIMIT $2)`,
+      [p.nowMs, p.limit],
+    );
+    return rows.slice(0, p.limit).map((r) => ({ id: r.id, queueName: r.queue_name }));
+  }
+
+  /** Re-checked on the locked row: when two nodes' sweeps find the same job, one expires it. */
+  async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
+    return this.db.transaction(async (tx) => {
+      const job = await lockJob(tx, p.id);
+      if (!job) return undefined;
+      const t = expiryTransition(job, p);
+      return t ? (await applyTransitions(tx, [t], p.nowMs))[0] : undefined;
+    });
+  }
+
+  async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
+    return this.db.transaction(async (tx) => {
+      // A finished job is kept while a webhook about it is still being delivered, and while its
+      // Idempotency-Key holds: a replay must find the job, not create a second one.
+      const { rows } = await tx.query<{ id: string }>(
+        `DELETE FROM jobs WHERE seq IN (
+           SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1
+             AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending')
+             AND NOT EXISTS (SELECT 1 FROM job_idempotency_keys k WHERE k.queue_id = jobs.queue_id AND k.key = jobs.idempotency_key AND k.job_id = jobs.id AND k.expires_at_ms > $1)
+           LIMIT $2 FOR UPDATE SKIP LOCKED)
+         RETURNING id`,
+        [p.nowMs, p.limit],
+      );
+      // Their finished deliveries go with them; pending ones stay to be delivered.
+      if (rows.length > 0) await tx.query("DELETE FROM webhook_outbox WHERE status <> 'pending' AND job_id = ANY ($1::text[])", [rows.map((r) => r.id)]);
+      const keys = await tx.query(
+        `DELETE FROM job_idempotency_keys WHERE (queue_id, key) IN
+           (SELECT queue_id, key FROM job_idempotency_keys WHERE expires_at_ms <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [p.nowMs, p.limit],
+      );
+      return { jobs: rows.length, idempotencyKeys: keys.rowCount ?? 0 };
+    });
+  }
+
+  async jobQueueSettingsGet(p: { queueId: number }): Promise<JobQueueSettings | undefined> {
+    return settingsOf(this.db, p.queueId);
+  }
+
+  async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
+    try {
+      await this.db.query(
+        `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES ($1, $2, $3)
+         ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
+        [p.queueId, JSON.stringify(p.settings), p.nowMs],
+      );
+    } catch (err) {
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue #${p.queueId} does not exist (it was deleted).`);
+      throw err;
+    }
+  }
+
+  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
+    return outboxClaim(this.db, p);
+  }
+
+  webhookDeliveryNextDueAt(): Promise<number | undefined> {
+    return outboxNextDueAt(this.db);
+  }
+
+  webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
+    return outboxRecord(this.db, p);
+  }
+
+  webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
+    return outboxListForJob(this.db, p.jobId);
+  }
+
+  /**
+   * Inside the caller's transaction, just before it deletes the queue's messages sent before
+   * `beforeSentAtMs` (retention, or a purge): their live jobs end (messageLostTransition).
+   */
+  async endJobsOfMessages(tx: Queryable, p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): Promise<JobChange[]> {
+    const { rows } = await tx.query<JobRow>(
+      `SELECT * FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = $1 AND sent_at_ms < $2) AND status IN ('queued', 'running')
+       ORDER BY id FOR UPDATE`,
+      [p.queueId, p.beforeSentAtMs],
+    );
+    if (rows.length === 0) return [];
+    const resultTtlSeconds = ((await settingsOf(tx, p.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;
+    const transitions = rows.map((row) => messageLostTransition(toJob(row), { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }));
+    return applyTransitions(tx, transitions, p.nowMs);
+  }
+
+  private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
+    return this.db.transaction(async (tx) => {
+      const job = await lockJob(tx, id);
+      if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
+      return (await applyTransitions(tx, [decide(job)], nowMs))[0]!;
+    });
+  }
+}
+
+async function settingsOf(q: Queryable, queueId: number): Promise<JobQueueSettings | undefined> {
+  const { rows } = await q.query<{ settings: string }>("SELECT settings FROM job_queue_settings WHERE queue_id = $1", [queueId]);
+  return rows[0] ? (JSON.parse(rows[0].settings) as JobQueueSettings) : undefined;
+}
+
+async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined> {
+  const { rows } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = $1 FOR UPDATE", [id]);
+  return rows[0] ? toJob(rows[0]) : undefined;
+}
+
+/**
+ * Claims the key for this job, or returns the job a live claim names. The key row is locked
+ * before its job is looked up (in a later statement), so a claim whose job is being created by
+ * another node is seen with its job, never taken as free.
+ */
+async function claimKey(tx: Queryable, job: NewJob, claim: IdempotencyClaim, nowMs: number): Promise<JobCreateResult | undefined> {
+  const inserted = await tx.query(
+    `INSERT INTO job_idempotency_keys (queue_id, key, fingerprint, job_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (queue_id, key) DO NOTHING`,
+    [job.queueId, claim.key, claim.fingerprint, job.id, claim.expiresAtMs],
+  );
+  if ((inserted.rowCount ?? 0) > 0) return undefined;
+  const { rows } = await tx.query<{ fingerprint: string; job_id: string; expires_at_ms: number }>(
+    "SELECT fingerprint, job_id, expires_at_ms FROM job_idempotency_keys WHERE queue_id = $1 AND key = $2 FOR UPDATE",
+    [job.queueId, claim.key],
+  );
+  const existing = rows[0]!;
+  if (existing.expires_at_ms > nowMs) {
+    const { rows: jobs } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = $1", [existing.job_id]);
+    if (jobs[0]) return { created: false, job: toJob(jobs[0]), fingerprint: existing.fingerprint };
+  }
+  // An expired claim is free again, and so is one whose job is gone (its queue was purged, say).
+  await tx.query("UPDATE job_idempotency_keys SET fingerprint = $3, job_id = $4, expires_at_ms = $5 WHERE queue_id = $1 AND key = $2", [
+    job.queueId,
+    claim.key,
+    claim.fingerprint,
+    job.id,
+    claim.expiresAtMs,
+  ]);
+  return undefined;
+}
+
+/** One ack inside the lease's transaction; a refusal (thrown by the transition, before any write) is its result. */
+async function applyAck(tx: Queryable, ack: JobAck, nowMs: number): Promise<JobAckResult> {
+  try {
+    const job = await lockJob(tx, ack.id);
+    if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
+    const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
+    return { ok: true, change: (await applyTransitions(tx, [t], nowMs))[0]! };
+  } catch (err) {
+    if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
+    throw err;
+  }
+}
+
+/** Leases ready jobs in receive order into `r`, up to `p.max`. */
+async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): Promise<void> {
+  // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+  while (r.leased.length < p.max) {
+    const wanted = p.max - r.leased.length;
+    const { rows } = await tx.query<ReadyRow>(
+      `SELECT seq, message_id, priority, sent_at_ms FROM messages
+       WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
+       ORDER BY priority DESC, visible_at_ms, seq LIMIT $4 FOR UPDATE SKIP LOCKED`,
+      [p.queueId, p.nowMs, p.minSentAtMs, wanted],
+    );
+    if (rows.length === 0) return;
+    const jobs = await jobsForMessages(tx, rows, p);
+    const transitions: JobTransition[] = [];
+    const skipped: Array<{ seq: number; effect: JobTransition["message"] }> = [];
+    for (const row of rows) {
+      const job = jobs.get(row.message_id);
+      if (!job) continue; // changing on another node right now: left for the next lease
+      const t = leaseTransition(job, p, row.seq);
+      if ("skip" in t) skipped.push({ seq: row.seq, effect: t.message });
+      else transitions.push(t);
+    }
+    for (const s of skipped) if (s.effect.kind === "delete") await tx.query("DELETE FROM messages WHERE seq = $1", [s.seq]);
+    for (const change of await applyTransitions(tx, transitions, p.nowMs)) {
+      r.changes.push(change);
+      if (change.job.status === "running") r.leased.push(change.job as LeasedJob);
+    }
+    if (rows.length < wanted || jobs.size === 0) return;
+  }
+}
+
+/**
+ * The messages' jobs, locked (SKIP LOCKED: one another node is changing is left out); a message
+ * without a job (sent through SQS, or its job pruned) is adopted as a new job.
+ */
+async function jobsForMessages(tx: Queryable, rows: ReadyRow[], p: JobLeaseParams): Promise<Map<string, JobRecord>> {
+  const ids = rows.map((r) => r.message_id);
+  const { rows: found } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = ANY ($1::text[]) FOR UPDATE SKIP LOCKED", [ids]);
+  const jobs = new Map(found.map((row) => [row.id, toJob(row)]));
+  const orphans = rows.filter((r) => !jobs.has(r.message_id));
+  if (orphans.length === 0) return jobs;
+  // Those with no row at all (not merely locked) are adopted.
+  const { rows: existing } = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE id = ANY ($1::text[])", [orphans.map((o) => o.message_id)]);
+  const locked = new Set(existing.map((e) => e.id));
+  const adopt = orphans.filter((o) => !locked.has(o.message_id));
+  if (adopt.length === 0) return jobs;
+  const { rows: bodies } = await tx.query<{ seq: number; body: string }>("SELECT seq, body FROM messages WHERE seq = ANY ($1::bigint[])", [adopt.map((a) => a.seq)]);
+  const bodyOf = new Map(bodies.map((b) => [b.seq, b.body]));
+  const adopted = adopt.map((row) => ({
+    ...jobFromMessage({ message: { messageId: row.message_id, body: bodyOf.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
+    messageSeq: row.seq,
+  }));
+  // ON CONFLICT: another node adopting the same message at once; only one row is made.
+  const { rows: seqs } = await tx.query<{ seq: number; id: string }>(jobInsertNewStatement, jobInsertValues(adopted));
+  const made = new Map(seqs.map((s) => [s.id, s.seq]));
+  for (const job of adopted) {
+    const seq = made.get(job.id);
+    if (seq !== undefined) jobs.set(job.id, { ...job, seq });
+  }
+  return jobs;
+}
+
+/**
+ * Applies transitions: job rows (one UPDATE), message effects (one statement per kind) and webhook
+ * outbox rows (one INSERT). Returns each one's change, in order.
+ */
+async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: number): Promise<JobChange[]> {
+  if (decided.length === 0) return [];
+  const transitions = await withLiveDeadLetterQueues(tx, decided);
+  const changed: JobRecord[] = [];
+  const deletes: number[] = [];
+  const visibleAt: Array<[number, number]> = [];
+  const leases: Array<[number, number, string]> = [];
+  const deadLetters: Array<[number, number, string]> = [];
+  const outbox: OutboxEntry[] = [];
+  const changes = transitions.map((t): JobChange => {
+    const messageSeq = t.job.messageSeq;
+    const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
+    // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
+    if (t.message.kind !== "none" || t.events.length > 0) changed.push(job);
+    if (messageSeq !== undefined) {
+      const m = t.message;
+      if (m.kind === "delete") deletes.push(messageSeq);
+      else if (m.kind === "visibleAt") visibleAt.push([messageSeq, m.visibleAtMs]);
+      else if (m.kind === "lease") leases.push([messageSeq, m.visibleUntilMs, m.receiptToken]);
+      else if (m.kind === "deadLetter") deadLetters.push([messageSeq, m.queueId, m.sourceQueueName]);
+    }
+    for (const event of webhookEventsOf(job, t.events)) outbox.push({ job, event });
+    return { job, events: t.events };
+  });
+  if (changed.length > 0) await tx.query(jobUpdateStatement, jobUpdateValues(changed));
+  if (deletes.length > 0) await tx.query("DELETE FROM messages WHERE seq = ANY ($1::bigint[])", [deletes]);
+  if (visibleAt.length > 0) {
+    await tx.query("UPDATE messages m SET visible_at_ms = t.v FROM unnest($1::bigint[], $2::bigint[]) AS t (seq, v) WHERE m.seq = t.seq", [visibleAt.map((v) => v[0]), visibleAt.map((v) => v[1])]);
+  }
+  if (leases.length > 0) {
+    await tx.query(
+      `UPDATE messages m SET visible_at_ms = t.v, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $4),
+         receipt_token = t.token FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t (seq, v, token) WHERE m.seq = t.seq`,
+      [leases.map((l) => l[0]), leases.map((l) => l[1]), leases.map((l) => l[2]), nowMs],
+    );
+  }
+  if (deadLetters.length > 0) {
+    // As a receive's dead-lettering does: the source is remembered for redrive.
+    await tx.query(
+      `UPDATE messages m SET queue_id = t.q, visible_at_ms = $4, receive_count = 0, first_received_at_ms = NULL, received_at_ms = NULL,
+         receipt_token = NULL, dead_letter_source = t.source FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t (seq, q, source) WHERE m.seq = t.seq`,
+      [deadLetters.map((d) => d[0]), deadLetters.map((d) => d[1]), deadLetters.map((d) => d[2]), nowMs],
+    );
+  }
+  await outboxInsert(tx, outbox, nowMs);
+  return changes;
+}
+
+/**
+ * Core names the dead-letter queue from its policy cache before this transaction: a queue deleted
+ * since gets no message (the job fails all the same, its message deleted). The key-share lock
+ * keeps a queue that is there from going before the move is written.
+ */
+async function withLiveDeadLetterQueues(tx: Queryable, transitions: JobTransition[]): Promise<JobTransition[]> {
+  const targets = [...new Set(transitions.flatMap((t) => (t.message.kind === "deadLetter" ? [t.message.queueId] : [])))];
+  if (targets.length === 0) return transitions;
+  const { rows } = await tx.query<{ id: number }>("SELECT id FROM queues WHERE id = ANY ($1::bigint[]) ORDER BY id FOR KEY SHARE", [targets]);
+  const live = new Set(rows.map((r) => r.id));
+  return transitions.map((t) => (t.message.kind === "deadLetter" && !live.has(t.message.queueId) ? { ...t, message: { kind: "delete" } } : t));
+}

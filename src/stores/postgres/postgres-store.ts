@@ -1,0 +1,246 @@
+/**
+ * The PostgreSQL store: any number of stateless Sluice nodes on one database. Every write is one
+ * statement or one transaction, committed before it is answered (the database's own durability:
+ * synchronous_commit decides when that is on disk). Nothing a node holds in memory is needed by
+ * another: decisions that must hold across nodes are made by row locks and constraints.
+ */
+import { fail } from "../../core/errors.js";
+import type { NewMessage } from "../../core/message.js";
+import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import type { QueueConfig, QueueRecord } from "../../core/queue.js";
+import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { Db } from "./db.js";
+import { PostgresJobStore } from "./jobs-store.js";
+import { settleGroups } from "./message-insert.js";
+import { sendMessages } from "./send.js";
+import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
+import { receiveMessages } from "./receive.js";
+import { type QueueRow, isForeignKeyViolation, toQueue } from "./rows.js";
+
+export class PostgresStore implements Store {
+  /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
+  private readonly jobs: PostgresJobStore;
+
+  constructor(readonly db: Db) {
+    this.jobs = new PostgresJobStore(db);
+  }
+
+  async queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
+    const inserted = await this.db.query<QueueRow>(
+      `INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $4)
+       ON CONFLICT (name) DO NOTHING RETURNING *`,
+      [p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs],
+    );
+    if (inserted.rows[0]) return { queue: toQueue(inserted.rows[0]), created: true };
+    const existing = await this.queueGet({ name: p.name });
+    // Deleted between the two statements: try again (the name is free now).
+    if (!existing) return this.queueCreate(p);
+    return { queue: existing, created: false };
+  }
+
+  async queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
+    const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name = $1", [p.name]);
+    return rows[0] ? toQueue(rows[0]) : undefined;
+  }
+
+  async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
+    const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name > $1 AND starts_with(name, $2) ORDER BY name LIMIT $3", [
+      p.afterName ?? "",
+      p.prefix ?? "",
+      p.limit,
+    ]);
+    return rows.map(toQueue);
+  }
+
+  async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
+    await this.db.query("UPDATE queues SET config = coalesce($2, config), tags = coalesce($3, tags), updated_at_ms = $4 WHERE id = $1", [
+      p.id,
+      p.config ? JSON.stringify(p.config) : null,
+      p.tags ? JSON.stringify(p.tags) : null,
+      p.nowMs,
+    ]);
+  }
+
+  async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
+    return this.db.transaction(async (tx): Promise<QueueDeleted> => {
+      const { rows } = await tx.query<{ name: string }>("SELECT name FROM queues WHERE id = $1 FOR UPDATE", [p.id]);
+      if (!rows[0]) return { liveJobIds: [] };
+      const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('queued', 'running')", [p.id]);
+      // Finished deliveries go with their jobs; pending ones stay to be delivered (they carry a snapshot).
+      await tx.query("DELETE FROM webhook_outbox WHERE status <> 'pending' AND job_id IN (SELECT id FROM jobs WHERE queue_id = $1)", [p.id]);
+      // Messages, groups, dedup ids, attempts, jobs and settings cascade from the queue.
+      await tx.query("DELETE FROM queues WHERE id = $1", [p.id]);
+      await tx.query(
+        "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
+        [rows[0].name, p.nowMs],
+      );
+      return { liveJobIds: live.rows.map((r) => r.id) };
+    });
+  }
+
+  async queueDeletedAt(p: { name: string }): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ deleted_at_ms: number }>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = $1", [p.name]);
+    return rows[0]?.deleted_at_ms;
+  }
+
+  async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
+    const { rows } = await this.db.query<{ visible: number; oldest: number | null; in_flight: number; delayed: number }>(
+      `SELECT count(*) FILTER (WHERE visible_at_ms <= $2) AS visible,
+              min(sent_at_ms) FILTER (WHERE visible_at_ms <= $2) AS oldest,
+              count(*) FILTER (WHERE visible_at_ms > $2 AND receive_count > 0) AS in_flight,
+              count(*) FILTER (WHERE visible_at_ms > $2 AND receive_count = 0) AS delayed
+       FROM messages WHERE queue_id = $1 AND sent_at_ms >= $3`,
+      [p.queueId, p.nowMs, p.minSentAtMs],
+    );
+    const r = rows[0]!;
+    return { visible: r.visible, inFlight: r.in_flight, delayed: r.delayed, oldestVisibleSentAtMs: r.oldest ?? undefined };
+  }
+
+  async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
+    try {
+      return await sendMessages(this.db, p);
+    } catch (err) {
+      // The queue was deleted since the caller read it: nothing was written (one statement or transaction).
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", "The specified queue does not exist.");
+      throw err;
+    }
+  }
+
+  messageReceive(p: MessageReceiveParams): Promise<ReceiveResult> {
+    return receiveMessages(this.db, p);
+  }
+
+  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult> {
+    if (p.refuseExpired && p.nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
+    const { rows } = await this.db.query<{ seq: number; receipt_token: string; group_id: string | null }>(
+      `DELETE FROM messages m USING unnest($2::bigint[], $3::text[]) AS r (seq, token)
+       WHERE m.seq = r.seq AND m.receipt_token = r.token AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
+       RETURNING m.seq, m.receipt_token, m.group_id`,
+      [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null],
+    );
+    const gone = new Set(rows.map((r) => `${r.seq}:${r.receipt_token}`));
+    // As deleting one by one would answer: an entry listed twice was deleted by the first one.
+    const deleted = p.receipts.map((r) => gone.delete(`${r.seq}:${r.token}`));
+    const groups = rows.flatMap((r) => (r.group_id === null ? [] : [r.group_id]));
+    const groupsReady = await settleGroups(this.db, p.queueId, groups, p.nowMs);
+    if (!p.refuseExpired) return { deleted, groupsReady: p.nowMs === undefined ? 0 : groupsReady };
+    // A receipt that deleted nothing while its message is still here: its lease has ended.
+    const failed = p.receipts.filter((_, i) => !deleted[i]).map((r) => r.seq);
+    const present = new Set(
+      failed.length === 0 ? [] : (await this.db.query<{ seq: number }>("SELECT seq FROM messages WHERE queue_id = $1 AND seq = ANY ($2::bigint[])", [p.queueId, failed])).rows.map((r) => r.seq),
+    );
+    const expired = p.receipts.map((r, i) => !deleted[i] && present.has(r.seq));
+    return { deleted, groupsReady, expired };
+  }
+
+  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ seq: number; receipt_token: string | null; visible_at_ms: number; received_at_ms: number | null }>(
+        "SELECT seq, receipt_token, visible_at_ms, received_at_ms FROM messages WHERE queue_id = $1 AND seq = ANY ($2::bigint[]) ORDER BY seq FOR UPDATE",
+        [p.queueId, p.entries.map((e) => e.seq)],
+      );
+      const bySeq = new Map(rows.map((r) => [r.seq, r]));
+      const changes = new Map<number, number>();
+      // Entries apply in order, each seeing what the ones before it did.
+      const results = p.entries.map((e): VisibilityChangeResult => {
+        const row = bySeq.get(e.seq);
+        if (!row || row.receipt_token !== e.token) return "notFound";
+        if (row.visible_at_ms <= p.nowMs) return "notInFlight";
+        if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
+        row.visible_at_ms = e.visibleAtMs;
+        changes.set(e.seq, e.visibleAtMs);
+        return "changed";
+      });
+      if (changes.size > 0) {
+        await tx.query("UPDATE messages m SET visible_at_ms = c.v FROM unnest($1::bigint[], $2::bigint[]) AS c (seq, v) WHERE m.seq = c.seq", [
+          [...changes.keys()],
+          [...changes.values()],
+        ]);
+      }
+      return results;
+    });
+  }
+
+  async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ at: number | null }>("SELECT min(visible_at_ms) AS at FROM messages WHERE queue_id = $1 AND visible_at_ms > $2", [p.queueId, p.nowMs]);
+    return rows[0]?.at ?? undefined;
+  }
+
+  async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined> {
+    const groups: string[] = [];
+    const result = await this.db.transaction(async (tx): Promise<MessagesDeleted | undefined> => {
+      groups.length = 0;
+      if (p.refuseIfPurgedAfterMs !== undefined) {
+        // The queue row's lock makes check-and-purge one step: concurrent purges can't both pass.
+        const { rows } = await tx.query<{ purged_at_ms: number | null }>("SELECT purged_at_ms FROM queues WHERE id = $1 FOR UPDATE", [p.queueId]);
+        const purgedAtMs = rows[0]?.purged_at_ms;
+        if (purgedAtMs != null && purgedAtMs > p.refuseIfPurgedAfterMs) return undefined;
+        await tx.query("UPDATE queues SET purged_at_ms = $2, updated_at_ms = $2 WHERE id = $1", [p.queueId, p.nowMs]);
+      }
+      const jobChanges = await this.jobs.endJobsOfMessages(tx, { queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
+      const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE queue_id = $1 RETURNING group_id", [p.queueId]);
+      for (const r of rows) if (r.group_id !== null) groups.push(r.group_id);
+      return { deleted: rows.length, jobChanges };
+    });
+    await settleGroups(this.db, p.queueId, groups);
+    return result;
+  }
+
+  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted> {
+    const groups: string[] = [];
+    const result = await this.db.transaction(async (tx): Promise<MessagesDeleted> => {
+      groups.length = 0;
+      const jobChanges = await this.jobs.endJobsOfMessages(tx, { queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
+      const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE queue_id = $1 AND sent_at_ms < $2 RETURNING group_id", [p.queueId, p.minSentAtMs]);
+      for (const r of rows) if (r.group_id !== null) groups.push(r.group_id);
+      return { deleted: rows.length, jobChanges };
+    });
+    await settleGroups(this.db, p.queueId, groups);
+    return result;
+  }
+
+  messageMove(p: MessageMoveParams): Promise<MessageMoveResult> {
+    return messageMove(this.db, p);
+  }
+
+  moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }> {
+    return moveTaskCreate(this.db, p.task);
+  }
+
+  moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined> {
+    return moveTaskGet(this.db, p.taskHandle);
+  }
+
+  moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+    return moveTaskList(this.db, p);
+  }
+
+  moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
+    return moveTaskUpdate(this.db, p);
+  }
+
+  // ---- jobs (jobs-store.ts) ----
+  jobCreate: Store["jobCreate"] = (p) => this.jobs.jobCreate(p);
+  jobGet: Store["jobGet"] = (p) => this.jobs.jobGet(p);
+  jobList: Store["jobList"] = (p) => this.jobs.jobList(p);
+  jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
+  jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
+  jobHeartbeat: Store["jobHeartbeat"] = (p) => this.jobs.jobHeartbeat(p);
+  jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
+  jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
+  jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
+  jobRelease: Store["jobRelease"] = (p) => this.jobs.jobRelease(p);
+  jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
+  jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
+  jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);
+  jobQueueSettingsGet: Store["jobQueueSettingsGet"] = (p) => this.jobs.jobQueueSettingsGet(p);
+  jobQueueSettingsPut: Store["jobQueueSettingsPut"] = (p) => this.jobs.jobQueueSettingsPut(p);
+  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.webhookDeliveryClaim(p);
+  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
+  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
+  webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * messageReceive for PostgreSQL, safe with any number of nodes receiving at once:
+ * - plain (no message groups in the queue): one statement, FOR UPDATE SKIP LOCKED, so concurrent
+ *   receives take disjoint messages without waiting for each other;
+ * - fair (a standard queue whose messages have groups) and FIFO: the receive first locks the rows
+ *   of the groups it will serve (least-served first, SKIP LOCKED: another receive holding a group
+ *   is passed by), then reads those groups in a later statement, whose snapshot sees every receive
+ *   that held them before. So no two receives ever take from one FIFO group at once.
+ * The lease UPDATE re-checks visibility on the row's latest version: a message is leased once.
+ */
+import type { StoredMessage } from "../../core/message.js";
+import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
+import type { Db, Queryable } from "./db.js";
+import { lockGroups, settleGroups } from "./message-insert.js";
+import { type MessageRow, toMessage } from "./rows.js";
+
+/** A FIFO group is in flight while any of its first 10 messages is (receives lease leading runs of ≤ 10). */
+const fifoLookahead = 10;
+/** Expired attempt rows deleted per receive that records one. */
+const attemptCleanupBatch = 100;
+const readyOrder = "priority DESC, visible_at_ms, seq";
+
+const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $3),
+  received_at_ms = $3, receipt_token = $4`;
+
+const plainStatement = `WITH picked AS (
+    SELECT seq, visible_at_ms AS prev_visible_at_ms FROM messages
+    WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $5
+      AND NOT EXISTS (SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '')
+    ORDER BY ${readyOrder} LIMIT $6 FOR UPDATE SKIP LOCKED)
+  UPDATE messages m SET ${leaseSet} FROM picked WHERE m.seq = picked.seq
+  RETURNING m.*, picked.prev_visible_at_ms`;
+
+type LeasedRow = MessageRow & { prev_visible_at_ms: number };
+
+export async function receiveMessages(db: Db, p: ReceiveParams): Promise<ReceiveResult> {
+  if (!p.fifo && !p.deadLetter && !p.attempt) {
+    const { rows } = await db.query<LeasedRow>(plainStatement, [p.queueId, p.visibleUntilMs, p.nowMs, p.receiptToken, p.minSentAtMs, p.max]);
+    if (rows.length > 0) {
+      rows.sort((a, b) => b.priority - a.priority || a.prev_visible_at_ms - b.prev_visible_at_ms || a.seq - b.seq);
+      return { messages: rows.map(toMessage), deadLetteredCount: 0 };
+    }
+    const groups = await db.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [p.queueId]);
+    if (groups.rowCount === 0) return { messages: [], deadLetteredCount: 0 };
+  }
+  const touched = new Set<string>();
+  const result = await db.transaction(async (tx) => {
+    touched.clear();
+    if (p.attempt) {
+      const replayed = await replay(tx, p, p.attempt);
+      if (replayed.length > 0) return { messages: replayed, deadLetteredCount: 0 };
+    }
+    const run = new ReceiveRun(tx, p, touched);
+    if (p.fifo) await receiveFifo(run);
+    else if (await hasGroups(tx, p.queueId)) await receiveFair(run);
+    else await receivePlain(run);
+    await run.finish();
+    if (p.attempt && run.messages.length > 0) await recordAttempt(tx, p, p.attempt, run.messages);
+    return { messages: run.messages, deadLetteredCount: run.deadLettered };
+  });
+  // Groups that lost messages to the dead-letter queue may be empty now.
+  if (touched.size > 0) await settleGroups(db, p.queueId, touched);
+  return result;
+}
+
+async function hasGroups(tx: Queryable, queueId: number): Promise<boolean> {
+  const { rowCount } = await tx.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [queueId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** Ungrouped ready messages, in a transaction (dead-lettering or an attempt id). */
+async function receivePlain(run: ReceiveRun): Promise<void> {
+  const p = run.p;
+  for (;;) {
+    const wanted = run.remaining;
+    const { rows } = await run.tx.query<MessageRow>(
+      `SELECT * FROM messages WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
+       ORDER BY ${readyOrder} LIMIT $4 FOR UPDATE SKIP LOCKED`,
+      [p.queueId, p.nowMs, p.minSentAtMs, wanted],
+    );
+    let deadLettered = 0;
+    for (const row of rows) if (!(await run.take(row))) deadLettered++;
+    // Dead-lettered rows left room: look again, unless the queue ran out.
+    if (deadLettered === 0 || run.remaining === 0 || rows.length < wanted) return;
+  }
+}
+
+/** Rounds over flows in least-served order, one message per flow per round (docs/fair-queues.md). */
+async function receiveFair(run: ReceiveRun): Promise<void> {
+  const { tx, p } = run;
+  const ungroupedReady = await tx.query(
+    "SELECT 1 FROM messages WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3 LIMIT 1",
+    [p.queueId, p.nowMs, p.minSentAtMs],
+  );
+  if ((ungroupedReady.rowCount ?? 0) > 0) {
+    // The ungrouped flow joins at the lowest count (it can't bank credit while the queue had no groups).
+    await tx.query(
+      `INSERT INTO message_groups (queue_id, group_id, served)
+       SELECT $1, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > ''), 0)
+       ON CONFLICT (queue_id, group_id) DO NOTHING`,
+      [p.queueId],
+    );
+    await tx.query(
+      `UPDATE message_groups SET served = (SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > '')
+       WHERE queue_id = $1 AND group_id = '' AND served < (SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > '')`,
+      [p.queueId],
+    );
+  }
+  const flows = await lockReadyFlows(tx, p, false);
+  if (flows.length === 0) return;
+  const { rows } = await tx.query<MessageRow & { flow: number }>(
+    `SELECT m.*, f.ord AS flow FROM unnest($2::text[]) WITH ORDINALITY AS f (group_id, ord)
+     CROSS JOIN LATERAL (
+       (SELECT * FROM messages WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $4
+        ORDER BY ${readyOrder} LIMIT $5)
+       UNION ALL
+       (SELECT * FROM messages WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $3 AND sent_at_ms >= $4
+        ORDER BY ${readyOrder} LIMIT $5)
+     ) m`,
+    [p.queueId, flows, p.nowMs, p.minSentAtMs, p.max],
+  );
+  const perFlow: MessageRow[][] = flows.map(() => []);
+  for (const row of rows) perFlow[row.flow - 1]!.push(row);
+  for (const list of perFlow) list.sort((a, b) => b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq);
+  const next = perFlow.map(() => 0);
+  while (run.remaining > 0) {
+    let servedThisRound = 0;
+    for (let f = 0; f < flows.length && run.remaining > 0; f++) {
+      const list = perFlow[f]!;
+      while (next[f]! < list.length) {
+        const row = list[next[f]!++]!;
+        if (await run.take(row)) {
+          run.served(flows[f]!, 1);
+          servedThisRound++;
+          break;
+        }
+      }
+    }
+    if (servedThisRound === 0) break;
+  }
+}
+
+/**
+ * Locks (SKIP LOCKED) up to `max` flows that look ready, least-served first. FIFO: the group's
+ * oldest message is visible and none of its first ten is in flight. What the lock's snapshot saw
+ * is only a filter: the caller reads the groups again, now that it holds them.
+ */
+async function lockReadyFlows(tx: Queryable, p: ReceiveParams, fifo: boolean): Promise<string[]> {
+  const readyCheck = fifo
+    ? `g.group_id <> ''
+       AND (SELECT m.visible_at_ms FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3 ORDER BY m.seq LIMIT 1) <= $2
+       AND NOT EXISTS (SELECT 1 FROM (SELECT m.visible_at_ms, m.receive_count FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3
+                                      ORDER BY m.seq LIMIT ${fifoLookahead}) h WHERE h.visible_at_ms > $2 AND h.receive_count > 0)`
+    : `((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+        OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))`;
+  const { rows } = await tx.query<{ group_id: string }>(
+    `SELECT g.group_id FROM message_groups g WHERE g.queue_id = $1 AND ${readyCheck}
+     ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`,
+    [p.queueId, p.nowMs, p.minSentAtMs, p.max],
+  );
+  return rows.map((r) => r.group_id);
+}
+
+/** Least-served group first; each group's leading run of visible messages, in seq order. */
+async function receiveFifo(run: ReceiveRun): Promise<void> {
+  const { tx, p } = run;
+  const groups = await lockReadyFlows(tx, p, true);
+  if (groups.length === 0) return;
+  const heads = await groupHeads(tx, p, groups);
+  for (const group of groups) {
+    if (run.remaining === 0) return;
+    let probe = heads.get(group) ?? [];
+    for (;;) {
+      if (probe.some((m) => m.visible_at_ms > p.nowMs && m.receive_count > 0)) break; // in flight
+      let deadLettered = 0;
+      for (const row of probe) {
+        if (run.remaining === 0 || row.visible_at_ms > p.nowMs) break; // a delayed message keeps its place
+        if (await run.take(row)) run.served(group, 1);
+        else deadLettered++;
+      }
+      // Only dead-lettering can leave more of this group to look at.
+      if (deadLettered === 0 || probe.length < fifoLookahead || run.remaining === 0) break;
+      probe = (await groupHeads(tx, p, [group])).get(group) ?? [];
+    }
+  }
+}
+
+/** The first ten messages (by seq, within retention) of each group, read in one statement. */
+async function groupHeads(tx: Queryable, p: ReceiveParams, groups: string[]): Promise<Map<string, MessageRow[]>> {
+  const { rows } = await tx.query<MessageRow>(
+    `SELECT m.* FROM unnest($2::text[]) AS g (group_id)
+     CROSS JOIN LATERAL (SELECT * FROM messages WHERE queue_id = $1 AND group_id = g.group_id AND sent_at_ms >= $3 ORDER BY seq LIMIT ${fifoLookahead}) m`,
+    [p.queueId, groups, p.minSentAtMs],
+  );
+  const byGroup = new Map<string, MessageRow[]>();
+  for (const row of rows) {
+    const list = byGroup.get(row.group_id!);
+    if (list) list.push(row);
+    else byGroup.set(row.group_id!, [row]);
+  }
+  for (const list of byGroup.values()) list.sort((a, b) => a.seq - b.seq);
+  return byGroup;
+}
+
+/** A retried FIFO receive: the same messages and receipts, if still in flight under them. */
+async function replay(tx: Queryable, p: ReceiveParams, attempt: ReceiveAttempt): Promise<StoredMessage[]> {
+  const { rows: records } = await tx.query<{ receipt_token: string; seqs: Array<number | string> }>(
+    "SELECT receipt_token, seqs FROM receive_attempts WHERE queue_id = $1 AND attempt_id = $2 AND expires_at_ms > $3",
+    [p.queueId, attempt.attemptId, p.nowMs],
+  );
+  const record = records[0];
+  if (!record) return [];
+  const seqs = record.seqs.map(Number);
+  // SQS restarts the visibility timeout of a replayed receive, and its 12 hours.
+  const { rows } = await tx.query<MessageRow>(
+    `UPDATE messages SET visible_at_ms = $4, received_at_ms = $5
+     WHERE seq = ANY ($1::bigint[]) AND queue_id = $2 AND receipt_token = $3 AND visible_at_ms > $5 RETURNING *`,
+    [seqs, p.queueId, record.receipt_token, p.visibleUntilMs, p.nowMs],
+  );
+  const order = new Map(seqs.map((s, i) => [s, i]));
+  return rows.sort((a, b) => order.get(a.seq)! - order.get(b.seq)!).map(toMessage);
+}
+
+async function recordAttempt(tx: Queryable, p: ReceiveParams, attempt: ReceiveAttempt, messages: StoredMessage[]): Promise<void> {
+  await tx.query(
+    `DELETE FROM receive_attempts WHERE (queue_id, attempt_id) IN
+       (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${attemptCleanupBatch})`,
+    [p.queueId, p.nowMs],
+  );
+  await tx.query(
+    `INSERT INTO receive_attempts (queue_id, attempt_id, receipt_token, seqs, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (queue_id, attempt_id) DO UPDATE SET receipt_token = excluded.receipt_token, seqs = excluded.seqs, expires_at_ms = excluded.expires_at_ms`,
+    [p.queueId, attempt.attemptId, p.receiptToken, messages.map((m) => m.seq), attempt.expiresAtMs],
+  );
+}
+
+/** The state of one receive in its transaction: what it leases, dead-letters and serves per group. */
+class ReceiveRun {
+  readonly messages: StoredMessage[] = [];
+  deadLettered = 0;
+  private readonly leaseSeqs: number[] = [];
+  private readonly servedByGroup = new Map<string, number>();
+  private readonly deadLetterRows: MessageRow[] = [];
+  private deadLetterExists: boolean | undefined;
+  private pending = 0;
+
+  constructor(
+    readonly tx: Queryable,
+    readonly p: ReceiveParams,
+    /** Groups that lose messages to the dead-letter queue (settled after commit). */
+    private readonly touched: Set<string>,
+  ) {}
+
+  get remaining(): number {
+    return this.p.max - this.pending;
+  }
+
+  /** Leases the row (at finish), or moves it to the dead-letter queue (false) if it was received too often. */
+  async take(row: MessageRow): Promise<boolean> {
+    const p = this.p;
+    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && (await this.deadLetterTargetExists())) {
+      this.deadLetterRows.push(row);
+      if (row.group_id !== null) this.touched.add(row.group_id);
+      this.deadLettered++;
+      return false;
+    }
+    this.leaseSeqs.push(row.seq);
+    this.pending++;
+    return true;
+  }
+
+  served(groupId: string, count: number): void {
+    this.servedByGroup.set(groupId, (this.servedByGroup.get(groupId) ?? 0) + count);
+  }
+
+  /**
+   * Core resolved the target before this transaction: a queue deleted since is no target, and the
+   * message is delivered instead (as SQS keeps messages when their dead-letter queue is gone).
+   * The key-share lock keeps it from being deleted until this transaction ends.
+   */
+  private async deadLetterTargetExists(): Promise<boolean> {
+    if (this.deadLetterExists === undefined) {
+      const { rowCount } = await this.tx.query("SELECT 1 FROM queues WHERE id = $1 FOR KEY SHARE", [this.p.deadLetter!.queueId]);
+      this.deadLetterExists = (rowCount ?? 0) > 0;
+    }
+    return this.deadLetterExists;
+  }
+
+  /** Writes the leases, the dead-letter moves and the served counts. */
+  async finish(): Promise<void> {
+    const { tx, p } = this;
+    if (this.deadLetterRows.length > 0) await this.moveToDeadLetter();
+    if (this.leaseSeqs.length > 0) {
+      // Re-checked on each row's latest version: a message taken meanwhile is not leased twice.
+      const { rows } = await tx.query<MessageRow>(
+        `UPDATE messages m SET ${leaseSet} WHERE m.seq = ANY ($1::bigint[]) AND m.visible_at_ms <= $3 RETURNING m.*`,
+        [this.leaseSeqs, p.visibleUntilMs, p.nowMs, p.receiptToken],
+      );
+      const bySeq = new Map(rows.map((r) => [r.seq, r]));
+      for (const seq of this.leaseSeqs) {
+        const row = bySeq.get(seq);
+        if (row) this.messages.push(toMessage(row));
+      }
+    }
+    if (this.servedByGroup.size > 0) {
+      const groups = [...this.servedByGroup.keys()].sort();
+      await tx.query(
+        `UPDATE message_groups SET served = served + t.n FROM unnest($2::text[], $3::bigint[]) AS t (g, n)
+         WHERE queue_id = $1 AND group_id = t.g`,
+        [p.queueId, groups, groups.map((g) => this.servedByGroup.get(g)!)],
+      );
+    }
+  }
+
+  /**
+   * SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message is
+   * enqueued anew: a new row at the back of its group in the dead-letter queue.
+   */
+  private async moveToDeadLetter(): Promise<void> {
+    const { tx, p } = this;
+    const target = p.deadLetter!;
+    const seqs = this.deadLetterRows.map((r) => r.seq);
+    await lockGroups(tx, target.queueId, this.deadLetterRows.flatMap((r) => (r.group_id === null ? [] : [r.group_id])));
+    if (p.fifo) {
+      await reenqueue(tx, seqs, { queueId: target.queueId, nowMs: p.nowMs, deadLetterSource: target.sourceQueueName, dedupIdFromMessageId: true });
+    } else {
+      await tx.query(
+        `UPDATE messages SET queue_id = $1, visible_at_ms = $2, receive_count = 0, first_received_at_ms = NULL, received_at_ms = NULL,
+           receipt_token = NULL, dead_letter_source = $3 WHERE seq = ANY ($4::bigint[])`,
+        [target.queueId, p.nowMs, target.sourceQueueName, seqs],
+      );
+    }
+  }
+}
+
+export interface Reenqueue {
+  queueId: number;
+  nowMs: number;
+  /** Dead-lettering: the source queue's name; a redrive clears it. */
+  deadLetterSource?: string;
+  /** Dead-lettering: the deduplication id becomes the MessageId, as in SQS. */
+  dedupIdFromMessageId: boolean;
+}
+
+const keptColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";
+
+/**
+ * Moves FIFO messages to another queue as new enqueues there (new seqs, in their old order; sent
+ * and visible now, never received). The caller holds the destination's group rows.
+ */
+export async function reenqueue(tx: Queryable, seqs: number[], to: Reenqueue): Promise<void> {
+  await tx.query(
+    `INSERT INTO messages (${keptColumns}, dedup_id, dead_letter_source, queue_id, visible_at_ms, sent_at_ms)
+     SELECT ${keptColumns}, CASE WHEN $1 THEN message_id ELSE dedup_id END, $2, $3, $4, $4 FROM messages WHERE seq = ANY ($5::bigint[]) ORDER BY seq`,
+    [to.dedupIdFromMessageId, to.deadLetterSource ?? null, to.queueId, to.nowMs, seqs],
+  );
+  await tx.query("DELETE FROM messages WHERE seq = ANY ($1::bigint[])", [seqs]);
+}

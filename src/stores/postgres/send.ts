@@ -1,0 +1,115 @@
+/**
+ * messageSend: plain messages are one multi-row INSERT. Messages with a group or a deduplication
+ * id take a transaction: the groups' rows are locked first (so a group's messages get seqs in the
+ * order their sends commit: FIFO order holds across nodes), then the seqs are drawn in the batch's
+ * order, then each deduplication id is claimed by an INSERT that the primary key makes unique —
+ * two nodes racing on one id: the second waits for the first, then finds it claimed.
+ */
+import type { NewMessage } from "../../core/message.js";
+import type { SendDedup, SentMessage } from "../../core/store.js";
+import type { Db, Queryable } from "./db.js";
+import { insertMessages, lockGroups } from "./message-insert.js";
+
+/** Expired ids deleted per send: more than a batch can add, so the table can't grow without bound. */
+const expireBatch = 100;
+
+export async function sendMessages(db: Db, p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
+  const grouped = p.messages.some((m) => m.groupId !== undefined);
+  if (!p.dedup && !grouped) {
+    const seqs = await insertMessages(db, p.queueId, p.messages);
+    return p.messages.map((m, i) => ({ messageId: m.messageId, seq: seqs[i]! }));
+  }
+  return db.transaction(async (tx) => {
+    await lockGroups(tx, p.queueId, p.messages.flatMap((m) => (m.groupId === undefined ? [] : [m.groupId])));
+    if (!p.dedup) {
+      const seqs = await insertMessages(tx, p.queueId, p.messages);
+      return p.messages.map((m, i) => ({ messageId: m.messageId, seq: seqs[i]! }));
+    }
+    return sendDeduplicated(tx, p.queueId, p.messages, p.dedup);
+  });
+}
+
+function scopeOf(dedup: SendDedup, m: NewMessage): string {
+  return dedup.scope === "messageGroup" ? (m.groupId ?? "") : "";
+}
+
+async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMessage[], dedup: SendDedup): Promise<SentMessage[]> {
+  await tx.query(
+    `DELETE FROM message_dedup WHERE (queue_id, scope, dedup_id) IN
+       (SELECT queue_id, scope, dedup_id FROM message_dedup WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${expireBatch})`,
+    [queueId, dedup.nowMs],
+  );
+  const { rows: drawn } = await tx.query<{ seq: number }>("SELECT nextval(pg_get_serial_sequence('messages', 'seq')) AS seq FROM generate_series(1, $1)", [messages.length]);
+  const seqs = drawn.map((r) => r.seq).sort((a, b) => a - b);
+  // Within the batch, a later message with an earlier one's id is that one's duplicate.
+  const firstOfKey = new Map<string, number>();
+  const claims: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.deduplicationId === undefined) return;
+    const key = `${scopeOf(dedup, m)}\u0000${m.deduplicationId}`;
+    if (!firstOfKey.has(key)) {
+      firstOfKey.set(key, i);
+      claims.push(i);
+    }
+  });
+  const claimed = new Set<number>();
+  if (claims.length > 0) {
+    const { rows } = await tx.query<{ seq: number }>(
+      `INSERT INTO message_dedup (queue_id, scope, dedup_id, message_id, seq, expires_at_ms)
+       SELECT $1, t.scope, t.dedup_id, t.message_id, t.seq, $6 FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS t (scope, dedup_id, message_id, seq, ord)
+       ORDER BY t.ord
+       ON CONFLICT (queue_id, scope, dedup_id) DO UPDATE SET message_id = excluded.message_id, seq = excluded.seq, expires_at_ms = excluded.expires_at_ms
+         WHERE message_dedup.expires_at_ms <= $7
+       RETURNING seq`,
+      [
+        queueId,
+        claims.map((i) => scopeOf(dedup, messages[i]!)),
+        claims.map((i) => messages[i]!.deduplicationId!),
+        claims.map((i) => messages[i]!.messageId),
+        claims.map((i) => seqs[i]!),
+        dedup.expiresAtMs,
+        dedup.nowMs,
+      ],
+    );
+    for (const r of rows) claimed.add(r.seq);
+  }
+  // Ids claimed earlier (by another send, on any node): answered with the original.
+  const lost = claims.filter((i) => !claimed.has(seqs[i]!));
+  const originals = new Map<string, SentMessage>();
+  if (lost.length > 0) {
+    const { rows } = await tx.query<{ scope: string; dedup_id: string; message_id: string; seq: number }>(
+      `SELECT d.scope, d.dedup_id, d.message_id, d.seq FROM message_dedup d JOIN unnest($2::text[], $3::text[]) AS t (scope, dedup_id)
+         ON d.scope = t.scope AND d.dedup_id = t.dedup_id WHERE d.queue_id = $1`,
+      [queueId, lost.map((i) => scopeOf(dedup, messages[i]!)), lost.map((i) => messages[i]!.deduplicationId!)],
+    );
+    for (const r of rows) originals.set(`${r.scope}\u0000${r.dedup_id}`, { messageId: r.message_id, seq: r.seq, duplicate: true });
+  }
+  const sent: SentMessage[] = [];
+  const toInsert: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.deduplicationId === undefined) {
+      toInsert.push(i);
+      sent.push({ messageId: m.messageId, seq: seqs[i]! });
+      return;
+    }
+    const key = `${scopeOf(dedup, m)}\u0000${m.deduplicationId}`;
+    const first = firstOfKey.get(key)!;
+    if (first === i && claimed.has(seqs[i]!)) {
+      toInsert.push(i);
+      sent.push({ messageId: m.messageId, seq: seqs[i]! });
+    } else if (first !== i && claimed.has(seqs[first]!)) {
+      sent.push({ messageId: messages[first]!.messageId, seq: seqs[first]!, duplicate: true });
+    } else {
+      const original = originals.get(key);
+      if (!original) throw new Error(`dedup id ${m.deduplicationId} neither claimed nor found`);
+      sent.push(original);
+    }
+  });
+  await insertMessages(
+    tx,
+    queueId,
+    toInsert.map((i) => messages[i]!),
+    toInsert.map((i) => seqs[i]!),
+  );
+  return sent;
+}

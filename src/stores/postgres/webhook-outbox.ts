@@ -1,0 +1,107 @@
+/**
+ * The webhook outbox in PostgreSQL. Rows are inserted by job transitions (inside their
+ * transaction); any node's dispatcher claims due rows with SKIP LOCKED — pushing their next
+ * attempt ahead, so a node that dies mid-delivery leaves them to be retried by another node after
+ * the claim, and two nodes never send one row at once — and records each attempt.
+ */
+import { randomUUID } from "node:crypto";
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
+import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import type { Db, Queryable } from "./db.js";
+
+interface OutboxRow {
+  seq: number;
+  id: string;
+  job_id: string;
+  event: string;
+  url: string;
+  job_snapshot: string;
+  status: string;
+  attempts: number;
+  created_at_ms: number;
+  next_attempt_at_ms: number | null;
+  last_attempt_at_ms: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at_ms: number | null;
+}
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+function toDelivery(row: OutboxRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    event: row.event as JobEventType,
+    url: row.url,
+    job: JSON.parse(row.job_snapshot) as JobRecord,
+    status: row.status as WebhookDeliveryStatus,
+    attempts: row.attempts,
+    createdAtMs: row.created_at_ms,
+    nextAttemptAtMs: opt(row.next_attempt_at_ms),
+    lastAttemptAtMs: opt(row.last_attempt_at_ms),
+    lastStatusCode: opt(row.last_status_code),
+    lastError: opt(row.last_error),
+    deliveredAtMs: opt(row.delivered_at_ms),
+  };
+}
+
+export interface OutboxEntry {
+  job: JobRecord;
+  event: JobEventType;
+}
+
+/** Inside a job transition's transaction: one row per subscribed event, snapshotting the job. */
+export async function outboxInsert(tx: Queryable, entries: readonly OutboxEntry[], nowMs: number): Promise<void> {
+  if (entries.length === 0) return;
+  await tx.query(
+    `INSERT INTO webhook_outbox (id, job_id, event, url, job_snapshot, status, created_at_ms, next_attempt_at_ms)
+     SELECT t.id, t.job_id, t.event, t.url, t.snapshot, 'pending', $6, $6
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t (id, job_id, event, url, snapshot, ord) ORDER BY t.ord`,
+    [
+      entries.map(() => `msg_${randomUUID().replaceAll("-", "")}`),
+      entries.map((e) => e.job.id),
+      entries.map((e) => e.event),
+      entries.map((e) => e.job.webhook!.url),
+      entries.map((e) => JSON.stringify({ ...e.job, leaseToken: undefined })),
+      nowMs,
+    ],
+  );
+}
+
+/** Due rows, oldest first, each claimed until `nowMs + claimMs`. */
+export async function outboxClaim(db: Db, p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
+  const { rows } = await db.query<OutboxRow & { due_at_ms: number }>(
+    `WITH due AS (
+       SELECT seq, next_attempt_at_ms AS due_at_ms FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= $1
+       ORDER BY next_attempt_at_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+     UPDATE webhook_outbox o SET next_attempt_at_ms = $3 FROM due WHERE o.seq = due.seq RETURNING o.*, due.due_at_ms`,
+    [p.nowMs, p.limit, p.nowMs + p.claimMs],
+  );
+  rows.sort((a, b) => a.due_at_ms - b.due_at_ms || a.seq - b.seq);
+  // As claimed: the next attempt is the claim's end (what the row says now).
+  return rows.map(toDelivery);
+}
+
+export async function outboxNextDueAt(db: Db): Promise<number | undefined> {
+  const { rows } = await db.query<{ at: number | null }>("SELECT min(next_attempt_at_ms) AS at FROM webhook_outbox WHERE status = 'pending'");
+  return rows[0]?.at ?? undefined;
+}
+
+export async function outboxRecord(db: Db, p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
+  const status: WebhookDeliveryStatus = p.delivered ? "delivered" : p.nextAttemptAtMs === undefined ? "failed" : "pending";
+  await db.query(
+    `UPDATE webhook_outbox SET attempts = attempts + 1, last_attempt_at_ms = $2, last_status_code = $3, last_error = $4, status = $5,
+       next_attempt_at_ms = $6, delivered_at_ms = $7 WHERE id = $1 AND status = 'pending'`,
+    [p.id, p.nowMs, p.statusCode ?? null, p.error ?? null, status, status === "pending" ? p.nextAttemptAtMs! : null, p.delivered ? p.nowMs : null],
+  );
+  // A row outlives its job only to be delivered: once finished, nothing can read it any more.
+  if (status !== "pending") {
+    await db.query("DELETE FROM webhook_outbox o WHERE o.id = $1 AND o.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = o.job_id)", [p.id]);
+  }
+}
+
+export async function outboxListForJob(db: Db, jobId: string): Promise<WebhookDelivery[]> {
+  const { rows } = await db.query<OutboxRow>("SELECT * FROM webhook_outbox WHERE job_id = $1 ORDER BY seq", [jobId]);
+  return rows.map(toDelivery);
+}
