@@ -3,9 +3,10 @@
  * - plain (no message groups in the queue): one statement, FOR UPDATE SKIP LOCKED, so concurrent
  *   receives take disjoint messages without waiting for each other;
  * - fair (a standard queue whose messages have groups) and FIFO: the receive first locks the rows
- *   of the groups it will serve (least-served first, SKIP LOCKED: another receive holding a group
- *   is passed by), then reads those groups in a later statement, whose snapshot sees every receive
- *   that held them before. So no two receives ever take from one FIFO group at once.
+ *   of the groups it will serve (fair: least-served first; FIFO: oldest available group first;
+ *   SKIP LOCKED: another receive holding a group is passed by), then reads those groups in a later
+ *   statement, whose snapshot sees every receive that held them before. So no two receives ever
+ *   take from one FIFO group at once.
  * The lease UPDATE re-checks visibility on the row's latest version: a message is leased once.
  */
 import type { StoredMessage } from "../../core/message.js";
@@ -141,27 +142,29 @@ async function receiveFair(run: ReceiveRun): Promise<void> {
 }
 
 /**
- * Locks (SKIP LOCKED) up to `max` flows that look ready, least-served first. FIFO: the group's
- * oldest message is visible and none of its first ten is in flight. What the lock's snapshot saw
- * is only a filter: the caller reads the groups again, now that it holds them.
+ * Locks (SKIP LOCKED) up to `max` flows that look ready. Fair: least-served first. FIFO: the oldest
+ * available group first (the one whose oldest message is oldest, as SQS), whose oldest message is
+ * visible and none of whose first ten is in flight. What the lock's snapshot saw is only a filter:
+ * the caller reads the groups again, now that it holds them.
  */
 async function lockReadyFlows(tx: Queryable, p: ReceiveParams, fifo: boolean): Promise<string[]> {
-  const readyCheck = fifo
-    ? `g.group_id <> ''
-       AND (SELECT m.visible_at_ms FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3 ORDER BY m.seq LIMIT 1) <= $2
-       AND NOT EXISTS (SELECT 1 FROM (SELECT m.visible_at_ms, m.receive_count FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3
-                                      ORDER BY m.seq LIMIT ${fifoLookahead}) h WHERE h.visible_at_ms > $2 AND h.receive_count > 0)`
-    : `((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
-        OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))`;
-  const { rows } = await tx.query<{ group_id: string }>(
-    `SELECT g.group_id FROM message_groups g WHERE g.queue_id = $1 AND ${readyCheck}
-     ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`,
-    [p.queueId, p.nowMs, p.minSentAtMs, p.max],
-  );
+  const statement = fifo
+    ? `SELECT g.group_id FROM message_groups g
+       CROSS JOIN LATERAL (SELECT m.seq, m.visible_at_ms FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id ORDER BY m.seq LIMIT 1) h
+       WHERE g.queue_id = $1 AND g.group_id <> '' AND h.visible_at_ms <= $2
+         AND NOT EXISTS (SELECT 1 FROM (SELECT m.visible_at_ms, m.receive_count FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3
+                                        ORDER BY m.seq LIMIT ${fifoLookahead}) f WHERE f.visible_at_ms > $2 AND f.receive_count > 0)
+       ORDER BY h.seq LIMIT $4 FOR UPDATE OF g SKIP LOCKED`
+    : `SELECT g.group_id FROM message_groups g
+       WHERE g.queue_id = $1
+         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+           OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
+       ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
+  const { rows } = await tx.query<{ group_id: string }>(statement, [p.queueId, p.nowMs, p.minSentAtMs, p.max]);
   return rows.map((r) => r.group_id);
 }
 
-/** Least-served group first; each group's leading run of visible messages, in seq order. */
+/** Oldest available group first; each group's leading run of visible messages, in seq order. */
 async function receiveFifo(run: ReceiveRun): Promise<void> {
   const { tx, p } = run;
   const groups = await lockReadyFlows(tx, p, true);
@@ -175,8 +178,7 @@ async function receiveFifo(run: ReceiveRun): Promise<void> {
       let deadLettered = 0;
       for (const row of probe) {
         if (run.remaining === 0 || row.visible_at_ms > p.nowMs) break; // a delayed message keeps its place
-        if (await run.take(row)) run.served(group, 1);
-        else deadLettered++;
+        if (!(await run.take(row))) deadLettered++;
       }
       // Only dead-lettering can leave more of this group to look at.
       if (deadLettered === 0 || probe.length < fifoLookahead || run.remaining === 0) break;
