@@ -28,6 +28,7 @@ afterAll(async () => {
 });
 
 describe("sluice worker", () => {
+  // wire: drain
   it("SIGTERM while an ack request is in flight: exits 0 with the job that request leased released", async () => {
     const srv = await server();
     const a = (await srv.api("POST", "/v1/queues/cli-term/jobs", { input: "A", maxAttempts: 1 })).body.job;

@@ -43,6 +43,7 @@ function leaseReachMs(job: Job): number {
 const frozenTimers: Timers = { nowMs: () => Date.now(), schedule: () => () => {} };
 
 describe("leases", () => {
+  // wire: heartbeats
   it("a job running 3× its lease survives on heartbeats, on its first attempt", async () => {
     const server = await startTestServer();
     const sluice = new Sluice({ url: server.url });
@@ -108,6 +109,7 @@ describe("leases", () => {
     expect((await handle.get()).output).toBe("retried on attempt 2");
   }, 60_000);
 
+  // wire: worker-outage
   it("a worker rides out a server restart (backoff, then leases again)", async () => {
     const dataDir = await makeTempDir("sluice-restart-");
     const first = await startTestServer({ dataDir });

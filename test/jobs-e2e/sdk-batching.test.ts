@@ -55,6 +55,7 @@ afterAll(async () => {
 });
 
 describe("SDK submit batching, end to end", () => {
+  // wire: submit-batching
   it("50 concurrent run() calls all succeed with their own output, in far fewer submit requests", async () => {
     const name = freshQueue();
     track(workerSluice.queue(name).work<{ n: number }, { doubled: number }>(async (job) => ({ doubled: job.input.n * 2 }), { concurrency: 8 }));
@@ -77,6 +78,7 @@ describe("SDK submit batching, end to end", () => {
     expect(submits(name)).toHaveLength(50);
   });
 
+  // wire: submit-batching
   it("a slow job in the batch does not hold back the answer of a fast one", async () => {
     const name = freshQueue();
     const slowStarted = gate();

@@ -56,6 +56,7 @@ afterAll(async () => {
 });
 
 describe("submit, get, wait, cancel", () => {
+  // wire: lifecycle
   it("submits, gets, waits for the worker's result", async () => {
     const q = sluice.queue(freshQueue());
     const handle = await q.submit({ text: "hi" }, { priority: 5, metadata: { user: "u1" } });
@@ -70,6 +71,7 @@ describe("submit, get, wait, cancel", () => {
     expect(done.finishedAt).not.toBeNull();
   });
 
+  // wire: wait-timeout
   it("wait() gives up after timeoutMs with JobWaitTimeoutError carrying the last state", async () => {
     const handle = await sluice.queue(freshQueue()).submit({ x: 1 });
     const err = await handle.wait({ timeoutMs: 300 }).catch((e: unknown) => e);
@@ -95,6 +97,7 @@ describe("submit, get, wait, cancel", () => {
     await expect(sluice.jobs.get("00000000-0000-4000-8000-000000000000")).rejects.toMatchObject({ name: "SluiceApiError", code: "JobNotFound", status: 404 });
   });
 
+  // wire: idempotency-key
   it("replays an idempotent submit as the same job; the same key with another body is refused", async () => {
     const q = sluice.queue(freshQueue());
     const a = await q.submit({ prompt: "p" }, { idempotencyKey: "key-1" });
@@ -119,6 +122,7 @@ describe("submit, get, wait, cancel", () => {
 });
 
 describe("queue.run: submit and get the finished job", () => {
+  // wire: run
   it("resolves with the finished job, succeeded or failed, as wait() would", async () => {
     const q = sluice.queue(freshQueue());
     track(q.work<{ n: number }, number>(async (job) => {
@@ -151,6 +155,7 @@ describe("queue.run: submit and get the finished job", () => {
 });
 
 describe("handler outcomes", () => {
+  // wire: outcomes
   it("NonRetryableError fails the job after one attempt, into the dead-letter queue", async () => {
     const q = sluice.queue(freshQueue());
     const handle = await q.submit({ bad: true }, { maxAttempts: 5 });
@@ -169,6 +174,7 @@ describe("handler outcomes", () => {
     expect(queue.stats.deadLetterMessages).toBe(1);
   });
 
+  // wire: outcomes
   it("other errors are retried; the job fails after maxAttempts with the last error recorded", async () => {
     const q = sluice.queue(freshQueue());
     const flaky = await q.submit({ kind: "flaky" }, { maxAttempts: 3 });
@@ -205,6 +211,7 @@ describe("handler outcomes", () => {
 });
 
 describe("cancellation and progress", () => {
+  // wire: cancel
   it("ctx.signal fires when a running job is canceled, and the job ends canceled", async () => {
     const q = sluice.queue(freshQueue());
     const started = gate();
@@ -228,6 +235,7 @@ describe("cancellation and progress", () => {
     expect((await handle.wait({ timeoutMs: 10_000 })).status).toBe("canceled");
   });
 
+  // wire: heartbeats
   it("ctx.progress() reaches the server with the next heartbeat", async () => {
     const q = sluice.queue(freshQueue());
     const release = gate();
@@ -249,6 +257,7 @@ describe("cancellation and progress", () => {
 });
 
 describe("batch handlers", () => {
+  // wire: batch
   it("get at most `size` jobs per call and can fail items one by one", async () => {
     const q = sluice.queue(freshQueue());
     const handles = await Promise.all([0, 1, 2, 3, 4, 5, 6].map((n) => q.submit({ n, bad: n === 4 })));

@@ -48,6 +48,7 @@ function recordingFetch(refuse: (sent: Sent) => boolean = () => false): FetchLik
 const carriesAcks = (s: Sent): boolean => s.path.endsWith("/leases") && ((s.body as LeaseRequest).complete !== undefined || (s.body as LeaseRequest).fail !== undefined);
 
 describe("worker outcomes ride on lease requests", () => {
+  // wire: acks
   it("completes and fails jobs through lease requests, never the complete / fail routes", async () => {
     const server = await startTestServer();
     const clientFetch = recordingFetch();

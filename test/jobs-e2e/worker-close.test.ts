@@ -71,6 +71,7 @@ function recordingFetch(onSend: (sent: Sent) => void = () => {}): FetchLike & { 
 }
 
 describe("close() hands back jobs leased as it began", () => {
+  // wire: close
   it("waits for the release of a job that an in-flight ack request leased; the job keeps its only attempt", async () => {
     const srv = await server();
     const a = (await srv.api("POST", "/v1/queues/close-race/jobs", { input: "A", maxAttempts: 1 })).body.job;
@@ -103,6 +104,7 @@ describe("close() hands back jobs leased as it began", () => {
 });
 
 describe("close({ timeoutMs })", () => {
+  // wire: close
   it("hands back a job whose handler ignores ctx.signal, resolves without it, and ignores its late result", async () => {
     const srv = await server();
     const timers = new ManualTimers();

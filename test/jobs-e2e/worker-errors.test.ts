@@ -44,6 +44,7 @@ function recordingFetch(refuse: (sent: Sent) => string | undefined = () => undef
 const carriesAcks = (s: Sent): boolean => s.path.endsWith("/leases") && (s.body?.complete !== undefined || s.body?.fail !== undefined);
 
 describe("reports the server would refuse", () => {
+  // wire: outcomes
   it("an output over 1 MiB fails the job at once, not retried, and counts as failed", async () => {
     const { url } = await server();
     const errors: WorkerPhase[] = [];
@@ -116,6 +117,7 @@ describe("reports the server would refuse", () => {
 });
 
 describe("a lease refusal no retry can fix", () => {
+  // wire: fatal-lease
   it("stops the worker: `done` rejects with the server's error, told once to onError, no more lease requests", async () => {
     const { url } = await server();
     const clientFetch = recordingFetch();

@@ -32,6 +32,7 @@ async function queueStats(server: TestServer, queue: string): Promise<QueueStats
 }
 
 describe("worker processes", () => {
+  // wire: drain
   it("1,000 jobs across 3 worker processes: each succeeds exactly once", async () => {
     const server = await startTestServer();
     const dir = await makeTempDir("sluice-jobs-");
@@ -92,6 +93,7 @@ describe("worker processes", () => {
     }
   }, 120_000);
 
+  // wire: kill-9
   it("a worker killed with SIGKILL mid-job: the job is retried after its lease and succeeds", async () => {
     const server = await startTestServer();
     const dir = await makeTempDir("sluice-jobs-");

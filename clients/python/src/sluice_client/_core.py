@@ -1,0 +1,154 @@
+"""The client's calls, written once for asyncio: the blocking client runs them on a private event
+loop thread (_loop_thread.py), the asyncio client on the caller's loop. Jobs travel as the wire's
+dicts here; the public classes wrap them."""
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from typing import Any, Dict, Optional, Tuple
+
+from ._http import DEFAULT_TIMEOUT_SECONDS, HttpClient
+from ._paths import job_path, queue_path
+from ._retry import Backoff
+from ._submit import SubmitBatcher, submit_alone
+from .errors import JobWaitTimeoutError
+from .jobs import TERMINAL_STATUSES, JobSnapshot
+
+# The server holds one GET ?wait= (or submit ?wait=) at most this long.
+MAX_WAIT_SLICE_SECONDS = 60
+# Slack on top of a long poll before the SDK calls the connection dead.
+LONG_POLL_GRACE_SECONDS = 30.0
+
+_SUBMIT_FIELDS = {
+    "priority": "priority",
+    "delay_seconds": "delaySeconds",
+    "timeout_seconds": "timeoutSeconds",
+    "max_attempts": "maxAttempts",
+    "metadata": "metadata",
+}
+
+
+def check_timeout(timeout: Optional[float], name: str = "timeout") -> None:
+    """None waits forever (so does math.inf); a negative timeout has already passed. NaN, a string
+    or a bool is refused before anything is sent: it would otherwise fail at once or never."""
+    if timeout is None:
+        return
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"{name} must be a number of seconds (or None to wait forever), got {timeout!r}")
+    if math.isnan(timeout):
+        raise ValueError(f"{name} must be a number of seconds (or None to wait forever), got nan")
+
+
+def is_terminal(job: Dict[str, Any]) -> bool:
+    return job.get("status") in TERMINAL_STATUSES
+
+
+class JobsCore:
+    def __init__(self, url: str, token: Optional[str], attempts: int, backoff: Backoff, batch_submits: bool) -> None:
+        if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
+            raise ValueError(f"attempts must be a whole number ≥ 1, got {attempts!r}")
+        self.http = HttpClient(url, token, backoff)
+        self.attempts = attempts
+        self._batchers: Optional[Dict[str, SubmitBatcher]] = {} if batch_submits else None
+
+    async def get(self, job_id: str) -> Dict[str, Any]:
+        res = await self.http.request("GET", job_path(_text("job id", job_id)), max_attempts=self.attempts)
+        return res.body["job"]
+
+    async def cancel(self, job_id: str) -> Dict[str, Any]:
+        """A queued job is canceled at once, a running one when its worker sees it."""
+        res = await self.http.request("POST", job_path(_text("job id", job_id)) + "/cancel", max_attempts=self.attempts)
+        return res.body["job"] if res.body else await self.get(job_id)
+
+    async def list(self, queue: str, status: Optional[str], limit: Optional[int], cursor: Optional[str]) -> Tuple[list, Optional[str]]:
+        res = await self.http.request(
+            "GET",
+            queue_path(_text("queue name", queue)) + "/jobs",
+            query={"status": status, "limit": limit, "cursor": cursor},
+            max_attempts=self.attempts,
+        )
+        return res.body["jobs"], res.body.get("nextCursor")
+
+    async def wait(self, job_id: str, timeout: Optional[float]) -> Dict[str, Any]:
+        """Long-polls until the job is terminal, in slices of at most 60 s (the server's limit),
+        so one wait outlasts any proxy's idle timeout; JobWaitTimeoutError once ``timeout`` passes."""
+        check_timeout(timeout)
+        _text("job id", job_id)
+        loop = asyncio.get_running_loop()
+        deadline = math.inf if timeout is None else loop.time() + timeout
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                last = await self.get(job_id)
+                if is_terminal(last):
+                    return last
+                raise JobWaitTimeoutError(JobSnapshot(last))
+            wait_seconds = min(MAX_WAIT_SLICE_SECONDS, math.ceil(remaining))
+            poll = self.http.request(
+                "GET",
+                job_path(job_id),
+                query={"wait": wait_seconds},
+                max_attempts=self.attempts,
+                timeout=wait_seconds + LONG_POLL_GRACE_SECONDS,
+            )
+            try:
+                # The server counts whole seconds; our own deadline cuts the slice so timeout is exact.
+                res = await (poll if math.isinf(remaining) else asyncio.wait_for(poll, remaining))
+            except asyncio.TimeoutError:
+                continue
+            if is_terminal(res.body["job"]):
+                return res.body["job"]
+
+    async def submit(self, queue: str, input: Any, options: Dict[str, Any]) -> Tuple[Dict[str, Any], bool]:
+        return await self._send(queue, self.entry(input, options), 0)
+
+    async def run(self, queue: str, input: Any, timeout: Optional[float], options: Dict[str, Any]) -> Dict[str, Any]:
+        """Submits, with the server holding the answer (?wait=) until the job is terminal, then
+        long-polls for the rest: one request when the job finishes within a minute."""
+        check_timeout(timeout)
+        entry = self.entry(input, options)
+        loop = asyncio.get_running_loop()
+        deadline = math.inf if timeout is None else loop.time() + timeout
+        # Whole seconds, rounded down: the server's hold must never outlast our deadline.
+        hold = MAX_WAIT_SLICE_SECONDS if math.isinf(deadline) else min(MAX_WAIT_SLICE_SECONDS, math.floor(deadline - loop.time()))
+        job, _ = await self._send(queue, entry, max(0, hold))
+        if is_terminal(job):
+            return job
+        remaining = deadline - loop.time()
+        return await self.wait(job["id"], None if math.isinf(remaining) else max(0.0, remaining))
+
+    def entry(self, input: Any, options: Dict[str, Any]) -> Dict[str, Any]:
+        """A submit's body and its idempotency key: one of our own when the SDK may resend, so a
+        resend after a lost answer gives back the same job instead of a second one."""
+        entry: Dict[str, Any] = {"input": input}
+        for name, wire_name in _SUBMIT_FIELDS.items():
+            if options.get(name) is not None:
+                entry[wire_name] = options[name]
+        webhook = options.get("webhook")
+        if webhook is not None:
+            entry["webhook"] = {"url": webhook} if isinstance(webhook, str) else webhook
+        key = options.get("idempotency_key")
+        if key is None and self.attempts > 1:
+            key = f"sdk-{uuid.uuid4()}"
+        if key is not None:
+            entry["idempotencyKey"] = _text("idempotency_key", key)
+        return entry
+
+    async def _send(self, queue: str, entry: Dict[str, Any], wait_seconds: int) -> Tuple[Dict[str, Any], bool]:
+        _text("queue name", queue)
+        if self._batchers is None:
+            return await submit_alone(self, queue, entry, wait_seconds)
+        batcher = self._batchers.get(queue)
+        if batcher is None:
+            batcher = self._batchers[queue] = SubmitBatcher(self, queue)
+        return await batcher.submit(entry, wait_seconds)
+
+
+def _text(what: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
+__all__ = ["JobsCore", "check_timeout", "is_terminal", "DEFAULT_TIMEOUT_SECONDS", "LONG_POLL_GRACE_SECONDS"]

@@ -1,0 +1,145 @@
+"""The blocking client: ``Sluice(url)``. Safe to share between threads; calls made at the same
+moment by many threads (a threaded web server) share requests where the wire allows it."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from ._core import JobsCore
+from ._loop_thread import LoopThread
+from ._retry import Backoff
+from ._worker_core import WorkerCore
+from .jobs import Job, JobPage, _SyncJobs
+from .worker import Worker
+
+
+class Sluice:
+    """A Sluice server's jobs API.
+
+    ``attempts``: tries in all for calls that are safe to repeat (reads, cancel, submits — which
+    carry an idempotency key of the SDK's own when you give none). ``batch_submits``: gather the
+    submits of one moment into one request per queue (each still gets its own job).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: Optional[str] = None,
+        *,
+        attempts: int = 5,
+        backoff: Tuple[float, float] = (0.1, 5.0),
+        batch_submits: bool = True,
+    ) -> None:
+        self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
+        self._loop = LoopThread.shared()
+        self.url = url
+        self.jobs = Jobs(self._core, self._loop)
+
+    def queue(self, name: str) -> "Queue":
+        return Queue(self, name)
+
+    def close(self) -> None:
+        """Closes idle connections (workers have their own close())."""
+        self._loop.loop.call_soon_threadsafe(self._core.http.transport.close_idle)
+
+    def __enter__(self) -> "Sluice":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Jobs(_SyncJobs):
+    """Jobs by id: ``sluice.jobs.get / wait / cancel``, and a queue's jobs with ``list``."""
+
+    def __init__(self, core: JobsCore, loop: LoopThread) -> None:
+        self._core = core
+        self._loop = loop
+
+    def _job(self, raw: Dict[str, Any], replayed: bool = False) -> Job:
+        return Job(raw, self, replayed)
+
+    def get(self, job_id: str) -> Job:
+        return self._job(self._loop.call(self._core.get(job_id)))
+
+    def wait(self, job_id: str, timeout: Optional[float] = None) -> Job:
+        """Blocks until the job is terminal; JobWaitTimeoutError (with the last state) after ``timeout`` seconds."""
+        return self._job(self._loop.call(self._core.wait(job_id, timeout)))
+
+    def cancel(self, job_id: str) -> Job:
+        """A queued job is canceled at once; a running one is asked to stop (its worker sees it)."""
+        return self._job(self._loop.call(self._core.cancel(job_id)))
+
+    def list(self, queue: str, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> JobPage:
+        jobs, next_cursor = self._loop.call(self._core.list(queue, status, limit, cursor))
+        return JobPage([self._job(raw) for raw in jobs], next_cursor)
+
+
+class Queue:
+    """``sluice.queue(name)``: submit jobs to one queue, list them, run workers on it."""
+
+    def __init__(self, sluice: Sluice, name: str) -> None:
+        self._sluice = sluice
+        self.name = name
+
+    def submit(
+        self,
+        input: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        priority: Optional[int] = None,
+        delay_seconds: Optional[int] = None,
+        timeout_seconds: Optional[int] = None,
+        max_attempts: Optional[int] = None,
+        webhook: Optional[Any] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> Job:
+        """Submits a job; returns it at once (status ``queued``). The same idempotency key and
+        input give back the same job (``job.replayed``)."""
+        options = dict(
+            idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, timeout_seconds=timeout_seconds,
+            max_attempts=max_attempts, webhook=webhook, metadata=metadata,
+        )  # fmt: skip
+        raw, replayed = self._sluice._loop.call(self._sluice._core.submit(self.name, input, options))
+        return Job(raw, self._sluice.jobs, replayed)
+
+    def run(self, input: Any, *, timeout: Optional[float] = None, **options: Any) -> Job:
+        """Submits and returns the finished job (succeeded, failed or canceled) — one request when
+        it finishes within a minute. JobWaitTimeoutError after ``timeout`` seconds; the job goes on."""
+        raw = self._sluice._loop.call(self._sluice._core.run(self.name, input, timeout, _submit_options(options)))
+        return Job(raw, self._sluice.jobs)
+
+    def list(self, status: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> JobPage:
+        return self._sluice.jobs.list(self.name, status, limit, cursor)
+
+    def work(
+        self,
+        handler: Callable[..., Any],
+        *,
+        concurrency: int = 1,
+        lease_seconds: int = 30,
+        wait_seconds: int = 20,
+        batch: Optional[Tuple[int, float]] = None,
+        on_error: Optional[Callable[[BaseException, str, Optional[str]], None]] = None,
+    ) -> Worker:
+        """Starts a worker on this queue at once. ``handler(job)`` or ``handler(job, ctx)`` returns
+        the job's output; with ``batch=(size, window_seconds)`` it gets a list of jobs and returns
+        one result per job."""
+        sluice = self._sluice
+
+        async def make() -> WorkerCore:
+            return WorkerCore(
+                sluice._core.http, self.name, handler, concurrency=concurrency, lease_seconds=lease_seconds,
+                wait_seconds=wait_seconds, batch=batch, on_error=on_error,
+            )  # fmt: skip
+
+        return Worker(sluice._loop, sluice._loop.call(make()))
+
+
+_SUBMIT_OPTIONS = frozenset(("idempotency_key", "priority", "delay_seconds", "timeout_seconds", "max_attempts", "webhook", "metadata"))
+
+
+def _submit_options(options: Dict[str, Any]) -> Dict[str, Any]:
+    unknown = set(options) - _SUBMIT_OPTIONS
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; run() takes timeout and submit()'s options")
+    return options

@@ -1,0 +1,64 @@
+"""What a handler gets besides its job(s): cancellation and progress."""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    from ._lease import JobLease
+    from .jobs import LeasedJob
+
+
+class JobContext:
+    """``handler(job, ctx)``'s ctx."""
+
+    __slots__ = ("_lease",)
+
+    def __init__(self, lease: "JobLease") -> None:
+        self._lease = lease
+
+    @property
+    def job(self) -> "LeasedJob":
+        return self._lease.job
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set when the job's cancel is requested, its lease is lost, or close(timeout=) runs out:
+        stop working (``ctx.cancelled.is_set()``, or ``ctx.cancelled.wait(seconds)`` to sleep)."""
+        return self._lease.cancelled
+
+    @property
+    def cancel_reason(self) -> Optional[BaseException]:
+        """JobCanceledError, LeaseLostError or WorkerClosingError once ``cancelled`` is set."""
+        return self._lease.reason
+
+    def progress(self, fraction: float) -> None:
+        """Records progress (0–1, clamped); sent with the next heartbeat."""
+        self._lease.record_progress(fraction)
+
+
+class BatchContext:
+    """A batch handler's ctx: one JobContext per job (same order as the jobs), plus the batch's own."""
+
+    __slots__ = ("items", "_cancelled")
+
+    def __init__(self, leases: Sequence["JobLease"]) -> None:
+        self.items: List[JobContext] = [JobContext(lease) for lease in leases]
+        self._cancelled = threading.Event()
+        for lease in leases:
+            lease.on_abort(lambda: self._check(leases))
+        self._check(leases)
+
+    def _check(self, leases: Sequence["JobLease"]) -> None:
+        if all(lease.reason is not None for lease in leases):
+            self._cancelled.set()
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set once every job of the batch is canceled or lost, or close(timeout=) ran out."""
+        return self._cancelled
+
+    def progress(self, fraction: float) -> None:
+        """Records the same progress on every job of the batch."""
+        for item in self.items:
+            item.progress(fraction)

@@ -1,0 +1,7 @@
+/**
+ * The Python SDK's client, worker and asyncio tests (clients/python/tests), one vitest test per
+ * pytest test: see pytest-suite.ts.
+ */
+import { pytestSuite } from "./pytest-suite.js";
+
+pytestSuite("Python SDK: client, worker, asyncio (pytest)", ["tests/test_client.py", "tests/test_worker.py", "tests/test_async.py", "tests/test_compat.py"]);
