@@ -1,13 +1,35 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects: every test on the default store (SQLite), and the SQS compatibility and jobs
+ * end-to-end suites again on PostgreSQL — the same test files, with SLUICE_TEST_STORE=postgres
+ * (test/support/test-store.ts). The jobs files that only drive the CLI or the packaging, whatever
+ * the store, run once.
+ */
+const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1" };
+const storeIndependentJobsE2e = ["cli-jobs", "cli-worker", "docs-cli-commands", "example-walkthrough", "readme-sdk", "sdk-package", "worker-processes"];
+
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts", "client/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     // A PostgreSQL cluster for the run, started only if a test file asks for one (test/support/postgres.ts).
     globalSetup: ["test/postgres-setup.ts"],
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1" },
+    projects: [
+      {
+        extends: true,
+        test: { name: "sqlite", include: ["src/**/*.test.ts", "test/**/*.test.ts", "client/**/*.test.ts"], env: { ...env, SLUICE_TEST_STORE: "sqlite" } },
+      },
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          include: ["test/sqs-compat/**/*.test.ts", "test/smoke/**/*.test.ts", "test/jobs-e2e/**/*.test.ts"],
+          exclude: storeIndependentJobsE2e.map((name) => `test/jobs-e2e/${name}.test.ts`),
+          env: { ...env, SLUICE_TEST_STORE: "postgres" },
+        },
+      },
+    ],
   },
 });

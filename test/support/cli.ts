@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { testStoreArgs } from "./test-store.js";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -28,7 +29,7 @@ const listeningLine = /Sluice listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 export async function spawnCli(opts: { dataDir: string; port?: number; extraArgs?: string[]; readyTimeoutMs?: number }): Promise<CliServer> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(opts.port ?? 0), "--data-dir", opts.dataDir, ...(opts.extraArgs ?? [])],
+    ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(opts.port ?? 0), "--data-dir", opts.dataDir, ...(await testStoreArgs(opts.dataDir)), ...(opts.extraArgs ?? [])],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } },
   );
   children.add(child);
