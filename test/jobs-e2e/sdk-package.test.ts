@@ -5,7 +5,8 @@
  * there), and packed with `npm pack` (its prepare script builds dist/). The tarball is installed
  * into an empty directory with `npm install --offline` — it has no dependencies, so nothing is
  * fetched — and used from there by a plain ESM script (no tsx, no repo on the resolution path)
- * that submits a job to a real server, works it and gets the result.
+ * that submits a job to a real server, works it and gets the result — and README.md's SDK
+ * snippet, copied there, runs as written.
  */
 import { execFile } from "node:child_process";
 import { cp, readFile, readdir, writeFile } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/cli.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { expectedOutputPattern, oneLine } from "./snippets.js";
 
 const run = promisify(execFile);
 
@@ -126,5 +128,14 @@ describe("the @sluice/client package", () => {
     expect(result).toMatchObject({ status: "succeeded", output: { upper: "HELLO FROM A TARBALL", attempt: 1 } });
     // The job the script ran is on this server.
     expect((await server.app.inject({ method: "GET", url: `/v1/jobs/${result.id}` })).json()).toMatchObject({ job: { status: "succeeded", queue: "packed-sdk" } });
+
+    // README.md's SDK snippet, copied into this directory outside the repository, runs as written
+    // (only the URL swapped) with the installed tarball, and prints what its comment says.
+    const readme = await readFile(join(repoRoot, "README.md"), "utf8");
+    const [snippet] = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((block) => block.includes("@sluice/client"));
+    expect(readme).toContain(`npm pack ./client                          # → ${info.filename}`);
+    await writeFile(join(app, "readme-snippet.mjs"), snippet!.replaceAll("http://127.0.0.1:9324", server.url));
+    const fromReadme = await run(process.execPath, ["readme-snippet.mjs"], { cwd: app, env: cleanEnv, timeout: 30_000 });
+    expect(oneLine(fromReadme.stdout)).toMatch(expectedOutputPattern(snippet!));
   });
 });
