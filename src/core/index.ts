@@ -30,6 +30,7 @@ export {
 } from "./queue-service.js";
 export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 export { listDeadLetterSourceQueues } from "./redrive.js";
+export { loadReceiptSecret } from "./receipt.js";
 export { addPermission, removePermission } from "./permissions.js";
 
 // The store contract (implemented under src/stores)

@@ -13,7 +13,7 @@ import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js"
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
 import { MoveTasks } from "./move-tasks.js";
 import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueConfig, validateQueueName } from "./queue.js";
-import { decodeReceipt, encodeReceipt } from "./receipt.js";
+import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { QueueStats, Store } from "./store.js";
 import { QueueWaiters } from "./waiters.js";
@@ -73,6 +73,11 @@ export interface QueueServiceDeps {
   senderId: string;
   /** Unexpected background errors (message move tasks); the server passes its logger. */
   onError?: (err: unknown) => void;
+  /**
+   * The key that signs receipt handles (receipt.ts). The server passes the one its store keeps, so
+   * handles outlive restarts; without one the service makes its own, valid for its lifetime only.
+   */
+  receiptSecret?: Uint8Array;
 }
 
 /** Told of live jobs that a purge or retention ended along with their messages. */
@@ -98,6 +103,7 @@ export class QueueService {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly senderId: string;
+  private readonly receipts: ReceiptCodec;
   private readonly jobsEndedListeners = new Set<JobsEndedListener>();
   private readonly queueDeletedListeners = new Set<QueueDeletedListener>();
 
@@ -106,6 +112,7 @@ export class QueueService {
     this.clock = deps.clock;
     this.ids = deps.ids;
     this.senderId = deps.senderId;
+    this.receipts = new ReceiptCodec(deps.receiptSecret ?? newReceiptSecret());
     this.waiters = new QueueWaiters(deps.clock);
     this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters, onError: deps.onError });
   }
@@ -359,7 +366,7 @@ export class QueueService {
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.
         if (messages.length === max) this.waiters.notify(queue.id, 1);
         // The store's objects are ours (Store.messageReceive): one property added, not a 20-field copy each.
-        return messages.map((m) => Object.assign(m, { receiptHandle: encodeReceipt({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
+        return messages.map((m) => Object.assign(m, { receiptHandle: this.receipts.encode({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
       }
       const remainingMs = deadlineMs - this.clock.nowMs();
       signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
@@ -384,8 +391,8 @@ export class QueueService {
     const index: number[] = [];
     for (const [i, handle] of receiptHandles.entries()) {
       try {
-        const r = decodeReceipt(handle);
-        if (r.queueId !== queue.id) fail("ReceiptHandleInvalid", `The input receipt handle "${handle}" is not a valid receipt handle.`);
+        const r = this.receipts.decode(handle);
+        if (r.queueId !== queue.id) invalidReceipt(handle);
         refs.push({ seq: r.seq, token: r.token });
         index.push(i);
         outcomes.push({ ok: true, value: null });
@@ -433,8 +440,8 @@ export class QueueService {
     const index: number[] = [];
     for (const [i, change] of changes.entries()) {
       try {
-        const r = decodeReceipt(change.receiptHandle);
-        if (r.queueId !== queue.id) fail("ReceiptHandleInvalid", `The input receipt handle "${change.receiptHandle}" is not a valid receipt handle.`);
+        const r = this.receipts.decode(change.receiptHandle);
+        if (r.queueId !== queue.id) invalidReceipt(change.receiptHandle);
         checkInteger("VisibilityTimeout", change.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
         entries.push({ seq: r.seq, token: r.token, visibleAtMs: nowMs + change.visibilityTimeoutSeconds * 1000 });
         index.push(i);

@@ -200,5 +200,12 @@ export interface Store extends JobStore {
   /** Sets the status (and failure reason) if the task's status is one of `fromStatuses`. */
   moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean>;
 
+  /**
+   * A named secret the server keeps with its data (the key that signs receipt handles): the stored
+   * value, or `candidate`, stored now, when there is none. The first writer wins, so servers that
+   * share a store and start together all get the same value; it outlives restarts.
+   */
+  secretGetOrCreate(p: { name: string; candidate: string }): Promise<string>;
+
   close(): Promise<void>;
 }

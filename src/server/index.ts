@@ -6,7 +6,7 @@ import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Clock, systemClock, type IdSource, JobService, QueueService, type Store } from "../core/index.js";
+import { type Clock, systemClock, type IdSource, JobService, QueueService, type Store, loadReceiptSecret } from "../core/index.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
 import { DatabaseUnreachableError, describeUrl, openPostgresStore } from "../stores/postgres/open.js";
@@ -96,8 +96,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
   const store = await openStore(config);
+  const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
   const ids = opts.ids ?? cryptoIdSource();
-  const queues = new QueueService({ store, clock, ids, senderId: config.accountId });
+  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret });
   const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();

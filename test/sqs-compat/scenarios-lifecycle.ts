@@ -92,6 +92,28 @@ export function lifecycleScenarios(h: Harness): void {
       await expectSqsError(h.driver, "DeleteMessage", { QueueUrl: b, ReceiptHandle: m!.ReceiptHandle! }, sqsErrors.ReceiptHandleIsInvalid);
       expect(await h.counts(a)).toEqual({ visible: 0, notVisible: 1, delayed: 0 });
     });
+
+    it("a handle edited to name another message of the same receive is ReceiptHandleIsInvalid and touches nothing", async () => {
+      const url = await h.createQueue();
+      await h.send(url, "first");
+      await h.send(url, "second");
+      const [first, second] = await h.receive(url, { MaxNumberOfMessages: 2 });
+      expect(second).toBeDefined();
+      // Each handle names its message by seq, e.g. `sl3:<queue>:<seq>:<token>:<mac>`: point one at the other's seq.
+      const seqOf = (handle: string): string => handle.split(":")[2]!;
+      const forged = first!.ReceiptHandle!.replace(`:${seqOf(first!.ReceiptHandle!)}:`, `:${seqOf(second!.ReceiptHandle!)}:`);
+      expect(forged).not.toBe(first!.ReceiptHandle);
+      await expectSqsError(h.driver, "DeleteMessage", { QueueUrl: url, ReceiptHandle: forged }, sqsErrors.ReceiptHandleIsInvalid);
+      await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: forged, VisibilityTimeout: 0 }, sqsErrors.ReceiptHandleIsInvalid);
+      const batch = await h.driver.call("DeleteMessageBatch", { QueueUrl: url, Entries: [{ Id: "forged", ReceiptHandle: forged }] });
+      expect(batch.Failed).toEqual([expect.objectContaining({ Id: "forged", Code: "ReceiptHandleIsInvalid", SenderFault: true })]);
+      // A leading zero names the same message, but is not the handle the server wrote.
+      const padded = first!.ReceiptHandle!.replace(`:${seqOf(first!.ReceiptHandle!)}:`, `:0${seqOf(first!.ReceiptHandle!)}:`);
+      await expectSqsError(h.driver, "DeleteMessage", { QueueUrl: url, ReceiptHandle: padded }, sqsErrors.ReceiptHandleIsInvalid);
+      expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 2, delayed: 0 });
+      await h.driver.call("DeleteMessage", { QueueUrl: url, ReceiptHandle: second!.ReceiptHandle! });
+      expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 1, delayed: 0 });
+    });
   });
 
   describe("Validation", () => {

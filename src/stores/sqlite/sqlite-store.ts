@@ -161,6 +161,8 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobStore(this.db, this.writes, this.messageCache);
     const db = this.db;
     this.sql = {
+      secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
+      secretGet: db.prepare<[string], string>("SELECT value FROM server_secrets WHERE name = ?").pluck(),
       queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
       queueExists: prepareQueueExists(db),
@@ -422,6 +424,13 @@ export class SqliteStore implements Store {
    * visibility expiry, sweeps — don't wait; the writes they lead to wait for their own sync.
    */
   /** Drops cached queue records as a queue write runs (reads happen between flushes, never during one). */
+  async secretGetOrCreate(p: { name: string; candidate: string }): Promise<string> {
+    return this.writes.run(() => {
+      this.sql.secretInsert.run(p.name, p.candidate);
+      return this.sql.secretGet.get(p.name)!;
+    });
+  }
+
   private queueWritten<S>(statement: S): S {
     this.queueCache.clear();
     return statement;

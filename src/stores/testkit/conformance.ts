@@ -294,6 +294,18 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(got.map((m) => m.body)).toEqual(["durable"]);
     });
 
+    test("secretGetOrCreate stores the first candidate and returns it from then on, across reopen", async () => {
+      const [first, racing] = await Promise.all([
+        store.secretGetOrCreate({ name: "receipt-handles", candidate: "first-value" }),
+        store.secretGetOrCreate({ name: "receipt-handles", candidate: "racing-value" }),
+      ]);
+      expect([first, racing]).toEqual(["first-value", "first-value"]);
+      expect(await store.secretGetOrCreate({ name: "other", candidate: "other-value" })).toBe("other-value");
+      store = await handle.reopen();
+      expect(await store.secretGetOrCreate({ name: "receipt-handles", candidate: "after-reopen" })).toBe("first-value");
+      expect(await store.secretGetOrCreate({ name: "other", candidate: "after-reopen" })).toBe("other-value");
+    });
+
     // FIFO, fair queues, dedup, dead-lettering and move tasks: cases in their own files.
     const context: ConformanceContext = { store: () => store, reopen: async () => (store = await handle.reopen()), test };
     registerGroupCases(context);
