@@ -10,6 +10,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../src/core/queue.js";
+import { ReceiptCodec, loadReceiptSecret } from "../../src/core/receipt.js";
 import { SchemaTooNewError, readMigrations } from "../../src/stores/postgres/migrate.js";
 import { DatabaseUnreachableError, openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
@@ -54,6 +55,17 @@ describe("PostgreSQL store: migrations", () => {
     const applied = await sql<{ version: number; n: number }>(url, "SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version");
     expect(applied.map((r) => r.version)).toEqual(readMigrations().map((m) => m.version));
     expect(applied.every((r) => r.n === 1)).toBe(true);
+  });
+
+  it("nodes starting at once agree on one receipt secret, and a handle one signs the others accept", async () => {
+    const url = await freshDatabase();
+    const nodes = await Promise.all(Array.from({ length: 4 }, () => open(url, 2)));
+    const secrets = await Promise.all(nodes.map((node) => loadReceiptSecret(node)));
+    expect(new Set(secrets.map((s) => s.toString("base64url"))).size).toBe(1);
+    const handle = new ReceiptCodec(secrets[0]!).encode({ queueId: 1, seq: 7, token: "tokentoken12" });
+    expect(new ReceiptCodec(secrets[3]!).decode(handle).seq).toBe(7);
+    const reopened = await open(url, 2);
+    expect((await loadReceiptSecret(reopened)).equals(secrets[0]!)).toBe(true);
   });
 
   it("refuses a database whose schema is newer than the code, saying what to do", async () => {

@@ -240,6 +240,13 @@ export class PostgresStore implements Store {
   webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
   webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
 
+  async secretGetOrCreate(p: { name: string; candidate: string }): Promise<string> {
+    await this.db.query("INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [p.name, p.candidate]);
+    // A statement of its own: it sees the row of a node whose insert won the race and committed.
+    const { rows } = await this.db.query<{ value: string }>("SELECT value FROM server_secrets WHERE name = $1", [p.name]);
+    return rows[0]!.value;
+  }
+
   async close(): Promise<void> {
     await this.db.close();
   }
