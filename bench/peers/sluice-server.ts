@@ -26,7 +26,7 @@ export interface SluiceServerOptions {
   cpuProfDir?: string;
 }
 
-const readyPattern = /Sluice listening on (http:\/\/[^\s]+)/;
+const readyPattern = /Sluice listening on (http:\/\/[^\s"]+)/;
 
 /** Directories this process has built: each is compiled once, at its first server. */
 const built = new Set<string>();

@@ -35,6 +35,7 @@ export { addPermission, removePermission } from "./permissions.js";
 
 // The store contract (implemented under src/stores)
 export type { QueueStats, Store } from "./store.js";
+export type { QueueObserver } from "./observer.js";
 
 // Jobs
 export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./jobs/job.js";

@@ -7,6 +7,7 @@
 import type { Clock, TimerHandle } from "./clock.js";
 import { limits } from "./limits.js";
 import type { MoveTaskRecord } from "./move-task-record.js";
+import type { QueueObserver } from "./observer.js";
 import type { Store } from "./store.js";
 import type { QueueWaiters } from "./waiters.js";
 
@@ -30,6 +31,8 @@ export interface MoveTaskRunnerDeps {
   waiters: QueueWaiters;
   /** Unexpected errors (the task is marked FAILED too); the server passes its logger. */
   onError?: (err: unknown) => void;
+  /** Told of each task that ended here. */
+  observer?: QueueObserver;
 }
 
 export class MoveTaskRunner {
@@ -151,8 +154,14 @@ export class MoveTaskRunner {
     return "done";
   }
 
-  private finish(taskHandle: string, status: "COMPLETED" | "CANCELLED" | "FAILED", failureReason?: string): Promise<boolean> {
+  private async finish(taskHandle: string, status: "COMPLETED" | "CANCELLED" | "FAILED", failureReason?: string): Promise<boolean> {
     const fromStatuses = status === "COMPLETED" ? (["RUNNING"] as const) : status === "CANCELLED" ? (["CANCELLING"] as const) : (["RUNNING", "CANCELLING"] as const);
-    return this.deps.store.moveTaskUpdate({ taskHandle, status, failureReason, fromStatuses, nowMs: this.deps.clock.nowMs() });
+    const finished = await this.deps.store.moveTaskUpdate({ taskHandle, status, failureReason, fromStatuses, nowMs: this.deps.clock.nowMs() });
+    const observe = this.deps.observer?.moveTaskFinished;
+    if (finished && observe) {
+      const task = await this.deps.store.moveTaskGet({ taskHandle });
+      if (task) observe(task);
+    }
+    return finished;
   }
 }

@@ -9,6 +9,7 @@ import type { IdSource } from "./ids.js";
 import { limits } from "./limits.js";
 import type { MoveTaskRecord } from "./move-task-record.js";
 import { MoveTaskRunner } from "./move-task-runner.js";
+import type { QueueObserver } from "./observer.js";
 import { type QueueDirectory, isDeadLetterQueue } from "./redrive.js";
 import type { Store } from "./store.js";
 import type { QueueWaiters } from "./waiters.js";
@@ -28,6 +29,7 @@ export interface MoveTasksDeps {
   queues: QueueDirectory;
   waiters: QueueWaiters;
   onError?: (err: unknown) => void;
+  observer?: QueueObserver;
 }
 
 function resourceNotFound(what: string): never {
@@ -41,13 +43,15 @@ export class MoveTasks {
   private readonly clock: Clock;
   private readonly ids: IdSource;
   private readonly queues: QueueDirectory;
+  private readonly observer: QueueObserver;
 
   constructor(deps: MoveTasksDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
     this.ids = deps.ids;
     this.queues = deps.queues;
-    this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, waiters: deps.waiters, onError: deps.onError });
+    this.observer = deps.observer ?? {};
+    this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, waiters: deps.waiters, onError: deps.onError, observer: this.observer });
   }
 
   async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
@@ -83,6 +87,7 @@ export class MoveTasks {
     };
     const { created } = await this.store.moveTaskCreate({ task });
     if (!created) fail("UnsupportedOperation", "There is already a task running. Only one active task is allowed for a source queue at a given time.");
+    this.observer.moveTaskStarted?.(task);
     this.runner.run(task.taskHandle);
     return task;
   }
@@ -98,7 +103,10 @@ export class MoveTasks {
       this.runner.run(taskHandle);
     } else {
       // Nothing is moving it in this process (runner not started): finish the cancel here.
-      await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLED", fromStatuses: ["CANCELLING"], nowMs });
+      const cancelled = await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLED", fromStatuses: ["CANCELLING"], nowMs });
+      const ended = await this.store.moveTaskGet({ taskHandle });
+      if (cancelled && ended) this.observer.moveTaskFinished?.(ended);
+      return ended!;
     }
     return (await this.store.moveTaskGet({ taskHandle }))!;
   }

@@ -1,14 +1,17 @@
 /**
  * The HTTP application: the SQS API plus health endpoints, on one fastify instance. Lean on
- * purpose — no request logging, no schema compilation on the hot path. JSON-protocol SQS requests
- * reaching the socket are answered by the SQS fast path before fastify routes them.
+ * purpose — fastify's own logger is off (it would log URLs, which carry SQS query bodies); each
+ * finished request is reported once, as a RequestOutcome, to the server's logs and metrics.
+ * JSON-protocol SQS requests reaching the socket are answered by the SQS fast path before fastify
+ * routes them.
  */
 import http from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { type FastifyHttpOptions, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { QueueService } from "../core/index.js";
 import { installBearerAuth } from "../protocols/auth/bearer.js";
 import type { CredentialsSource } from "../protocols/auth/principal.js";
+import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
 import { clientErrorHandler, frameworkError, refuseConnect, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
@@ -34,6 +37,8 @@ export interface AppDeps {
   /** Aborted when shutdown starts: long polls end, /readyz turns 503, and the APIs refuse new requests (503 ServiceUnavailable). */
   shutdownSignal: AbortSignal;
   onUnexpectedError: (err: unknown) => void;
+  /** Told of every finished request (logs and metrics). */
+  onRequestDone?: RequestObserver;
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
   jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError">;
   /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
@@ -44,7 +49,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const credentials = deps.credentials ?? noCredentials;
   const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials };
   const sqsHandler = createSqsHandler(sqsOptions);
-  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal });
+  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone });
   // server.close() reaps the connections idle between requests, but not one that has sent nothing
   // yet: Node counts that as active from its connect (against clients that never send their
   // headers). A client's spare pooled connection — undici opens one when a worker's close()
@@ -99,6 +104,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     if (deps.shutdownSignal.aborted) reply.header("connection", "close");
   });
 
+  if (deps.onRequestDone) reportRequests(app, deps.onRequestDone);
   installBearerAuth(app, { credentials, defaultAccountId: deps.accountId });
   app.setNotFoundHandler(routeNotFound);
   app.setErrorHandler(rootErrorHandler(deps.onUnexpectedError));
@@ -112,4 +118,50 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   void app.register(sqsRoutes, { ...sqsOptions, handler: sqsHandler, bodyLimitBytes });
   if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
   return app;
+}
+
+/** The JSON API lives under /v1 (jobs and admin routes alike); everything else non-SQS is plain HTTP. */
+function protocolOfRoute(url: string | undefined): "jobs" | "http" {
+  return url !== undefined && (url.startsWith("/v1/") || url === "/openapi.json") ? "jobs" : "http";
+}
+
+/** `{"error":{"code":…}}`'s code, or the status when an answer has no such body (fastify's own). */
+function errorCodeOf(status: number, payload: unknown): string {
+  if (typeof payload === "string" && payload.startsWith('{"error"')) {
+    try {
+      const code = (JSON.parse(payload) as { error?: { code?: unknown } }).error?.code;
+      if (typeof code === "string") return code;
+    } catch {
+      // not the documented shape: fall through to the status
+    }
+  }
+  return `HTTP${status}`;
+}
+
+/**
+ * Every request fastify answers is reported once it finished: the SQS routes leave their own
+ * details (action, error shape); other routes are named by method and route pattern — a bounded
+ * set, never the URL as sent.
+ */
+function reportRequests(app: FastifyInstance, observe: RequestObserver): void {
+  const routeDetails = (request: FastifyRequest): RequestDetails => {
+    const url = request.routeOptions.url;
+    return {
+      protocol: protocolOfRoute(url),
+      action: `${request.method} ${url ?? "(no route)"}`,
+      queue: loggableQueueName((request.params as Record<string, string> | undefined)?.queue),
+    };
+  };
+  // Callback hooks, not async ones: no promise per request on the jobs API's hot path.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (reply.statusCode >= 400 && !requestDetails(request.raw)) {
+      setRequestDetails(request.raw, { ...routeDetails(request), errorCode: errorCodeOf(reply.statusCode, payload) });
+    }
+    done(null, payload);
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    const details = requestDetails(request.raw) ?? routeDetails(request);
+    observe({ ...details, status: reply.statusCode, durationSeconds: reply.elapsedTime / 1000 });
+    done();
+  });
 }

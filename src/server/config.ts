@@ -5,6 +5,7 @@
 import { Secret } from "../protocols/auth/principal.js";
 import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
 import { secretMinLength } from "./credentials-file.js";
+import { type LogLevel, isLogLevel, logLevels } from "./logger.js";
 
 export type StoreKind = "sqlite" | "postgres";
 
@@ -39,6 +40,8 @@ export interface ServerConfig {
    * only the WAL fsync leaves it, which costs less CPU per request (no messages between threads).
    */
   storeThread: boolean;
+  /** pino level: info logs start, shutdown and background events; debug adds a line per request. */
+  logLevel: LogLevel;
 }
 
 export const defaultServerConfig: ServerConfig = {
@@ -53,6 +56,7 @@ export const defaultServerConfig: ServerConfig = {
   idempotencyKeyTtlSeconds: 86_400,
   allowAnonymous: false,
   storeThread: false,
+  logLevel: "info",
 };
 
 export class ConfigError extends Error {
@@ -78,6 +82,7 @@ export const envVarNames = {
   accessKeyId: "SLUICE_ACCESS_KEY_ID",
   secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
   apiToken: "SLUICE_API_TOKEN",
+  logLevel: "SLUICE_LOG_LEVEL",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
@@ -105,6 +110,11 @@ export function parsePoolSize(text: string, source: string): number {
 
 export function parseStore(text: string, source: string): StoreKind {
   if (text !== "sqlite" && text !== "postgres") throw new ConfigError(`${source}: store must be sqlite or postgres, got "${text}".`);
+  return text;
+}
+
+export function parseLogLevel(text: string, source: string): LogLevel {
+  if (!isLogLevel(text)) throw new ConfigError(`${source}: log level must be one of ${logLevels.join(", ")}, got "${text}".`);
   return text;
 }
 
@@ -149,6 +159,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (secretAccessKey !== undefined) out.secretAccessKey = new Secret(secretAccessKey);
   const apiToken = get("apiToken");
   if (apiToken !== undefined) out.apiToken = new Secret(apiToken);
+  const logLevel = get("logLevel");
+  if (logLevel !== undefined) out.logLevel = parseLogLevel(logLevel, envVarNames.logLevel);
   return out;
 }
 
@@ -175,6 +187,7 @@ export function resolveServerConfig(...layers: Array<Partial<ServerConfig> | und
 export function validateServerConfig(config: ServerConfig): void {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65_535) throw new ConfigError(`port must be an integer from 0 to 65535, got ${config.port}.`);
   if (config.host.length === 0) throw new ConfigError("host must not be empty.");
+  if (!isLogLevel(config.logLevel)) throw new ConfigError(`log level must be one of ${logLevels.join(", ")}, got "${String(config.logLevel)}".`);
   if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);
   if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(config.region)) throw new ConfigError(`region must look like us-east-1, got "${config.region}".`);
   if (config.webhookSecret !== undefined) {

@@ -4,13 +4,14 @@
  */
 import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type Clock, systemClock, type IdSource, JobService, QueueService, type Store, loadReceiptSecret } from "../core/index.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
 import { DatabaseUnreachableError, describeUrl, openPostgresStore } from "../stores/postgres/open.js";
 import { SchemaTooNewError } from "../stores/postgres/migrate.js";
+import { SchemaTooNewError as SqliteSchemaTooNewError } from "../stores/sqlite/migrate.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
@@ -18,10 +19,14 @@ import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js
 import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
 import { cryptoIdSource } from "./ids.js";
+import { type Logger, createLogger } from "./logger.js";
+import { requestLog } from "./request-log.js";
+import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
 import { startMaintenance } from "./maintenance.js";
 import { packageVersion } from "./package-version.js";
 
 export { ConfigError, type ServerConfig } from "./config.js";
+export { type Logger, type LogLevel, createLogger } from "./logger.js";
 
 /** The store could not be opened (its database unreachable, or of a newer schema): the reason is the message. */
 export class StoreOpenError extends Error {
@@ -36,41 +41,52 @@ export interface RunningServer {
   jobs: JobService;
   /** The access keys and tokens in force (open mode: none); `reload()` is what SIGHUP does. */
   credentials: CredentialsHolder;
+  logger: Logger;
   /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
   close(): Promise<void>;
 }
 
-export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource };
+/** `logger`: where the server logs (default: pino on stdout at `logLevel`, see logger.ts). */
+export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource; logger?: Logger };
+
+/** What the start line says about durability: when a write is acknowledged. */
+function durabilityOf(config: ServerConfig): string {
+  if (config.store === "postgres") return "PostgreSQL commit before ack";
+  return config.storeThread ? "fsync before ack (synchronous=FULL, store thread)" : "fsync before ack (pipelined WAL sync)";
+}
 
 /**
  * SQLite on the event loop with pipelined WAL syncs: the fsync runs on libuv's pool, so its
  * latency never stalls requests, and no call pays for crossing threads (measured cheaper per
  * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
  */
-async function openStore(config: ServerConfig): Promise<Store> {
+async function openStore(config: ServerConfig, logger: Logger): Promise<Store> {
   if (config.store === "postgres") {
     const url = config.postgresUrl!;
     return openPostgresStore({
       url,
       poolSize: config.postgresPoolSize,
-      onError: logUnexpected,
-      // Until the database answers (it may be starting with us): said once per attempt, on stderr.
-      onRetry: (attempt, err, delayMs) => console.error(`sluice: PostgreSQL at ${describeUrl(url)} not reachable (attempt ${attempt}: ${err instanceof Error ? err.message : String(err)}); retrying in ${delayMs} ms`),
+      onError: (err) => logger.error({ err }, "unexpected error"),
+      // Until the database answers (it may be starting with us): said once per attempt.
+      onRetry: (attempt, err, delayMs) =>
+        logger.warn({ database: describeUrl(url), attempt, reason: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, "PostgreSQL not reachable; retrying"),
     }).catch((err: unknown) => {
       throw err instanceof DatabaseUnreachableError || err instanceof SchemaTooNewError ? new StoreOpenError(err.message) : err;
     });
   }
   const filename = join(config.dataDir, "sluice.db");
-  if (config.storeThread) return openThreadedSqliteStore({ filename });
-  return openSqliteStore({ filename, pipelinedSync: true });
+  try {
+    if (config.storeThread) return await openThreadedSqliteStore({ filename });
+    const store = openSqliteStore({ filename, pipelinedSync: true });
+    for (const migration of store.migrationsApplied) logger.info({ migration, database: resolve(filename) }, "schema migration applied");
+    return store;
+  } catch (err) {
+    throw err instanceof SqliteSchemaTooNewError ? new StoreOpenError(err.message) : err;
+  }
 }
 
 /** How long close() lets in-flight requests finish before cutting their connections. */
 const closeGraceMs = 10_000;
-
-function logUnexpected(err: unknown): void {
-  console.error("sluice: unexpected error", err);
-}
 
 function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -78,6 +94,8 @@ function urlHost(host: string): string {
 
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const config = resolveServerConfig(opts);
+  const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  const logUnexpected = (err: unknown): void => logger.error({ err }, "unexpected error");
   const clock = opts.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
   // Before the store opens: a secret no receiver could verify stops the start with nothing to undo.
@@ -89,19 +107,19 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     env: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey, apiToken: config.apiToken },
     defaultAccountId: config.accountId,
     events: {
-      onReloaded: ({ keys, tokens }) => console.error(`sluice: credentials reloaded: ${keys} access keys, ${tokens} tokens`),
-      onReloadFailed: (message) => console.error(`sluice: credentials not reloaded, the previous ones stay in force: ${message}`),
+      onReloaded: ({ keys, tokens }) => logger.info({ keys, tokens }, "credentials reloaded"),
+      onReloadFailed: (message) => logger.warn({ reason: message }, "credentials not reloaded; the previous ones stay in force"),
     },
   }).catch((err: unknown) => {
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
-  const store = await openStore(config);
+  const store = await openStore(config, logger);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });
   const ids = opts.ids ?? cryptoIdSource();
-  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret });
+  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: moveTaskLog(logger) });
   const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
@@ -111,6 +129,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     region: config.region,
     shutdownSignal: shutdown.signal,
     onUnexpectedError: logUnexpected,
+    onRequestDone: requestLog(logger),
     jobs: { jobs, clock, webhookPolicy, version: packageVersion() },
     credentials,
   });
@@ -126,16 +145,24 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
-  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected });
+  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: webhookAttemptLog(logger) });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
+  const url = `http://${urlHost(config.host)}:${port}`;
+  // The line scripts and tests wait for: its message carries the address actually bound.
+  const dataDir = config.store === "sqlite" ? resolve(config.dataDir) : undefined;
+  logger.info({ version: packageVersion(), store: config.store, dataDir, address: url, durability: durabilityOf(config) }, `Sluice listening on ${url}`);
 
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
+    const longPollsEnded = queues.waiters.waiterCount();
+    const startedAtMs = Date.now();
     // Long polls first: they would otherwise hold app.close() for up to 20 s.
     shutdown.abort();
     credentials.close();
     queues.waiters.closeAll();
+    logger.info({ longPollsEnded }, "shutting down: refusing new requests, answering those in flight");
+    const connections = new Promise<number>((res) => app.server.getConnections((err, n) => res(err ? 0 : n)));
     jobs.close();
     await maintenance.stop();
     await jobsBackground.stop();
@@ -149,15 +176,18 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       clearTimeout(forceClose);
     }
     await store.close();
+    const connectionsOpen = await connections;
+    logger.info({ connectionsOpen, longPollsEnded, durationMs: Date.now() - startedAtMs }, "shut down: requests answered, store closed");
   }
 
   return {
-    url: `http://${urlHost(config.host)}:${port}`,
+    url,
     port,
     app,
     queues,
     jobs,
     credentials,
+    logger,
     close: () => (closing ??= close()),
   };
 }

@@ -34,7 +34,7 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
   // Near real time: webhook receivers check the signed timestamp against their own clock.
   const clock = opts.clock ?? new ManualClock(Date.now());
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-jobs-http-"));
-  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true });
+  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true, logLevel: "warn" });
   let stopped = false;
   let openApi: Promise<Json> | undefined;
   return {

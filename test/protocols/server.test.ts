@@ -30,6 +30,7 @@ describe("server configuration", () => {
       idempotencyKeyTtlSeconds: 86_400,
       allowAnonymous: false,
       storeThread: false,
+      logLevel: "info",
     });
   });
 

@@ -27,7 +27,7 @@ const open = new Set<TestServer>();
 
 export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-srv-"));
-  const started = await startServer({ ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
+  const started = await startServer({ logLevel: "warn", ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
   let stopped: Promise<void> | undefined;
   const server: TestServer = {
     url: started.url,

@@ -1,10 +1,11 @@
 /**
  * `sluice serve`: runs the server until SIGTERM/SIGINT, then shuts down gracefully and exits 0.
- * Prints exactly one line when ready — `Sluice listening on http://<host>:<port>` — which scripts
- * and tests wait for (with --port 0 it carries the port actually bound).
+ * Logs one line when ready whose message is `Sluice listening on http://<host>:<port>` (a JSON
+ * line, or a pretty one on a terminal), which scripts and tests wait for (with --port 0 it
+ * carries the port actually bound).
  */
 import type { Command } from "commander";
-import { type ServerConfig, configFromEnv, envVarNames, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
+import { type ServerConfig, configFromEnv, envVarNames, parseLogLevel, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
 import { ConfigError, type RunningServer, StoreOpenError, startServer } from "../../server/index.js";
 
 interface ServeFlags {
@@ -21,6 +22,7 @@ interface ServeFlags {
   idempotencyKeyTtlSeconds?: string;
   allowAnonymous?: boolean;
   storeThread?: boolean;
+  logLevel?: string;
   credentialsFile?: string;
 }
 
@@ -39,6 +41,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
     allowAnonymous: flags.allowAnonymous,
     storeThread: flags.storeThread,
+    logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
     credentialsFile: flags.credentialsFile,
   };
 }
@@ -54,14 +57,15 @@ function closeOnSignals(server: RunningServer): void {
   let closing = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) {
-      console.error(`sluice: ${signal} again, exiting without waiting`);
+      server.logger.warn({ signal }, "signal received again: exiting without waiting");
       process.exit(1);
     }
     closing = true;
+    server.logger.info({ signal }, "signal received");
     server.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        console.error("sluice: error while shutting down", err);
+        server.logger.error({ err }, "error while shutting down");
         process.exit(1);
       },
     );
@@ -94,7 +98,6 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw err;
   }
   closeOnSignals(server);
-  console.log(`Sluice listening on ${server.url}`);
 }
 
 export function registerServeCommand(program: Command): void {
@@ -115,6 +118,7 @@ export function registerServeCommand(program: Command): void {
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
     .option("--store-thread", "run SQLite on a worker thread of its own (more cores, more CPU per request)")
+    .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
     .addHelpText("after", envHelp)
     .action(serve);
 }

@@ -552,14 +552,19 @@ export class JobService {
 
   /**
    * Records an attempt; a failed one is retried on core's schedule (no sooner than the receiver's
-   * `retryAfterMs`), or given up after 72 h — or at once when `final` (410 Gone).
+   * `retryAfterMs`), or given up after 72 h — or at once when `final` (410 Gone). Returns which.
    */
-  async recordWebhookAttempt(d: WebhookDelivery, outcome: { delivered: boolean; statusCode?: number; error?: string; retryAfterMs?: number; final?: boolean }): Promise<void> {
+  async recordWebhookAttempt(
+    d: WebhookDelivery,
+    outcome: { delivered: boolean; statusCode?: number; error?: string; retryAfterMs?: number; final?: boolean },
+  ): Promise<"delivered" | "retrying" | "gaveUp"> {
     const nowMs = this.clock.nowMs();
     const { retryAfterMs, final, ...attempt } = outcome;
     const nextAttemptAtMs =
       outcome.delivered || final ? undefined : nextWebhookAttemptAtMs({ attempts: d.attempts + 1, createdAtMs: d.createdAtMs, nowMs, random: this.random(), retryAfterMs });
     await this.store.webhookDeliveryRecord({ id: d.id, nowMs, ...attempt, nextAttemptAtMs });
+    if (outcome.delivered) return "delivered";
+    return nextAttemptAtMs === undefined ? "gaveUp" : "retrying";
   }
 
   /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */

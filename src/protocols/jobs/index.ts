@@ -3,13 +3,14 @@
  * core's job upkeep (expired leases, timeouts, pruning) and the webhook dispatcher.
  */
 import { type Clock, type JobMaintenance, startJobMaintenance, type JobService } from "../../core/index.js";
-import { WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { type WebhookAttemptReport, WebhookDispatcher } from "./webhooks/dispatcher.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export { type JobsRoutesOptions, jobsRoutes } from "./routes.js";
 export { loadWebhookSecret } from "./webhooks/secret.js";
 export { errorAnswerOf } from "./http-errors.js";
 export type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
+export type { WebhookAttemptReport } from "./webhooks/dispatcher.js";
 
 export interface JobsBackground {
   maintenance: JobMaintenance;
@@ -17,9 +18,16 @@ export interface JobsBackground {
   stop(): Promise<void>;
 }
 
-export function startJobsBackground(p: { jobs: JobService; clock: Clock; webhookSecret: string; webhookPolicy: WebhookUrlPolicy; onError: (err: unknown) => void }): JobsBackground {
+export function startJobsBackground(p: {
+  jobs: JobService;
+  clock: Clock;
+  webhookSecret: string;
+  webhookPolicy: WebhookUrlPolicy;
+  onError: (err: unknown) => void;
+  onWebhookAttempt?: (report: WebhookAttemptReport) => void;
+}): JobsBackground {
   const maintenance = startJobMaintenance({ jobs: p.jobs, clock: p.clock, onError: p.onError });
-  const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, policy: p.webhookPolicy, onError: p.onError });
+  const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, policy: p.webhookPolicy, onError: p.onError, onAttempt: p.onWebhookAttempt });
   webhooks.start();
   return {
     maintenance,

@@ -5,6 +5,7 @@
  * the durable standard bench (docs/benchmarks.md). Everything else goes on to fastify.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestObserver } from "../http/request-outcome.js";
 import { type SqsHandler, type SqsHttpResponse, errorResponse, responseSignal } from "./sqs-handler.js";
 import { protocolErrors, sqsErrorForCode } from "./sqs-errors.js";
 
@@ -13,28 +14,37 @@ export interface SqsFastPathOptions {
   bodyLimitBytes: number;
   /** Aborted when the server shuts down: responses then close their connection. */
   shutdownSignal?: AbortSignal;
+  /** Told of every request answered here, once its answer is written (logs and metrics). */
+  onRequestDone?: RequestObserver;
 }
 
 /** Takes the request and returns true if it is a JSON-protocol POST to `/`; false leaves it alone. */
 export type SqsFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
-  const write = (res: ServerResponse, response: SqsHttpResponse, close = false): void => {
+  const observe = opts.onRequestDone;
+  const write = (res: ServerResponse, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
     // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks.md).
     const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(response.body), ...response.headers };
     // As the app's onSend hook does: a response finished during shutdown closes its connection.
     if (close || opts.shutdownSignal?.aborted) headers.connection = "close";
     res.writeHead(response.status, headers).end(response.body);
+    if (observe) {
+      const details = response.details ?? { protocol: "sqs_json", action: "unknown" };
+      observe({ ...details, status: response.status, durationSeconds: (performance.now() - startedAtMs) / 1000 });
+    }
   };
-  const tooLarge = (res: ServerResponse): void => {
-    write(res, errorResponse("json", { ...protocolErrors.RequestEntityTooLarge, message: "The request body is too large." }), true);
+  const tooLarge = (res: ServerResponse, startedAtMs: number): void => {
+    const error = { ...protocolErrors.RequestEntityTooLarge, message: "The request body is too large." };
+    write(res, { ...errorResponse("json", error), details: { protocol: "sqs_json", action: "unknown", errorCode: error.shape } }, startedAtMs, true);
   };
 
   return (req, res) => {
     if (req.method !== "POST" || req.url !== "/" || typeof req.headers["x-amz-target"] !== "string") return false;
+    const startedAtMs = performance.now();
     const declared = Number(req.headers["content-length"]);
     if (declared > opts.bodyLimitBytes) {
-      tooLarge(res);
+      tooLarge(res, startedAtMs);
       req.resume();
       return true;
     }
@@ -46,7 +56,7 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       length += chunk.length;
       if (length > opts.bodyLimitBytes) {
         refused = true;
-        tooLarge(res);
+        tooLarge(res, startedAtMs);
         return;
       }
       chunks.push(chunk);
@@ -57,9 +67,9 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       opts
         .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
         .then(
-          (response) => write(res, response),
+          (response) => write(res, response, startedAtMs),
           // The handler turns every error into a response; this is only a last line of defence.
-          () => write(res, errorResponse("json", { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." })),
+          () => write(res, errorResponse("json", { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs),
         )
         // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
         .catch(() => res.destroy());

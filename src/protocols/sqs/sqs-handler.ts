@@ -11,6 +11,7 @@ import { type SigV4FailureKind, SigV4Verifier } from "../auth/sigv4.js";
 import { onClientGone } from "../http/client-gone.js";
 import { decodeUtf8 } from "../http/json-depth.js";
 import { scopesFor } from "./action-scopes.js";
+import { type RequestDetails, loggableQueueName } from "../http/request-outcome.js";
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
@@ -52,6 +53,8 @@ export interface SqsHttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** What the server's logs and metrics are told (not sent). */
+  details?: RequestDetails;
 }
 
 const xmlContentType = "text/xml";
@@ -126,6 +129,15 @@ function bodyText(body: Buffer, protocol: SqsProtocol, target: string | undefine
   protocolFail(protocol === "json" ? "SerializationException" : "MalformedQueryString", "The request body is not valid UTF-8.");
 }
 
+const metricsProtocol = { json: "sqs_json", query: "sqs_query" } as const;
+
+/** The queue a request names (QueueUrl's last segment, or CreateQueue/GetQueueUrl's QueueName), if well formed. */
+function queueOf(input: WireObject): string | undefined {
+  const url = input.QueueUrl;
+  if (typeof url === "string") return loggableQueueName(url.slice(url.lastIndexOf("/") + 1));
+  return typeof input.QueueName === "string" ? loggableQueueName(input.QueueName) : undefined;
+}
+
 export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
   const identity = { accountId: opts.accountId, region: opts.region };
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
@@ -146,14 +158,16 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     const target = header(request.headers, "x-amz-target");
     const contentType = header(request.headers, "content-type");
     const protocol = detectProtocol({ target, contentType });
+    // Bounded for metrics: a name the client made up is "unknown" until it is a registered action.
+    const details: RequestDetails = { protocol: metricsProtocol[protocol], action: "unknown" };
     // Here, not in front of one route: the fast path and the fastify routes refuse alike.
-    if (opts.shutdownSignal?.aborted) return retryShortly(errorResponse(protocol, shuttingDown, requestId));
+    if (opts.shutdownSignal?.aborted) return { ...retryShortly(errorResponse(protocol, shuttingDown, requestId)), details: { ...details, errorCode: shuttingDown.shape } };
+    let input: WireObject = {};
     try {
       // Before anything is decoded: an unsigned request learns nothing but that it must sign.
       const principal = await authenticate(request);
       const body = bodyText(request.body, protocol, target);
       let action: string;
-      let input: WireObject;
       if (protocol === "json") {
         action = jsonAction(target);
         input = decodeJsonInput(body);
@@ -164,6 +178,7 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
         input = sqsActions.has(action) ? decodeQueryInput(action, parsed.params) : {};
       }
       const registered = sqsActions.get(action) ?? protocolFail("InvalidAction", `The action ${action} is not valid for this endpoint.`);
+      details.action = action;
       if (principal !== undefined) {
         const needed = scopesFor(action);
         if (!needed.some((scope) => principal.scopes.has(scope))) {
@@ -182,10 +197,14 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
         signal,
       };
       const result = await registered.invoke(input, ctx);
-      if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json() };
-      return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlResponse(action, result.xml(), requestId) };
+      details.queue = queueOf(input);
+      if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json(), details };
+      return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlResponse(action, result.xml(), requestId), details };
     } catch (err) {
-      return errorResponse(protocol, toSqsWireError(err, onUnexpected), requestId);
+      const error = toSqsWireError(err, onUnexpected);
+      details.queue = queueOf(input);
+      details.errorCode = error.shape;
+      return { ...errorResponse(protocol, error, requestId), details };
     }
   };
 }

@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { setRequestDetails } from "../http/request-outcome.js";
 import { type SqsHandler, type SqsHandlerOptions, type SqsHttpResponse, createSqsHandler, errorResponse, protocolOf, responseSignal } from "./sqs-handler.js";
 import { type SqsWireError, protocolErrors, toSqsWireError } from "./sqs-errors.js";
 
@@ -20,8 +21,12 @@ export interface SqsRoutesOptions extends SqsHandlerOptions {
 const defaultSqsBodyLimitBytes = 4 * 1024 * 1024;
 const emptyBody = Buffer.alloc(0);
 
-/** A Buffer, so fastify sends SQS's content type as it is (it appends a charset to a string's). */
+/**
+ * A Buffer, so fastify sends SQS's content type as it is (it appends a charset to a string's).
+ * The request's details go to the app's response hook (logs and metrics).
+ */
 function send(reply: FastifyReply, response: SqsHttpResponse): FastifyReply {
+  if (response.details) setRequestDetails(reply.request.raw, response.details);
   return reply.code(response.status).headers(response.headers).send(Buffer.from(response.body));
 }
 
@@ -44,7 +49,9 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
 
   // Errors fastify raises before our handler runs (body too large, unparseable content type).
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    return send(reply, errorResponse(protocolOf(request.headers), refusedRequestError(err.statusCode ?? 500, err.message, onUnexpected, err)));
+    const protocol = protocolOf(request.headers);
+    const error = refusedRequestError(err.statusCode ?? 500, err.message, onUnexpected, err);
+    return send(reply, { ...errorResponse(protocol, error), details: { protocol: protocol === "json" ? "sqs_json" : "sqs_query", action: "unknown", errorCode: error.shape } });
   });
 
   async function route(request: FastifyRequest<{ Params: { queueName?: string } }>, reply: FastifyReply): Promise<FastifyReply> {

@@ -9,12 +9,32 @@ export function migrationsDir(): string {
   return join(dirname(fileURLToPath(import.meta.url)), "migrations");
 }
 
-export function migrate(db: Database.Database, dir = migrationsDir()): void {
+/**
+ * The database was written by a newer Sluice: its schema has migrations this code doesn't know,
+ * and running on it could misread or damage data. Nothing was changed.
+ */
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+}
+
+/** Returns the file names of the migrations it applied (none when the schema was current). */
+export function migrate(db: Database.Database, dir = migrationsDir()): string[] {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL)");
-  const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
+  const appliedRows = db.prepare<[], { version: number; name: string }>("SELECT version, name FROM schema_migrations ORDER BY version").all();
+  const applied = new Set(appliedRows.map((r) => r.version));
   const files = readdirSync(dir)
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort();
+  const known = new Set(files.map((f) => Number.parseInt(f, 10)));
+  const unknown = appliedRows.filter((r) => !known.has(r.version));
+  if (unknown.length > 0) {
+    const newest = files.length > 0 ? files[files.length - 1] : "none";
+    throw new SchemaTooNewError(
+      `${db.name} was written by a newer version of Sluice: it has schema migration(s) ${unknown.map((r) => r.name).join(", ")}, which this version (newest migration ${newest}) does not know. ` +
+        "Run the newer version, or restore a backup taken before the upgrade. Nothing was changed.",
+    );
+  }
+  const ran: string[] = [];
   for (const file of files) {
     const version = Number.parseInt(file, 10);
     if (applied.has(version)) continue;
@@ -23,5 +43,7 @@ export function migrate(db: Database.Database, dir = migrationsDir()): void {
       db.exec(sql);
       db.prepare("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)").run(version, file, Date.now());
     })();
+    ran.push(file);
   }
+  return ran;
 }

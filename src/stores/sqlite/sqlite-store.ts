@@ -113,6 +113,8 @@ export interface SqliteStoreOptions {
 
 export class SqliteStore implements Store {
   readonly db: Database.Database;
+  /** The schema migrations this open applied, in order (the server logs them). */
+  readonly migrationsApplied: readonly string[];
   readonly writes: GroupCommitter;
   private readonly syncer: WalSyncer | undefined;
   private readonly queueCache = new Map<string, QueueRecord>();
@@ -143,7 +145,12 @@ export class SqliteStore implements Store {
     // otherwise be a temp file on disk (~150 extra writes per commit).
     this.db.pragma("temp_store = MEMORY");
     if (options.walAutocheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
-    migrate(this.db);
+    try {
+      this.migrationsApplied = migrate(this.db);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
     // An injected walSync (tests holding syncs open) goes through the pool every time.
     this.syncer = options.pipelinedSync
       ? new WalSyncer(`${options.filename}-wal`, options.walSync, options.walSync ? options.inlineSync : (options.inlineSync ?? defaultInlineSync))

@@ -10,6 +10,29 @@ import { type SendOutcome, postWebhook } from "./sender.js";
 import { signWebhook, webhookSecretKey } from "./signer.js";
 import type { WebhookUrlPolicy } from "./url-policy.js";
 
+/** One delivery attempt as the server's logs and metrics see it: no URL path or query (they may hold a secret), no body. */
+export interface WebhookAttemptReport {
+  outcome: "delivered" | "retrying" | "gaveUp";
+  deliveryId: string;
+  jobId: string;
+  queue: string;
+  event: string;
+  /** The receiver's host only. */
+  host: string;
+  /** Attempts made so far, this one included. */
+  attempts: number;
+  statusCode?: number;
+  error?: string;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
 export interface WebhookDispatcherDeps {
   jobs: JobService;
   clock: Clock;
@@ -20,6 +43,8 @@ export interface WebhookDispatcherDeps {
   send?: typeof postWebhook;
   /** Deliveries in flight at once. */
   concurrency?: number;
+  /** Told of every recorded attempt (logs and metrics). */
+  onAttempt?: (report: WebhookAttemptReport) => void;
 }
 
 /** Even with nothing due, look again this often (rows another node wrote, a clock jump). */
@@ -144,7 +169,18 @@ export class WebhookDispatcher {
       outcome = { delivered: false, error: err instanceof Error ? err.message : String(err) };
     }
     if (this.stopping.signal.aborted && !outcome.delivered) return;
-    await this.deps.jobs.recordWebhookAttempt(d, outcome);
+    const result = await this.deps.jobs.recordWebhookAttempt(d, outcome);
+    this.deps.onAttempt?.({
+      outcome: result,
+      deliveryId: d.id,
+      jobId: d.jobId,
+      queue: d.job.queueName,
+      event: d.event,
+      host: hostOf(d.url),
+      attempts: d.attempts + 1,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+    });
   }
 
   private scheduleNext(): void {

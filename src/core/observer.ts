@@ -1,0 +1,19 @@
+/**
+ * What core tells the server's logs and metrics, after the write it reports committed. Every
+ * method is optional; core calls them synchronously and ignores nothing they throw, so an
+ * observer must be cheap and must not throw (sends and receives call it on the hot path).
+ */
+import type { MoveTaskRecord } from "./move-task-record.js";
+
+export interface QueueObserver {
+  /** Messages enqueued by a send (FIFO duplicates, acknowledged but not enqueued, excluded). */
+  messagesSent?(queueName: string, count: number): void;
+  messagesReceived?(queueName: string, count: number): void;
+  /** Messages a delete removed (stale receipt handles remove nothing). */
+  messagesDeleted?(queueName: string, count: number): void;
+  /** Messages a receive moved to the queue's dead-letter queue (`queueName` is the source). */
+  messagesDeadLettered?(queueName: string, count: number): void;
+  moveTaskStarted?(task: MoveTaskRecord): void;
+  /** The task as it ended: COMPLETED, CANCELLED or FAILED. */
+  moveTaskFinished?(task: MoveTaskRecord): void;
+}
