@@ -5,7 +5,6 @@
 import type { Clock } from "../../src/core/clock.js";
 import type { IdSource } from "../../src/core/ids.js";
 import { type ServerConfig, startServer } from "../../src/server/index.js";
-import { testStoreConfig } from "./test-store.js";
 import { makeTempDir, removeTempDir } from "./tmp.js";
 
 export type StartedServer = Awaited<ReturnType<typeof startServer>>;
