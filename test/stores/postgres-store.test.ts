@@ -120,6 +120,28 @@ describe("PostgreSQL store: an unreachable database", () => {
   });
 });
 
+describe("PostgreSQL store: receives that dead-letter", () => {
+  const T0 = 1_700_000_000_000;
+
+  // A receive reads ready rows again after moving some: a move written only at its end let it find
+  // (and move) the same row forever.
+  it.each([false, true])("a receive of one that moves a message on goes on to the next one (fifo: %s)", async (fifo) => {
+    const store = await open(await freshDatabase());
+    const { queue: dlq } = await store.queueCreate({ name: fifo ? "dlq.fifo" : "dlq", config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
+    const { queue } = await store.queueCreate({ name: fifo ? "src.fifo" : "src", config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
+    const groupId = fifo ? "g" : undefined;
+    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "poison", groupId }), newMessage({ body: "next", groupId })] });
+    const receive = (token: string) =>
+      store.messageReceive({ queueId: queue.id, max: 1, nowMs: T0, visibleUntilMs: T0, minSentAtMs: 0, receiptToken: token, fifo, deadLetter: { queueId: dlq.id, maxReceiveCount: 1, sourceQueueName: queue.name } });
+    expect((await receive("tok-1")).messages.map((m) => m.body)).toEqual(["poison"]);
+    const second = await receive("tok-2");
+    expect(second.deadLetteredCount).toBe(1);
+    expect(second.messages.map((m) => m.body)).toEqual(["next"]);
+    const moved = await store.messageReceive({ queueId: dlq.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-3", fifo });
+    expect(moved.messages.map((m) => m.body)).toEqual(["poison"]);
+  });
+});
+
 describe("PostgreSQL store: several nodes on one database", () => {
   const T0 = 1_700_000_000_000;
 

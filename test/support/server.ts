@@ -5,6 +5,7 @@
 import type { Clock } from "../../src/core/clock.js";
 import type { IdSource } from "../../src/core/ids.js";
 import { type ServerConfig, startServer } from "../../src/server/index.js";
+import { testStoreConfig } from "./test-store.js";
 import { makeTempDir, removeTempDir } from "./tmp.js";
 
 export type StartedServer = Awaited<ReturnType<typeof startServer>>;
@@ -26,7 +27,7 @@ const open = new Set<TestServer>();
 
 export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-srv-"));
-  const started = await startServer({ logLevel: "warn", ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
+  const started = await startServer({ logLevel: "warn", ...(await testStoreConfig(dataDir)), ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
   let stopped: Promise<void> | undefined;
   const server: TestServer = {
     url: started.url,

@@ -242,7 +242,6 @@ class ReceiveRun {
   deadLettered = 0;
   private readonly leaseSeqs: number[] = [];
   private readonly servedByGroup = new Map<string, number>();
-  private readonly deadLetterRows: MessageRow[] = [];
   private deadLetterExists: boolean | undefined;
   private pending = 0;
 
@@ -257,11 +256,12 @@ class ReceiveRun {
     return this.p.max - this.pending;
   }
 
-  /** Leases the row (at finish), or moves it to the dead-letter queue (false) if it was received too often. */
+  /** Leases the row (at finish), or moves it to the dead-letter queue now (false) if it was received too often. */
   async take(row: MessageRow): Promise<boolean> {
     const p = this.p;
     if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && (await this.deadLetterTargetExists())) {
-      this.deadLetterRows.push(row);
+      // Moved now, not at finish: the caller's next read of ready messages must not see it again.
+      await this.moveToDeadLetter(row);
       if (row.group_id !== null) this.touched.add(row.group_id);
       this.deadLettered++;
       return false;
@@ -288,10 +288,9 @@ class ReceiveRun {
     return this.deadLetterExists;
   }
 
-  /** Writes the leases, the dead-letter moves and the served counts. */
+  /** Writes the leases and the served counts. */
   async finish(): Promise<void> {
     const { tx, p } = this;
-    if (this.deadLetterRows.length > 0) await this.moveToDeadLetter();
     if (this.leaseSeqs.length > 0) {
       // Re-checked on each row's latest version: a message taken meanwhile is not leased twice.
       const { rows } = await tx.query<MessageRow>(
@@ -318,18 +317,17 @@ class ReceiveRun {
    * SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message is
    * enqueued anew: a new row at the back of its group in the dead-letter queue.
    */
-  private async moveToDeadLetter(): Promise<void> {
+  private async moveToDeadLetter(row: MessageRow): Promise<void> {
     const { tx, p } = this;
     const target = p.deadLetter!;
-    const seqs = this.deadLetterRows.map((r) => r.seq);
-    await lockGroups(tx, target.queueId, this.deadLetterRows.flatMap((r) => (r.group_id === null ? [] : [r.group_id])));
+    if (row.group_id !== null) await lockGroups(tx, target.queueId, [row.group_id]);
     if (p.fifo) {
-      await reenqueue(tx, seqs, { queueId: target.queueId, nowMs: p.nowMs, deadLetterSource: target.sourceQueueName, dedupIdFromMessageId: true });
+      await reenqueue(tx, [row.seq], { queueId: target.queueId, nowMs: p.nowMs, deadLetterSource: target.sourceQueueName, dedupIdFromMessageId: true });
     } else {
       await tx.query(
         `UPDATE messages SET queue_id = $1, visible_at_ms = $2, receive_count = 0, first_received_at_ms = NULL, received_at_ms = NULL,
-           receipt_token = NULL, dead_letter_source = $3 WHERE seq = ANY ($4::bigint[])`,
-        [target.queueId, p.nowMs, target.sourceQueueName, seqs],
+           receipt_token = NULL, dead_letter_source = $3 WHERE seq = $4`,
+        [target.queueId, p.nowMs, target.sourceQueueName, row.seq],
       );
     }
   }
