@@ -149,3 +149,32 @@ def test_a_dot_queue_name_is_refused_by_the_server_not_sent_elsewhere(sluice: Sl
         with pytest.raises(SluiceApiError) as caught:
             sluice.queue(name).submit({"x": 1})
         assert (caught.value.code, caught.value.status) == ("ValidationFailed", 400), name
+
+
+def test_a_client_made_before_a_fork_works_in_the_child(sluice: Sluice, queue_name: str) -> None:
+    """A pre-forking web server makes its client in the master, then forks its workers."""
+    import os
+
+    q = sluice.queue(queue_name)
+    parent_job = q.submit({"who": "parent"})  # the parent's loop thread is running now
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            child_job = q.submit({"who": "child"})
+            code = 0 if sluice.jobs.get(child_job.id).input == {"who": "child"} else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the child's call never returned")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert q.submit({"who": "parent again"}).id != parent_job.id
+    assert queue_stats(sluice.url, queue_name)["queued"] == 3

@@ -5,6 +5,7 @@ alive; a worker that has drained must be able to exit."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import queue
 import threading
 from typing import Any, Callable, List, Optional, Tuple
@@ -24,7 +25,7 @@ class DaemonThreadPool(concurrent.futures.Executor):
         if self._shut:
             raise RuntimeError("the worker's handler threads are shut down")
         future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
-        self._work.put((future, fn, args))
+        self._work.put((future, functools.partial(fn, *args, **kwargs) if kwargs else fn, args if not kwargs else ()))
         # An idle thread takes it; otherwise start one more, up to the limit.
         if not self._idle.acquire(timeout=0):
             with self._lock:

@@ -30,9 +30,14 @@ class Sluice:
         batch_submits: bool = True,
     ) -> None:
         self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
-        self._loop = LoopThread.shared()
         self.url = url
-        self.jobs = Jobs(self._core, self._loop)
+        self.jobs = Jobs(self._core)
+
+    @property
+    def _loop(self) -> LoopThread:
+        # Looked up per call, not kept: a client made before a fork (a pre-forking web server's
+        # master) then works in each child, on a loop thread of the child's own.
+        return LoopThread.shared()
 
     def queue(self, name: str) -> "Queue":
         return Queue(self, name)
@@ -51,9 +56,12 @@ class Sluice:
 class Jobs(_SyncJobs):
     """Jobs by id: ``sluice.jobs.get / wait / cancel``, and a queue's jobs with ``list``."""
 
-    def __init__(self, core: JobsCore, loop: LoopThread) -> None:
+    def __init__(self, core: JobsCore) -> None:
         self._core = core
-        self._loop = loop
+
+    @property
+    def _loop(self) -> LoopThread:
+        return LoopThread.shared()
 
     def _job(self, raw: Dict[str, Any], replayed: bool = False) -> Job:
         return Job(raw, self, replayed)
@@ -132,7 +140,8 @@ class Queue:
                 wait_seconds=wait_seconds, batch=batch, on_error=on_error,
             )  # fmt: skip
 
-        return Worker(sluice._loop, sluice._loop.call(make()))
+        loop = sluice._loop
+        return Worker(loop, loop.call(make()))
 
 
 _SUBMIT_OPTIONS = frozenset(("idempotency_key", "priority", "delay_seconds", "timeout_seconds", "max_attempts", "webhook", "metadata"))
