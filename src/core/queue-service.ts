@@ -391,9 +391,10 @@ export class QueueService {
   }
 
   /**
-   * Deletes by receipt handle. A stale handle (message received again since) deletes nothing, as in
-   * SQS. On a FIFO queue a handle whose lease has ended (the visibility timeout ran out, or the
-   * message was received again since) is refused: SQS answers "The receipt handle has expired".
+   * Deletes by receipt handle. On a standard queue any handle of the message deletes it — one from
+   * an earlier receive too — and deleting it again with any of them succeeds, as SQS does. On a
+   * FIFO queue a handle whose lease has ended (the visibility timeout ran out, or the message was
+   * received again since) is refused: SQS answers "The receipt handle has expired".
    */
   async deleteMessages(queue: QueueRecord, receiptHandles: string[]): Promise<Array<EntryOutcome<null>>> {
     const outcomes: Array<EntryOutcome<null>> = [];
@@ -416,7 +417,7 @@ export class QueueService {
       const { deleted, groupsReady, expired } = await this.store.messageDelete({
         queueId: queue.id,
         receipts: refs,
-        ...(fifo ? { nowMs: this.clock.nowMs(), refuseExpired: true } : {}),
+        ...(fifo ? { nowMs: this.clock.nowMs(), refuseExpired: true } : { anyReceipt: true }),
       });
       expired?.forEach((isExpired, k) => {
         if (!isExpired) return;
@@ -442,11 +443,12 @@ export class QueueService {
   }
 
   /**
-   * Changes the visibility of received messages by receipt handle. A handle whose lease has run
-   * out (or was ended by a VisibilityTimeout of 0) while no one has received the message again
-   * succeeds and changes nothing — the message stays visible, as SQS answers (docs/sqs-compatibility.md,
-   * "Receipt handles after a lease ends"); FIFO queues alike. A handle from an earlier receive no
-   * longer addresses the message: InvalidParameterValue.
+   * Changes the visibility of received messages by receipt handle. While the message is in flight,
+   * on a standard queue any of its handles changes it — one from an earlier receive too, as SQS
+   * does; on a FIFO queue only the latest receive's (an earlier one is InvalidParameterValue).
+   * Once the message is visible again (its lease ran out, or a VisibilityTimeout of 0 ended it)
+   * a handle succeeds and changes nothing, as SQS answers (docs/sqs-compatibility.md, "Receipt
+   * handles after a lease ends").
    */
   async changeVisibility(queue: QueueRecord, changes: VisibilityChange[]): Promise<Array<EntryOutcome<null>>> {
     const nowMs = this.clock.nowMs();
@@ -469,7 +471,7 @@ export class QueueService {
     if (entries.length === 0) return outcomes;
     // SQS keeps a message in flight at most 12 hours from its receive, extensions included.
     const maxLeaseMs = limits.visibilityTimeoutMaxSeconds * 1000;
-    const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, maxLeaseMs, entries });
+    const results = await this.store.messageChangeVisibility({ queueId: queue.id, nowMs, maxLeaseMs, anyReceipt: !queue.config.fifoQueue, entries });
     const changed: Array<{ visibleAtMs: number }> = [];
     results.forEach((result, k) => {
       const handle = changes[index[k]!]!.receiptHandle;

@@ -159,17 +159,20 @@ export interface Store extends JobStore {
    */
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
   /**
-   * Deletes by receipt; a receipt whose token no longer matches deletes nothing (false). With
-   * `nowMs` (FIFO queues) it also counts the groups a delete may have unblocked. With
-   * `refuseExpired` (FIFO queues, needs `nowMs`) a receipt whose lease has ended deletes nothing
-   * either, even with the current token, and is reported in `expired`.
+   * Deletes by receipt; a receipt whose token no longer matches deletes nothing (false) — unless
+   * `anyReceipt` (standard queues: SQS takes a message's older receipt handles too), where a
+   * receipt deletes its message whichever receive it came from (the caller checked it is one the
+   * server issued). With `nowMs` (FIFO queues) it also counts the groups a delete may have
+   * unblocked. With `refuseExpired` (FIFO queues, needs `nowMs`) a receipt whose lease has ended
+   * deletes nothing either, even with the current token, and is reported in `expired`.
    */
-  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult>;
+  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult>;
   /**
-   * Sets the visibility of in-flight messages by receipt. With `maxLeaseMs`, refuses
-   * ("beyondLimit", nothing changed) a visibleAtMs more than that after the message's receive.
+   * Sets the visibility of in-flight messages by receipt ("notFound" when its token no longer
+   * matches, unless `anyReceipt`, as for messageDelete). With `maxLeaseMs`, refuses ("beyondLimit",
+   * nothing changed) a visibleAtMs more than that after the message's latest receive.
    */
-  messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
+  messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
   /**

@@ -207,8 +207,10 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       // Neither expired delete removed its message: both come back, with new handles that work.
       const again = await receive(url, { MaxNumberOfMessages: 10 });
       expect(again.map((m) => m.Body).sort()).toEqual(["b1", "c1"]);
-      // The first handle stays expired once the message is received again.
+      // The first handle stays expired once the message is received again, and (unlike on a
+      // standard queue) can't change the new lease either.
       await expectError(call("DeleteMessage", { QueueUrl: url, ReceiptHandle: handle("b1") }), invalidParameterValue);
+      await expectError(call("ChangeMessageVisibility", { QueueUrl: url, ReceiptHandle: handle("b1"), VisibilityTimeout: 0 }), invalidParameterValue);
       for (const m of again) await call("DeleteMessage", { QueueUrl: url, ReceiptHandle: m.ReceiptHandle });
       expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] })).Attributes).toEqual({
         ApproximateNumberOfMessages: "0",

@@ -110,17 +110,20 @@ export class PostgresStore implements Store {
     return receiveMessages(this.db, p);
   }
 
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult> {
+  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {
     if (p.refuseExpired && p.nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
+    const anyReceipt = p.anyReceipt === true;
     const { rows } = await this.db.query<{ seq: number; receipt_token: string; group_id: string | null }>(
       `DELETE FROM messages m USING unnest($2::bigint[], $3::text[]) AS r (seq, token)
-       WHERE m.seq = r.seq AND m.receipt_token = r.token AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
+       WHERE m.seq = r.seq AND ($5::boolean OR m.receipt_token = r.token) AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
        RETURNING m.seq, m.receipt_token, m.group_id`,
-      [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null],
+      [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null, anyReceipt],
     );
-    const gone = new Set(rows.map((r) => `${r.seq}:${r.receipt_token}`));
+    // With anyReceipt a receipt stands for its seq alone, whatever token it carries.
+    const keyOf = (seq: number, token: string): string => (anyReceipt ? String(seq) : `${seq}:${token}`);
+    const gone = new Set(rows.map((r) => keyOf(r.seq, r.receipt_token)));
     // As deleting one by one would answer: an entry listed twice was deleted by the first one.
-    const deleted = p.receipts.map((r) => gone.delete(`${r.seq}:${r.token}`));
+    const deleted = p.receipts.map((r) => gone.delete(keyOf(r.seq, r.token)));
     const groups = rows.flatMap((r) => (r.group_id === null ? [] : [r.group_id]));
     const groupsReady = await settleGroups(this.db, p.queueId, groups, p.nowMs);
     if (!p.refuseExpired) return { deleted, groupsReady: p.nowMs === undefined ? 0 : groupsReady };
@@ -133,7 +136,7 @@ export class PostgresStore implements Store {
     return { deleted, groupsReady, expired };
   }
 
-  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
+  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ seq: number; receipt_token: string | null; visible_at_ms: number; received_at_ms: number | null }>(
         "SELECT seq, receipt_token, visible_at_ms, received_at_ms FROM messages WHERE queue_id = $1 AND seq = ANY ($2::bigint[]) ORDER BY seq FOR UPDATE",
@@ -144,7 +147,7 @@ export class PostgresStore implements Store {
       // Entries apply in order, each seeing what the ones before it did.
       const results = p.entries.map((e): VisibilityChangeResult => {
         const row = bySeq.get(e.seq);
-        if (!row || row.receipt_token !== e.token) return "notFound";
+        if (!row || (!p.anyReceipt && row.receipt_token !== e.token)) return "notFound";
         if (row.visible_at_ms <= p.nowMs) return "notInFlight";
         if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
         row.visible_at_ms = e.visibleAtMs;

@@ -75,12 +75,13 @@ function toMessage(row: MessageRow): StoredMessage {
 /** Seqs deleted per statement: SQS's batch limit, so one statement per batch. */
 const deleteChunk = limits.batchEntriesMax;
 
-/** Receipts grouped by token: the messages of one receive share it. */
-function seqsByToken(receipts: readonly ReceiptRef[]): Map<string, number[]> {
+/** Receipts grouped by token (as `tokenOf` reads it): the messages of one receive share it. */
+function seqsByToken(receipts: readonly ReceiptRef[], tokenOf: (r: ReceiptRef) => string): Map<string, number[]> {
   const byToken = new Map<string, number[]>();
   for (const r of receipts) {
-    const seqs = byToken.get(r.token);
-    if (seqs === undefined) byToken.set(r.token, [r.seq]);
+    const token = tokenOf(r);
+    const seqs = byToken.get(token);
+    if (seqs === undefined) byToken.set(token, [r.seq]);
     else seqs.push(r.seq);
   }
   return byToken;
@@ -132,6 +133,8 @@ export class SqliteStore implements Store {
   private readonly deleteStatement: SizedStatements<{ seq: number; group_id: string | null }>;
   /** The same, deleting only messages still in flight at the given time (FIFO: expired handles delete nothing). */
   private readonly deleteInFlightStatement: SizedStatements<{ seq: number; group_id: string | null }>;
+  /** The same whatever receive the receipts came from (standard queues take older handles). */
+  private readonly deleteAnyReceiptStatement: SizedStatements<{ seq: number; group_id: string | null }>;
 
   constructor(options: SqliteStoreOptions) {
     this.db = new Database(options.filename);
@@ -162,6 +165,7 @@ export class SqliteStore implements Store {
       this.db,
       (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? AND visible_at_ms > ? RETURNING seq, group_id`,
     );
+    this.deleteAnyReceiptStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? RETURNING seq, group_id`);
     this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
@@ -304,21 +308,23 @@ export class SqliteStore implements Store {
     return this.writes.run(() => this.receiver.receive(p));
   }
 
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean }): Promise<DeleteResult> {
+  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {
     return this.writes.run((): DeleteResult => {
       const nowMs = p.nowMs;
       const inFlightAtMs = p.refuseExpired ? nowMs : undefined;
       if (p.refuseExpired && nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
       const groups = new Set<string>();
-      /** Per token, the seqs its statement deleted. */
+      /** Per token (one for all with anyReceipt), the seqs its statement deleted. */
       const gone = new Map<string, Set<number>>();
-      for (const [token, seqs] of seqsByToken(p.receipts)) {
+      const tokenOf = (r: ReceiptRef): string => (p.anyReceipt ? "" : r.token);
+      for (const [token, seqs] of seqsByToken(p.receipts, tokenOf)) {
         const deletedSeqs = new Set<number>();
         gone.set(token, deletedSeqs);
         for (let i = 0; i < seqs.length; i += deleteChunk) {
           const chunk = seqs.slice(i, i + deleteChunk);
-          const rows =
-            inFlightAtMs === undefined
+          const rows = p.anyReceipt
+            ? this.deleteAnyReceiptStatement(chunk.length).all(...chunk, p.queueId)
+            : inFlightAtMs === undefined
               ? this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)
               : this.deleteInFlightStatement(chunk.length).all(...chunk, p.queueId, token, inFlightAtMs);
           for (const row of rows) {
@@ -329,7 +335,7 @@ export class SqliteStore implements Store {
         }
       }
       // As deleting one by one would answer: an entry listed twice was deleted by the first one.
-      const deleted = p.receipts.map((r) => gone.get(r.token)!.delete(r.seq));
+      const deleted = p.receipts.map((r) => gone.get(tokenOf(r))!.delete(r.seq));
       let groupsReady = 0;
       for (const group of groups) {
         const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
@@ -344,11 +350,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
+  async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
     return this.writes.run(() =>
       p.entries.map((e): VisibilityChangeResult => {
         const row = this.sql.messageForReceipt.get(e.seq, p.queueId);
-        if (!row || row.receipt_token !== e.token) return "notFound";
+        if (!row || (!p.anyReceipt && row.receipt_token !== e.token)) return "notFound";
         if (row.visible_at_ms <= p.nowMs) return "notInFlight";
         if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
         this.sql.messageSetVisibility.run(e.visibleAtMs, e.seq);

@@ -154,6 +154,28 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
+    test("messageDelete and messageChangeVisibility with anyReceipt take a receipt from any receive of the message", async () => {
+      const id = await makeQueue();
+      const other = await makeQueue("other");
+      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      const [first] = await receive(id, 1, T0, T0 + 10, "any-old-token-1");
+      const [second] = await receive(id, 1, T0 + 10, T0 + 20, "any-new-token-2");
+      expect(second!.seq).toBe(first!.seq);
+      const old = { seq: first!.seq, token: "any-old-token-1" };
+      // Without anyReceipt the first receive's token no longer addresses the message.
+      expect(await store.messageChangeVisibility({ queueId: id, nowMs: T0 + 11, entries: [{ ...old, visibleAtMs: T0 + 100 }] })).toEqual(["notFound"]);
+      // With it, it changes the current lease: hidden past the second receive's T0 + 20.
+      expect(await store.messageChangeVisibility({ queueId: id, nowMs: T0 + 11, anyReceipt: true, entries: [{ ...old, visibleAtMs: T0 + 100 }] })).toEqual(["changed"]);
+      expect(await receive(id, 10, T0 + 50)).toEqual([]);
+      // Another queue's message is not its to change or delete.
+      expect(await store.messageChangeVisibility({ queueId: other, nowMs: T0 + 51, anyReceipt: true, entries: [{ ...old, visibleAtMs: T0 }] })).toEqual(["notFound"]);
+      expect(await store.messageDelete({ queueId: other, anyReceipt: true, receipts: [old] })).toEqual({ deleted: [false], groupsReady: 0 });
+      // It deletes the message; listed again, or again with the other receipt, it deletes nothing more.
+      expect(await store.messageDelete({ queueId: id, anyReceipt: true, receipts: [old, old] })).toEqual({ deleted: [true, false], groupsReady: 0 });
+      expect(await store.messageDelete({ queueId: id, anyReceipt: true, receipts: [{ seq: second!.seq, token: "any-new-token-2" }] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await receive(id, 10, T0 + 1_000_000)).toEqual([]);
+    });
+
     test("messageReceive returns new objects that the caller may change", async () => {
       const id = await makeQueue();
       await store.messageSend({ queueId: id, messages: [newMessage({ body: "mine" })] });
