@@ -20,8 +20,8 @@ export interface BenchArgs {
 
 export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
-  --only PEER         sluice | bullmq
-  --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups)
+  --only PEER         sluice | bullmq | pgboss
+  --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups, postgres)
   --producers N       concurrent producers (default 32)
   --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
   --job-clients N     jobs comparison: closed-loop clients, one job in flight each (default 64)
@@ -90,7 +90,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     pacedMessages: positiveInt("paced-messages", values["paced-messages"], 5_000, 0),
     phaseTimeoutMs: 180_000,
   };
-  if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq") throw new Error(`--only must be sluice or bullmq, got ${values.only}`);
+  if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq" && values.only !== "pgboss") throw new Error(`--only must be sluice, bullmq or pgboss, got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
   const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1) };

@@ -8,6 +8,8 @@ import { jobsWorkload, jobsWorkloadLine } from "./peers/jobs-workload.js";
 import { sluiceStandardRow } from "./peers/sluice.js";
 import { bullmqStandardForFifoRow, fifoGroups, sluiceFifoRow } from "./peers/sluice-fifo.js";
 import { sluiceJobsRow } from "./peers/sluice-jobs.js";
+import { pgbossRow } from "./peers/pgboss.js";
+import { sluicePostgresRow } from "./peers/sluice-postgres.js";
 import type { Comparison } from "./row.js";
 
 export const comparisons: Comparison[] = [
@@ -29,5 +31,11 @@ export const comparisons: Comparison[] = [
     title: `FIFO, ${fifoGroups} message groups: durable send → receive → delete, 1 KiB messages, batches of 10 (BullMQ: its standard workload — no per-group FIFO in open-source BullMQ)`,
     rows: [sluiceFifoRow, bullmqStandardForFifoRow],
     baseline: "bullmq",
+  },
+  {
+    id: "postgres",
+    title: "On PostgreSQL: durable send → receive → delete, 1 KiB messages, batches of 10 — Sluice nodes vs pg-boss, same database settings",
+    rows: [sluicePostgresRow(1), sluicePostgresRow(2), pgbossRow],
+    baseline: "pgboss",
   },
 ];

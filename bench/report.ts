@@ -64,10 +64,12 @@ export function comparisonResult(c: Comparison, rows: RowResult[], runs: RowResu
   const base = rows.find((r) => r.peer === c.baseline);
   const ratios: Ratio[] = [];
   if (base !== undefined) {
+    // A peer with several rows (Sluice on 1 and 2 nodes) is named by its rows' labels.
+    const shared = (peer: string): boolean => rows.filter((x) => x.peer === peer).length > 1;
     for (const r of rows) {
       if (r === base) continue;
       const ratio: Ratio = {
-        name: `${r.peer}/${base.peer}`,
+        name: `${shared(r.peer) ? r.label : r.peer}/${base.peer}`,
         msgsPerSec: r.saturated.msgsPerSec / base.saturated.msgsPerSec,
         p50: r.saturated.latency.p50Ms / base.saturated.latency.p50Ms,
         p99: r.saturated.latency.p99Ms / base.saturated.latency.p99Ms,

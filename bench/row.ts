@@ -7,7 +7,7 @@
  */
 import type { PhaseResult } from "./phase.js";
 
-export type PeerId = "sluice" | "bullmq";
+export type PeerId = "sluice" | "bullmq" | "pgboss";
 
 /** The load every row of a comparison is given (same counts, same sizes). */
 export interface Workload {

@@ -76,12 +76,12 @@ async function main(): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-/** Best of N per peer: the highest-throughput round, i.e. the one least disturbed by the rest of the box. */
+/** Best of N per row: the highest-throughput round, i.e. the one least disturbed by the rest of the box. */
 function bestPerPeer(runs: RowResult[]): RowResult[] {
   const best = new Map<string, RowResult>();
   for (const r of runs) {
-    const cur = best.get(r.peer);
-    if (cur === undefined || r.saturated.msgsPerSec > cur.saturated.msgsPerSec) best.set(r.peer, r);
+    const cur = best.get(r.label);
+    if (cur === undefined || r.saturated.msgsPerSec > cur.saturated.msgsPerSec) best.set(r.label, r);
   }
   return [...best.values()];
 }

@@ -17,12 +17,12 @@ export interface RowServer {
   stop(): Promise<void>;
 }
 
-export async function startRowServer(ctx: RowContext, tag: string): Promise<RowServer> {
+export async function startRowServer(ctx: RowContext, tag: string, serveArgs: string[] = []): Promise<RowServer> {
   const snapshot = ctx.serverRev === undefined ? undefined : snapshotRevision(ctx.repoRoot, ctx.serverRev);
   if (snapshot !== undefined) ctx.log(`${tag}: server from a clean snapshot of ${snapshot.commit}`);
   let server;
   try {
-    server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
+    server = await startSluiceServer({ repoRoot: snapshot?.dir ?? ctx.serverDir ?? ctx.repoRoot, entry: ctx.serverEntry, serveArgs, ...(ctx.cpuProfDir === undefined ? {} : { cpuProfDir: ctx.cpuProfDir }) });
   } catch (err) {
     snapshot?.remove();
     throw err;

@@ -24,6 +24,8 @@ export interface SluiceServerOptions {
   repoRoot: string;
   entry: "src" | "dist";
   cpuProfDir?: string;
+  /** More `sluice serve` flags (the PostgreSQL rows: --store postgres --postgres-url …). */
+  serveArgs?: string[];
 }
 
 const readyPattern = /Sluice listening on (http:\/\/[^\s"]+)/;
@@ -57,7 +59,7 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   } else {
     entryArgs = ["--import", "tsx", join(opts.repoRoot, "src/cli/main.ts")];
   }
-  const args = [...nodeFlags, ...entryArgs, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir];
+  const args = [...nodeFlags, ...entryArgs, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(opts.serveArgs ?? [])];
   let started;
   try {
     started = await startChild(process.execPath, args, readyPattern, 30_000, {

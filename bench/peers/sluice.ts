@@ -41,12 +41,12 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
       const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
       try {
         const warmUrl = await createQueue(client, "bench-warmup");
-        await runSqsPhase(client, warmUrl, w, { label: `${tag} warm-up`, messages: w.warmupMessages }, kind.entryFields);
+        await runSqsPhase([{ client, queueUrl: warmUrl }], w, { label: `${tag} warm-up`, messages: w.warmupMessages }, kind.entryFields);
 
         const mainUrl = await createQueue(client, "bench-main");
         ctx.log(`${tag}: measuring ${w.messages} messages…`);
         const stopMeter = startCpuMeter(server.pid);
-        const saturated = await runSqsPhase(client, mainUrl, w, { label: `${tag} saturated`, messages: w.messages }, kind.entryFields);
+        const saturated = await runSqsPhase([{ client, queueUrl: mainUrl }], w, { label: `${tag} saturated`, messages: w.messages }, kind.entryFields);
         const cpu = stopMeter();
         const rss = server.rssMiB();
 
@@ -54,7 +54,7 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
         if (w.pacedMessages > 0) {
           const pacedUrl = await createQueue(client, "bench-paced");
           ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
-          paced = await runSqsPhase(client, pacedUrl, w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
+          paced = await runSqsPhase([{ client, queueUrl: pacedUrl }], w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
         }
         const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)", saturated, cpu, notes: [...kind.notes] };
         return completeResult(result, rs, paced, rss);
@@ -68,13 +68,20 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
   };
 }
 
+/** Where a producer or consumer sends its requests: one node's client and the queue's URL there. */
+export interface SqsTarget {
+  client: LeanSqsClient;
+  queueUrl: string;
+}
+
+/** Producers take turns over the targets (nodes); consumer i polls target i mod n. */
 export async function runSqsPhase(
-  client: LeanSqsClient,
-  queueUrl: string,
+  targets: readonly SqsTarget[],
   w: Workload,
   p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">,
   entryFields?: SqsQueueKind["entryFields"],
 ): Promise<PhaseResult> {
+  const list = targets;
   const phase = new Phase({
     batchSize: w.batchSize,
     producers: w.producers,
@@ -82,16 +89,19 @@ export async function runSqsPhase(
     timeoutMs: w.phaseTimeoutMs,
     ...p,
   });
-  const consumers = Array.from({ length: w.consumers }, async () => {
+  const consumers = Array.from({ length: w.consumers }, async (_, i) => {
+    const target = list[i % list.length]!;
     try {
-      await consume(client, queueUrl, phase, w.waitTimeSeconds);
+      await consume(target.client, target.queueUrl, phase, w.waitTimeSeconds);
     } catch (err) {
       phase.fail(err);
     }
   });
+  let turn = 0;
   try {
     return await phase.run(async (seqs, sentAtMs) => {
-      await client.sendBatch(queueUrl, seqs.map((seq) => makeBody(seq, sentAtMs, w.bodyBytes)), entryFields && seqs.map(entryFields));
+      const target = list[turn++ % list.length]!;
+      await target.client.sendBatch(target.queueUrl, seqs.map((seq) => makeBody(seq, sentAtMs, w.bodyBytes)), entryFields && seqs.map(entryFields));
     });
   } finally {
     await Promise.all(consumers);
