@@ -93,3 +93,9 @@ export function refuseOldHttp(req: IncomingMessage, res: ServerResponse): boolea
   return true;
 }
 
+
+/** An `Expect` other than 100-continue: node's own 417 has no body at all. */
+export function refuseExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const body = jsonErrorBody("InvalidRequest", "The only Expect value served is 100-continue.");
+  res.writeHead(417, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+}

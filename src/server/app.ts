@@ -14,7 +14,7 @@ import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
-import { clientErrorHandler, frameworkError, refuseConnect, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
+import { clientErrorHandler, frameworkError, refuseConnect, refuseExpectation, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
 
 /** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
 export const bodyLimitBytes = 4 * 1024 * 1024;
@@ -41,6 +41,8 @@ export interface AppDeps {
   onRequestDone?: RequestObserver;
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
   jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError">;
+  /** Shorter head/request timeouts than the defaults below (tests). */
+  httpTimeouts?: { headersMs: number; requestMs: number };
   /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
   credentials?: CredentialsSource;
 }
@@ -76,13 +78,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     frameworkErrors: frameworkError,
     // The server fastify would make (same timeouts), with the SQS fast path in front of its handler.
     serverFactory: (fastifyHandler: http.RequestListener, options: FastifyHttpOptions<http.Server>) => {
-      const server = http.createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, connectionsCheckingInterval: connectionsCheckingIntervalMs }, (req, res) => {
+      const headersTimeout = deps.httpTimeouts?.headersMs ?? headersTimeoutMs;
+      const requestTimeout = deps.httpTimeouts?.requestMs ?? requestTimeoutMs;
+      const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: connectionsCheckingIntervalMs }, (req, res) => {
         if (refuseOldHttp(req, res)) return;
         if (!fastPath(req, res)) fastifyHandler(req, res);
       });
       server.on("connect", refuseConnect);
+      server.on("checkExpectation", refuseExpectation);
       if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
-      if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+      server.requestTimeout = requestTimeout;
       if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
       server.on("connection", (socket: Socket) => {
         if (closing) return void socket.destroy();

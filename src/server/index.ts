@@ -2,7 +2,6 @@
  * The composition root: the one place that picks a concrete store and wires core, protocols and
  * the HTTP server together.
  */
-import { mkdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
@@ -23,6 +22,7 @@ import { type Logger, createLogger } from "./logger.js";
 import { requestLog } from "./request-log.js";
 import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
 import { startMaintenance } from "./maintenance.js";
+import { checkDataDir, checkHostResolves } from "./start-checks.js";
 import { packageVersion } from "./package-version.js";
 
 export { ConfigError, type ServerConfig } from "./config.js";
@@ -97,7 +97,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
   const logUnexpected = (err: unknown): void => logger.error({ err }, "unexpected error");
   const clock = opts.clock ?? systemClock;
-  await mkdir(config.dataDir, { recursive: true });
+  // Mistakes in the configuration end the start here, each in one line (start-checks.ts).
+  await checkHostResolves(config.host);
+  await checkDataDir(config.dataDir);
   // Before the store opens: a secret no receiver could verify stops the start with nothing to undo.
   const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir }).catch((err: unknown) => {
     throw err instanceof WebhookSecretError ? new ConfigError(err.message) : err;

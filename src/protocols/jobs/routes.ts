@@ -66,7 +66,8 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     async submitJob(request, reply) {
       const body = request.body as SubmitInput;
       const header = request.headers["idempotency-key"];
-      if (Array.isArray(header)) fail("ValidationFailed", "Send one Idempotency-Key header.");
+      // node:http joins repeated headers with ", ": count them in the raw list instead.
+      if (Array.isArray(header) || headerCount(request.raw.rawHeaders, "idempotency-key") > 1) fail("ValidationFailed", "Send one Idempotency-Key header, not several.");
       const key = header === undefined ? undefined : parseIdempotencyKey(header);
       if (body.webhook) await checkWebhookTarget(body.webhook.url, o.webhookPolicy);
       const wait = (request.query.wait as number | undefined) ?? 0;
@@ -164,6 +165,12 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       return reply.code(200).send(openApi);
     },
   };
+}
+
+function headerCount(rawHeaders: string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++;
+  return count;
 }
 
 function fastifyPath(spec: RouteSpec): string {

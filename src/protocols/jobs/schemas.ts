@@ -59,7 +59,7 @@ export const submitBody = object(
 export const submitBatchEntry = object(
   {
     ...(submitBody.properties as Record<string, JsonSchema>),
-    idempotencyKey: { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength, description: "This entry's idempotency key, read as a lone submit's Idempotency-Key header is: 1–255 printable ASCII characters, or a structured-field string of them (`\"k\"` is the key k)." },
+    idempotencyKey: { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength, pattern: "^\\S(.*\\S)?$", description: "This entry's idempotency key, read as a lone submit's Idempotency-Key header is: 1–255 printable ASCII characters, or a structured-field string of them (`\"k\"` is the key k)." },
   },
   ["input"],
 );

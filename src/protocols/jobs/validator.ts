@@ -6,6 +6,7 @@
  */
 import { AjvCompiler } from "@fastify/ajv-compiler";
 import type { FastifySchemaCompiler } from "fastify";
+import { SluiceError } from "../../core/index.js";
 
 type CompileRoute = (route: { schema: unknown; method: string; url: string; httpPart?: string }) => ReturnType<FastifySchemaCompiler<unknown>>;
 
@@ -14,5 +15,42 @@ export function jobsValidatorCompiler(): FastifySchemaCompiler<unknown> {
   // The package's types describe Ajv's compile(); at run time it takes fastify's route definition.
   const coercing = fromPool({}, { customOptions: {} }) as unknown as CompileRoute;
   const strict = fromPool({}, { customOptions: { coerceTypes: false } }) as unknown as CompileRoute;
-  return (route) => (route.httpPart === "body" ? strict(route) : coercing(route));
+  return (route) => {
+    if (route.httpPart === "body") return strict(route);
+    const validate = coercing(route);
+    if (route.httpPart !== "querystring") return validate;
+    const integers = integerFields(route.schema);
+    if (integers.length === 0) return validate;
+    // Fastify reads Ajv's errors from the function it called: the wrapper hands them on.
+    const wrapped = Object.assign(
+      (data: unknown) => {
+        const bad = nonDecimal(data, integers);
+        if (bad !== undefined) return { error: new SluiceError("ValidationFailed", `querystring.${bad} must be a whole number in decimal digits.`) };
+        const result = validate(data);
+        wrapped.errors = validate.errors;
+        return result;
+      },
+      { errors: undefined as typeof validate.errors },
+    );
+    return wrapped;
+  };
+}
+
+/** The query fields whose schema is an integer. */
+function integerFields(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]!.type === "integer");
+}
+
+/**
+ * Ajv reads text as a number the way JavaScript's Number() does: `0x10` is 16, `1e1` is 10 and
+ * ` 5` is 5. A query string is typed by a person or a script: only plain decimal digits count.
+ */
+function nonDecimal(data: unknown, integers: string[]): string | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const query = data as Record<string, unknown>;
+  return integers.find((name) => {
+    const v = query[name];
+    return Array.isArray(v) || (typeof v === "string" && !/^\d{1,15}$/.test(v));
+  });
 }

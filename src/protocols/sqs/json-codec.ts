@@ -5,7 +5,8 @@
  */
 import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import { protocolFail, type SqsWireError } from "./sqs-errors.js";
-import { isWireObject, type WireObject } from "./wire-input.js";
+import { SluiceError } from "../../core/index.js";
+import { isWireObject, refuseProtoKey, type WireObject } from "./wire-input.js";
 
 export const jsonContentType = "application/x-amz-json-1.0";
 
@@ -13,9 +14,15 @@ export function decodeJsonInput(body: string): WireObject {
   if (body.length === 0) return {};
   if (jsonTooDeep(body)) protocolFail("SerializationException", `The request body nests JSON deeper than ${maxJsonDepth} levels.`);
   let parsed: unknown;
+  // A reviver only when the text holds the key: it costs a call per value.
+  const reviver = body.includes('"__proto__"') ? (key: string, value: unknown): unknown => {
+        refuseProtoKey(key);
+        return value;
+      } : undefined;
   try {
-    parsed = JSON.parse(body);
-  } catch {
+    parsed = JSON.parse(body, reviver);
+  } catch (err) {
+    if (err instanceof SluiceError) throw err;
     protocolFail("SerializationException", "The request body is not valid JSON.");
   }
   if (!isWireObject(parsed)) protocolFail("SerializationException", "The request body must be a JSON object.");

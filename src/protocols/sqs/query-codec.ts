@@ -5,7 +5,7 @@
  */
 import { protocolFail } from "./sqs-errors.js";
 import { type QueryShape, queryInputShapes } from "./query-shapes.js";
-import type { WireObject, WireValue } from "./wire-input.js";
+import { type WireObject, type WireValue, refuseProtoKey } from "./wire-input.js";
 
 /** One key segment of `A.1.B`: a value, children, or both (then the value is ignored). */
 interface FormNode {
@@ -94,6 +94,7 @@ function convert(node: FormNode, shape: QueryShape): WireValue | undefined {
       for (const entry of indexedChildren(node)) {
         const key = entry.children?.get(shape.keyName)?.value;
         if (key === undefined) continue;
+        refuseProtoKey(key);
         const valueNode = entry.children?.get(shape.valueName);
         out[key] = valueNode ? convert(valueNode, shape.value) : shape.value.kind === "scalar" ? "" : {};
       }

@@ -3,6 +3,7 @@
  * and how it can be written, and which queues have it. Range checks live in core
  * (validateQueueConfig); this file checks names and value syntax.
  */
+import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import { fail, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
 import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
 
@@ -43,6 +44,7 @@ function parseBoolean(name: string, value: string): boolean {
 }
 
 function parseJsonObject(name: string, value: string): Record<string, unknown> {
+  if (jsonTooDeep(value)) invalidValue(name, value.slice(0, 100), `nests JSON deeper than ${maxJsonDepth} levels`);
   try {
     const parsed: unknown = JSON.parse(value);
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;

@@ -40,7 +40,10 @@ export function queueNameFromUrl(url: string, accountId: string): string {
   }
   const query = path.search(/[?#]/);
   if (query !== -1) path = path.slice(0, query);
-  const segments = path.split("/").filter((s) => s.length > 0);
+  // An empty segment (`//queue`, `/000000000000//queue`) names no account or queue: never a queue URL.
+  const segments = (path.startsWith("/") ? path.slice(1) : path).split("/");
+  if (segments.length > 0 && segments[segments.length - 1] === "") segments.pop();
+  if (segments.some((s) => s.length === 0)) notFound();
   const name = segments[segments.length - 1];
   if (!name) notFound();
   const account = segments[segments.length - 2];

@@ -102,3 +102,26 @@ export function asObject(value: WireValue, label: string): WireObject {
   if (isWireObject(value)) return value;
   invalid(label, value, "Must be a structure.");
 }
+
+/** A map that must be present and not empty (SetQueueAttributes' Attributes, TagQueue's Tags). */
+export function requiredStringMap(o: WireObject, name: string, label = name): Record<string, string> {
+  const map = optionalStringMap(o, name, label);
+  if (map === undefined || Object.keys(map).length === 0) missing(label);
+  return map;
+}
+
+/** A list of strings that must be present and not empty (UntagQueue's TagKeys). */
+export function requiredStringList(o: WireObject, name: string, label = name): string[] {
+  const list = optionalStringList(o, name, label);
+  if (list === undefined || list.length === 0) missing(label);
+  return list;
+}
+
+/**
+ * `__proto__` as a key: JSON.parse keeps it as a field, but copying it into a plain object sets
+ * the object's prototype instead, so the name would vanish without an error. Refused wherever it
+ * appears (attribute names, tag keys, fields).
+ */
+export function refuseProtoKey(key: string): void {
+  if (key === "__proto__") fail("InvalidParameterValue", 'The name "__proto__" is not accepted (as an attribute name, a tag key or any other key).');
+}

@@ -1,7 +1,7 @@
 /** GetQueueAttributes and SetQueueAttributes. */
 import { defineAction, queueForUrl } from "../action.js";
 import { attributesToConfigPatch, readQueueAttributes, resolveAttributeNames } from "../queue-attributes.js";
-import { optionalStringList, optionalStringMap, requiredString } from "../wire-input.js";
+import { optionalStringList, requiredString, requiredStringMap } from "../wire-input.js";
 import { xmlStringMap } from "../xml.js";
 
 interface GetQueueAttributesResult {
@@ -21,7 +21,7 @@ export const getQueueAttributes = defineAction({
 });
 
 export const setQueueAttributes = defineAction({
-  decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), attributes: optionalStringMap(input, "Attributes") ?? {} }),
+  decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), attributes: requiredStringMap(input, "Attributes") }),
   async run(req, ctx): Promise<void> {
     const queue = await queueForUrl(ctx, req.queueUrl);
     const patch = attributesToConfigPatch(req.attributes, { creating: false, fifo: queue.config.fifoQueue, identity: ctx.identity });
