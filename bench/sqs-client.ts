@@ -5,7 +5,16 @@
  * server under test — the bench would measure the client. Correctness against real SDKs is the
  * sqs-compat tests' job, not this one's.
  */
+import { SignatureV4 } from "@smithy/signature-v4";
 import { Pool } from "undici";
+import { NodeSha256 } from "../src/protocols/auth/sha256.js";
+
+/**
+ * SLUICE_BENCH_SIGV4=1: the server runs with this access key (bench/peers/sluice-server.ts) and
+ * every request is SigV4-signed, so the same row measures what verification costs the server.
+ */
+export const benchSigV4 = process.env.SLUICE_BENCH_SIGV4 === "1";
+export const benchAccessKey = { accessKeyId: "AKIDBENCH", secretAccessKey: "bench-secret-0123456789abcdef" };
 
 export interface SqsMessage {
   MessageId: string;
@@ -31,24 +40,24 @@ export class SqsError extends Error {
 
 export class LeanSqsClient {
   private readonly pool: Pool;
+  private readonly host: string;
+  private readonly signer = benchSigV4 ? new SignatureV4({ credentials: benchAccessKey, region: "us-east-1", service: "sqs", sha256: NodeSha256 }) : undefined;
 
   constructor(baseUrl: string, connections: number) {
     const origin = new URL(baseUrl).origin;
+    this.host = new URL(baseUrl).host;
     // keepAliveTimeout well above the longest long poll, so connections are reused, never re-dialed.
     this.pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 120_000 });
   }
 
   async call<T>(action: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const res = await this.pool.request({
-      path: "/",
-      method: "POST",
-      headers: {
-        "content-type": "application/x-amz-json-1.0",
-        "x-amz-target": `AmazonSQS.${action}`,
-      },
-      body: JSON.stringify(body),
-      signal,
-    });
+    const payload = JSON.stringify(body);
+    let headers: Record<string, string> = { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` };
+    if (this.signer) {
+      const signed = await this.signer.sign({ method: "POST", protocol: "http:", hostname: this.host, path: "/", headers: { ...headers, host: this.host }, body: payload });
+      headers = signed.headers;
+    }
+    const res = await this.pool.request({ path: "/", method: "POST", headers, body: payload, signal });
     const text = await res.body.text();
     if (res.statusCode !== 200) throw new SqsError(action, res.statusCode, text);
     return (text === "" ? {} : JSON.parse(text)) as T;

@@ -3,6 +3,7 @@
  * the server are separate processes competing for the same 2 cores, as in real use. Durability is
  * the server's default (SQLite WAL, every acknowledgement after the WAL's fsync); the bench never weakens it.
  */
+import { benchAccessKey, benchSigV4 } from "../sqs-client.js";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,7 +65,7 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   try {
     started = await startChild(process.execPath, args, readyPattern, 30_000, {
       cwd: opts.repoRoot,
-      env: { ...process.env, NODE_ENV: "production" },
+      env: { ...process.env, NODE_ENV: "production", ...(benchSigV4 ? { SLUICE_ACCESS_KEY_ID: benchAccessKey.accessKeyId, SLUICE_SECRET_ACCESS_KEY: benchAccessKey.secretAccessKey } : {}) },
     });
   } catch (err) {
     removeDir(dataDir);

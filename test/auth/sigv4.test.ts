@@ -175,10 +175,10 @@ describe("SigV4 failures, one SQS error each", () => {
   });
 });
 
-describe("SigV4 with Debian's boto3 and aws CLI", () => {
+describe("SigV4 with Debian's boto3 and aws CLI", { timeout: 240_000 }, () => {
   it("boto3: right key served, wrong secret and unknown key refused, presigned URL served, tampered one refused", async () => {
     const script = fileURLToPath(new URL("./sigv4_clients.py", import.meta.url));
-    const { stdout } = await run("/usr/bin/python3", [script, srv.url, keys.admin.accessKeyId, keys.admin.secretAccessKey], { timeout: 120_000 });
+    const { stdout } = await run("/usr/bin/python3", [script, srv.url, keys.admin.accessKeyId, keys.admin.secretAccessKey], { timeout: 240_000 });
     expect(stdout).toContain("right key: signed by boto3");
     expect(stdout).toContain("wrong secret: SignatureDoesNotMatch 403");
     expect(stdout).toContain("unknown key: InvalidClientTokenId 403");

@@ -30,8 +30,8 @@ function serveUntilExit(args: string[], opts: { uid?: number } = {}): Promise<{ 
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`serve ${args.join(" ")} did not exit within 30 s\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, 30_000);
+      reject(new Error(`serve ${args.join(" ")} did not exit within 90 s\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 90_000);
     child.once("exit", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
@@ -48,7 +48,7 @@ function expectOneLineFailure(result: { code: number | null; stdout: string; std
   expect(lines[0]).toMatch(pattern);
 }
 
-describe("clear failures at start", () => {
+describe("clear failures at start", { timeout: 120_000 }, () => {
   it("--data-dir pointing at a file", async () => {
     const file = join(await makeTempDir(), "not-a-dir");
     await writeFile(file, "x");
@@ -85,7 +85,7 @@ describe("clear failures at start", () => {
   });
 });
 
-describe("SIGHUP", () => {
+describe("SIGHUP", { timeout: 120_000 }, () => {
   it("reloads the credentials file; a kept-alive connection carries on with the new token", async () => {
     const dir = await makeTempDir();
     const file = join(dir, "creds.json");

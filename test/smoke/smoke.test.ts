@@ -33,7 +33,7 @@ async function requireDebianClients(): Promise<void> {
 /** Runs a smoke script; on failure the error carries its whole output. */
 async function smoke(file: string, args: string[]): Promise<string> {
   try {
-    const { stdout } = await run(file, args, { timeout: 120_000, maxBuffer: 10 * 1024 * 1024 });
+    const { stdout } = await run(file, args, { timeout: 300_000, maxBuffer: 10 * 1024 * 1024 });
     return stdout;
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
@@ -59,11 +59,11 @@ describe("smoke tests with Debian's boto3 and awscli", () => {
     await requireDebianClients();
     const out = await smoke(python, [here("./boto3_smoke.py"), server.url]);
     expect(out).toContain("boto3 smoke: all passed");
-  }, 120_000);
+  }, 300_000);
 
   it("aws sqs: FIFO, DLQ, move task", async () => {
     await requireDebianClients();
     const out = await smoke("bash", [here("./awscli_smoke.sh"), server.url]);
     expect(out).toContain("awscli smoke: all passed");
-  }, 120_000);
+  }, 300_000);
 });

@@ -26,11 +26,11 @@ const children = new Set<ChildProcess>();
 const listeningLine = /Sluice listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 
 /** `port` (default 0: any free one) lets a restart come back where its clients expect it. */
-export async function spawnCli(opts: { dataDir: string; port?: number; extraArgs?: string[]; readyTimeoutMs?: number }): Promise<CliServer> {
+export async function spawnCli(opts: { dataDir: string; port?: number; extraArgs?: string[]; readyTimeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<CliServer> {
   const child = spawn(
     process.execPath,
     ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(opts.port ?? 0), "--data-dir", opts.dataDir, ...(await testStoreArgs(opts.dataDir)), ...(opts.extraArgs ?? [])],
-    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } },
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...opts.env } },
   );
   children.add(child);
   let out = "";

@@ -32,6 +32,14 @@ const anyRouteError: JsonSchema = {
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 };
 
+const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } };
+
+/** With credentials configured (docs/security.md), every route may refuse the caller. */
+const authErrors: Record<string, JsonSchema> = {
+  "401": { description: "Unauthenticated: no bearer token, or one the server doesn't know (WWW-Authenticate: Bearer).", content: errorContent },
+  "403": { description: "AccessDenied: the token lacks a scope this route needs.", content: errorContent },
+};
+
 export function buildOpenApiDocument(p: { version: string; serverUrl?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of routeSpecs) {
@@ -51,7 +59,8 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
         ]),
       ),
     };
-    (operation.responses as JsonSchema).default = anyRouteError;
+    Object.assign(operation.responses as JsonSchema, authErrors, { default: anyRouteError });
+    operation.description = `Needs a bearer token with the scope ${spec.scopes.join(" or ")} when credentials are configured.`;
     if (spec.body) operation.requestBody = { required: true, content: { "application/json": { schema: spec.body } } };
     (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;
   }
@@ -60,6 +69,7 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
     info: { title: "Sluice jobs API", version: p.version, description: "Async jobs on Sluice queues. See docs/jobs-api.md. Errors are {error:{code,message}} with codes from docs/errors.md." },
     ...(p.serverUrl ? { servers: [{ url: p.serverUrl }] } : {}),
     paths,
-    components: { schemas: componentSchemas },
+    components: { schemas: componentSchemas, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Needed once the server has credentials (docs/security.md); open otherwise." } } },
+    security: [{ bearer: [] }, {}],
   };
 }
