@@ -6,8 +6,9 @@
  * messages and jobs written before the campaign must come out intact. Set FUZZ_SEED to replay.
  */
 import { Agent, request } from "undici";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Secret } from "../../src/protocols/auth/principal.js";
+import { createLogger } from "../../src/server/index.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { type FuzzAnswer, type FuzzRequest, Fuzzer, codeOf, seededRandom } from "./fuzz-inputs.js";
@@ -19,19 +20,14 @@ const queueNames = ["fz", "fz-a", "fz-b.fifo", "fz_c", "fz-dlq"];
 const canaryBody = "canary: é ü 😀 \u000d\u0009 <xml> & \"quotes\"";
 
 let agent: Agent;
-const unexpected: unknown[] = [];
+/** What the servers logged at error level (unexpected errors, 5xx): the campaign must cause none. */
+const unexpected: string[] = [];
+const logger = createLogger({ level: "error", destination: { write: (line: string) => void unexpected.push(line) } });
 
 beforeAll(() => {
   agent = new Agent({ connections: 16, bodyTimeout: 30_000, headersTimeout: 30_000 });
-  // The server reports unexpected errors (bugs) with console.error: the campaign must cause none.
-  const original = console.error.bind(console);
-  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
-    if (String(args[0]).includes("unexpected")) unexpected.push(args);
-    else original(...args);
-  });
 });
 afterAll(async () => {
-  vi.restoreAllMocks();
   await agent.close();
   await stopAllServers();
   await removeTempDirs();
@@ -87,7 +83,7 @@ describe("seeded fuzz campaign", () => {
   let canaryJobId: string;
 
   beforeAll(async () => {
-    srv = await startTestServer();
+    srv = await startTestServer({ logger });
     canaryUrl = (await sqs(srv.url, "CreateQueue", { QueueName: "canary-7f3a" })).QueueUrl as string;
     await sqs(srv.url, "SendMessage", { QueueUrl: canaryUrl, MessageBody: canaryBody, MessageAttributes: { kind: { DataType: "String", StringValue: "canary" } } });
     const submitted = await request(`${srv.url}/v1/queues/canary-jobs-7f3a/jobs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ input: { canary: canaryBody } }), dispatcher: agent });
@@ -116,7 +112,7 @@ describe("seeded fuzz campaign", () => {
 
   it(`${requestsAuthenticated} more against a server with credentials, with a valid token: still no 5xx and every error coded`, async () => {
     const token = "fuzz-token-0123456789abcdef";
-    const authed = await startTestServer({ config: { apiToken: new Secret(token), accessKeyId: "AKIDFUZZ", secretAccessKey: new Secret("fuzz-secret-0123456789abcdef") } });
+    const authed = await startTestServer({ logger, config: { apiToken: new Secret(token), accessKeyId: "AKIDFUZZ", secretAccessKey: new Secret("fuzz-secret-0123456789abcdef") } });
     const fuzzer = new Fuzzer(seededRandom(seed + 1), queueNames, new URL(authed.url).host);
     const withToken = await campaign(authed.url, fuzzer, requestsAuthenticated / 2, { authorization: `Bearer ${token}` });
     const anonymous = await campaign(authed.url, fuzzer, requestsAuthenticated / 2);

@@ -4,7 +4,7 @@
  */
 import type { Clock } from "../../src/core/clock.js";
 import type { IdSource } from "../../src/core/ids.js";
-import { type ServerConfig, startServer } from "../../src/server/index.js";
+import { type Logger, type ServerConfig, startServer } from "../../src/server/index.js";
 import { testStoreConfig } from "./test-store.js";
 import { makeTempDir, removeTempDir } from "./tmp.js";
 
@@ -25,9 +25,9 @@ export interface TestServer {
 
 const open = new Set<TestServer>();
 
-export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string; config?: Partial<ServerConfig> } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { clock?: Clock; ids?: IdSource; dataDir?: string; config?: Partial<ServerConfig>; logger?: Logger } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-srv-"));
-  const started = await startServer({ logLevel: "warn", ...(await testStoreConfig(dataDir)), ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids });
+  const started = await startServer({ logLevel: "warn", ...(await testStoreConfig(dataDir)), ...opts.config, host: opts.config?.host ?? "127.0.0.1", port: 0, dataDir, clock: opts.clock, ids: opts.ids, ...(opts.logger ? { logger: opts.logger } : {}) });
   let stopped: Promise<void> | undefined;
   const server: TestServer = {
     url: started.url,
