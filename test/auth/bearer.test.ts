@@ -82,6 +82,21 @@ describe("bearer tokens on the jobs API", () => {
   });
 });
 
+describe("/openapi.json with credentials", () => {
+  it("lists 401 and 403 on every route, and every route answers 401 without a token", async () => {
+    const doc = (await call("GET", "/openapi.json", tokens.reader.token)).json as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403"]));
+        const url = path.replace(/\{\w+\}/g, "x");
+        const res = await fetch(`${srv.url}${url}`, { method: method.toUpperCase(), ...(method === "get" ? {} : { headers: { "content-type": "application/json" }, body: "{}" }) });
+        expect(res.status, `${method} ${url}`).toBe(401);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("Unauthenticated");
+      }
+    }
+  });
+});
+
 describe("SLUICE_API_TOKEN", () => {
   it("is a token with every scope for the default account", async () => {
     const server = await startTestServer({ config: { apiToken: new Secret("single-token-0123456789") } });
