@@ -28,6 +28,10 @@ export const errorCatalog = {
   ValidationFailed: "The request does not match the API's schema.",
   JobNotFound: "The specified job does not exist.",
   JobAlreadyFinished: "The job has already finished.",
+  JobNotRetryable: "Only a failed or canceled job can be retried.",
+  // Admin routes (docs/admin-api.md); the SQS API answers these cases UnsupportedOperation, as SQS does.
+  RedriveInProgress: "A redrive of this queue is already running.",
+  RedriveAlreadyFinished: "The redrive has already finished.",
   LeaseMismatch: "The lease id is not the job's current lease.",
   LeaseExpired: "The lease has ended; the job will run again elsewhere.",
   IdempotencyKeyReused: "The idempotency key was already used with a different request body.",

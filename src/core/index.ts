@@ -19,6 +19,8 @@ export { messageSizeBytes } from "./message-validation.js";
 export {
   type EntryOutcome,
   type JobsEndedListener,
+  type MessageState,
+  type PeekedMessage,
   type QueueDeletedListener,
   QueueService,
   type QueueServiceDeps,
@@ -29,8 +31,9 @@ export {
   type VisibilityChange,
 } from "./queue-service.js";
 export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
-export { listDeadLetterSourceQueues } from "./redrive.js";
+export { listDeadLetterSourceQueues, queueNameOfArn } from "./redrive.js";
 export { loadReceiptSecret } from "./receipt.js";
+export type { QueueThroughput } from "./queue-activity.js";
 export { addPermission, removePermission } from "./permissions.js";
 
 // The store contract (implemented under src/stores)

@@ -54,6 +54,22 @@ export const limits = {
   permissionStatementsMax: 20,
   permissionAccountsMax: 20,
   permissionActionsMax: 20,
+  /** The admin routes and dashboard (docs/admin-api.md). */
+  admin: {
+    /** Messages one peek shows. */
+    peekMaxMessages: 100,
+    peekDefaultMessages: 10,
+    /** Queues per page of GET /v1/queues (each with its live stats). */
+    listQueuesMaxPage: 100,
+    listQueuesDefaultPage: 50,
+    /** Throughput history per queue: this many buckets of this many seconds (2 minutes). */
+    activityBucketSeconds: 5,
+    activityBuckets: 24,
+    /** How often a stats event stream sends (seconds). */
+    statsIntervalMinSeconds: 1,
+    statsIntervalMaxSeconds: 60,
+    statsIntervalDefaultSeconds: 2,
+  },
   /** The jobs API (docs/jobs-api.md). */
   jobs: {
     maxAttemptsMax: 100,

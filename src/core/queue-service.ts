@@ -13,6 +13,7 @@ import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js"
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
 import { MoveTasks } from "./move-tasks.js";
 import type { QueueObserver } from "./observer.js";
+import { QueueActivity, observingActivity } from "./queue-activity.js";
 import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueConfig, validateQueueName } from "./queue.js";
 import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
@@ -61,6 +62,13 @@ export interface ReceivedMessage extends StoredMessage {
   receiptHandle: string;
 }
 
+/** Where a peeked message is: as GET /v1/queues/{queue} counts them (visible, inFlight, delayed). */
+export type MessageState = "visible" | "inFlight" | "delayed";
+
+export interface PeekedMessage extends StoredMessage {
+  state: MessageState;
+}
+
 export interface VisibilityChange {
   receiptHandle: string;
   visibilityTimeoutSeconds: number;
@@ -102,6 +110,8 @@ export class QueueService {
   readonly waiters: QueueWaiters;
   /** Message move tasks (DLQ redrive); the server starts and stops `moveTasks.runner`. */
   readonly moveTasks: MoveTasks;
+  /** Sent and completed messages per queue, for throughput (queue-activity.ts). */
+  readonly activity: QueueActivity;
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly ids: IdSource;
@@ -117,7 +127,8 @@ export class QueueService {
     this.ids = deps.ids;
     this.senderId = deps.senderId;
     this.receipts = new ReceiptCodec(deps.receiptSecret ?? newReceiptSecret());
-    this.observer = deps.observer ?? {};
+    this.activity = new QueueActivity(deps.clock);
+    this.observer = observingActivity(deps.observer ?? {}, this.activity);
     this.waiters = new QueueWaiters(deps.clock);
     this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters, onError: deps.onError, observer: this.observer });
   }
@@ -166,6 +177,7 @@ export class QueueService {
     const { liveJobIds } = await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
     // Long polls on it (receives, job leases) answer now, with nothing, not at their limit.
     this.waiters.queueGone(queue.id, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
+    this.activity.forget(queue.name);
     for (const listener of this.queueDeletedListeners) listener({ queue, liveJobIds });
   }
 
@@ -218,13 +230,15 @@ export class QueueService {
     return this.store.queueStats({ queueId: queue.id, nowMs, minSentAtMs: this.minSentAtMs(queue, nowMs) });
   }
 
-  async purgeQueue(name: string): Promise<void> {
+  /** Deletes every message of the queue (at most once a minute); returns how many. */
+  async purgeQueue(name: string): Promise<number> {
     const queue = await this.getQueue(name);
     const nowMs = this.clock.nowMs();
     // Checked in the purge's own write: purges arriving together would all pass a check made here.
     const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
     if (purged === undefined) fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
     this.jobsEnded(purged.jobChanges);
+    return purged.deleted;
   }
 
   /** Deletes messages past their queue's retention period; returns how many. */
@@ -334,6 +348,19 @@ export class QueueService {
       deduplicationId: group.deduplicationId,
       senderId: this.senderId,
     };
+  }
+
+  /**
+   * Up to `limit` of the queue's messages as they are, changing nothing (no visibility, receive
+   * count or receipt change): visible ones first, then in flight or delayed (Store.messagePeek).
+   */
+  async peekMessages(name: string, limit: number = limits.admin.peekDefaultMessages): Promise<PeekedMessage[]> {
+    checkInteger("limit", limit, 1, limits.admin.peekMaxMessages);
+    const queue = await this.getQueue(name);
+    const nowMs = this.clock.nowMs();
+    const messages = await this.store.messagePeek({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), limit });
+    // As queueStats counts them: hidden and received before is in flight, hidden and never received is delayed.
+    return messages.map((m) => Object.assign(m, { state: m.visibleAtMs <= nowMs ? "visible" : m.receiveCount > 0 ? "inFlight" : ("delayed" as MessageState) }));
   }
 
   /**

@@ -173,6 +173,13 @@ export interface Store extends JobStore {
    * nothing changed) a visibleAtMs more than that after the message's latest receive.
    */
   messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;
+  /**
+   * Up to `limit` messages of the queue, read without changing them (no visibility, receive count
+   * or receipt change): visible ones first, in the order they became visible, then those in
+   * flight or delayed, by when they become visible (seq breaks ties). Messages sent before
+   * `minSentAtMs` are past retention and are left out. The dashboard's and CLI's peek.
+   */
+  messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]>;
   /** The earliest time after `nowMs` at which a message of this queue becomes visible. */
   messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined>;
   /**

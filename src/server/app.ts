@@ -40,7 +40,7 @@ export interface AppDeps {
   /** Told of every finished request (logs and metrics). */
   onRequestDone?: RequestObserver;
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
-  jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError">;
+  jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError" | "queues" | "accountId" | "region">;
   /** Shorter head/request timeouts than the defaults below (tests). */
   httpTimeouts?: { headersMs: number; requestMs: number };
   /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
@@ -121,7 +121,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   void app.register(sqsRoutes, { ...sqsOptions, handler: sqsHandler, bodyLimitBytes });
-  if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
+  if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
   return app;
 }
 

@@ -1,4 +1,6 @@
 /** What `GET /v1/queues/{queue}` shows: a job queue's settings and live numbers. */
+import type { QueueThroughput } from "../queue-activity.js";
+import type { QueueConfig } from "../queue.js";
 import type { QueueStats } from "../store.js";
 import type { JobQueuePolicy } from "./job-queues.js";
 import type { JobQueueSettings } from "./job-settings.js";
@@ -7,12 +9,15 @@ import type { JobStatus } from "./job.js";
 export interface JobQueueInfo {
   name: string;
   deadLetterQueue?: string;
+  /** The queue's SQS attributes. */
+  config: QueueConfig;
   settings: JobQueueSettings;
   stats: {
     jobs: Record<JobStatus, number>;
     messages: { visible: number; inFlight: number; delayed: number };
     deadLetterMessages?: number;
     oldestVisibleAgeSeconds?: number;
+    throughput: QueueThroughput;
   };
   createdAtMs: number;
 }
@@ -22,6 +27,7 @@ export function queueInfoOf(p: {
   jobCounts: Record<JobStatus, number>;
   messages: QueueStats;
   deadLetterStats?: QueueStats;
+  throughput: QueueThroughput;
   nowMs: number;
 }): JobQueueInfo {
   const { queue, settings, deadLetter } = p.policy;
@@ -29,12 +35,14 @@ export function queueInfoOf(p: {
   return {
     name: queue.name,
     deadLetterQueue: deadLetter?.name,
+    config: queue.config,
     settings,
     stats: {
       jobs: p.jobCounts,
       messages: { visible: p.messages.visible, inFlight: p.messages.inFlight, delayed: p.messages.delayed },
       deadLetterMessages: d ? d.visible + d.inFlight + d.delayed : undefined,
       oldestVisibleAgeSeconds: p.messages.oldestVisibleSentAtMs === undefined ? undefined : Math.max(0, Math.floor((p.nowMs - p.messages.oldestVisibleSentAtMs) / 1000)),
+      throughput: p.throughput,
     },
     createdAtMs: queue.createdAtMs,
   };

@@ -302,6 +302,21 @@ export class JobService {
     return change.job;
   }
 
+  /**
+   * An operator's retry (dashboard, CLI): a failed or canceled job is queued again at once, its
+   * attempts starting over, with a fresh message on its queue (JobNotRetryable otherwise).
+   */
+  async retry(id: string): Promise<JobRecord> {
+    const job = await this.get(id);
+    const policy = await this.jobQueues.policyByName(job.queueName);
+    const nowMs = this.clock.nowMs();
+    const message = jobMessage({ queue: policy.queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs, availableAtMs: nowMs, senderId: this.deps.senderId });
+    const change = await this.store.jobRetry({ id, nowMs, message });
+    this.publish(change);
+    this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: nowMs }]);
+    return change.job;
+  }
+
   async webhookDeliveries(jobId: string): Promise<WebhookDelivery[]> {
     return this.store.webhookDeliveryList({ jobId });
   }
@@ -500,6 +515,15 @@ export class JobService {
     return this.infoOf(await this.jobQueues.policyByName(name));
   }
 
+  /** A page of queues in name order, each with what queueInfo tells of it. */
+  async listQueueInfos(p: { prefix?: string; limit?: number; afterName?: string }): Promise<{ queues: JobQueueInfo[]; hasMore: boolean }> {
+    const limit = p.limit ?? limits.admin.listQueuesDefaultPage;
+    checkJobInteger("limit", limit, 1, limits.admin.listQueuesMaxPage);
+    const page = await this.queues.listQueues({ prefix: p.prefix, afterName: p.afterName, maxResults: limit });
+    const queues = await Promise.all(page.queues.map(async (queue) => this.infoOf(await this.jobQueues.policyOf(queue))));
+    return { queues, hasMore: page.hasMore };
+  }
+
   async updateQueueSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueueInfo> {
     return this.infoOf(await this.jobQueues.updateSettings(name, patch));
   }
@@ -584,7 +608,12 @@ export class JobService {
 
   private publish(change: JobChange): void {
     const atMs = this.clock.nowMs();
-    for (const type of change.events) this.events.publish({ type, atMs, job: change.job });
+    for (const type of change.events) {
+      this.events.publish({ type, atMs, job: change.job });
+      // Throughput (queue-activity.ts): a job in is a message sent, a job done a message completed.
+      if (type === "job.queued") this.queues.activity.record(change.job.queueName, "sent", 1);
+      else if (type === "job.succeeded" || type === "job.failed") this.queues.activity.record(change.job.queueName, "completed", 1);
+    }
   }
 
   private retryPolicy(policy: JobQueuePolicy): RetryPolicy {
@@ -626,7 +655,7 @@ export class JobService {
       this.queues.queueStats(queue),
       deadLetterQueue ? this.queues.queueStats(deadLetterQueue) : Promise.resolve(undefined),
     ]);
-    return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, nowMs: this.clock.nowMs() });
+    return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, throughput: this.queues.activity.throughput(queue.name), nowMs: this.clock.nowMs() });
   }
 }
 

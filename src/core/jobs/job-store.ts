@@ -143,6 +143,13 @@ export interface JobStore {
   jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
   /** A lease handed back unstarted: queued again with its attempt given back (releaseTransition). */
   jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
+  /**
+   * An operator's retry of a failed or canceled job (transitions.retryTransition; JobNotRetryable
+   * for any other status, nothing written): in one write, the job is queued again and `message`
+   * (core builds it: the job's input, visible at `nowMs`) is enqueued on the job's queue; the
+   * job's old message, if it still has one (in the dead-letter queue), is deleted.
+   */
+  jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange>;
   /** Running jobs whose lease expired or whose attempt timed out, oldest first. */
   jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>>;
   /** transitions.expiryTransition, re-checked inside the write; undefined when there was nothing to do. */

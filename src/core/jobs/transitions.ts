@@ -220,6 +220,31 @@ export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSe
   }
 }
 
+/**
+ * An operator retries a failed or canceled job: queued again at once with its attempts starting
+ * over, as a redrive from the dead-letter queue does; its last error stays until an attempt ends.
+ * The store gives it a fresh message (JobStore.jobRetry), so no message effect is returned.
+ */
+export function retryTransition(job: JobRecord, p: { nowMs: number }): JobChange {
+  if (job.status !== "failed" && job.status !== "canceled") {
+    fail("JobNotRetryable", `Only a failed or canceled job can be retried; job ${job.id} is ${job.status}.`);
+  }
+  return {
+    job: {
+      ...job,
+      status: "queued",
+      attempt: 0,
+      progress: undefined,
+      cancelRequested: false,
+      finishedAtMs: undefined,
+      expiresAtMs: undefined,
+      availableAtMs: p.nowMs,
+      updatedAtMs: p.nowMs,
+    },
+    events: ["job.queued"],
+  };
+}
+
 /** Why a running job's attempt is over without the worker saying so, if it is. */
 export function expiryReason(job: JobRecord, nowMs: number): "timeout" | "leaseExpired" | undefined {
   if (job.status !== "running") return undefined;

@@ -1,4 +1,5 @@
-/** /openapi.json: OpenAPI 3.1 built from the route table (route-specs.ts) and its schemas. */
+/** /openapi.json: OpenAPI 3.1 built from the route tables (route-specs.ts, admin-route-specs.ts) and their schemas. */
+import { adminComponentSchemas, adminRouteSpecs } from "./admin-route-specs.js";
 import { type RouteSpec, componentSchemas, routeSpecs } from "./route-specs.js";
 import type { JsonSchema } from "./schemas.js";
 
@@ -42,7 +43,7 @@ const authErrors: Record<string, JsonSchema> = {
 
 export function buildOpenApiDocument(p: { version: string; serverUrl?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const spec of routeSpecs) {
+  for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
     const operation: JsonSchema = {
       operationId: spec.operationId,
       summary: spec.summary,
@@ -66,10 +67,10 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Sluice jobs API", version: p.version, description: "Async jobs on Sluice queues. See docs/jobs-api.md. Errors are {error:{code,message}} with codes from docs/errors.md." },
+    info: { title: "Sluice jobs API", version: p.version, description: "Async jobs on Sluice queues, and the admin routes of the dashboard and CLI. See docs/jobs-api.md and docs/admin-api.md. Errors are {error:{code,message}} with codes from docs/errors.md." },
     ...(p.serverUrl ? { servers: [{ url: p.serverUrl }] } : {}),
     paths,
-    components: { schemas: componentSchemas, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Needed once the server has credentials (docs/security.md); open otherwise." } } },
+    components: { schemas: { ...componentSchemas, ...adminComponentSchemas }, securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "Needed once the server has credentials (docs/security.md); open otherwise." } } },
     security: [{ bearer: [] }, {}],
   };
 }

@@ -4,6 +4,7 @@
  * documentation can't drift from what the server enforces.
  */
 import type { Scope } from "../auth/principal.js";
+import { anyQueueParams } from "./admin-schemas.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
 
@@ -23,7 +24,7 @@ export interface RouteSpec {
   /** OpenAPI style: /v1/jobs/{id}. */
   path: string;
   summary: string;
-  tag: "jobs" | "workers" | "queues" | "events" | "meta";
+  tag: "jobs" | "workers" | "queues" | "events" | "meta" | "admin";
   /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
   scopes: readonly Scope[];
   params?: JsonSchema;
@@ -33,13 +34,13 @@ export interface RouteSpec {
   responses: Record<string, ResponseSpec>;
 }
 
-const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const wrap = (key: string, schema: JsonSchema): JsonSchema => ({ type: "object", properties: { [key]: schema }, required: [key] });
-const jobResponse: ResponseSpec = { description: "The job.", schema: wrap("job", ref("Job")) };
-const error = (description: string): ResponseSpec => ({ description, schema: ref("Error") });
-const invalid = (what: string): ResponseSpec => error(`ValidationFailed: ${what}.`);
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+export const wrap = (key: string, schema: JsonSchema): JsonSchema => ({ type: "object", properties: { [key]: schema }, required: [key] });
+export const jobResponse: ResponseSpec = { description: "The job.", schema: wrap("job", ref("Job")) };
+export const error = (description: string): ResponseSpec => ({ description, schema: ref("Error") });
+export const invalid = (what: string): ResponseSpec => error(`ValidationFailed: ${what}.`);
 /** What every POST and PUT can answer about its body, whatever the route (a bodyless one included). */
-const bodyErrors = {
+export const bodyErrors = {
   "413": error("MessageTooLong: the request body is over 4 MiB."),
   "415": error("ValidationFailed (code): the body is not JSON — Content-Type must be application/json."),
 };
@@ -227,9 +228,9 @@ export const routeSpecs: RouteSpec[] = [
     scopes: ["read", "work", "submit"],
     method: "GET",
     path: "/v1/queues/{queue}",
-    summary: "A job queue's settings and live stats.",
+    summary: "A queue's SQS attributes, job settings and live stats (any queue: FIFO and SQS-made ones too).",
     tag: "queues",
-    params: s.queueParams,
+    params: anyQueueParams,
     responses: { "200": { description: "The queue.", schema: wrap("queue", ref("Queue")) }, "400": invalid("the queue name"), "404": error("QueueNotFound.") },
   },
   {

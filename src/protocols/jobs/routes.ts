@@ -4,31 +4,25 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type Clock, SluiceError, fail, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, parseIdempotencyKey, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { adminHandlers } from "./admin-routes.js";
+import { adminRouteSpecs } from "./admin-route-specs.js";
+import { type Handler, type JobsRoutesOptions, sendJson } from "./route-handler.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
 import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./submit-batch.js";
 import { firstUnknownField } from "./unknown-fields.js";
-import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
+import { checkWebhookTarget } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
 import { jobsValidatorCompiler } from "./validator.js";
 
-export interface JobsRoutesOptions {
-  jobs: JobService;
-  clock: Clock;
-  webhookPolicy: WebhookUrlPolicy;
-  /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */
-  shutdownSignal: AbortSignal;
-  onUnexpectedError: (err: unknown) => void;
-  /** The server's version (package.json), shown in /openapi.json as info.version. */
-  version: string;
-}
+export type { JobsRoutesOptions } from "./route-handler.js";
 
 /** The lease body as its schema admits it. */
 interface LeaseBody {
@@ -40,12 +34,6 @@ interface LeaseBody {
   fail?: Array<{ id: string; leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }>;
 }
 
-type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
-type Handler = (request: Request, reply: FastifyReply) => Promise<unknown>;
-
-function sendJson(reply: FastifyReply, status: number, json: string): FastifyReply {
-  return reply.code(status).type("application/json; charset=utf-8").send(json);
-}
 
 /** Aborted when the client goes away or the server shuts down: ends long polls early. */
 function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
@@ -191,8 +179,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   // Shutdown has begun: a request arriving now is refused before its body is read or anything is
   // done (one in flight finishes); the SDK retries the 503.
   app.addHook("onRequest", (_request, _reply, done) => done(o.shutdownSignal.aborted ? new SluiceError("ServiceUnavailable") : undefined));
-  const byOperation = handlers(o);
-  for (const spec of routeSpecs) {
+  const byOperation = { ...handlers(o), ...adminHandlers(o) };
+  for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
     const handler = byOperation[spec.operationId];
     if (!handler) throw new Error(`no handler for ${spec.operationId}`);
     const bodySchema = spec.body;

@@ -214,15 +214,35 @@ const settingsSchema = object({
 });
 const counts = (names: readonly string[]): JsonSchema => object(Object.fromEntries(names.map((n) => [n, { type: "integer" }])));
 
+export const queueAttributesSchema = object({
+  fifo: { type: "boolean" },
+  visibilityTimeoutSeconds: { type: "integer" },
+  delaySeconds: { type: "integer" },
+  messageRetentionPeriodSeconds: { type: "integer" },
+  maximumMessageSizeBytes: { type: "integer" },
+  receiveMessageWaitTimeSeconds: { type: "integer" },
+  redrivePolicy: { oneOf: [object({ deadLetterQueue: { type: "string" }, maxReceiveCount: { type: "integer" } }), { type: "null" }] },
+  contentBasedDeduplication: { type: "boolean" },
+  defaultPriority: { type: "integer" },
+});
+
+export const throughputSchema = object({
+  bucketSeconds: { type: "integer" },
+  sent: { type: "array", items: { type: "integer" }, description: "Messages sent (SQS sends, job submits and retries) per bucket, oldest first." },
+  completed: { type: "array", items: { type: "integer" }, description: "Messages deleted by consumers, and jobs that succeeded or failed, per bucket." },
+});
+
 export const queueSchema = object({
   name: { type: "string" },
   deadLetterQueue: nullable({ type: "string" }),
+  attributes: queueAttributesSchema,
   settings: settingsSchema,
   stats: object({
     jobs: counts(jobStatuses),
     messages: counts(["visible", "inFlight", "delayed"]),
     deadLetterMessages: nullable({ type: "integer" }),
     oldestVisibleAgeSeconds: nullable({ type: "integer" }),
+    throughput: throughputSchema,
   }),
   createdAt: dateTime,
 });

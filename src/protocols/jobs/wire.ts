@@ -2,7 +2,7 @@
  * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
  * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
  */
-import type { JobQueueInfo, WebhookDelivery, JobEvent, JobRecord } from "../../core/index.js";
+import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, queueNameOfArn } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {
@@ -67,13 +67,31 @@ export function queueWire(info: JobQueueInfo): Record<string, unknown> {
   return {
     name: info.name,
     deadLetterQueue: info.deadLetterQueue ?? null,
+    attributes: attributesWire(info.config),
     settings: { maxAttempts: s.maxAttempts, backoff: s.backoff, leaseSeconds: s.leaseSeconds, timeoutSeconds: s.timeoutSeconds ?? null, resultTtlSeconds: s.resultTtlSeconds },
     stats: {
       jobs: info.stats.jobs,
       messages: info.stats.messages,
       deadLetterMessages: info.stats.deadLetterMessages ?? null,
       oldestVisibleAgeSeconds: info.stats.oldestVisibleAgeSeconds ?? null,
+      throughput: info.stats.throughput,
     },
     createdAt: iso(info.createdAtMs),
+  };
+}
+
+/** A queue's SQS attributes, in this API's names (units last); PUT /v1/queues/{queue}/attributes takes the same. */
+export function attributesWire(config: QueueConfig): Record<string, unknown> {
+  const policy = config.redrivePolicy;
+  return {
+    fifo: config.fifoQueue,
+    visibilityTimeoutSeconds: config.visibilityTimeoutSeconds,
+    delaySeconds: config.delaySeconds,
+    messageRetentionPeriodSeconds: config.messageRetentionPeriodSeconds,
+    maximumMessageSizeBytes: config.maximumMessageSizeBytes,
+    receiveMessageWaitTimeSeconds: config.receiveMessageWaitTimeSeconds,
+    redrivePolicy: policy ? { deadLetterQueue: queueNameOfArn(policy.deadLetterTargetArn), maxReceiveCount: policy.maxReceiveCount } : null,
+    contentBasedDeduplication: config.contentBasedDeduplication,
+    defaultPriority: config.defaultPriority,
   };
 }

@@ -33,6 +33,7 @@ import {
   leaseTransition,
   messageLostTransition,
   releaseTransition,
+  retryTransition,
   webhookEventsOf,
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
@@ -133,6 +134,21 @@ export class PostgresJobStore implements JobStore {
 
   jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  }
+
+  async jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange> {
+    return this.db.transaction(async (tx): Promise<JobChange> => {
+      const job = await lockJob(tx, p.id);
+      if (!job) fail("JobNotFound", `Job ${p.id} does not exist.`);
+      const change = retryTransition(job, p);
+      // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
+      if (job.messageSeq !== undefined) await tx.query("DELETE FROM messages WHERE seq = $1", [job.messageSeq]);
+      const [messageSeq] = await insertMessages(tx, job.queueId, [p.message]);
+      const retried: JobRecord = { ...change.job, messageSeq };
+      await tx.query(jobUpdateStatement, jobUpdateValues([retried]));
+      await outboxInsert(tx, webhookEventsOf(retried, change.events).map((event) => ({ job: retried, event })), p.nowMs);
+      return { job: retried, events: change.events };
+    });
   }
 
   async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {

@@ -6,7 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { fail } from "../../core/errors.js";
-import type { NewMessage } from "../../core/message.js";
+import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
@@ -16,7 +16,7 @@ import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
 import { receiveMessages } from "./receive.js";
-import { type QueueRow, isForeignKeyViolation, toQueue } from "./rows.js";
+import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
 
 /**
  * How long a node trusts a queue record it read (every request reads its queue). This node's own
@@ -193,6 +193,16 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** The order a move task reads (messages_visible); a read only: nothing about the messages changes. */
+  async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
+    const { rows } = await this.db.query<MessageRow>("SELECT * FROM messages WHERE queue_id = $1 AND sent_at_ms >= $2 ORDER BY visible_at_ms, seq LIMIT $3", [
+      p.queueId,
+      p.minSentAtMs,
+      p.limit,
+    ]);
+    return rows.map(toMessage);
+  }
+
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
     const { rows } = await this.db.query<{ at: number | null }>("SELECT min(visible_at_ms) AS at FROM messages WHERE queue_id = $1 AND visible_at_ms > $2", [p.queueId, p.nowMs]);
     return rows[0]?.at ?? undefined;
@@ -263,6 +273,7 @@ export class PostgresStore implements Store {
   jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
   jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
   jobRelease: Store["jobRelease"] = (p) => this.jobs.jobRelease(p);
+  jobRetry: Store["jobRetry"] = (p) => this.jobs.jobRetry(p);
   jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
   jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);

@@ -38,6 +38,7 @@ import {
   releaseTransition,
   jobFromMessage,
   leaseTransition,
+  retryTransition,
   webhookEventsOf,
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
@@ -358,6 +359,20 @@ export class SqliteJobStore implements JobStore {
 
   async jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  }
+
+  async jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange> {
+    return this.writes.run((): JobChange => {
+      const job = this.findJob(p.id);
+      if (!job) fail("JobNotFound", `Job ${p.id} does not exist.`);
+      const change = retryTransition(job, p);
+      // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
+      if (job.messageSeq !== undefined) this.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
+      const retried: JobRecord = { ...change.job, messageSeq: this.sql.messageInsert(job.queueId, p.message) };
+      this.sql.jobUpdate.run(jobUpdateValues(retried));
+      for (const event of webhookEventsOf(retried, change.events)) this.outbox.insert(retried, event, p.nowMs);
+      return { job: retried, events: change.events };
+    });
   }
 
   async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {

@@ -201,6 +201,10 @@ export class SqliteStore implements Store {
       ),
       messageSetVisibility: db.prepare("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageInQueue: db.prepare<[number, number], number>("SELECT 1 FROM messages WHERE seq = ? AND queue_id = ?").pluck(),
+      // The order moves (messageMove) read: messages_visible keeps seq after visible_at_ms.
+      messagePeek: db.prepare<[number, number, number], MessageRow>(
+        `SELECT * FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
+      ),
       messageNextVisible: db.prepare<[number, number], number | null>(
         "SELECT min(visible_at_ms) FROM messages WHERE queue_id = ? AND visible_at_ms > ?",
       ).pluck(),
@@ -363,6 +367,10 @@ export class SqliteStore implements Store {
     );
   }
 
+  async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
+    return this.settled(this.sql.messagePeek.all(p.queueId, p.minSentAtMs, p.limit).map(toMessage));
+  }
+
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
     return this.sql.messageNextVisible.get(p.queueId, p.nowMs) ?? undefined;
   }
@@ -420,6 +428,7 @@ export class SqliteStore implements Store {
   jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
   jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
   jobRelease: Store["jobRelease"] = (p) => this.jobs.jobRelease(p);
+  jobRetry: Store["jobRetry"] = (p) => this.jobs.jobRetry(p);
   jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
   jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);

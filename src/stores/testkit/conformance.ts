@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
+import { registerAdminCases } from "./conformance-admin.js";
 import { registerGroupCases } from "./conformance-groups.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
@@ -333,5 +334,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerGroupCases(context);
     registerMoveTaskCases(context);
     registerJobCases(context);
+    registerAdminCases(context);
   });
 }

@@ -86,4 +86,6 @@ function queueUrlOnly(run: (name: string, ctx: ActionContext) => Promise<void>) 
 }
 
 export const deleteQueue = queueUrlOnly((name, ctx) => ctx.queues.deleteQueue(name));
-export const purgeQueue = queueUrlOnly((name, ctx) => ctx.queues.purgeQueue(name));
+export const purgeQueue = queueUrlOnly(async (name, ctx) => {
+  await ctx.queues.purgeQueue(name);
+});

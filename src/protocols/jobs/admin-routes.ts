@@ -1,0 +1,186 @@
+/**
+ * The admin routes' handlers (admin-route-specs.ts): queues listed with their stats, peeked, sent
+ * to, purged and reconfigured; dead-letter queues redriven; finished jobs retried. The dashboard
+ * and the `sluice` CLI use nothing else.
+ */
+import { type QueueConfig, SluiceError, fail, limits } from "../../core/index.js";
+import { peekedMessageWire, messageAttributesOf, redriveTaskWire, sentMessageWire, type WireAttributeValue } from "./admin-wire.js";
+import { type Handler, type JobsRoutesOptions, sendJson } from "./route-handler.js";
+import { sseHeaders } from "./sse.js";
+import { type StatsEvent, streamStats } from "./stats-stream.js";
+import { jobJson, queueWire } from "./wire.js";
+
+interface SendBody {
+  body: string;
+  messageAttributes?: Record<string, WireAttributeValue>;
+  delaySeconds?: number;
+  priority?: number;
+  messageGroupId?: string;
+  messageDeduplicationId?: string;
+}
+
+interface AttributesBody {
+  visibilityTimeoutSeconds?: number;
+  delaySeconds?: number;
+  messageRetentionPeriodSeconds?: number;
+  maximumMessageSizeBytes?: number;
+  receiveMessageWaitTimeSeconds?: number;
+  redrivePolicy?: { deadLetterQueue: string; maxReceiveCount: number } | null;
+  contentBasedDeduplication?: boolean;
+  defaultPriority?: number;
+}
+
+interface PageQuery {
+  prefix?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Redrives a queue page shows (SQS's ListMessageMoveTasks maximum). */
+const redrivesShown = limits.listMoveTasksMaxResults;
+const queueNamePattern = /^[A-Za-z0-9_-]+(\.fifo)?$/;
+
+/** A page cursor is the last name of the page, base64url'd: opaque to clients, checked on the way back. */
+function encodeCursor(name: string): string {
+  return Buffer.from(name, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const name = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!queueNamePattern.test(name) || encodeCursor(name) !== cursor) fail("ValidationFailed", "querystring.cursor is not a cursor this API returned.");
+  return name;
+}
+
+/** An SQS code the admin API answers with one of its own (409s where the SQS API says UnsupportedOperation). */
+async function translating<T>(run: Promise<T>, from: string, to: (err: SluiceError) => never): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    if (err instanceof SluiceError && err.code === from) to(err);
+    throw err;
+  }
+}
+
+export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
+  const { jobs, queues } = o;
+  const arnOf = (name: string): string => `arn:aws:sqs:${o.region}:${o.accountId}:${name}`;
+  const statsDeps = { clock: o.clock, shutdownSignal: o.shutdownSignal, onUnexpectedError: o.onUnexpectedError };
+
+  async function queuePageJson(q: PageQuery): Promise<string> {
+    const afterName = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const page = await jobs.listQueueInfos({ prefix: q.prefix, limit: q.limit, afterName });
+    const last = page.queues[page.queues.length - 1];
+    return `"queues":${JSON.stringify(page.queues.map(queueWire))},"nextCursor":${JSON.stringify(page.hasMore && last ? encodeCursor(last.name) : null)}`;
+  }
+
+  async function queueJson(name: string): Promise<string> {
+    return JSON.stringify(queueWire(await jobs.queueInfo(name)));
+  }
+
+  async function redrivesJson(name: string): Promise<string> {
+    return JSON.stringify((await queues.moveTasks.list(name, redrivesShown)).map(redriveTaskWire));
+  }
+
+  const intervalMsOf = (query: Record<string, unknown>): number => ((query.intervalSeconds as number | undefined) ?? limits.admin.statsIntervalDefaultSeconds) * 1000;
+
+  return {
+    async listQueues(request, reply) {
+      return sendJson(reply, 200, `{${await queuePageJson(request.query as PageQuery)}}`);
+    },
+
+    async streamQueues(request, reply) {
+      const q = request.query as PageQuery;
+      if (q.cursor !== undefined) decodeCursor(q.cursor); // a bad cursor is a 400, before the stream starts
+      reply.hijack();
+      reply.raw.writeHead(200, sseHeaders());
+      streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async () => ({ event: "queues", json: `{"at":${JSON.stringify(new Date(o.clock.nowMs()).toISOString())},${await queuePageJson(q)}}` }));
+    },
+
+    async streamQueue(request, reply) {
+      const name = request.params.queue!;
+      await queues.getQueue(name); // a missing queue is a plain 404, before the stream starts
+      reply.hijack();
+      reply.raw.writeHead(200, sseHeaders());
+      streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async (): Promise<StatsEvent> => {
+        const at = JSON.stringify(new Date(o.clock.nowMs()).toISOString());
+        try {
+          return { event: "queue", json: `{"at":${at},"queue":${await queueJson(name)},"redrives":${await redrivesJson(name)}}` };
+        } catch (err) {
+          if (!(err instanceof SluiceError && (err.code === "QueueNotFound" || err.code === "ResourceNotFound"))) throw err;
+          return { event: "gone", json: `{"at":${at},"queue":${JSON.stringify(name)}}`, end: true };
+        }
+      });
+    },
+
+    async peekMessages(request, reply) {
+      const name = request.params.queue!;
+      const queue = await queues.getQueue(name);
+      const messages = await queues.peekMessages(name, request.query.limit as number | undefined);
+      return sendJson(reply, 200, JSON.stringify({ messages: messages.map((m) => peekedMessageWire(m, queue.config.fifoQueue, arnOf)) }));
+    },
+
+    async sendMessage(request, reply) {
+      const body = request.body as SendBody;
+      const queue = await queues.getQueue(request.params.queue!);
+      const sent = await queues.sendMessage(queue, {
+        body: body.body,
+        attributes: messageAttributesOf(body.messageAttributes),
+        delaySeconds: body.delaySeconds,
+        priority: body.priority,
+        groupId: body.messageGroupId,
+        deduplicationId: body.messageDeduplicationId,
+      });
+      return sendJson(reply, 201, JSON.stringify({ message: sentMessageWire(sent) }));
+    },
+
+    async purgeQueue(request, reply) {
+      return sendJson(reply, 200, JSON.stringify({ deleted: await queues.purgeQueue(request.params.queue!) }));
+    },
+
+    async updateQueueAttributes(request, reply) {
+      const name = request.params.queue!;
+      const body = request.body as AttributesBody;
+      const queue = await queues.getQueue(name);
+      if (body.contentBasedDeduplication !== undefined && !queue.config.fifoQueue) fail("ValidationFailed", "body.contentBasedDeduplication applies to FIFO queues only.");
+      const { redrivePolicy, ...rest } = body;
+      const patch: Partial<QueueConfig> = { ...rest };
+      if (redrivePolicy === null) patch.redrivePolicy = undefined;
+      else if (redrivePolicy) patch.redrivePolicy = { deadLetterTargetArn: arnOf(redrivePolicy.deadLetterQueue), maxReceiveCount: redrivePolicy.maxReceiveCount };
+      const updated = await queues.updateQueueConfig(name, patch);
+      // Its job policy (dead-letter target) is cached by queue record: the next read must see the change.
+      jobs.jobQueues.forget(updated);
+      return sendJson(reply, 200, `{"queue":${await queueJson(name)}}`);
+    },
+
+    async startRedrive(request, reply) {
+      const name = request.params.queue!;
+      const body = request.body as { destination?: string; maxPerSecond?: number };
+      await queues.getQueue(name);
+      if (body.destination !== undefined) {
+        await translating(queues.getQueue(body.destination), "QueueNotFound", () => fail("QueueNotFound", `The destination queue ${body.destination} does not exist.`));
+      }
+      const started = queues.moveTasks.start({ sourceQueueName: name, destinationQueueName: body.destination, maxMessagesPerSecond: body.maxPerSecond });
+      const task = await translating(started, "UnsupportedOperation", () =>
+        fail("RedriveInProgress", `A redrive of ${name} is already running: wait for it to finish, or cancel it (POST /v1/redrives/{taskHandle}/cancel).`),
+      );
+      return sendJson(reply, 201, JSON.stringify({ task: redriveTaskWire(task) }));
+    },
+
+    async listRedrives(request, reply) {
+      const name = request.params.queue!;
+      await queues.getQueue(name);
+      return sendJson(reply, 200, `{"tasks":${await redrivesJson(name)}}`);
+    },
+
+    async cancelRedrive(request, reply) {
+      const handle = request.params.taskHandle!;
+      const cancelled = translating(queues.moveTasks.cancel(handle), "ResourceNotFound", () => fail("ResourceNotFound", `No redrive has taskHandle ${handle}.`));
+      const task = await translating(cancelled, "UnsupportedOperation", (err) => fail("RedriveAlreadyFinished", err.message));
+      return sendJson(reply, 200, JSON.stringify({ task: redriveTaskWire(task) }));
+    },
+
+    async retryJob(request, reply) {
+      return sendJson(reply, 200, `{"job":${jobJson(await jobs.retry(request.params.id!))}}`);
+    },
+  };
+}

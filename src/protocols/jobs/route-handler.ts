@@ -1,0 +1,28 @@
+/** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Clock, JobService, QueueService } from "../../core/index.js";
+import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
+
+export interface JobsRoutesOptions {
+  jobs: JobService;
+  clock: Clock;
+  webhookPolicy: WebhookUrlPolicy;
+  /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */
+  shutdownSignal: AbortSignal;
+  onUnexpectedError: (err: unknown) => void;
+  /** The server's version (package.json), shown in /openapi.json as info.version. */
+  version: string;
+  /** The admin routes' (admin-routes.ts): queues peeked, sent to, purged, redriven. */
+  queues: QueueService;
+  /** For the ARNs the admin routes name queues by (redrive policies, dead-letter sources). */
+  accountId: string;
+  region: string;
+}
+
+
+export type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
+export type Handler = (request: Request, reply: FastifyReply) => Promise<unknown>;
+
+export function sendJson(reply: FastifyReply, status: number, json: string): FastifyReply {
+  return reply.code(status).type("application/json; charset=utf-8").send(json);
+}
