@@ -144,6 +144,7 @@ export class QueueService {
     validateQueueName(p.name, fifo);
     const config: QueueConfig = { ...defaultQueueConfig(fifo), ...p.config };
     validateQueueConfig(config);
+    if (p.tags) checkTagCount(p.name, p.tags);
     await checkRedrivePolicy(p.name, config, this.lookupQueue);
     const nowMs = this.clock.nowMs();
     const deletedAt = await this.store.queueDeletedAt({ name: p.name });
@@ -206,15 +207,11 @@ export class QueueService {
     return { ...queue, config };
   }
 
+  /** Adds tags (keys and values checked by the protocol); a queue holds at most 50, as in SQS. */
   async tagQueue(name: string, tags: Record<string, string>): Promise<void> {
     const queue = await this.getQueue(name);
     const merged = { ...queue.tags, ...tags };
-    if (Object.keys(merged).length > limits.tagsPerQueueMax) fail("InvalidParameterValue", `Too many tags: a queue can have at most ${limits.tagsPerQueueMax}.`);
-    for (const [k, v] of Object.entries(tags)) {
-      if (k.length < 1 || k.length > limits.tagKeyMaxLength || v.length > limits.tagValueMaxLength) {
-        fail("InvalidParameterValue", `Tag key must be 1–${limits.tagKeyMaxLength} characters and value at most ${limits.tagValueMaxLength}.`);
-      }
-    }
+    checkTagCount(name, merged);
     await this.store.queueUpdate({ id: queue.id, tags: merged, nowMs: this.clock.nowMs() });
   }
 
@@ -548,6 +545,10 @@ export class QueueService {
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {
     return nowMs - queue.config.messageRetentionPeriodSeconds * 1000;
   }
+}
+
+function checkTagCount(queueName: string, tags: Record<string, string>): void {
+  if (Object.keys(tags).length > limits.tagsPerQueueMax) fail("InvalidParameterValue", `Too many tags added for queue ${queueName}.`);
 }
 
 function sameRequestedConfig(existing: QueueConfig, requested: Partial<QueueConfig>): boolean {

@@ -61,6 +61,12 @@ describe("smoke tests with Debian's boto3 and awscli", () => {
     expect(out).toContain("boto3 smoke: all passed");
   }, 300_000);
 
+  it("boto3: the query protocol's error wordings (missing queue, FIFO group, tags)", async () => {
+    await requireDebianClients();
+    const out = await smoke(python, [here("./boto3_wording.py"), server.url]);
+    expect(out).toContain("boto3 wording: all passed");
+  }, 120_000);
+
   it("aws sqs: FIFO, DLQ, move task", async () => {
     await requireDebianClients();
     const out = await smoke("bash", [here("./awscli_smoke.sh"), server.url]);

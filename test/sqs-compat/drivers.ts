@@ -4,6 +4,8 @@
  * same PascalCase request shapes, so a scenario is written once.
  */
 import {
+  AddPermissionCommand,
+  type AddPermissionCommandInput,
   ChangeMessageVisibilityBatchCommand,
   type ChangeMessageVisibilityBatchCommandInput,
   type ChangeMessageVisibilityBatchResult,
@@ -36,6 +38,8 @@ import {
   type ListQueuesResult,
   PurgeQueueCommand,
   type PurgeQueueCommandInput,
+  RemovePermissionCommand,
+  type RemovePermissionCommandInput,
   ReceiveMessageCommand,
   type ReceiveMessageCommandInput,
   type ReceiveMessageResult,
@@ -79,6 +83,8 @@ export interface ActionMap {
   UntagQueue: [UntagQueueCommandInput, Empty];
   ListQueueTags: [ListQueueTagsCommandInput, ListQueueTagsResult];
   ListDeadLetterSourceQueues: [ListDeadLetterSourceQueuesCommandInput, ListDeadLetterSourceQueuesResult];
+  AddPermission: [AddPermissionCommandInput, Empty];
+  RemovePermission: [RemovePermissionCommandInput, Empty];
 }
 
 export type ActionName = keyof ActionMap;
@@ -88,6 +94,19 @@ export interface ExpectedError {
   shape: string;
   code: string;
   status: number;
+  /** The message, when it is pinned: one text, or the JSON and the query protocol's own. */
+  message?: string | { json: string; query: string };
+}
+
+/** The same error, with its message pinned. */
+export function withMessage(expected: ExpectedError, message: NonNullable<ExpectedError["message"]>): ExpectedError {
+  return { ...expected, message };
+}
+
+/** The message this driver's protocol should carry, if the error pins one. */
+export function expectedMessage(expected: ExpectedError, protocol: "json" | "query"): string | undefined {
+  const m = expected.message;
+  return m === undefined || typeof m === "string" ? m : m[protocol];
 }
 
 function err(shape: string, code: string = shape, status = 400): ExpectedError {
@@ -110,12 +129,14 @@ export const sqsErrors = {
   InvalidAttributeName: err("InvalidAttributeName"),
   InvalidAttributeValue: err("InvalidAttributeValue"),
   InvalidMessageContents: err("InvalidMessageContents"),
-  /** Not a modeled shape: a generic error the SDKs surface by its code. */
+  /** Not modeled shapes: generic errors the SDKs surface by their code. */
   InvalidParameterValue: err("InvalidParameterValue"),
+  MissingParameter: err("MissingParameter"),
 } satisfies Record<string, ExpectedError>;
 
 export interface SqsDriver {
   readonly label: string;
+  readonly protocol: "json" | "query";
   /** Whether this SDK's model knows ReceiveMessage's MessageSystemAttributeNames (v2 2.1490 predates it). */
   readonly hasMessageSystemAttributeNames: boolean;
   call<A extends ActionName>(action: A, input: ActionMap[A][0]): Promise<ActionMap[A][1]>;
@@ -161,6 +182,8 @@ const v3Commands = {
   UntagQueue: UntagQueueCommand,
   ListQueueTags: ListQueueTagsCommand,
   ListDeadLetterSourceQueues: ListDeadLetterSourceQueuesCommand,
+  AddPermission: AddPermissionCommand,
+  RemovePermission: RemovePermissionCommand,
 } as const satisfies Record<ActionName, unknown>;
 
 type AnyCommand = new (input: unknown) => Parameters<SQSClient["send"]>[0];
@@ -168,6 +191,7 @@ type AnyCommand = new (input: unknown) => Parameters<SQSClient["send"]>[0];
 export function v3Driver(client: SQSClient): SqsDriver {
   return {
     label: "SDK v3 (JSON 1.0)",
+    protocol: "json",
     hasMessageSystemAttributeNames: true,
     async call(action, input) {
       const Command = v3Commands[action] as unknown as AnyCommand;
@@ -182,6 +206,8 @@ export function v3Driver(client: SQSClient): SqsDriver {
         Type: "Sender",
         $metadata: { httpStatusCode: expected.status },
       });
+      const message = expectedMessage(expected, "json");
+      if (message !== undefined) expect((error as Error).message).toBe(message);
     },
     destroy: () => client.destroy(),
   };
@@ -190,6 +216,7 @@ export function v3Driver(client: SQSClient): SqsDriver {
 export function v2Driver(sqs: AWS.SQS): SqsDriver {
   return {
     label: "SDK v2 2.1490.0 (query/XML)",
+    protocol: "query",
     hasMessageSystemAttributeNames: false,
     async call(action, input) {
       const method = (action.charAt(0).toLowerCase() + action.slice(1)) as keyof AWS.SQS;
@@ -199,6 +226,8 @@ export function v2Driver(sqs: AWS.SQS): SqsDriver {
     assertError(error, expected) {
       // v2 reads <Error><Code> from the XML ErrorResponse.
       expect(error, `expected ${expected.code}`).toMatchObject({ code: expected.code, statusCode: expected.status });
+      const message = expectedMessage(expected, "query");
+      if (message !== undefined) expect((error as Error).message).toBe(message);
     },
     destroy: () => destroyV2(sqs),
   };

@@ -97,9 +97,11 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       expect((await receive(url, { MaxNumberOfMessages: 10 })).map((m) => m.Body)).toEqual(["orders-3"]);
     });
 
-    it("rejects a send without MessageGroupId or with a per-message delay", async () => {
+    it("rejects a send without MessageGroupId (MissingParameter, in SQS's words) or with a per-message delay", async () => {
       const url = await createQueue(`${unique("f")}.fifo`, { FifoQueue: "true", ContentBasedDeduplication: "true" });
-      await expectError(call("SendMessage", { QueueUrl: url, MessageBody: "x" }), { shape: "MissingParameter", code: "MissingParameter" });
+      const noGroup = call("SendMessage", { QueueUrl: url, MessageBody: "x" });
+      await expectError(noGroup, { shape: "MissingParameter", code: "MissingParameter" });
+      await expect(noGroup).rejects.toThrow(/^The request must contain the parameter MessageGroupId\.$/);
       await expectError(call("SendMessage", { QueueUrl: url, MessageBody: "x", MessageGroupId: "g", DelaySeconds: 5 }), invalidParameterValue);
     });
 

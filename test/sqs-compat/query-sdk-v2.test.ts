@@ -5,7 +5,7 @@
  */
 import type AWS from "aws-sdk";
 import { describe, expect, it } from "vitest";
-import { sqsV2 } from "../support/clients.js";
+import { destroyV2, sqsV2 } from "../support/clients.js";
 import { md5Of } from "../support/md5.js";
 import { v2Driver } from "./drivers.js";
 import { accountId, useHarness } from "./harness.js";
@@ -88,6 +88,23 @@ describe("SQS compatibility: SDK v2 2.1490.0, query/XML protocol", () => {
       expect(errorElement).toContain("<Code>AWS.SimpleQueueService.NonExistentQueue</Code>");
       expect(errorElement).toMatch(/<Message>[^<]+<\/Message>/);
       expect(wire.responseBody).toMatch(/<RequestId>[^<]+<\/RequestId>/);
+    });
+
+    it("on a queue URL, actions that take no queue are InvalidAction; the queue's own actions work there", async () => {
+      const url = await h.createQueue();
+      // An SDK whose endpoint is the queue URL posts every request to the queue's path.
+      const onQueue = sqsV2(url);
+      const { wire, error } = await capture(onQueue.listQueues({}));
+      expect(error).toMatchObject({ code: "InvalidAction", statusCode: 400, message: "The action ListQueues is not valid for this endpoint." });
+      expect(wire.status).toBe(400);
+      await expect(onQueue.createQueue({ QueueName: h.uniqueName("nested") }).promise()).rejects.toMatchObject({
+        code: "InvalidAction",
+        message: "The action CreateQueue is not valid for this endpoint.",
+      });
+      await expect(onQueue.getQueueUrl({ QueueName: h.uniqueName("any") }).promise()).rejects.toMatchObject({ code: "InvalidAction" });
+      const sent = await onQueue.sendMessage({ QueueUrl: url, MessageBody: "on its own path" }).promise();
+      expect(sent.MessageId).toEqual(expect.any(String));
+      destroyV2(onQueue);
     });
 
     it("receives carry attributes as XML elements the SDK parses back", async () => {

@@ -3,7 +3,7 @@
  * DeleteQueue, Get/SetQueueAttributes, PurgeQueue, tags, and their error paths.
  */
 import { describe, expect, it } from "vitest";
-import { expectSqsError, sqsErrors } from "./drivers.js";
+import { expectSqsError, sqsErrors, withMessage } from "./drivers.js";
 import { type Harness, accountId } from "./harness.js";
 
 const nowSeconds = (h: Harness): string => String(Math.floor(h.clock.nowMs() / 1000));
@@ -120,9 +120,11 @@ export function queueScenarios(h: Harness): void {
       expect(await h.counts(recreated)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
     });
 
-    it("every queue action on a nonexistent queue fails with QueueDoesNotExist", async () => {
+    it("every queue action on a nonexistent queue fails with QueueDoesNotExist, worded as each protocol words it", async () => {
       const missing = `${h.server.url}/${accountId}/${h.uniqueName("ghost")}`;
-      const e = sqsErrors.QueueDoesNotExist;
+      // SQS's JSON answers say "does not exist.", its query (XML) answers "… for this wsdl version.".
+      const e = withMessage(sqsErrors.QueueDoesNotExist, { json: "The specified queue does not exist.", query: "The specified queue does not exist for this wsdl version." });
+      await expectSqsError(h.driver, "GetQueueUrl", { QueueName: h.uniqueName("ghost") }, e);
       await expectSqsError(h.driver, "DeleteQueue", { QueueUrl: missing }, e);
       await expectSqsError(h.driver, "GetQueueAttributes", { QueueUrl: missing, AttributeNames: ["All"] }, e);
       await expectSqsError(h.driver, "SetQueueAttributes", { QueueUrl: missing, Attributes: { DelaySeconds: "1" } }, e);
@@ -130,8 +132,16 @@ export function queueScenarios(h: Harness): void {
       await expectSqsError(h.driver, "SendMessage", { QueueUrl: missing, MessageBody: "x" }, e);
       await expectSqsError(h.driver, "SendMessageBatch", { QueueUrl: missing, Entries: [{ Id: "a", MessageBody: "x" }] }, e);
       await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: missing }, e);
+      await expectSqsError(h.driver, "DeleteMessage", { QueueUrl: missing, ReceiptHandle: "unknown" }, e);
+      await expectSqsError(h.driver, "DeleteMessageBatch", { QueueUrl: missing, Entries: [{ Id: "a", ReceiptHandle: "unknown" }] }, e);
+      await expectSqsError(h.driver, "ChangeMessageVisibility", { QueueUrl: missing, ReceiptHandle: "unknown", VisibilityTimeout: 0 }, e);
+      await expectSqsError(h.driver, "ChangeMessageVisibilityBatch", { QueueUrl: missing, Entries: [{ Id: "a", ReceiptHandle: "unknown", VisibilityTimeout: 0 }] }, e);
       await expectSqsError(h.driver, "TagQueue", { QueueUrl: missing, Tags: { a: "b" } }, e);
+      await expectSqsError(h.driver, "UntagQueue", { QueueUrl: missing, TagKeys: ["a"] }, e);
       await expectSqsError(h.driver, "ListQueueTags", { QueueUrl: missing }, e);
+      await expectSqsError(h.driver, "ListDeadLetterSourceQueues", { QueueUrl: missing }, e);
+      await expectSqsError(h.driver, "AddPermission", { QueueUrl: missing, Label: "l", AWSAccountIds: ["111122223333"], Actions: ["SendMessage"] }, e);
+      await expectSqsError(h.driver, "RemovePermission", { QueueUrl: missing, Label: "l" }, e);
     });
   });
 
@@ -235,6 +245,52 @@ export function queueScenarios(h: Harness): void {
       await h.driver.call("UntagQueue", { QueueUrl: url, TagKeys: ["owner", "a"] });
       const none = await h.driver.call("ListQueueTags", { QueueUrl: url });
       expect(none.Tags ?? {}).toEqual({});
+    });
+
+    it("TagQueue without tags and UntagQueue without keys are refused as SQS words it", async () => {
+      const url = await h.createQueue(undefined, { kept: "yes" });
+      const noTags = withMessage(sqsErrors.MissingParameter, "The request must contain the parameter Tags.");
+      await expectSqsError(h.driver, "TagQueue", { QueueUrl: url, Tags: {} }, noTags);
+      const keyLength = withMessage(sqsErrors.InvalidParameterValue, "Tag keys must be between 1 and 128 characters in length.");
+      await expectSqsError(h.driver, "UntagQueue", { QueueUrl: url, TagKeys: [] }, keyLength);
+      await expectSqsError(h.driver, "UntagQueue", { QueueUrl: url, TagKeys: [""] }, keyLength);
+      expect((await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags).toEqual({ kept: "yes" });
+    });
+
+    it("a queue holds at most 50 tags: a TagQueue or CreateQueue past it fails and changes nothing", async () => {
+      const name = h.uniqueName("tags50");
+      const url = await h.createQueue(undefined, { first: "1" }, name);
+      const many = (n: number, stem: string): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${stem}-${i}`, String(i)]));
+      const tooMany = withMessage(sqsErrors.InvalidParameterValue, `Too many tags added for queue ${name}.`);
+      await expectSqsError(h.driver, "TagQueue", { QueueUrl: url, Tags: many(50, "k") }, tooMany);
+      expect((await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags).toEqual({ first: "1" });
+      // 49 more make 50; overwriting an existing key adds none.
+      await h.driver.call("TagQueue", { QueueUrl: url, Tags: many(49, "k") });
+      await h.driver.call("TagQueue", { QueueUrl: url, Tags: { first: "changed" } });
+      const tags = (await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags ?? {};
+      expect([Object.keys(tags).length, tags.first]).toEqual([50, "changed"]);
+      await expectSqsError(h.driver, "TagQueue", { QueueUrl: url, Tags: { one: "more" } }, tooMany);
+
+      const crowded = h.uniqueName("tags51");
+      await expectSqsError(h.driver, "CreateQueue", { QueueName: crowded, tags: many(51, "k") }, withMessage(sqsErrors.InvalidParameterValue, `Too many tags added for queue ${crowded}.`));
+      await expectSqsError(h.driver, "GetQueueUrl", { QueueName: crowded }, sqsErrors.QueueDoesNotExist);
+    });
+
+    it("tag keys are 1–128 characters and values at most 256, counted as Unicode characters", async () => {
+      const url = await h.createQueue();
+      const keyLength = withMessage(sqsErrors.InvalidParameterValue, "Tag keys must be between 1 and 128 characters in length.");
+      const valueLength = withMessage(sqsErrors.InvalidParameterValue, "Tag values must be between 0 and 256 characters in length.");
+      await expectSqsError(h.driver, "TagQueue", { QueueUrl: url, Tags: { ["k".repeat(129)]: "v" } }, keyLength);
+      await expectSqsError(h.driver, "TagQueue", { QueueUrl: url, Tags: { k: "v".repeat(257) } }, valueLength);
+      await expectSqsError(h.driver, "UntagQueue", { QueueUrl: url, TagKeys: ["k".repeat(129)] }, keyLength);
+      await expectSqsError(h.driver, "CreateQueue", { QueueName: h.uniqueName("longtag"), tags: { ["k".repeat(129)]: "v" } }, keyLength);
+      expect((await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags ?? {}).toEqual({});
+      // At the limits, and with characters outside the BMP (two UTF-16 units, one character each).
+      const edges = { ["k".repeat(128)]: "v".repeat(256), ["🏷".repeat(128)]: "💬".repeat(256), empty: "" };
+      await h.driver.call("TagQueue", { QueueUrl: url, Tags: edges });
+      expect((await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags).toEqual(edges);
+      await h.driver.call("UntagQueue", { QueueUrl: url, TagKeys: ["🏷".repeat(128)] });
+      expect(Object.keys((await h.driver.call("ListQueueTags", { QueueUrl: url })).Tags ?? {}).sort()).toEqual(["empty", "k".repeat(128)].sort());
     });
   });
 }

@@ -106,6 +106,7 @@ function convert(node: FormNode, shape: QueryShape): WireValue | undefined {
         const member = shape.members[name]!;
         const memberNode = node.children?.get(member.xmlName);
         if (memberNode) out[name] = convert(memberNode, member.shape);
+        else if (member.shape.kind === "list" && member.shape.absentIsEmpty) out[name] = [];
       }
       return out;
     }

@@ -7,7 +7,7 @@
 
 export type QueryShape =
   | { kind: "scalar" }
-  | { kind: "list"; item: QueryShape }
+  | { kind: "list"; item: QueryShape; absentIsEmpty?: boolean }
   | { kind: "map"; keyName: string; valueName: string; value: QueryShape }
   | { kind: "struct"; members: Record<string, { xmlName: string; shape: QueryShape }> };
 
@@ -21,6 +21,14 @@ interface FlatMember {
 
 function list(xmlName: string, item: QueryShape = scalar): FlatMember {
   return { xmlName, shape: { kind: "list", item } };
+}
+
+/**
+ * A flattened list the query protocol can't send empty (botocore sends nothing for `[]`): where
+ * SQS answers an empty list otherwise than a missing one, none is read as [].
+ */
+function absentIsEmpty(member: FlatMember): FlatMember {
+  return member.shape.kind === "list" ? { ...member, shape: { ...member.shape, absentIsEmpty: true } } : member;
 }
 
 function map(xmlName: string, keyName: string, valueName: string, value: QueryShape = scalar): FlatMember {
@@ -105,5 +113,11 @@ export const queryInputShapes: Record<string, QueryShape> = {
   SetQueueAttributes: struct({ QueueUrl: true, Attributes: queueAttributes }),
   StartMessageMoveTask: struct({ SourceArn: true, DestinationArn: true, MaxNumberOfMessagesPerSecond: true }),
   TagQueue: struct({ QueueUrl: true, Tags: tags }),
-  UntagQueue: struct({ QueueUrl: true, TagKeys: list("TagKey") }),
+  UntagQueue: struct({ QueueUrl: true, TagKeys: absentIsEmpty(list("TagKey")) }),
 };
+
+/** Whether the action names a queue (its input has QueueUrl): only those are valid on a queue URL. */
+export function actsOnQueue(action: string): boolean {
+  const shape = queryInputShapes[action];
+  return shape?.kind === "struct" && shape.members.QueueUrl !== undefined;
+}

@@ -108,6 +108,21 @@ export interface SqsWireError extends SqsErrorSpec {
 }
 
 /**
+ * Where SQS's query (XML) answers word an error otherwise than its JSON ones: a missing queue is
+ * "… does not exist for this wsdl version." in query (LocalStack's AWS-validated
+ * test_non_existent_queue and test_get_on_deleted_queue_fails record both wordings).
+ */
+const queryWordings: ReadonlyArray<{ queryCode: string; json: string; query: string }> = [
+  { queryCode: "AWS.SimpleQueueService.NonExistentQueue", json: "The specified queue does not exist.", query: "The specified queue does not exist for this wsdl version." },
+];
+
+/** The error as a query-protocol answer words it. */
+export function inQueryWording(error: SqsWireError): SqsWireError {
+  const wording = queryWordings.find((w) => w.queryCode === error.queryCode && w.json === error.message);
+  return wording === undefined ? error : { ...error, message: wording.query };
+}
+
+/**
  * Any thrown value → the error to send. Unknown errors are programmer errors: the client gets
  * a generic InternalError, and `onUnexpected` (the server's logger) gets the real one.
  */

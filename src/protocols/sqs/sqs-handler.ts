@@ -17,7 +17,8 @@ import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
 import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
 import { decodeQueryInput } from "./query-codec.js";
-import { type ProtocolErrorName, type SqsWireError, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
+import { actsOnQueue } from "./query-shapes.js";
+import { type ProtocolErrorName, type SqsWireError, inQueryWording, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
 import type { WireObject } from "./wire-input.js";
 import { xmlErrorResponse, xmlResponse } from "./xml.js";
 
@@ -74,7 +75,7 @@ export function errorResponse(protocol: SqsProtocol, error: SqsWireError, reques
     const { body, queryErrorHeader } = encodeJsonError(error);
     return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType, "x-amzn-query-error": queryErrorHeader }, body };
   }
-  return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlErrorResponse(error, requestId) };
+  return { status: error.httpStatus, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlErrorResponse(inQueryWording(error), requestId) };
 }
 
 /** The error response for a request with these headers, in the protocol they name. */
@@ -185,7 +186,10 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
           protocolFail("AccessDenied", `The access key ${principal.name} is not allowed to call ${action} (it needs the scope ${needed.join(" or ")}).`);
         }
       }
-      // On the queue URL path the path names the queue, and QueueUrl may be left out.
+      // On the queue URL path the path names the queue, and QueueUrl may be left out. Actions that
+      // take no queue are not valid there, as SQS answers (LocalStack's AWS-validated
+      // test_get_create_queue_fails, test_get_list_queues_fails).
+      if (request.onQueuePath && !actsOnQueue(action)) protocolFail("InvalidAction", `The action ${action} is not valid for this endpoint.`);
       if (request.onQueuePath && input.QueueUrl === undefined) {
         const q = request.url.indexOf("?");
         input.QueueUrl = q === -1 ? request.url : request.url.slice(0, q);

@@ -2,6 +2,7 @@
 import { fail } from "../../../core/index.js";
 import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
 import { attributesToConfigPatch } from "../queue-attributes.js";
+import { checkTags } from "../tag-rules.js";
 import { optionalInteger, optionalString, optionalStringMap, requiredString } from "../wire-input.js";
 import { xmlElement } from "../xml.js";
 
@@ -11,12 +12,17 @@ interface QueueUrlResult {
 
 const queueUrlXml = (res: QueueUrlResult): string => xmlElement("QueueUrl", res.QueueUrl);
 
+function checkedTags(tags: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (tags) checkTags(tags);
+  return tags;
+}
+
 export const createQueue = defineAction({
   decode: (input) => ({
     queueName: requiredString(input, "QueueName"),
     attributes: optionalStringMap(input, "Attributes"),
     // The model spells this member `tags`; accept `Tags` from hand-written clients too.
-    tags: optionalStringMap(input, "tags") ?? optionalStringMap(input, "Tags"),
+    tags: checkedTags(optionalStringMap(input, "tags") ?? optionalStringMap(input, "Tags")),
   }),
   async run(req, ctx): Promise<QueueUrlResult> {
     const attributes = req.attributes ?? {};
