@@ -29,6 +29,7 @@ export {
   type SendInput,
   type SendResult,
   type VisibilityChange,
+  differingConfigKeys,
 } from "./queue-service.js";
 export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 export { listDeadLetterSourceQueues, queueNameOfArn } from "./redrive.js";

@@ -53,7 +53,10 @@ export const limits = {
   permissionLabelMaxLength: 80,
   permissionStatementsMax: 20,
   permissionAccountsMax: 20,
-  permissionActionsMax: 20,
+  /** SQS: "a maximum of seven actions per statement" (AddPermission in the API reference). */
+  permissionActionsMax: 7,
+  /** SQS's policy quotas: a queue policy is at most 8,192 bytes. */
+  policyMaxBytes: 8_192,
   /** The admin routes and dashboard (docs/admin-api.md). */
   admin: {
     /** Messages one peek shows. */

@@ -77,7 +77,7 @@ function validateAttributeValue(name: string, value: MessageAttributeValue): voi
     return;
   }
   if (value.stringValue === undefined || value.stringValue === "") {
-    fail("InvalidParameterValue", `The message attribute '${name}' must contain non-empty message attribute value for message attribute type '${base}'.`);
+    fail("InvalidParameterValue", `Message (user) attribute '${name}' must contain a non-empty value of type '${base}'.`);
   }
   if (hasInvalidCharacters(value.stringValue)) {
     fail("InvalidParameterValue", `The message attribute '${name}' contains invalid characters.`);

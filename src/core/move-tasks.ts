@@ -32,6 +32,9 @@ export interface MoveTasksDeps {
   observer?: QueueObserver;
 }
 
+/** Task handles are message ids (UUIDs). */
+const taskHandlePattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function resourceNotFound(what: string): never {
   fail("ResourceNotFound", `The resource that you specified for the ${what} parameter doesn't exist.`);
 }
@@ -86,7 +89,7 @@ export class MoveTasks {
       updatedAtMs: nowMs,
     };
     const { created } = await this.store.moveTaskCreate({ task });
-    if (!created) fail("UnsupportedOperation", "There is already a task running. Only one active task is allowed for a source queue at a given time.");
+    if (!created) fail("InvalidParameterValue", "There is already a task running. Only one active task is allowed for a source queue arn at a given time.");
     this.observer.moveTaskStarted?.(task);
     this.runner.run(task.taskHandle);
     return task;
@@ -95,8 +98,10 @@ export class MoveTasks {
   /** Asks a RUNNING task to stop; returns it (CANCELLING, or CANCELLED if no runner holds it). */
   async cancel(taskHandle: string): Promise<MoveTaskRecord> {
     const nowMs = this.clock.nowMs();
+    // As SQS: a handle that can't be one is a bad value; one that names no task, not found.
+    if (!taskHandlePattern.test(taskHandle)) fail("InvalidParameterValue", "Value for parameter TaskHandle is invalid.");
     const task = await this.store.moveTaskGet({ taskHandle });
-    if (!task) resourceNotFound("TaskHandle");
+    if (!task) fail("ResourceNotFound", "Task does not exist.");
     if (task.status !== "RUNNING") fail("UnsupportedOperation", `Only a RUNNING task can be cancelled; this one is ${task.status}.`);
     await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLING", fromStatuses: ["RUNNING"], nowMs });
     if (this.runner.isTracking(taskHandle)) {

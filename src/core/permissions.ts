@@ -85,7 +85,7 @@ export async function addPermission(queues: PermissionQueues, name: string, inpu
   const doc = parsePolicy(queue.config.policy, input.queueArn);
   if (doc.Statement.some((s) => s.Sid === input.label)) invalid("Label", input.label, "Already exists.");
   if (doc.Statement.length >= limits.permissionStatementsMax) {
-    fail("OverLimit", `The queue's policy already has ${limits.permissionStatementsMax} statements, the most Sluice allows.`);
+    fail("OverLimit", `The queue's policy already has ${limits.permissionStatementsMax} statements, the most a queue policy may have.`);
   }
   doc.Statement.push({
     Sid: input.label,
@@ -94,7 +94,11 @@ export async function addPermission(queues: PermissionQueues, name: string, inpu
     Action: oneOrMany(input.actions.map((a) => `SQS:${a}`)),
     Resource: input.queueArn,
   });
-  await queues.updateQueueConfig(name, { policy: JSON.stringify(doc) });
+  const policy = JSON.stringify(doc);
+  if (Buffer.byteLength(policy, "utf8") > limits.policyMaxBytes) {
+    fail("OverLimit", `With this permission the queue's policy would be larger than ${limits.policyMaxBytes} bytes, the most a queue policy may have.`);
+  }
+  await queues.updateQueueConfig(name, { policy });
 }
 
 export async function removePermission(queues: PermissionQueues, name: string, label: string): Promise<void> {

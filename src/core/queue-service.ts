@@ -153,7 +153,7 @@ export class QueueService {
     }
     const result = await this.store.queueCreate({ name: p.name, config, tags: p.tags ?? {}, nowMs });
     if (!result.created && p.config && !sameRequestedConfig(result.queue.config, p.config)) {
-      fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingKeys(result.queue.config, p.config).join(", ")}`);
+      fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingConfigKeys(result.queue.config, p.config).join(", ")}`);
     }
     return result;
   }
@@ -366,11 +366,16 @@ export class QueueService {
    */
   async receiveMessages(queue: QueueRecord, input: ReceiveInput): Promise<ReceivedMessage[]> {
     const max = input.maxMessages ?? 1;
-    checkInteger("MaxNumberOfMessages", max, 1, limits.receiveMaxMessages);
+    // SQS's own words for these two ranges (recorded against it in LocalStack's AWS-validated suite).
+    if (!Number.isInteger(max) || max < 1 || max > limits.receiveMaxMessages) {
+      fail("InvalidParameterValue", `Value ${max} for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and ${limits.receiveMaxMessages}, if provided.`);
+    }
     const visibilitySeconds = input.visibilityTimeoutSeconds ?? queue.config.visibilityTimeoutSeconds;
     checkInteger("VisibilityTimeout", visibilitySeconds, 0, limits.visibilityTimeoutMaxSeconds);
     const waitSeconds = input.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds;
-    checkInteger("WaitTimeSeconds", waitSeconds, 0, limits.waitTimeMaxSeconds);
+    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > limits.waitTimeMaxSeconds) {
+      fail("InvalidParameterValue", `Value ${waitSeconds} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${limits.waitTimeMaxSeconds}, if provided.`);
+    }
     const fifo = queue.config.fifoQueue;
     const attemptId = fifo ? input.receiveRequestAttemptId : undefined;
     if (attemptId !== undefined) checkReceiveRequestAttemptId(attemptId);
@@ -552,10 +557,11 @@ function checkTagCount(queueName: string, tags: Record<string, string>): void {
 }
 
 function sameRequestedConfig(existing: QueueConfig, requested: Partial<QueueConfig>): boolean {
-  return differingKeys(existing, requested).length === 0;
+  return differingConfigKeys(existing, requested).length === 0;
 }
 
-function differingKeys(existing: QueueConfig, requested: Partial<QueueConfig>): string[] {
+/** The fields a CreateQueue asked for that the existing queue has otherwise (QueueAlreadyExists). */
+export function differingConfigKeys(existing: QueueConfig, requested: Partial<QueueConfig>): Array<keyof QueueConfig> {
   return (Object.keys(requested) as Array<keyof QueueConfig>).filter(
     (k) => requested[k] !== undefined && JSON.stringify(existing[k]) !== JSON.stringify(requested[k]),
   );

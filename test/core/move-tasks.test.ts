@@ -103,7 +103,8 @@ describe("StartMessageMoveTask", () => {
     expect((await errorOf(s.moveTasks.start({ sourceQueueName: "dlq", maxMessagesPerSecond: 501 }))).code).toBe("InvalidParameterValue");
     const task = await s.moveTasks.start({ sourceQueueName: "dlq", maxMessagesPerSecond: 1 });
     expect(task).toMatchObject({ status: "RUNNING", toMoveCount: 3, movedCount: 0 });
-    expect((await errorOf(s.moveTasks.start({ sourceQueueName: "dlq" }))).code).toBe("UnsupportedOperation");
+    // SQS's recorded answer for a second active task: InvalidParameterValue.
+    expect((await errorOf(s.moveTasks.start({ sourceQueueName: "dlq" }))).code).toBe("InvalidParameterValue");
   });
 
   it("moves every message back to the queue it came from, in batches, then completes", async () => {
@@ -147,7 +148,8 @@ describe("StartMessageMoveTask", () => {
     await node.service.moveTasks.runner.idle();
     expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "CANCELLED", movedCount: 10 });
     expect((await errorOf(node.service.moveTasks.cancel(task.taskHandle))).code).toBe("UnsupportedOperation");
-    expect((await errorOf(node.service.moveTasks.cancel("no-such-task"))).code).toBe("ResourceNotFound");
+    expect((await errorOf(node.service.moveTasks.cancel("no-such-task"))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(node.service.moveTasks.cancel("00000000-0000-7000-8000-000000000000"))).code).toBe("ResourceNotFound");
     // A new task may start once the old one is no longer active.
     await node.service.moveTasks.start({ sourceQueueName: "dlq" });
   });

@@ -163,9 +163,27 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       // Infrastructure tools re-apply every attribute they manage, FifoQueue included.
       await call("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "true", VisibilityTimeout: "45" } });
       expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["FifoQueue", "VisibilityTimeout"] })).Attributes).toEqual({ FifoQueue: "true", VisibilityTimeout: "45" });
-      await expectError(call("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "false" } }), { shape: "InvalidAttributeValue", code: "InvalidAttributeValue" });
+      const typeChange = call("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "false" } });
+      await expectError(typeChange, { shape: "InvalidAttributeValue", code: "InvalidAttributeValue" });
+      await expect(typeChange).rejects.toThrow(/^Invalid value for the parameter FifoQueue\. Reason: Modifying queue type is not supported\.$/);
       const standard = await createQueue(unique("s"));
-      await expectError(call("SetQueueAttributes", { QueueUrl: standard, Attributes: { FifoQueue: "true" } }), { shape: "InvalidAttributeName", code: "InvalidAttributeName" });
+      const onStandard = call("SetQueueAttributes", { QueueUrl: standard, Attributes: { FifoQueue: "true" } });
+      await expectError(onStandard, { shape: "InvalidAttributeName", code: "InvalidAttributeName" });
+      await expect(onStandard).rejects.toThrow(/^Unknown Attribute FifoQueue\.$/);
+    });
+
+    it("a standard queue refuses FIFO-only attributes in SQS's words", async () => {
+      // LocalStack's AWS-validated test_create_standard_queue_with_fifo_attribute_raises_error.
+      const invalidName = { shape: "InvalidAttributeName", code: "InvalidAttributeName" };
+      for (const [attribute, value, message] of [
+        ["ContentBasedDeduplication", "true", "Unknown Attribute ContentBasedDeduplication."],
+        ["DeduplicationScope", "messageGroup", "You can specify the DeduplicationScope only when FifoQueue is set to true."],
+        ["FifoThroughputLimit", "perMessageGroupId", "You can specify the FifoThroughputLimit only when FifoQueue is set to true."],
+      ] as const) {
+        const created = call("CreateQueue", { QueueName: unique("s"), Attributes: { [attribute]: value } });
+        await expectError(created, invalidName);
+        await expect(created).rejects.toThrow(message);
+      }
     });
 
     it("holds a group while a message is in flight and replays a ReceiveRequestAttemptId", async () => {
@@ -371,7 +389,10 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       const { TaskHandle } = await call("StartMessageMoveTask", { SourceArn: arnOf(dlqName), DestinationArn: arnOf(destName), MaxNumberOfMessagesPerSecond: 5 });
       await server().queues.moveTasks.runner.idle();
       expect(await latestTask(dlqName)).toMatchObject({ Status: "RUNNING", TaskHandle, DestinationArn: arnOf(destName), MaxNumberOfMessagesPerSecond: 5, ApproximateNumberOfMessagesMoved: 5 });
-      await expectError(call("StartMessageMoveTask", { SourceArn: arnOf(dlqName) }), { shape: "UnsupportedOperation", code: "AWS.SimpleQueueService.UnsupportedOperation" });
+      // SQS's recorded answer: InvalidParameterValue, in these words.
+      const second = call("StartMessageMoveTask", { SourceArn: arnOf(dlqName) });
+      await expectError(second, invalidParameterValue);
+      await expect(second).rejects.toThrow(/^There is already a task running\. Only one active task is allowed for a source queue arn at a given time\.$/);
       const cancelled = await call("CancelMessageMoveTask", { TaskHandle });
       expect(cancelled.ApproximateNumberOfMessagesMoved).toBe(5);
       await server().queues.moveTasks.runner.idle();
@@ -383,12 +404,21 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       expect(await queueDepth(destUrl)).toBe(5);
     });
 
-    it("rejects a source that is not a dead-letter queue and unknown tasks", async () => {
+    it("rejects a source that is not a dead-letter queue, a malformed task handle and an unknown task, in SQS's words", async () => {
       const plain = unique("plain");
       await createQueue(plain);
-      await expectError(call("StartMessageMoveTask", { SourceArn: arnOf(plain) }), invalidParameterValue);
-      await expectError(call("StartMessageMoveTask", { SourceArn: arnOf(unique("missing")) }), { shape: "ResourceNotFoundException", code: "ResourceNotFoundException" });
-      await expectError(call("CancelMessageMoveTask", { TaskHandle: "no-such-task" }), { shape: "ResourceNotFoundException", code: "ResourceNotFoundException" });
+      const notDlq = call("StartMessageMoveTask", { SourceArn: arnOf(plain) });
+      await expectError(notDlq, invalidParameterValue);
+      await expect(notDlq).rejects.toThrow(/^Source queue must be configured as a Dead Letter Queue\.$/);
+      const missingSource = call("StartMessageMoveTask", { SourceArn: arnOf(unique("missing")) });
+      await expectError(missingSource, { shape: "ResourceNotFoundException", code: "ResourceNotFoundException" });
+      await expect(missingSource).rejects.toThrow(/^The resource that you specified for the SourceArn parameter doesn't exist\.$/);
+      const malformed = call("CancelMessageMoveTask", { TaskHandle: "no-such-task" });
+      await expectError(malformed, invalidParameterValue);
+      await expect(malformed).rejects.toThrow(/^Value for parameter TaskHandle is invalid\.$/);
+      const unknown = call("CancelMessageMoveTask", { TaskHandle: "00000000-0000-7000-8000-000000000000" });
+      await expectError(unknown, { shape: "ResourceNotFoundException", code: "ResourceNotFoundException" });
+      await expect(unknown).rejects.toThrow(/^Task does not exist\.$/);
     });
 
     it("resumes a move task after a server restart on the same data directory", async () => {
@@ -435,6 +465,19 @@ export function fifoDlqScenarios(ctx: FifoDlqContext): void {
       await call("RemovePermission", { QueueUrl: url, Label: "send-from-partner" });
       expect((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["Policy"] })).Attributes?.Policy).toBeUndefined();
       await expectError(call("RemovePermission", { QueueUrl: url, Label: "send-from-partner" }), invalidParameterValue);
+    });
+
+    it("enforces SQS's policy limits: seven actions per statement, 8,192 bytes", async () => {
+      const url = await createQueue(unique("perm"));
+      const eight = ["SendMessage", "ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility", "GetQueueAttributes", "GetQueueUrl", "ListDeadLetterSourceQueues", "PurgeQueue"];
+      await expectError(call("AddPermission", { QueueUrl: url, Label: "eight", AWSAccountIds: ["111122223333"], Actions: eight }), invalidParameterValue);
+      await call("AddPermission", { QueueUrl: url, Label: "seven", AWSAccountIds: ["111122223333"], Actions: eight.slice(0, 7) });
+      const big = JSON.stringify({ Version: "2012-10-17", Statement: [{ Sid: "x".repeat(8_192), Effect: "Allow", Principal: "*", Action: "SQS:SendMessage" }] });
+      const tooBig = call("SetQueueAttributes", { QueueUrl: url, Attributes: { Policy: big } });
+      await expectError(tooBig, { shape: "InvalidAttributeValue", code: "InvalidAttributeValue" });
+      await expect(tooBig).rejects.toThrow(/a queue policy is at most 8192 bytes/);
+      const policy = JSON.parse((await call("GetQueueAttributes", { QueueUrl: url, AttributeNames: ["Policy"] })).Attributes.Policy);
+      expect(policy.Statement.map((s: { Sid: string }) => s.Sid)).toEqual(["seven"]);
     });
   });
 }

@@ -4,7 +4,7 @@
  * edge cases, and the validation of message attributes and queue attribute names.
  */
 import { describe, expect, it } from "vitest";
-import { expectSqsError, sqsErrors } from "./drivers.js";
+import { expectSqsError, sqsErrors, withMessage } from "./drivers.js";
 import { type Harness, accountId } from "./harness.js";
 
 export function lifecycleScenarios(h: Harness): void {
@@ -130,6 +130,13 @@ export function lifecycleScenarios(h: Harness): void {
       for (const MessageAttributes of attempts) {
         await expectSqsError(h.driver, "SendMessage", { QueueUrl: url, MessageBody: "x", MessageAttributes }, sqsErrors.InvalidParameterValue);
       }
+      // SQS's words for an empty value (LocalStack's AWS-validated test_send_message_with_empty_string_attribute).
+      await expectSqsError(
+        h.driver,
+        "SendMessage",
+        { QueueUrl: url, MessageBody: "x", MessageAttributes: { ErrorDetails: { DataType: "String", StringValue: "" } } },
+        withMessage(sqsErrors.InvalidParameterValue, "Message (user) attribute 'ErrorDetails' must contain a non-empty value of type 'String'."),
+      );
       expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
     });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { md5Of, md5OfAttributes } from "../support/md5.js";
-import { expectSqsError, sqsErrors } from "./drivers.js";
+import { expectSqsError, sqsErrors, withMessage } from "./drivers.js";
 import type { Harness } from "./harness.js";
 
 const oneMiB = 1_048_576;
@@ -123,10 +123,14 @@ export function messageScenarios(h: Harness): void {
       expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 7, delayed: 0 });
     });
 
-    it("rejects MaxNumberOfMessages outside 1–10 with InvalidParameterValue", async () => {
+    it("rejects MaxNumberOfMessages outside 1–10 and WaitTimeSeconds outside 0–20 with InvalidParameterValue, in SQS's words", async () => {
       const url = await h.createQueue();
-      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 11 }, sqsErrors.InvalidParameterValue);
-      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 0 }, sqsErrors.InvalidParameterValue);
+      const max = (n: number) => withMessage(sqsErrors.InvalidParameterValue, `Value ${n} for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.`);
+      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 11 }, max(11));
+      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 0 }, max(0));
+      const wait = (n: number) => withMessage(sqsErrors.InvalidParameterValue, `Value ${n} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided.`);
+      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, WaitTimeSeconds: 21 }, wait(21));
+      await expectSqsError(h.driver, "ReceiveMessage", { QueueUrl: url, WaitTimeSeconds: -1 }, wait(-1));
     });
 
     it("a VisibilityTimeout override on receive replaces the queue's", async () => {

@@ -55,7 +55,9 @@ export function queueScenarios(h: Harness): void {
     it("same name with different attributes fails with QueueNameExists (code QueueAlreadyExists) and changes nothing", async () => {
       const name = h.uniqueName("exists");
       const url = await h.createQueue({ VisibilityTimeout: "60" }, undefined, name);
-      await expectSqsError(h.driver, "CreateQueue", { QueueName: name, Attributes: { VisibilityTimeout: "61" } }, sqsErrors.QueueNameExists);
+      // SQS names the attribute (LocalStack's AWS-validated recording), not Sluice's field.
+      const exists = withMessage(sqsErrors.QueueNameExists, "A queue already exists with the same name and a different value for attribute VisibilityTimeout");
+      await expectSqsError(h.driver, "CreateQueue", { QueueName: name, Attributes: { VisibilityTimeout: "61" } }, exists);
       expect((await h.attributes(url, ["VisibilityTimeout"])).VisibilityTimeout).toBe("60");
     });
 

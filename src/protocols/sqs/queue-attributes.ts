@@ -4,7 +4,7 @@
  * (validateQueueConfig); this file checks names and value syntax.
  */
 import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
-import { fail, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
+import { differingConfigKeys, fail, limits, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
 import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
 
 type ConfigPatch = Partial<QueueConfig>;
@@ -19,8 +19,9 @@ interface AttributeSpec {
   read(ctx: ReadContext): string | undefined;
   /** Absent for read-only attributes (setting one is InvalidAttributeName, as in SQS). */
   write?(value: string, patch: ConfigPatch, identity: SqsIdentity): void;
-  /** Only FIFO queues have it. */
+  /** Only FIFO queues have it; `fifoOnlyMessage` is how SQS refuses it on a standard queue, if not as unknown. */
   fifoOnly?: boolean;
+  fifoOnlyMessage?: string;
   /** Can be given to CreateQueue but never changed (only FifoQueue: checkUnchangedQueueType). */
   createOnly?: boolean;
   needsStats?: boolean;
@@ -99,6 +100,9 @@ const attributeSpecs: Record<string, AttributeSpec> = {
   Policy: {
     read: ({ queue }) => queue.config.policy,
     write: (value, patch) => {
+      if (Buffer.byteLength(value, "utf8") > limits.policyMaxBytes) {
+        fail("InvalidAttributeValue", `Invalid value for the parameter Policy. Reason: a queue policy is at most ${limits.policyMaxBytes} bytes.`);
+      }
       if (value !== "") parseJsonObject("Policy", value);
       patch.policy = value === "" ? undefined : value;
     },
@@ -146,6 +150,7 @@ const attributeSpecs: Record<string, AttributeSpec> = {
       patch.deduplicationScope = value;
     },
     fifoOnly: true,
+    fifoOnlyMessage: "You can specify the DeduplicationScope only when FifoQueue is set to true.",
   },
   FifoThroughputLimit: {
     read: ({ queue }) => queue.config.fifoThroughputLimit,
@@ -154,6 +159,7 @@ const attributeSpecs: Record<string, AttributeSpec> = {
       patch.fifoThroughputLimit = value;
     },
     fifoOnly: true,
+    fifoOnlyMessage: "You can specify the FifoThroughputLimit only when FifoQueue is set to true.",
   },
   KmsMasterKeyId: {
     read: ({ queue }) => queue.config.kmsMasterKeyId,
@@ -184,7 +190,8 @@ function unknownAttribute(name: string): never {
  */
 function checkUnchangedQueueType(name: string, value: string, fifo: boolean): void {
   if (!fifo) unknownAttribute(name);
-  if (!parseBoolean(name, value)) invalidValue(name, value, "Modifying queue type is not supported");
+  // SQS's recorded words, without the value the other attribute errors quote.
+  if (!parseBoolean(name, value)) fail("InvalidAttributeValue", `Invalid value for the parameter ${name}. Reason: Modifying queue type is not supported.`);
 }
 
 /**
@@ -200,7 +207,10 @@ export function attributesToConfigPatch(attributes: Record<string, string>, p: {
       checkUnchangedQueueType(name, attributes[name]!, p.fifo);
       continue;
     }
-    if (spec.fifoOnly && !p.fifo) unknownAttribute(name);
+    if (spec.fifoOnly && !p.fifo) {
+      if (spec.fifoOnlyMessage !== undefined) fail("InvalidAttributeName", spec.fifoOnlyMessage);
+      unknownAttribute(name);
+    }
     spec.write(attributes[name]!, patch, p.identity);
   }
   applyEncryptionChoice(patch);
@@ -220,6 +230,32 @@ function applyEncryptionChoice(patch: ConfigPatch): void {
   if (kmsKey !== undefined) patch.sqsManagedSseEnabled = false;
   // An own property set to undefined, so it overrides the stored key when the patch is applied.
   else if (patch.sqsManagedSseEnabled === true) patch.kmsMasterKeyId = undefined;
+}
+
+/** The attribute that sets each config field: SQS names attributes in errors, not fields. */
+const attributeOfConfigKey: Record<keyof QueueConfig, string> = {
+  visibilityTimeoutSeconds: "VisibilityTimeout",
+  delaySeconds: "DelaySeconds",
+  messageRetentionPeriodSeconds: "MessageRetentionPeriod",
+  maximumMessageSizeBytes: "MaximumMessageSize",
+  receiveMessageWaitTimeSeconds: "ReceiveMessageWaitTimeSeconds",
+  fifoQueue: "FifoQueue",
+  contentBasedDeduplication: "ContentBasedDeduplication",
+  deduplicationScope: "DeduplicationScope",
+  fifoThroughputLimit: "FifoThroughputLimit",
+  redrivePolicy: "RedrivePolicy",
+  redriveAllowPolicy: "RedriveAllowPolicy",
+  kmsMasterKeyId: "KmsMasterKeyId",
+  kmsDataKeyReusePeriodSeconds: "KmsDataKeyReusePeriodSeconds",
+  sqsManagedSseEnabled: "SqsManagedSseEnabled",
+  policy: "Policy",
+  defaultPriority: "Sluice.DefaultPriority",
+};
+
+/** SQS's QueueAlreadyExists: it names the attribute(s) whose value differs. */
+export function queueExistsOtherwise(existing: QueueConfig, requested: Partial<QueueConfig>): never {
+  const names = differingConfigKeys(existing, requested).map((key) => attributeOfConfigKey[key]);
+  return fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute ${names.join(", ")}`);
 }
 
 /** Validates GetQueueAttributes names and expands `All` (extensions only come when named). */

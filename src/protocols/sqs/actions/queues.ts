@@ -1,7 +1,7 @@
 /** Queue lifecycle: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue, PurgeQueue. */
-import { fail } from "../../../core/index.js";
+import { SluiceError, fail } from "../../../core/index.js";
 import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
-import { attributesToConfigPatch } from "../queue-attributes.js";
+import { attributesToConfigPatch, queueExistsOtherwise } from "../queue-attributes.js";
 import { checkTags } from "../tag-rules.js";
 import { optionalInteger, optionalString, optionalStringMap, requiredString } from "../wire-input.js";
 import { xmlElement } from "../xml.js";
@@ -29,7 +29,12 @@ export const createQueue = defineAction({
     const fifo = attributes.FifoQueue?.toLowerCase() === "true";
     const patch = attributesToConfigPatch(attributes, { creating: true, fifo, identity: ctx.identity });
     const hasAttributes = Object.keys(attributes).length > 0;
-    const { queue } = await ctx.queues.createQueue({ name: req.queueName, config: hasAttributes ? patch : undefined, tags: req.tags });
+    const config = hasAttributes ? patch : undefined;
+    const { queue } = await ctx.queues.createQueue({ name: req.queueName, config, tags: req.tags }).catch(async (err: unknown) => {
+      // Core names the differing config fields; SQS names the attributes.
+      if (err instanceof SluiceError && err.code === "QueueAlreadyExists" && config) queueExistsOtherwise((await ctx.queues.getQueue(req.queueName)).config, config);
+      throw err;
+    });
     return { QueueUrl: urlOfQueue(ctx, queue.name) };
   },
   toXml: queueUrlXml,
