@@ -89,7 +89,8 @@ export class MoveTasks {
       updatedAtMs: nowMs,
     };
     const { created } = await this.store.moveTaskCreate({ task });
-    if (!created) fail("InvalidParameterValue", "There is already a task running. Only one active task is allowed for a source queue arn at a given time.");
+    // SQS's words; on the SQS wire an InvalidParameterValue (sqs-errors.ts), as SQS answers.
+    if (!created) fail("RedriveInProgress", "There is already a task running. Only one active task is allowed for a source queue arn at a given time.");
     this.observer.moveTaskStarted?.(task);
     this.runner.run(task.taskHandle);
     return task;

@@ -160,7 +160,7 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
         await translating(queues.getQueue(body.destination), "QueueNotFound", () => fail("QueueNotFound", `The destination queue ${body.destination} does not exist.`));
       }
       const started = queues.moveTasks.start({ sourceQueueName: name, destinationQueueName: body.destination, maxMessagesPerSecond: body.maxPerSecond });
-      const task = await translating(started, "UnsupportedOperation", () =>
+      const task = await translating(started, "RedriveInProgress", () =>
         fail("RedriveInProgress", `A redrive of ${name} is already running: wait for it to finish, or cancel it (POST /v1/redrives/{taskHandle}/cancel).`),
       );
       return sendJson(reply, 201, JSON.stringify({ task: redriveTaskWire(task) }));
@@ -174,7 +174,9 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
 
     async cancelRedrive(request, reply) {
       const handle = request.params.taskHandle!;
-      const cancelled = translating(queues.moveTasks.cancel(handle), "ResourceNotFound", () => fail("ResourceNotFound", `No redrive has taskHandle ${handle}.`));
+      const noSuchRedrive = (): never => fail("ResourceNotFound", `No redrive has taskHandle ${handle}.`);
+      // A handle that can't be one (SQS's answer: InvalidParameterValue) names no redrive either.
+      const cancelled = translating(translating(queues.moveTasks.cancel(handle), "ResourceNotFound", noSuchRedrive), "InvalidParameterValue", noSuchRedrive);
       const task = await translating(cancelled, "UnsupportedOperation", (err) => fail("RedriveAlreadyFinished", err.message));
       return sendJson(reply, 200, JSON.stringify({ task: redriveTaskWire(task) }));
     },

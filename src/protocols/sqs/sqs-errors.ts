@@ -57,7 +57,8 @@ export const sqsErrorForCode = {
   JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   JobAlreadyFinished: invalidParameterValue,
   JobNotRetryable: invalidParameterValue,
-  RedriveInProgress: spec("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"),
+  // A second active move task: SQS's recorded answer is InvalidParameterValue.
+  RedriveInProgress: invalidParameterValue,
   RedriveAlreadyFinished: spec("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"),
   LeaseMismatch: spec("ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid", 404),
   LeaseExpired: spec("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight"),
