@@ -18,10 +18,8 @@ export { checkFifoBatch, formatSequenceNumber } from "./fifo.js";
 export { messageSizeBytes } from "./message-validation.js";
 export {
   type EntryOutcome,
-  type JobsEndedListener,
   type MessageState,
   type PeekedMessage,
-  type QueueDeletedListener,
   QueueService,
   type QueueServiceDeps,
   type ReceiveInput,
@@ -40,6 +38,7 @@ export { addPermission, removePermission } from "./permissions.js";
 // The store contract (implemented under src/stores)
 export type { QueueStats, Store } from "./store.js";
 export type { QueueObserver } from "./observer.js";
+export { InProcessNotifier, type Notifier, type StoreNotice } from "./notifier.js";
 
 // Jobs
 export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./jobs/job.js";

@@ -9,7 +9,6 @@ import { limits } from "./limits.js";
 import type { MoveTaskRecord } from "./move-task-record.js";
 import type { QueueObserver } from "./observer.js";
 import type { Store } from "./store.js";
-import type { QueueWaiters } from "./waiters.js";
 
 export const moveTaskFailures = {
   sourceGone: "AWS.SimpleQueueService.NonExistentQueue",
@@ -28,7 +27,6 @@ interface Running {
 export interface MoveTaskRunnerDeps {
   store: Store;
   clock: Clock;
-  waiters: QueueWaiters;
   /** Unexpected errors (the task is marked FAILED too); the server passes its logger. */
   onError?: (err: unknown) => void;
   /** Told of each task that ended here. */
@@ -106,7 +104,7 @@ export class MoveTaskRunner {
 
   /** One step: "done" when the task reached a final status, "later" to run again after a tick. */
   private async step(taskHandle: string): Promise<"done" | "later"> {
-    const { store, clock, waiters } = this.deps;
+    const { store, clock } = this.deps;
     for (;;) {
       if (this.stopped) return "later";
       const task = await store.moveTaskGet({ taskHandle });
@@ -134,7 +132,8 @@ export class MoveTaskRunner {
         minSentAtMs: nowMs - source.config.messageRetentionPeriodSeconds * 1000,
         taskHandle,
       });
-      for (const [queueId, count] of Object.entries(result.movedByQueueId)) waiters.notify(Number(queueId), count);
+      // Moved messages are visible at once: long polls on every node wake for them (Store.notifier).
+      for (const [queueId, count] of Object.entries(result.movedByQueueId)) store.notifier.publish({ kind: "messagesVisible", queueId: Number(queueId), count, visibleAtMs: nowMs });
       if (result.taskNotRunning) continue; // cancelled meanwhile: the next pass finishes it
       // Deleted between the reads above and the move's write, which checked them.
       if (result.sourceGone) return this.failed(task, moveTaskFailures.sourceGone);

@@ -12,7 +12,6 @@ import { MoveTaskRunner } from "./move-task-runner.js";
 import type { QueueObserver } from "./observer.js";
 import { type QueueDirectory, isDeadLetterQueue } from "./redrive.js";
 import type { Store } from "./store.js";
-import type { QueueWaiters } from "./waiters.js";
 
 export interface StartMoveTaskInput {
   sourceQueueName: string;
@@ -27,7 +26,6 @@ export interface MoveTasksDeps {
   clock: Clock;
   ids: IdSource;
   queues: QueueDirectory;
-  waiters: QueueWaiters;
   onError?: (err: unknown) => void;
   observer?: QueueObserver;
 }
@@ -54,7 +52,7 @@ export class MoveTasks {
     this.ids = deps.ids;
     this.queues = deps.queues;
     this.observer = deps.observer ?? {};
-    this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, waiters: deps.waiters, onError: deps.onError, observer: this.observer });
+    this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, onError: deps.onError, observer: this.observer });
   }
 
   async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {

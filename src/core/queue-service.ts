@@ -7,13 +7,13 @@ import { attributesMd5, md5Hex } from "./digests.js";
 import { SluiceError, fail } from "./errors.js";
 import { checkReceiveRequestAttemptId, formatSequenceNumber, groupFieldsFor, sendDedupFor } from "./fifo.js";
 import type { IdSource } from "./ids.js";
-import type { JobChange } from "./jobs/job-store.js";
 import { limits } from "./limits.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
 import { MoveTasks } from "./move-tasks.js";
 import type { QueueObserver } from "./observer.js";
 import { QueueActivity, observingActivity } from "./queue-activity.js";
+import { type Notifier, type StoreNotice, publishJobChanges } from "./notifier.js";
 import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueConfig, validateQueueName } from "./queue.js";
 import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
@@ -91,12 +91,6 @@ export interface QueueServiceDeps {
   observer?: QueueObserver;
 }
 
-/** Told of live jobs that a purge or retention ended along with their messages. */
-export type JobsEndedListener = (changes: readonly JobChange[]) => void;
-
-/** Told of a deleted queue, with the live jobs the store deleted along with it (by id). */
-export type QueueDeletedListener = (deleted: { queue: QueueRecord; liveJobIds: readonly string[] }) => void;
-
 /** Stands in for an accepted entry's outcome until the store has written it. */
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
 
@@ -118,8 +112,9 @@ export class QueueService {
   private readonly senderId: string;
   private readonly receipts: ReceiptCodec;
   private readonly observer: QueueObserver;
-  private readonly jobsEndedListeners = new Set<JobsEndedListener>();
-  private readonly queueDeletedListeners = new Set<QueueDeletedListener>();
+  /** The store's: what this service writes is told through it, and what any node wrote is heard from it. */
+  private readonly notifier: Notifier;
+  private readonly unsubscribe: () => void;
 
   constructor(deps: QueueServiceDeps) {
     this.store = deps.store;
@@ -130,7 +125,35 @@ export class QueueService {
     this.activity = new QueueActivity(deps.clock);
     this.observer = observingActivity(deps.observer ?? {}, this.activity);
     this.waiters = new QueueWaiters(deps.clock);
-    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, waiters: this.waiters, onError: deps.onError, observer: this.observer });
+    this.notifier = deps.store.notifier;
+    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, onError: deps.onError, observer: this.observer });
+    this.unsubscribe = this.notifier.subscribe(this.onNotice);
+  }
+
+  /** Long polls on this node wake for messages written through any node (Store.notifier). */
+  private readonly onNotice = (notice: StoreNotice): void => {
+    if (notice.kind === "messagesVisible") {
+      if (notice.visibleAtMs <= this.clock.nowMs()) {
+        this.waiters.notify(notice.queueId, notice.count);
+        return;
+      }
+      // Pollers mid-receive look again (their timers must allow for it); sleepers wake when it is due.
+      this.waiters.notify(notice.queueId, 0);
+      this.waiters.notifyAt(notice.queueId, notice.visibleAtMs, notice.count);
+    } else if (notice.kind === "queueChanged") {
+      // Long polls on a deleted queue (receives, job leases) answer now, with nothing, not at their limit.
+      if (notice.deleted) {
+        this.waiters.queueGone(notice.queueId, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
+        this.activity.forget(notice.queueName);
+      }
+      // A shorter visibility or delay can make messages visible sooner than a waiter expects.
+      else this.waiters.notify(notice.queueId);
+    }
+  };
+
+  /** Stops hearing notices (shutdown, after closeAll). */
+  close(): void {
+    this.unsubscribe();
   }
 
   // ---- queues ----
@@ -176,21 +199,8 @@ export class QueueService {
   async deleteQueue(name: string): Promise<void> {
     const queue = await this.getQueue(name);
     const { liveJobIds } = await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
-    // Long polls on it (receives, job leases) answer now, with nothing, not at their limit.
-    this.waiters.queueGone(queue.id, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
-    this.activity.forget(queue.name);
-    for (const listener of this.queueDeletedListeners) listener({ queue, liveJobIds });
-  }
-
-  /**
-   * Registers a listener for queue deletions, told after the write committed. The store deletes
-   * a job queue's jobs with it: the JobService, which knows who waits on a job, tells them there
-   * is nothing left to wait for (as with onJobsEnded, this service knows no job events).
-   * Returns the unregister function.
-   */
-  onQueueDeleted(listener: QueueDeletedListener): () => void {
-    this.queueDeletedListeners.add(listener);
-    return () => this.queueDeletedListeners.delete(listener);
+    // The store deleted the queue's jobs with it: whoever waits on one of them hears of it here.
+    this.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: queue.name, deleted: { liveJobIds } });
   }
 
   async updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
@@ -202,8 +212,7 @@ export class QueueService {
     validateQueueConfig(config);
     if (patch.redrivePolicy) await checkRedrivePolicy(name, config, this.lookupQueue);
     await this.store.queueUpdate({ id: queue.id, config, nowMs: this.clock.nowMs() });
-    // A shorter visibility or delay can make messages visible sooner than a waiter expects.
-    this.waiters.notify(queue.id);
+    this.queueChanged(queue);
     return { ...queue, config };
   }
 
@@ -213,6 +222,7 @@ export class QueueService {
     const merged = { ...queue.tags, ...tags };
     checkTagCount(name, merged);
     await this.store.queueUpdate({ id: queue.id, tags: merged, nowMs: this.clock.nowMs() });
+    this.queueChanged(queue);
   }
 
   async untagQueue(name: string, keys: string[]): Promise<void> {
@@ -220,6 +230,12 @@ export class QueueService {
     const tags = { ...queue.tags };
     for (const k of keys) delete tags[k];
     await this.store.queueUpdate({ id: queue.id, tags, nowMs: this.clock.nowMs() });
+    this.queueChanged(queue);
+  }
+
+  /** Every node drops what it cached of the queue (Store.notifier). */
+  private queueChanged(queue: QueueRecord): void {
+    this.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: queue.name });
   }
 
   async queueStats(queue: QueueRecord): Promise<QueueStats> {
@@ -234,7 +250,7 @@ export class QueueService {
     // Checked in the purge's own write: purges arriving together would all pass a check made here.
     const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
     if (purged === undefined) fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
-    this.jobsEnded(purged.jobChanges);
+    publishJobChanges(this.notifier, purged.jobChanges, nowMs);
     return purged.deleted;
   }
 
@@ -242,24 +258,9 @@ export class QueueService {
   async expireMessages(queue: QueueRecord): Promise<number> {
     const nowMs = this.clock.nowMs();
     const expired = await this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs });
-    this.jobsEnded(expired.jobChanges);
+    // The store ended the live jobs among them in the same write: their waiters hear of it.
+    publishJobChanges(this.notifier, expired.jobChanges, nowMs);
     return expired.deleted;
-  }
-
-  /**
-   * Registers a listener for the live jobs a purge or retention ends: the store ends them in the
-   * delete's own write, and the JobService, which knows who waits on a job, tells them (this
-   * service knows queues and messages, not job events). Returns the unregister function.
-   */
-  onJobsEnded(listener: JobsEndedListener): () => void {
-    this.jobsEndedListeners.add(listener);
-    return () => this.jobsEndedListeners.delete(listener);
-  }
-
-  /** After the write committed, as every job event is published. */
-  private jobsEnded(changes: readonly JobChange[]): void {
-    if (changes.length === 0) return;
-    for (const listener of this.jobsEndedListeners) listener(changes);
   }
 
   // ---- messages ----
@@ -397,7 +398,7 @@ export class QueueService {
         attempt: attemptId === undefined ? undefined : { attemptId, expiresAtMs: nowMs + limits.receiveAttemptWindowMs },
       });
       if (deadLetteredCount > 0) {
-        this.waiters.notify(deadLetter!.queueId, deadLetteredCount);
+        this.announceVisible(deadLetter!.queueId, deadLetteredCount, nowMs);
         this.observer.messagesDeadLettered?.(queue.name, deadLetteredCount);
       }
       if (messages.length > 0) {
@@ -461,7 +462,7 @@ export class QueueService {
       // whose receive just came back empty straight into another receive: notifying on every
       // delete made idle FIFO consumers spin through receives (p50 latency 117 ms instead of 4
       // with 64 consumers at 1,000 msgs/s).
-      if (groupsReady > 0) this.waiters.notify(queue.id, groupsReady);
+      if (groupsReady > 0) this.announceVisible(queue.id, groupsReady, this.clock.nowMs());
       if (this.observer.messagesDeleted) {
         let count = 0;
         for (const d of deleted) if (d) count++;
@@ -529,9 +530,9 @@ export class QueueService {
   }
 
   /**
-   * Wakes long polls for messages that are visible now, or become visible later (a delay, a
-   * visibility change, a job's retry backoff): those wake sleeping polls when they are due, and
-   * send pollers caught mid-receive back to look again (their wait must allow for them).
+   * Wakes long polls, on every node, for messages that are visible now or become visible later (a
+   * delay, a visibility change, a job's retry backoff): those wake sleeping polls when they are
+   * due, and send pollers caught mid-receive back to look again (their wait must allow for them).
    */
   wakePollers(queueId: number, messages: ReadonlyArray<{ visibleAtMs: number }>): void {
     const nowMs = this.clock.nowMs();
@@ -541,10 +542,13 @@ export class QueueService {
       if (m.visibleAtMs <= nowMs) readyNow++;
       else later.set(m.visibleAtMs, (later.get(m.visibleAtMs) ?? 0) + 1);
     }
-    if (readyNow > 0) this.waiters.notify(queueId, readyNow);
-    if (later.size === 0) return;
-    this.waiters.notify(queueId, 0);
-    for (const [atMs, count] of later) this.waiters.notifyAt(queueId, atMs, count);
+    if (readyNow > 0) this.announceVisible(queueId, readyNow, nowMs);
+    for (const [atMs, count] of later) this.announceVisible(queueId, count, atMs);
+  }
+
+  /** `count` messages of the queue are visible from `visibleAtMs` on (Store.notifier). */
+  announceVisible(queueId: number, count: number, visibleAtMs: number): void {
+    this.notifier.publish({ kind: "messagesVisible", queueId, count, visibleAtMs });
   }
 
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {

@@ -1,12 +1,14 @@
 /**
  * The one narrow interface every store implements (river style: noun-first names, one params
- * object per method). Decisions live in core; a store only performs atomic reads and writes.
- * Time is always passed in (`nowMs`), never read by a store.
- * Every store runs the same conformance suite: src/stores/testkit.
+ * object per method, plain data in and out). Decisions live in core; a store only performs atomic
+ * reads and writes, and carries core's notices between the handles on its database (notifier).
+ * Time is always passed in (`nowMs`), never read by a store. Every store runs the same
+ * conformance suite (src/stores/testkit); docs/writing-a-store.md says how to write one.
  */
 import type { JobChange, JobStore } from "./jobs/job-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
+import type { Notifier } from "./notifier.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
 
 export interface QueueStats {
@@ -122,6 +124,13 @@ export interface MessageReceiveParams {
 }
 
 export interface Store extends JobStore {
+  /**
+   * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
+   * this database, this one's included (notifier.ts). A store that caches queue records drops
+   * them on a queueChanged notice: core publishes one after every queue write it makes.
+   */
+  readonly notifier: Notifier;
+
   /** Creates the queue, or returns the existing one unchanged (`created: false`). */
   queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
   queueGet(p: { name: string }): Promise<QueueRecord | undefined>;

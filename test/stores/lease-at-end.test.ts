@@ -1,6 +1,6 @@
 /**
  * The SQLite store runs a lease after the other writes of its group commit (jobs-store.ts): at
- * the time its `leaseNowMs` gives then, and, if it fails there, undone alone — the acks it
+ * the latest time any write of the group was given, and, if it fails there, undone alone — the acks it
  * carried stand and the call rejects with the lease's error. The group's submits are written at
  * its end (deferred-creates.ts): a lease takes them as they are inserted, and whatever fails
  * there fails only its own callers. On a real SQLite file, failures made real by triggers.
@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { JobLeaseParams } from "../../src/core/jobs/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../src/core/queue.js";
 import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
-import { newJobFor } from "../../src/stores/testkit/conformance-jobs.js";
+import { leaseParamsFor, newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 
 const T0 = 1_700_000_000_000;
 const cleanups: Array<() => Promise<void>> = [];
@@ -33,26 +33,13 @@ async function setup(): Promise<{ store: SqliteStore; filename: string; queue: Q
   return { store, filename, queue };
 }
 
-function submit(store: SqliteStore, queue: QueueRecord, atMs = T0) {
-  const { job, message } = newJobFor(queue, { createdAtMs: atMs, updatedAtMs: atMs, availableAtMs: atMs });
-  return store.jobCreate({ job, message, nowMs: atMs });
+async function submit(store: SqliteStore, queue: QueueRecord, atMs = T0, availableAtMs = atMs) {
+  const { job, message } = newJobFor(queue, { createdAtMs: atMs, updatedAtMs: atMs, availableAtMs });
+  return (await store.jobCreateMany({ items: [{ job, message }], nowMs: atMs })).results[0]!;
 }
 
 function leaseParams(queue: QueueRecord, token: string, extra: Partial<JobLeaseParams> = {}): JobLeaseParams {
-  return {
-    backoff: { baseSeconds: 1, capSeconds: 10 },
-    random: 0.5,
-    resultTtlSeconds: 60,
-    queueId: queue.id,
-    queueName: queue.name,
-    max: 5,
-    nowMs: T0,
-    leaseSeconds: 30,
-    minSentAtMs: 0,
-    leaseToken: `${queue.id}.${token}`,
-    adopt: { maxAttempts: 3 },
-    ...extra,
-  };
+  return { ...leaseParamsFor(queue, `${queue.id}.${token}`), ...extra };
 }
 
 describe("a lease at the end of its group commit (SQLite)", () => {
@@ -63,24 +50,22 @@ describe("a lease at the end of its group commit (SQLite)", () => {
     return [{ kind: "complete", id: job.id, leaseToken: `${queue.id}.tok-aaaaaaaa`, outputJson: '"ok"', resultTtlSeconds: 60 }];
   }
 
-  it("leases at the time leaseNowMs gives when it runs, so a job submitted after its call is ready for it", async () => {
+  it("leases at the latest time a write of its group was given, so a job submitted after its call is ready for it", async () => {
     const { store, queue } = await setup();
     const acks = await running(store, queue);
-    let leaseClockReads = 0;
     // Asked for at T0; the submit that joins its commit comes at T0 + 5 and is ready only then.
-    const leasing = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks, leaseNowMs: () => (leaseClockReads++, T0 + 5) }));
+    const leasing = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks }));
     const submitted = submit(store, queue, T0 + 5);
     const [r, s] = await Promise.all([leasing, submitted]);
-    expect(leaseClockReads).toBe(1);
     expect(r.acks.map((a) => a.ok && a.change.job.status)).toEqual(["succeeded"]);
     expect(r.leased.map((j) => [j.id, j.startedAtMs, j.leaseExpiresAtMs])).toEqual([[s.job.id, T0 + 5, T0 + 5 + 30_000]]);
   });
 
-  it("without leaseNowMs it leases at nowMs: a job that is ready only later stays queued", async () => {
+  it("never at a time no write of its group was given: a job that is ready only later stays queued", async () => {
     const { store, queue } = await setup();
     const acks = await running(store, queue);
     const leasing = store.jobLease(leaseParams(queue, "tok-bbbbbbbb", { acks }));
-    const submitted = submit(store, queue, T0 + 5);
+    const submitted = submit(store, queue, T0 + 5, T0 + 6);
     const [r, s] = await Promise.all([leasing, submitted]);
     expect(r.leased).toEqual([]);
     expect(await store.jobGet({ id: s.job.id })).toMatchObject({ status: "queued" });

@@ -242,7 +242,8 @@ describe("PostgreSQL store: several nodes on one database", () => {
         Array.from({ length: 6 }, (_, i) => {
           const id = `job-${round}-${i}`;
           const job = { id, queueId: queue.id, queueName: "jobs", status: "queued" as const, inputJson: "{}", attempt: 0, maxAttempts: 3, priority: 0, createdAtMs: T0, updatedAtMs: T0, idempotencyKey: `key-${round}`, cancelRequested: false, availableAtMs: T0 };
-          return nodes[i % 2]!.jobCreate({ job, message: newMessage({ messageId: id, body: "{}" }), idempotency: { key: `key-${round}`, fingerprint: "f", expiresAtMs: T0 + 86_400_000 }, nowMs: T0 });
+          const item = { job, message: newMessage({ messageId: id, body: "{}" }), idempotency: { key: `key-${round}`, fingerprint: "f", expiresAtMs: T0 + 86_400_000 } };
+          return nodes[i % 2]!.jobCreateMany({ items: [item], nowMs: T0 }).then((r) => r.results[0]!);
         }),
       );
       const created = results.filter((r) => r.created);

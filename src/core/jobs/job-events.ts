@@ -88,6 +88,11 @@ export class JobEventHub {
     return id;
   }
 
+  /** Whether an event of this job would reach anyone (a queue's or everything's stream counts). */
+  hasListeners(jobId: string): boolean {
+    return this.byJob.has(jobId) || this.byQueue.size > 0 || this.everything.size > 0;
+  }
+
   get lastEventId(): number {
     return this.sequence;
   }

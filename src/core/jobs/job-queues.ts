@@ -27,7 +27,7 @@ const backstopMaxReceiveCount = 1_000;
 const deadLetterSuffix = "-dlq";
 
 export interface JobQueuesDeps {
-  store: JobStore & Pick<Store, "queueGet">;
+  store: JobStore & Pick<Store, "queueGet" | "notifier">;
   queues: QueueService;
   clock: Clock;
   region: string;
@@ -52,8 +52,13 @@ export class JobQueues {
 
   /** Drops what is cached about a queue (a write against it failed: it may have been deleted). */
   forget(queue: QueueRecord): void {
-    this.byName.delete(queue.name);
-    this.byId.delete(queue.id);
+    this.forgetQueue(queue.id, queue.name);
+  }
+
+  /** The same, by id and name (a queueChanged notice: Store.notifier). */
+  forgetQueue(queueId: number, name: string): void {
+    this.byName.delete(name);
+    this.byId.delete(queueId);
   }
 
   private async create(name: string): Promise<QueueRecord> {
@@ -130,6 +135,8 @@ export class JobQueues {
     const queue = known ?? (await this.ensure(name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
     this.forget(queue);
+    // Other nodes' policy caches drop it too.
+    this.deps.store.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: queue.name });
     return this.policyOf(queue);
   }
 }

@@ -18,15 +18,16 @@ import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
 import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import { type StoreNotice, publishJobChanges } from "../notifier.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
-import { type JobError, type JobRecord, type JobWebhook, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
+import { type JobError, type JobEventType, type JobRecord, type JobWebhook, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
-import { type ClaimedLease, ParkedLeases } from "./parked-leases.js";
+import { ParkedLeases } from "./parked-leases.js";
 import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export interface JobServiceDeps {
-  store: JobStore & Pick<Store, "queueGet" | "messageNextVisibleAt">;
+  store: JobStore & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
   queues: QueueService;
   clock: Clock;
   ids: IdSource;
@@ -95,6 +96,7 @@ export class JobService {
   private readonly pendingWaits = new Set<{ release: (() => void) | undefined }>();
   /** Long-polling leases a submit may run inside its own write (parked-leases.ts). */
   private readonly parked = new ParkedLeases();
+  private readonly unsubscribe: () => void;
   private closed = false;
 
   constructor(private readonly deps: JobServiceDeps) {
@@ -105,21 +107,33 @@ export class JobService {
     this.random = deps.random ?? Math.random;
     this.idempotencyKeyTtlMs = (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000;
     this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock, region: deps.region ?? "us-east-1", accountId: deps.accountId ?? "000000000000" });
-    // A purge (SQS PurgeQueue) or retention ends live jobs through the QueueService, in the write
-    // that deletes their messages: their streams and held waits must hear of it like any other end.
-    deps.queues.onJobsEnded((changes) => {
-      for (const change of changes) this.publish(change);
-    });
-    // A DeleteQueue (SQS) deletes the queue's jobs in its write, with no transition and so no
-    // event: held waits and job streams are told the jobs are gone, or they would sit to their limit.
-    // Its cached record goes too: a lease on it would otherwise find the queue gone and end at
-    // once with nothing, request after request (a worker re-polling in a tight loop), until the
-    // cache expired — instead of answering QueueDeletedRecently, as a submit does.
-    deps.queues.onQueueDeleted(({ queue, liveJobIds }) => {
-      this.jobQueues.forget(queue);
-      this.events.jobsGone(liveJobIds);
-    });
+    this.unsubscribe = deps.store.notifier.subscribe(this.onNotice);
   }
+
+  /**
+   * Job changes written through any node reach this node's event streams and held waits; a
+   * purge or retention (the QueueService) ends jobs this way too.
+   */
+  private readonly onNotice = (notice: StoreNotice): void => {
+    if (notice.kind === "jobChanged") {
+      if (notice.job) this.publishEvents(notice.job, notice.events, notice.atMs);
+      // Told without the record (another process): read it, unless nobody here listens.
+      else if (this.events.hasListeners(notice.jobId)) {
+        void this.store.jobGet({ id: notice.jobId }).then(
+          (job) => job && this.publishEvents(job, notice.events, notice.atMs),
+          () => undefined, // the hint is lost; waits still end at their limit
+        );
+      }
+    } else if (notice.kind === "queueChanged") {
+      // Settings or dead-letter target may have changed. A deleted queue's cached record must go
+      // too: a lease on it would otherwise find the queue gone and end at once with nothing,
+      // request after request, until the cache expired — instead of answering QueueDeletedRecently.
+      this.jobQueues.forgetQueue(notice.queueId, notice.queueName);
+      // A DeleteQueue deletes the queue's jobs in its write, with no transition and so no event:
+      // held waits and job streams are told the jobs are gone, or they would sit to their limit.
+      if (notice.deleted) this.events.jobsGone(notice.deleted.liveJobIds);
+    }
+  };
 
   // ---- clients ----
 
@@ -181,26 +195,17 @@ export class JobService {
     };
     const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
-    // A worker long-polling this queue gets its lease in this write: one commit and one sync. It
-    // is picked inside the write (the group commit runs after this turn's I/O), so a worker whose
-    // connection closed meanwhile has been told apart and is not handed the job.
-    const handoff: { claimed?: ClaimedLease } = {};
-    const claimLease = (): JobLeaseParams | undefined => (handoff.claimed = this.parked.claim(queue.id))?.params(nowMs);
-    const result = await this.store
-      .jobCreate({
-        job,
-        message,
-        idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs },
-        nowMs,
-        ...(availableAtMs <= nowMs ? { lease: claimLease } : {}),
-      })
-      .catch((err: unknown) => {
-        handoff.claimed?.deliver(undefined);
-        this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
-        throw err;
-      });
-    const lease = result.created ? result.lease : undefined;
-    handoff.claimed?.deliver(lease);
+    // A worker long-polling this queue gets its lease in this write: one commit and one sync.
+    const claimed = availableAtMs <= nowMs ? this.parked.claim(queue.id) : undefined;
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
+    const written = await this.store.jobCreateMany({ items: [{ job, message, idempotency }], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
+      claimed?.deliver(undefined);
+      this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
+      throw err;
+    });
+    const lease = written.handoff;
+    claimed?.deliver(lease);
+    const result = written.results[0]!;
     if (!result.created) {
       if (result.fingerprint !== fingerprint) {
         fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
@@ -381,7 +386,6 @@ export class JobService {
       const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
       const result = await this.store.jobLease({
         ...leaseParams(nowMs, max - leased.length),
-        leaseNowMs: () => this.clock.nowMs(),
         ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),
       });
       if (pendingAcks) ackResults = this.settleAcks(pendingAcks, result.acks);
@@ -421,6 +425,12 @@ export class JobService {
       const handed = await handoff;
       if (handed === undefined) continue;
       take(handed);
+      // Its client left while the submit's write ran: the jobs go back to the queue at once
+      // rather than sit leased to nobody until the lease expires.
+      if (input.signal?.aborted) {
+        await this.giveBack(leased, policy);
+        return { leased: [], acks: ackResults };
+      }
       if (leased.length > 0) return { leased, acks: ackResults };
     }
   }
@@ -594,6 +604,7 @@ export class JobService {
   /** Ends every `wait` at once (shutdown); leases end through the queue waiters. */
   close(): void {
     this.closed = true;
+    this.unsubscribe();
     for (const pending of [...this.pendingWaits]) pending.release?.();
   }
 
@@ -606,14 +617,34 @@ export class JobService {
     return outputJson;
   }
 
+  /** Tells every node (Store.notifier) of a transition that committed. */
   private publish(change: JobChange): void {
-    const atMs = this.clock.nowMs();
+    publishJobChanges(this.store.notifier, [change], this.clock.nowMs());
+    // Throughput (queue-activity.ts), counted by the node that made the change: a job in is a
+    // message sent, a job done a message completed.
     for (const type of change.events) {
-      this.events.publish({ type, atMs, job: change.job });
-      // Throughput (queue-activity.ts): a job in is a message sent, a job done a message completed.
       if (type === "job.queued") this.queues.activity.record(change.job.queueName, "sent", 1);
       else if (type === "job.succeeded" || type === "job.failed") this.queues.activity.record(change.job.queueName, "completed", 1);
     }
+  }
+
+  private publishEvents(job: JobRecord, events: readonly JobEventType[], atMs: number): void {
+    for (const type of events) this.events.publish({ type, atMs, job });
+  }
+
+  /** Leases handed to a request that is gone: each released (attempt given back), best effort — its lease expiring is the fallback. */
+  private async giveBack(leased: readonly LeasedJob[], policy: JobQueuePolicy): Promise<void> {
+    const nowMs = this.clock.nowMs();
+    await Promise.all(
+      leased.map(async (job) => {
+        const change = await this.store
+          .jobRelease({ id: job.id, leaseToken: job.leaseToken, nowMs, resultTtlSeconds: policy.settings.resultTtlSeconds })
+          .catch(() => undefined);
+        if (!change) return;
+        this.publish(change);
+        this.afterAttemptEnded(policy, change);
+      }),
+    );
   }
 
   private retryPolicy(policy: JobQueuePolicy): RetryPolicy {
@@ -644,7 +675,7 @@ export class JobService {
 
   private notifyDeadLettered(policy: JobQueuePolicy, changes: JobChange[]): void {
     const moved = changes.filter((c) => c.job.status === "failed").length;
-    if (moved > 0 && policy.deadLetter) this.queues.waiters.notify(policy.deadLetter.queueId, moved);
+    if (moved > 0 && policy.deadLetter) this.queues.announceVisible(policy.deadLetter.queueId, moved, this.clock.nowMs());
   }
 
   private async infoOf(policy: JobQueuePolicy): Promise<JobQueueInfo> {

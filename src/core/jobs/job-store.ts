@@ -1,9 +1,12 @@
 /**
  * The store methods behind the jobs API (Store extends this). Noun-first, one params object each,
- * plain data in and out (a store may run on another thread or another machine). The decisions —
- * which transition a lease, heartbeat, completion or failure makes — are core's pure functions in
- * transitions.ts; a store reads the job, calls them, and applies the result (job row, message
- * effect, webhook outbox rows) in ONE transaction, the same one as the queue message's change.
+ * plain data in and out — no callbacks: a store may run in another process or on another machine.
+ * The decisions — which transition a lease, heartbeat, completion or failure makes — are core's
+ * pure functions in transitions.ts; a store reads the job, calls them, and applies the result (job
+ * row, message effect, webhook outbox rows) in ONE transaction, the same one as the queue
+ * message's change. Composite operations (jobCreateMany with its handoff, jobLease with its acks)
+ * are one transaction each; a store may also commit several calls together, but every call must
+ * mean the same as if it had committed alone (docs/writing-a-store.md).
  */
 import type { JobQueueSettings, BackoffSettings } from "./job-settings.js";
 import type { JobError, JobEventType, JobRecord, JobStatus, LeasedJob } from "./job.js";
@@ -19,9 +22,16 @@ export interface IdempotencyClaim {
   expiresAtMs: number;
 }
 
+/** One job to create, with its message and, optionally, its Idempotency-Key's claim. */
+export interface JobCreateItem {
+  job: NewJob;
+  message: NewMessage;
+  idempotency?: IdempotencyClaim;
+}
+
 export type JobCreateResult =
-  /** `lease`: the result of the lease asked for with the create (absent if it failed: nothing leased). */
-  | { created: true; job: JobRecord; lease?: JobLeaseResult }
+  /** The job as created (queued), with its seq and messageSeq. */
+  | { created: true; job: JobRecord }
   /** The key was already claimed (and not expired): the job it names and the body it was claimed with. */
   | { created: false; job: JobRecord; fingerprint: string };
 
@@ -69,12 +79,20 @@ export interface JobLeaseParams extends RetryPolicy {
   adopt: { maxAttempts: number; timeoutSeconds?: number };
   /** Applied first, in order, in the same transaction; `max` may then be 0 (acks only). */
   acks?: JobAck[];
-  /**
-   * The time to lease at, read when the lease runs: after the other writes of its group commit
-   * (jobLease), later than `nowMs` — so jobs submitted in the same commit are ready for it.
-   * Without it the lease runs at `nowMs`.
-   */
-  leaseNowMs?: () => number;
+}
+
+/**
+ * A long-polling worker's lease, named by its leaseToken, that a submit hands its new jobs to:
+ * the lease runs in the submit's own transaction, so the job reaches the worker with one commit
+ * (and one sync) instead of two.
+ */
+export type JobHandoff = Omit<JobLeaseParams, "acks">;
+
+export interface JobCreateManyResult {
+  /** One per item, in order. */
+  results: JobCreateResult[];
+  /** What the handoff leased; absent without one, when no item was created, or when it failed. */
+  handoff?: JobLeaseResult;
 }
 
 export interface JobLeaseResult {
@@ -107,20 +125,16 @@ export interface WebhookDelivery {
 
 export interface JobStore {
   /**
-   * Inserts the job and its message atomically. With `idempotency`, first looks the key up (scoped
-   * to the job's queue): a live claim returns its job instead (`created: false`); an expired one is
-   * replaced.
+   * Inserts each item's job and message, in order, all in one transaction (all or nothing). With
+   * `idempotency`, first looks the key up (scoped to the job's queue): a live claim answers its job
+   * instead (`created: false`, an earlier item of the same call included); an expired one is
+   * replaced. A queue deleted since the caller read it is refused (QueueNotFound, nothing written).
+   * `handoff`: once the items are in and at least one was created, runs that lease as jobLease
+   * would (no acks) in the same transaction and answers its result; a failing handoff is undone
+   * alone and leaves the creates be. A store that commits calls in groups may run it after the
+   * group's other writes, at the latest `nowMs` any write of the group was given (never earlier).
    */
-  /**
-   * `lease`: asked for a long-polling worker's lease; the params it returns run in the same
-   * transaction (as jobLease would, without acks), so the submit and that lease share one commit
-   * and one sync — the SQLite store runs it after every other write of its group commit, so a
-   * batch of submits goes to the worker whole. Only when the job is created; a failing lease is undone
-   * alone and leaves the create be. The SQLite store asks inside the write, not before, so a
-   * worker that disconnected while the write waited for its turn is not picked (parked-leases.ts);
-   * the worker-thread store asks as the call is made (a function can't cross threads).
-   */
-  jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult>;
+  jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult>;
   jobGet(p: { id: string }): Promise<JobRecord | undefined>;
   /** Newest first (seq descending), below `beforeSeq` when paging. */
   jobList(p: { queueId: number; status?: JobStatus; beforeSeq?: number; limit: number }): Promise<JobRecord[]>;
@@ -130,10 +144,10 @@ export interface JobStore {
    * Leases up to `max` jobs: takes ready messages in receive order (priority high→low, then oldest),
    * applies transitions.leaseTransition to each one's job, and keeps going until `max` jobs are
    * leased or no message is ready. Messages whose job is finished are deleted on the way.
-   * `acks` are applied before, each as jobComplete / jobFail would (a refused one writes nothing).
-   * A store that commits writes in groups runs the lease after the group's other writes (at
-   * `leaseNowMs`), so a worker reporting finished jobs gets those submitted in the same commit;
-   * if the lease then fails, the acks stand and the call rejects with the lease's error.
+   * `acks` are applied before, each as jobComplete / jobFail would (a refused one writes nothing);
+   * if the lease then fails, the acks stand and the call rejects with the lease's error. A store
+   * that commits calls in groups may run the lease after the group's other writes, at the latest
+   * `nowMs` any of them was given, so a worker's report gets the jobs submitted beside it.
    */
   jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
   /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */

@@ -1,9 +1,9 @@
 /**
- * Long-polling leases waiting for their first job, by queue, so that a submit can run one of them
- * inside its own write (JobStore.jobCreate's `lease`). Otherwise the submit commits and syncs, the
- * woken lease commits and syncs again, and a job on an idle queue reaches its worker two WAL
- * syncs after it was submitted instead of one. Nothing is answered earlier: the lease's answer
- * still waits for the sync of the write it ran in.
+ * Long-polling leases waiting for their first job, by queue, so that a submit can hand its job to
+ * one of them inside its own write (JobStore.jobCreateMany's `handoff`). Otherwise the submit
+ * commits and syncs, the woken lease commits and syncs again, and a job on an idle queue reaches
+ * its worker two syncs after it was submitted instead of one. Nothing is answered earlier: the
+ * lease's answer still waits for the commit of the write it ran in.
  */
 import type { JobLeaseParams, JobLeaseResult } from "./job-store.js";
 
@@ -17,7 +17,7 @@ export interface ParkedLease {
   unpark(): void;
 }
 
-/** A parked lease a submit took: run `params` in the submit's write, then `deliver` what it gave. */
+/** A parked lease a submit took: its `params` go with the submit's write, then `deliver` what it gave. */
 export interface ClaimedLease {
   params(nowMs: number): JobLeaseParams;
   deliver(result: JobLeaseResult | undefined): void;

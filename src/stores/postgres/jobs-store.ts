@@ -13,7 +13,10 @@ import type {
   JobAck,
   JobAckResult,
   JobChange,
+  JobCreateItem,
+  JobCreateManyResult,
   JobCreateResult,
+  JobHandoff,
   JobLeaseParams,
   JobLeaseResult,
   JobStore,
@@ -54,27 +57,29 @@ export class PostgresJobStore implements JobStore {
   constructor(private readonly db: Db) {}
 
   /**
-   * The job and its message in one transaction. `lease` (a parked worker's lease, offered to ride
-   * in the submit's write) is not taken: the submit wakes that worker instead, which is correct
-   * for any store and costs one more commit.
+   * The items' jobs and messages in one transaction; then, when one was created, the handoff
+   * lease in the same transaction, in a savepoint of its own (a failing handoff is undone alone).
    */
-  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number }): Promise<JobCreateResult> {
+  async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
     try {
-      return await this.db.transaction(async (tx): Promise<JobCreateResult> => {
-        if (p.idempotency) {
-          const existing = await claimKey(tx, p.job, p.idempotency, p.nowMs);
-          if (existing) return existing;
+      return await this.db.transaction(async (tx): Promise<JobCreateManyResult> => {
+        const results: JobCreateResult[] = [];
+        for (const item of p.items) results.push(await createOne(tx, item, p.nowMs));
+        if (!p.handoff || !results.some((r) => r.created)) return { results };
+        await tx.query("SAVEPOINT handoff");
+        const r: JobLeaseResult = { leased: [], changes: [], acks: [] };
+        try {
+          await leaseReady(tx, p.handoff, r);
+        } catch {
+          await tx.query("ROLLBACK TO SAVEPOINT handoff");
+          return { results };
         }
-        // Job messages have no group: leases read the ungrouped ready order.
-        const message = p.message.groupId === undefined && p.message.deduplicationId === undefined ? p.message : { ...p.message, groupId: undefined, deduplicationId: undefined };
-        const [messageSeq] = await insertMessages(tx, p.job.queueId, [message]);
-        const job = newJobRecord(p.job, 0, messageSeq);
-        const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
-        job.seq = rows[0]!.seq;
-        return { created: true, job };
+        await tx.query("RELEASE SAVEPOINT handoff");
+        return { results, handoff: r };
       });
     } catch (err) {
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.job.queueName} does not exist (it was deleted).`);
+      const queueName = p.items[0]?.job.queueName ?? "";
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
       throw err;
     }
   }
@@ -268,6 +273,21 @@ async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined
  * before its job is looked up (in a later statement), so a claim whose job is being created by
  * another node is seen with its job, never taken as free.
  */
+/** One item of jobCreateMany: its key claimed (or the job it names answered), its rows inserted. */
+async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Promise<JobCreateResult> {
+  if (item.idempotency) {
+    const existing = await claimKey(tx, item.job, item.idempotency, nowMs);
+    if (existing) return existing;
+  }
+  // Job messages have no group: leases read the ungrouped ready order.
+  const message = item.message.groupId === undefined && item.message.deduplicationId === undefined ? item.message : { ...item.message, groupId: undefined, deduplicationId: undefined };
+  const [messageSeq] = await insertMessages(tx, item.job.queueId, [message]);
+  const job = newJobRecord(item.job, 0, messageSeq);
+  const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
+  job.seq = rows[0]!.seq;
+  return { created: true, job };
+}
+
 async function claimKey(tx: Queryable, job: NewJob, claim: IdempotencyClaim, nowMs: number): Promise<JobCreateResult | undefined> {
   const inserted = await tx.query(
     `INSERT INTO job_idempotency_keys (queue_id, key, fingerprint, job_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5)

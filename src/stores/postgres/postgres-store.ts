@@ -7,6 +7,7 @@
 import { performance } from "node:perf_hooks";
 import { fail } from "../../core/errors.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
+import { InProcessNotifier } from "../../core/notifier.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
@@ -25,6 +26,8 @@ import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQue
 export const queueCacheTtlMs = 1_000;
 
 export class PostgresStore implements Store {
+  /** In-process for now: notices reach this node's subscribers only (LISTEN/NOTIFY is to come). */
+  readonly notifier = new InProcessNotifier();
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: PostgresJobStore;
   private readonly queueCache = new Map<string, { queue: QueueRecord; readAtMs: number }>();
@@ -263,7 +266,7 @@ export class PostgresStore implements Store {
   }
 
   // ---- jobs (jobs-store.ts) ----
-  jobCreate: Store["jobCreate"] = (p) => this.jobs.jobCreate(p);
+  jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);
   jobGet: Store["jobGet"] = (p) => this.jobs.jobGet(p);
   jobList: Store["jobList"] = (p) => this.jobs.jobList(p);
   jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);

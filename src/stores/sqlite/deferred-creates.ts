@@ -63,6 +63,14 @@ export class DeferredCreates {
     return { entry, first };
   }
 
+  /** Takes back entries of a write that failed after adding them (its savepoint undid the rest of it). */
+  withdraw(entries: readonly DeferredCreate[]): void {
+    if (entries.length === 0) return;
+    const gone = new Set(entries);
+    this.entries = this.entries.filter((e) => !gone.has(e));
+    for (const e of entries) this.byId.delete(e.job.id);
+  }
+
   /** A deferred job by id (for the group's own idempotency checks and acks), written or not. */
   job(id: string): JobRecord | undefined {
     return this.byId.get(id)?.job;

@@ -61,6 +61,8 @@ export class GroupCommitter {
   constructor(
     private readonly db: Database.Database,
     private readonly syncer?: WalSyncer,
+    /** Each write in a transaction of its own, committed before run() returns (SqliteStoreOptions.commitPerCall). */
+    private readonly perCall = false,
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
@@ -75,6 +77,7 @@ export class GroupCommitter {
     if (this.closed) return Promise.reject(new Error("store is closed"));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ run: op, besideDeferred: options.besideDeferred === true, resolve: resolve as (v: unknown) => void, reject });
+      if (this.perCall) return this.flush();
       if (options.afterNextPoll) this.pollFirst = true;
       if (!this.scheduled) {
         this.scheduled = true;

@@ -13,15 +13,16 @@ import { readyUngroupedQuery } from "./ready-order.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
 import type {
-  IdempotencyClaim,
   JobAck,
   JobAckResult,
   JobChange,
+  JobCreateItem,
+  JobCreateManyResult,
   JobCreateResult,
+  JobHandoff,
   JobLeaseParams,
   JobLeaseResult,
   JobStore,
-  NewJob,
   RetryPolicy,
   WebhookDelivery,
 } from "../../core/jobs/job-store.js";
@@ -63,6 +64,13 @@ export class SqliteJobStore implements JobStore {
   private readonly outbox: SqliteWebhookOutbox;
   /** The group's submits not written yet (deferred-creates.ts says why). */
   private readonly deferredCreates = new DeferredCreates();
+  /**
+   * The latest nowMs a submit or lease of group `latestGroup` was given. A lease run at the end of
+   * its group runs at it (JobStore.jobLease allows that): the jobs submitted beside it are
+   * ready by then. Times come from callers only; the store reads no clock.
+   */
+  private latestNowMs = 0;
+  private latestGroup = -1;
 
   constructor(
     db: Database.Database,
@@ -141,42 +149,74 @@ export class SqliteJobStore implements JobStore {
     };
   }
 
-  async jobCreate(p: { job: NewJob; message: NewMessage; idempotency?: IdempotencyClaim; nowMs: number; lease?: () => JobLeaseParams | undefined }): Promise<JobCreateResult> {
-    const result = await this.writes.run(
-      (): { created: JobCreateResult; deferred?: DeferredCreate } => {
-        const claim = p.idempotency;
-        if (claim) {
-          const existing = this.sql.keyGet.get(p.job.queueId, claim.key);
-          const job = existing && existing.expires_at_ms > p.nowMs ? this.findJobOrDeferred(existing.job_id) : undefined;
-          // An expired claim is free again (a live claim keeps its job from being pruned; one whose
-          // job is gone anyway — its queue was purged, say — is free too).
-          if (job) return { created: { created: false, job, fingerprint: existing!.fingerprint } };
+  async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
+    const written = await this.writes.run(
+      (): { out: JobCreateManyResult; deferred: DeferredCreate[] } => {
+        const group = this.writes.group;
+        // Their rows are written later in this group (deferred-creates.ts): queues are checked now,
+        // all before anything is claimed or deferred, so a refused call leaves nothing behind.
+        for (const { job } of p.items) {
+          if (!this.deferredCreates.queueChecked(group, job.queueId, () => this.sql.queueExists(job.queueId))) queueGone(job.queueName);
         }
-        // Its rows are written later in this group (deferred-creates.ts): the queue is checked now,
-        // once while deferred submits wait (a DeleteQueue has them written, and forgotten, first).
-        if (!this.deferredCreates.queueChecked(this.writes.group, p.job.queueId, () => this.sql.queueExists(p.job.queueId))) queueGone(p.job.queueName);
-        if (claim) queueMustExist(p.job.queueName, () => this.sql.keyPut.run(p.job.queueId, claim.key, claim.fingerprint, p.job.id, claim.expiresAtMs));
-        // Job messages have no group: leases read the ungrouped ready index.
-        const message = p.message.groupId === undefined && p.message.deduplicationId === undefined ? p.message : { ...p.message, groupId: undefined, deduplicationId: undefined };
-        const deferred = this.deferCreate(newJobRecord(p.job, 0, 0), message);
-        const created: JobCreateResult = { created: true, job: deferred.job };
-        const ask = p.lease;
-        // The lease runs at the end of the group, once every submit of this turn is in: a parked
+        this.sawNowMs(p.nowMs);
+        const deferred: DeferredCreate[] = [];
+        const results: JobCreateResult[] = [];
+        try {
+          for (const item of p.items) results.push(this.createOne(item, p.nowMs, deferred));
+        } catch (err) {
+          this.deferredCreates.withdraw(deferred); // this call's savepoint undoes its claims
+          throw err;
+        }
+        const out: JobCreateManyResult = { results };
+        const handoff = p.handoff;
+        // The handoff runs at the end of the group, once every submit of this turn is in: the
         // worker then gets them all in this commit, not one now and the rest a round trip later.
-        // This result is answered after the commit, so the lease is on it by then. atEnd gives the
-        // lease a savepoint of its own: a failing lease is undone alone and leaves the create be.
-        if (ask) {
+        // This call is answered after the commit, so its result is on `out` by then. atEnd gives
+        // the lease a savepoint of its own: a failing lease is undone alone.
+        if (handoff && deferred.length > 0) {
           this.writes.atEnd(() => {
-            const leaseParams = ask();
-            if (leaseParams) Object.assign(created, { lease: this.leaseInWrite(leaseParams) });
+            out.handoff = this.leaseInWrite({ ...handoff, nowMs: this.groupNowMs(handoff.nowMs) });
           });
         }
-        return { created, deferred };
+        return { out, deferred };
       },
       { besideDeferred: true },
     );
-    if (result.deferred?.failure) throw result.deferred.failure.error;
-    return result.created;
+    for (const entry of written.deferred) if (entry.failure) throw entry.failure.error;
+    return written.out;
+  }
+
+  /** One item of jobCreateMany, inside its write: the key looked up and claimed, the rows deferred. */
+  private createOne(item: JobCreateItem, nowMs: number, deferred: DeferredCreate[]): JobCreateResult {
+    const { job, idempotency: claim } = item;
+    if (claim) {
+      const existing = this.sql.keyGet.get(job.queueId, claim.key);
+      const found = existing && existing.expires_at_ms > nowMs ? this.findJobOrDeferred(existing.job_id) : undefined;
+      // An expired claim is free again (a live claim keeps its job from being pruned; one whose
+      // job is gone anyway — its queue was purged, say — is free too).
+      if (found) return { created: false, job: found, fingerprint: existing!.fingerprint };
+      queueMustExist(job.queueName, () => this.sql.keyPut.run(job.queueId, claim.key, claim.fingerprint, job.id, claim.expiresAtMs));
+    }
+    // Job messages have no group: leases read the ungrouped ready index.
+    const message = item.message.groupId === undefined && item.message.deduplicationId === undefined ? item.message : { ...item.message, groupId: undefined, deduplicationId: undefined };
+    const entry = this.deferCreate(newJobRecord(job, 0, 0), message);
+    deferred.push(entry);
+    return { created: true, job: entry.job };
+  }
+
+  private sawNowMs(nowMs: number): void {
+    const group = this.writes.group;
+    if (this.latestGroup !== group) {
+      this.latestGroup = group;
+      this.latestNowMs = nowMs;
+    } else if (nowMs > this.latestNowMs) {
+      this.latestNowMs = nowMs;
+    }
+  }
+
+  /** When a lease at the end of the running group runs: `nowMs`, or a later time of the group's writes. */
+  private groupNowMs(nowMs: number): number {
+    return this.latestGroup === this.writes.group && this.latestNowMs > nowMs ? this.latestNowMs : nowMs;
   }
 
   /** Leaves a submit's rows to be written later in its group (deferred-creates.ts). */
@@ -238,6 +278,7 @@ export class SqliteJobStore implements JobStore {
     // A worker's report: the submits its last answer set off are on their way, and the lease is
     // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).
     const result = await this.writes.run((): JobLeaseResult => {
+      this.sawNowMs(p.nowMs);
       const acks = (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs));
       const r: JobLeaseResult = { leased: [], changes: [], acks };
       // The lease itself runs after every other write of the group, in a savepoint of its own: a
@@ -246,7 +287,7 @@ export class SqliteJobStore implements JobStore {
       if (p.max > 0) {
         this.writes.atEnd(() => {
           try {
-            this.leaseReady({ ...p, nowMs: p.leaseNowMs?.() ?? p.nowMs }, r);
+            this.leaseReady({ ...p, nowMs: this.groupNowMs(p.nowMs) }, r);
           } catch (err) {
             deferred.error = err; // undone alone; the acks stand, and the caller hears of it
             throw err;
@@ -260,9 +301,9 @@ export class SqliteJobStore implements JobStore {
     return result;
   }
 
-  /** A lease inside a write (a submit's handoff): acks first, then ready messages in receive order. */
-  private leaseInWrite(p: JobLeaseParams): JobLeaseResult {
-    const r: JobLeaseResult = { leased: [], changes: [], acks: (p.acks ?? []).map((ack) => this.applyAck(ack, p.nowMs)) };
+  /** A submit's handoff lease, inside its write: ready messages in receive order. */
+  private leaseInWrite(p: JobHandoff): JobLeaseResult {
+    const r: JobLeaseResult = { leased: [], changes: [], acks: [] };
     this.leaseReady(p, r);
     return r;
   }

@@ -11,6 +11,7 @@ import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
+import type { Notifier } from "../../core/notifier.js";
 import type { DeleteResult, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
@@ -25,6 +26,7 @@ import { prepareQueueExists } from "./queue-exists.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
+import { type SharedFile, attachSharedFile, detachSharedFile } from "./shared-file.js";
 
 interface QueueRow {
   id: number;
@@ -106,6 +108,11 @@ export interface SqliteStoreOptions {
   /** With pipelinedSync: when syncs may run on the calling thread (wal-syncer.ts). Default: defaultInlineSync, unless walSync is given. */
   inlineSync?: InlineSync;
   /**
+   * One transaction per call instead of group commit (tests: the conformance suite must pass for
+   * a store that commits per call). Each write commits before its call returns.
+   */
+  commitPerCall?: boolean;
+  /**
    * Memory for the content of recently sent messages, which receives then don't read back from
    * the table (message-content-cache.ts). Default 32 MiB; 0 turns it off.
    */
@@ -117,8 +124,11 @@ export class SqliteStore implements Store {
   /** The schema migrations this open applied, in order (the server logs them). */
   readonly migrationsApplied: readonly string[];
   readonly writes: GroupCommitter;
+  /** Shared with every other handle on this file in this process (shared-file.ts). */
+  readonly notifier: Notifier;
   private readonly syncer: WalSyncer | undefined;
-  private readonly queueCache = new Map<string, QueueRecord>();
+  private readonly shared: SharedFile;
+  private readonly queueCache: Map<string, QueueRecord>;
   private readonly receiver: SqliteReceiver;
   private readonly dedup: SqliteDedup;
   private readonly moveTasks: SqliteMoveTasks;
@@ -136,7 +146,10 @@ export class SqliteStore implements Store {
   /** The same whatever receive the receipts came from (standard queues take older handles). */
   private readonly deleteAnyReceiptStatement: SizedStatements<{ seq: number; group_id: string | null }>;
 
+  private readonly filename: string;
+
   constructor(options: SqliteStoreOptions) {
+    this.filename = options.filename;
     this.db = new Database(options.filename);
     this.db.pragma("journal_mode = WAL");
     // FULL: the WAL is fsynced on every commit, so an acknowledged write survives power loss.
@@ -158,7 +171,10 @@ export class SqliteStore implements Store {
     this.syncer = options.pipelinedSync
       ? new WalSyncer(`${options.filename}-wal`, options.walSync, options.walSync ? options.inlineSync : (options.inlineSync ?? defaultInlineSync))
       : undefined;
-    this.writes = new GroupCommitter(this.db, this.syncer);
+    this.writes = new GroupCommitter(this.db, this.syncer, options.commitPerCall === true);
+    this.shared = attachSharedFile(options.filename);
+    this.notifier = this.shared.notifier;
+    this.queueCache = this.shared.queueCache;
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
     this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);
     this.deleteInFlightStatement = sizedStatements(
@@ -418,7 +434,7 @@ export class SqliteStore implements Store {
   }
 
   // ---- jobs (jobs-store.ts) ----
-  jobCreate: Store["jobCreate"] = (p) => this.jobs.jobCreate(p);
+  jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);
   jobGet: Store["jobGet"] = async (p) => this.settled(await this.jobs.jobGet(p));
   jobList: Store["jobList"] = async (p) => this.settled(await this.jobs.jobList(p));
   jobCountByStatus: Store["jobCountByStatus"] = async (p) => this.settled(await this.jobs.jobCountByStatus(p));
@@ -467,6 +483,7 @@ export class SqliteStore implements Store {
     this.writes.close();
     this.db.close();
     this.syncer?.close();
+    detachSharedFile(this.filename);
   }
 }
 

@@ -6,7 +6,6 @@
  */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { SluiceError } from "../../core/errors.js";
-import type { JobLeaseParams } from "../../core/jobs/job-store.js";
 import { SqliteStore, type SqliteStoreOptions } from "./sqlite-store.js";
 import type { WorkerReply, WorkerRequest } from "./worker-protocol.js";
 
@@ -27,19 +26,12 @@ function toReply(id: number, error: unknown): WorkerReply {
   return { id, ok: false, error: { message: error instanceof Error ? (error.stack ?? error.message) : String(error) } };
 }
 
-/** jobCreate's lease is a function on the Store but crosses threads as its result (threaded-store.ts). */
-function paramsOf(request: WorkerRequest): unknown {
-  if (request.method !== "jobCreate") return request.params;
-  const { lease, ...rest } = request.params as { lease?: JobLeaseParams };
-  return lease ? { ...rest, lease: () => lease } : rest;
-}
-
 /** Starts a call; store methods enqueue their write synchronously, so they join the next flush. */
 function invoke(request: WorkerRequest): Promise<WorkerReply> {
   const method = (store as unknown as Record<string, unknown>)[request.method];
   if (typeof method !== "function") return Promise.resolve(toReply(request.id, new Error(`store has no method ${request.method}`)));
   try {
-    return Promise.resolve((method as (p: unknown) => unknown).call(store, paramsOf(request))).then(
+    return Promise.resolve((method as (p: unknown) => unknown).call(store, request.params)).then(
       (value): WorkerReply => ({ id: request.id, ok: true, value }),
       (error: unknown) => toReply(request.id, error),
     );

@@ -4,6 +4,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { SluiceError } from "../../core/errors.js";
+import { InProcessNotifier } from "../../core/notifier.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import type { SqliteStoreOptions } from "./sqlite-store.js";
@@ -126,18 +127,8 @@ export async function openThreadedSqliteStore(options: SqliteStoreOptions): Prom
       if (queue && generation === queueGeneration) queueCache.set(params.name, Object.freeze(queue));
       return queue;
     },
-    // A function can't cross to the worker: the lease a submit may carry is asked for here, as
-    // the call is made, and sent as plain params.
-    jobCreate(params: Parameters<Store["jobCreate"]>[0]): Promise<unknown> {
-      const { lease, ...rest } = params;
-      const leaseParams = lease?.();
-      return call("jobCreate", leaseParams ? { ...rest, lease: leaseParams } : rest);
-    },
-    // Nor can a lease's later clock: on the store thread the lease runs at the call's nowMs.
-    jobLease(params: Parameters<Store["jobLease"]>[0]): Promise<unknown> {
-      const { leaseNowMs: _later, ...rest } = params;
-      return call("jobLease", rest);
-    },
+    // The one server process holds the only handle: its notices stay on this thread.
+    notifier: new InProcessNotifier(),
     queueCreate: writeQueue("queueCreate"),
     queueUpdate: writeQueue("queueUpdate"),
     queueDelete: writeQueue("queueDelete"),

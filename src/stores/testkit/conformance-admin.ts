@@ -9,7 +9,7 @@ import { jobMessage } from "../../core/jobs/job-message.js";
 import type { RetryPolicy } from "../../core/jobs/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
-import { newJobFor } from "./conformance-jobs.js";
+import { newJobFor } from "./conformance-jobs-kit.js";
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   const error = await p.then(
@@ -70,7 +70,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
 
   async function submitAndLease(queue: QueueRecord, nowMs: number) {
     const { job, message } = newJobFor(queue);
-    await store().jobCreate({ job, message, nowMs: T0 });
+    await store().jobCreateMany({ items: [{ job, message }], nowMs: T0 });
     const token = `${queue.id}.tok-${nowMs}`;
     const r = await store().jobLease({ ...failFor(), queueId: queue.id, queueName: queue.name, max: 1, nowMs, leaseSeconds: 30, minSentAtMs: 0, leaseToken: token, adopt: { maxAttempts: 3 } });
     expect(r.leased.map((j) => j.id)).toEqual([job.id]);
@@ -101,7 +101,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
   test("jobRetry queues a canceled job again; any other status is JobNotRetryable and changes nothing", async () => {
     const q = await makeQueue("jobs");
     const { job, message } = newJobFor(q);
-    await store().jobCreate({ job, message, nowMs: T0 });
+    await store().jobCreateMany({ items: [{ job, message }], nowMs: T0 });
     expect(await codeOf(store().jobRetry({ id: job.id, nowMs: T0 + 1, message: retryMessage(q, job.id, job.inputJson, T0 + 1) }))).toBe("JobNotRetryable");
     expect((await store().jobCancel({ id: job.id, nowMs: T0 + 2, resultTtlSeconds: 60 })).job.status).toBe("canceled");
     expect((await store().queueStats({ queueId: q.id, nowMs: T0 + 3, minSentAtMs: 0 })).visible).toBe(0);

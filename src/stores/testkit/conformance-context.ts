@@ -10,6 +10,11 @@ export interface StoreHandle {
   store: Store;
   /** Closes and reopens on the same data (durability cases). */
   reopen(): Promise<Store>;
+  /**
+   * Opens another handle on the same database, as a second node would (two-handle cases); the
+   * handle's cleanup() closes it too. Its notifier must reach this handle's subscribers and back.
+   */
+  another(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
@@ -19,6 +24,8 @@ export type StoreFactory = () => Promise<StoreHandle>;
 export interface ConformanceContext {
   store(): Store;
   reopen(): Promise<Store>;
+  /** StoreHandle.another: a second handle on the current store's database. */
+  another(): Promise<Store>;
   test(title: string, fn: () => Promise<void>): void;
 }
 

@@ -3,84 +3,17 @@
  * core's transitions to the job row, its message and the webhook outbox in one write.
  */
 import { expect } from "vitest";
-import { SluiceError } from "../../core/errors.js";
 import { jobMessage } from "../../core/jobs/job-message.js";
 import { defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
-import type { JobLeaseParams, NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
 import type { JobWebhook } from "../../core/jobs/job.js";
-import type { NewMessage } from "../../core/message.js";
-import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance-context.js";
+import { T0 } from "./conformance-context.js";
+import { expectCode, jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
 
-const T0 = 1_700_000_000_000;
-let jobCounter = 0;
-
-async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error instanceof SluiceError && error.code, `expected ${code}`).toBe(code);
-}
-
-/** A queued job with a fresh id (ready at T0 unless `overrides` say otherwise) and its message, as core builds them for a submit. */
-export function newJobFor(queue: QueueRecord, overrides: Partial<NewJob> = {}): { job: NewJob; message: NewMessage } {
-  jobCounter++;
-  const id = `00000000-0000-4000-9000-${String(jobCounter).padStart(12, "0")}`;
-  const job: NewJob = {
-    id,
-    queueId: queue.id,
-    queueName: queue.name,
-    status: "queued",
-    inputJson: JSON.stringify({ n: jobCounter }),
-    attempt: 0,
-    maxAttempts: 3,
-    priority: 0,
-    createdAtMs: T0,
-    updatedAtMs: T0,
-    cancelRequested: false,
-    availableAtMs: T0,
-    ...overrides,
-  };
-  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: T0, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
-  return { job, message };
-}
+export { newJobFor } from "./conformance-jobs-kit.js";
 
 export function registerJobCases({ store, reopen, test }: ConformanceContext): void {
-  async function makeQueue(name = "jobs"): Promise<QueueRecord> {
-    return (await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
-  }
-
-  async function submit(queue: QueueRecord, overrides: Partial<NewJob> = {}, idempotency?: { key: string; fingerprint: string; expiresAtMs: number }, lease?: () => JobLeaseParams | undefined) {
-    const { job, message } = newJobFor(queue, overrides);
-    return store().jobCreate({ job, message, idempotency, nowMs: T0, ...(lease ? { lease } : {}) });
-  }
-
-  const policy = (dlq?: QueueRecord): RetryPolicy => ({
-    backoff: { baseSeconds: 1, capSeconds: 10 },
-    random: 0.5,
-    deadLetterQueueId: dlq?.id,
-    deadLetterSourceQueueName: "jobs",
-    resultTtlSeconds: 60,
-  });
-
-  function leaseParams(queue: QueueRecord, token: string): JobLeaseParams {
-    return { ...policy(), queueId: queue.id, queueName: queue.name, max: 5, nowMs: T0, leaseSeconds: 30, minSentAtMs: 0, leaseToken: token, adopt: { maxAttempts: 3 } };
-  }
-
-  function lease(queue: QueueRecord, p: { max?: number; nowMs?: number; leaseSeconds?: number; token?: string; dlq?: QueueRecord } = {}) {
-    return store().jobLease({
-      ...policy(p.dlq),
-      queueId: queue.id,
-      queueName: queue.name,
-      max: p.max ?? 10,
-      nowMs: p.nowMs ?? T0,
-      leaseSeconds: p.leaseSeconds ?? 30,
-      minSentAtMs: 0,
-      leaseToken: p.token ?? `${queue.id}.lease-aaaaaaaa`,
-      adopt: { maxAttempts: 3 },
-    });
-  }
+  const { makeQueue, submit, policy, leaseParams, lease } = jobCaseKit(store);
 
   test("jobs: create writes the job and its message together; get and list read them back", async () => {
     const q = await makeQueue();
@@ -119,35 +52,76 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(again.leased.map((j) => j.attempt)).toEqual([2, 2]);
   });
 
-  test("jobs: a create may carry a lease, run after the insert in the same write", async () => {
+  test("jobs: a create may carry a handoff lease, run after the insert in the same write", async () => {
     const q = await makeQueue();
     const older = await submit(q);
     const token = `${q.id}.tok-cccccccc`;
-    const r = await submit(q, {}, undefined, () => leaseParams(q, token));
+    const r = await submit(q, {}, undefined, leaseParams(q, token));
     const id = r.job.id;
     expect(r.created && r.job.status).toBe("queued");
     // The lease sees the job just inserted, beside the one already waiting, in receive order.
-    expect(r.created && r.lease?.leased.map((j) => [j.id, j.status, j.leaseToken])).toEqual([
+    expect(r.handoff?.leased.map((j) => [j.id, j.status, j.leaseToken])).toEqual([
       [older.job.id, "running", token],
       [id, "running", token],
     ]);
     expect(await store().jobGet({ id })).toMatchObject({ status: "running", attempt: 1, leaseToken: token });
   });
 
-  test("jobs: a create runs the lease it asks for only when it creates the job", async () => {
+  test("jobs: a create runs its handoff only when it creates a job", async () => {
     const q = await makeQueue();
     const claim = { key: "k", fingerprint: "f", expiresAtMs: T0 + 1000 };
-    const first = await submit(q, {}, claim, () => leaseParams(q, `${q.id}.tok-dddddddd`));
-    expect(first.created && first.lease?.leased.map((j) => j.id)).toEqual([first.job.id]);
-    // No worker to give it to (every parked one had gone): the job is created and stays queued.
-    const unclaimed = await submit(q, {}, undefined, () => undefined);
-    expect(unclaimed.created && unclaimed.lease).toBeUndefined();
+    const first = await submit(q, {}, claim, leaseParams(q, `${q.id}.tok-dddddddd`));
+    expect(first.handoff?.leased.map((j) => j.id)).toEqual([first.job.id]);
+    // No worker to give it to: the job is created and stays queued.
+    const unclaimed = await submit(q);
+    expect(unclaimed.handoff).toBeUndefined();
     // A replay writes nothing, so it leases nothing — not even the job that is ready.
-    const replay = await submit(q, {}, claim, () => leaseParams(q, `${q.id}.tok-eeeeeeee`));
+    const replay = await submit(q, {}, claim, leaseParams(q, `${q.id}.tok-eeeeeeee`));
     expect(replay).toMatchObject({ created: false, job: { id: first.job.id } });
-    expect("lease" in replay).toBe(false);
+    expect(replay.handoff).toBeUndefined();
     expect(await store().jobGet({ id: first.job.id })).toMatchObject({ status: "running", leaseToken: `${q.id}.tok-dddddddd` });
     expect(await store().jobGet({ id: unclaimed.job.id })).toMatchObject({ status: "queued" });
+  });
+
+  test("jobs: jobCreateMany writes its items in order, a key claimed by an earlier item names that job, and its handoff takes them", async () => {
+    const q = await makeQueue();
+    const claim = { key: "k-many", fingerprint: "f", expiresAtMs: T0 + 60_000 };
+    const a = newJobFor(q, { priority: 1 });
+    const b = newJobFor(q, { priority: 1 });
+    const c = newJobFor(q);
+    const token = `${q.id}.tok-ffffffff`;
+    const r = await store().jobCreateMany({
+      items: [{ ...a, idempotency: claim }, { ...b, idempotency: claim }, c],
+      nowMs: T0,
+      handoff: { ...leaseParams(q, token), max: 1 },
+    });
+    expect(r.results.map((x) => [x.created, x.job.id])).toEqual([
+      [true, a.job.id],
+      [false, a.job.id],
+      [true, c.job.id],
+    ]);
+    expect(r.results[1]).toMatchObject({ created: false, fingerprint: "f" });
+    const [first, , third] = r.results;
+    expect(first!.job.seq).toBeLessThan(third!.job.seq);
+    // The handoff takes one (max 1), in receive order: priority first.
+    expect(r.handoff?.leased.map((j) => [j.id, j.leaseToken])).toEqual([[a.job.id, token]]);
+    expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => [j.id, j.status])).toEqual([
+      [c.job.id, "queued"],
+      [a.job.id, "running"],
+    ]);
+  });
+
+  test("jobs: jobCreateMany naming a deleted queue writes none of its items (QueueNotFound)", async () => {
+    const q = await makeQueue();
+    const gone = await makeQueue("gone");
+    await store().queueDelete({ id: gone.id, nowMs: T0 });
+    const ok = newJobFor(q);
+    const refused = newJobFor(gone);
+    await expectCode(store().jobCreateMany({ items: [{ ...ok, idempotency: { key: "k", fingerprint: "f", expiresAtMs: T0 + 1000 } }, refused], nowMs: T0 }), "QueueNotFound");
+    expect(await store().jobGet({ id: ok.job.id })).toBeUndefined();
+    expect(await store().jobList({ queueId: q.id, limit: 10 })).toEqual([]);
+    // The key was not claimed either: it is free for a job of its own.
+    expect((await submit(q, {}, { key: "k", fingerprint: "f2", expiresAtMs: T0 + 1000 })).created).toBe(true);
   });
 
   test("jobs: a lease applies its acks first, in the same write, each answered on its own", async () => {
@@ -180,104 +154,15 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().jobGet({ id: a.job.id })).toMatchObject({ status: "succeeded", outputJson: '"done"' });
   });
 
-  test("jobs: a lease runs after the other writes of its commit: it gets the jobs submitted with it", async () => {
-    const q = await makeQueue();
-    const done = await submit(q);
-    const token = `${q.id}.tok-aaaaaaaa`;
-    await lease(q, { token });
-    // A worker's report and a submit arrive together: the lease, asked for first, runs after the
-    // submit's write in the same commit and takes its job (JobStore.jobLease).
-    const reported = store().jobLease({
-      ...leaseParams(q, `${q.id}.tok-bbbbbbbb`),
-      acks: [{ kind: "complete", id: done.job.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 }],
-    });
-    const submitted = submit(q);
-    const [r, s] = await Promise.all([reported, submitted]);
-    expect(r.acks.map((a) => a.ok && a.change.job.status)).toEqual(["succeeded"]);
-    expect(r.leased.map((j) => j.id)).toEqual([s.job.id]);
-    expect(await store().jobGet({ id: s.job.id })).toMatchObject({ status: "running", leaseToken: `${q.id}.tok-bbbbbbbb` });
-  });
-
-  /** A running job whose completion a later lease can carry: what makes that lease a worker's report. */
-  async function reportFor(q: QueueRecord): Promise<NonNullable<JobLeaseParams["acks"]>> {
-    const { job } = await submit(q);
-    const token = `${q.id}.tok-aaaaaaaa`;
-    await lease(q, { token, max: 1 });
-    return [{ kind: "complete", id: job.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 }];
-  }
-
-  test("jobs: a lease at the end of its commit takes the commit's submits in receive order with the jobs ready before: priority, then age", async () => {
-    const q = await makeQueue();
-    const older = await submit(q, { priority: 5 });
-    const leasing = lease(q, { max: 2, token: `${q.id}.tok-bbbbbbbb` });
-    const submitted = await Promise.all([submit(q, { priority: 5 }), submit(q, { priority: 9 }), submit(q, { priority: 5 })]);
-    const [fiveA, nine, fiveB] = submitted.map((s) => s.job.id);
-    expect((await leasing).leased.map((j) => j.id)).toEqual([nine, older.job.id]);
-    // The two it left are written queued, in the order they came.
-    expect((await lease(q, { max: 5, token: `${q.id}.tok-cccccccc` })).leased.map((j) => j.id)).toEqual([fiveA, fiveB]);
-  });
-
-  test("jobs: a job leased in the commit that submits it is like any leased job: running, in flight, retried once its lease expires", async () => {
-    const q = await makeQueue();
-    const acks = await reportFor(q);
-    const token = `${q.id}.tok-bbbbbbbb`;
-    const reported = store().jobLease({ ...leaseParams(q, token), acks });
-    const s = await submit(q);
-    const r = await reported;
-    expect(r.leased.map((j) => j.id)).toEqual([s.job.id]);
-    // The submit answers the job as submitted; the lease, as it leaves it.
-    expect(s.job).toMatchObject({ status: "queued", attempt: 0 });
-    expect(r.leased[0]).toMatchObject({ status: "running", attempt: 1, leaseToken: token, startedAtMs: T0, leaseExpiresAtMs: T0 + 30_000, seq: s.job.seq, messageSeq: s.job.messageSeq });
-    expect(await store().jobGet({ id: s.job.id })).toMatchObject({ status: "running", attempt: 1, leaseToken: token, messageSeq: s.job.messageSeq });
-    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 1 });
-    expect((await lease(q, { nowMs: T0 + 29_999 })).leased).toEqual([]);
-    // Its message comes back when the lease ends, as a received message's does.
-    expect((await lease(q, { nowMs: T0 + 30_000, token: `${q.id}.tok-cccccccc` })).leased.map((j) => [j.id, j.attempt])).toEqual([[s.job.id, 2]]);
-    const done = await store().jobComplete({ id: s.job.id, leaseToken: `${q.id}.tok-cccccccc`, nowMs: T0 + 30_001, outputJson: '"ok"', resultTtlSeconds: 60 });
-    expect(done.job.status).toBe("succeeded");
-    expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 30_001, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
-  });
-
-  test("jobs: an Idempotency-Key used twice in one commit names one job", async () => {
+  test("jobs: an Idempotency-Key used by two concurrent submits names one job", async () => {
     const q = await makeQueue();
     const claim = { key: "k-1", fingerprint: "f-1", expiresAtMs: T0 + 60_000 };
-    const [first, replay] = await Promise.all([submit(q, {}, claim), submit(q, {}, claim)]);
-    expect(first.created).toBe(true);
-    expect(replay).toMatchObject({ created: false, fingerprint: "f-1", job: { id: first.job.id } });
-    expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([first.job.id]);
-  });
-
-  test("jobs: a later write of the same commit sees the commit's submits (a cancel of one)", async () => {
-    const q = await makeQueue();
-    const { job, message } = newJobFor(q);
-    const [created, canceled] = await Promise.all([store().jobCreate({ job, message, nowMs: T0 }), store().jobCancel({ id: job.id, nowMs: T0, resultTtlSeconds: 60 })]);
-    expect(created.created).toBe(true);
-    expect(canceled.job.status).toBe("canceled");
-    expect(await store().jobGet({ id: job.id })).toMatchObject({ status: "canceled" });
-    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
-  });
-
-  test("jobs: a submit to a queue deleted earlier in the same commit fails alone; a submit to another queue stands", async () => {
-    const q = await makeQueue();
-    const other = await makeQueue("other");
-    const before = submit(q);
-    const deleted = store().queueDelete({ id: q.id, nowMs: T0 });
-    const after = submit(q);
-    const elsewhere = submit(other);
-    const [b, d] = await Promise.all([before, deleted]);
-    expect(d.liveJobIds).toEqual([b.job.id]);
-    await expectCode(after, "QueueNotFound");
-    const e = await elsewhere;
-    expect(await store().jobGet({ id: e.job.id })).toMatchObject({ status: "queued" });
-  });
-
-  test("jobs: many submits in one commit are kept in the order they came", async () => {
-    const q = await makeQueue();
-    const submitted = await Promise.all(Array.from({ length: 25 }, () => submit(q)));
-    const seqs = submitted.map((s) => s.job.seq);
-    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    expect(new Set(submitted.map((s) => s.job.messageSeq)).size).toBe(25);
-    expect((await lease(q, { max: 25 })).leased.map((j) => j.id)).toEqual(submitted.map((s) => s.job.id));
+    const [first, second] = await Promise.all([submit(q, {}, claim), submit(q, {}, claim)]);
+    const created = [first, second].filter((r) => r.created);
+    expect(created.length).toBe(1);
+    const other = created[0] === first ? second : first;
+    expect(other).toMatchObject({ created: false, fingerprint: "f-1", job: { id: created[0]!.job.id } });
+    expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([created[0]!.job.id]);
   });
 
   test("jobs: heartbeat, complete and fail check the lease; complete deletes the message", async () => {

@@ -1,7 +1,9 @@
 /**
  * The store conformance suite: every Store implementation runs these same cases
- * (`describeStoreConformance("sqlite", factory)`). A store that cannot support a case lists it in
- * `skip` with the reason, so gaps are explicit, never silent.
+ * (`describeStoreConformance("sqlite", factory)`). Every case holds for any correct store, whether
+ * it commits each call on its own or several together; the two-handle cases open a second handle
+ * on the same database, as a second node would. A store that cannot support a case lists it in
+ * `skip` with the reason, so gaps are explicit, never silent. docs/writing-a-store.md says more.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
@@ -11,6 +13,7 @@ import { registerAdminCases } from "./conformance-admin.js";
 import { registerGroupCases } from "./conformance-groups.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
+import { registerTwoHandleCases } from "./conformance-two-handles.js";
 
 export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
 
@@ -330,9 +333,10 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     });
 
     // FIFO, fair queues, dedup, dead-lettering and move tasks: cases in their own files.
-    const context: ConformanceContext = { store: () => store, reopen: async () => (store = await handle.reopen()), test };
+    const context: ConformanceContext = { store: () => store, reopen: async () => (store = await handle.reopen()), another: () => handle.another(), test };
     registerGroupCases(context);
     registerMoveTaskCases(context);
+    registerTwoHandleCases(context);
     registerJobCases(context);
     registerAdminCases(context);
   });

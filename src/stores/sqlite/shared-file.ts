@@ -1,0 +1,35 @@
+/**
+ * What every SqliteStore handle open on one database file in this process shares: the notifier
+ * (a notice published through one handle reaches the subscribers of all of them) and the cache of
+ * queue records (a queue written through one handle is dropped for all). Only one process may
+ * serve a data directory (src/server's lock), so in-process is everywhere the file is written.
+ */
+import { resolve } from "node:path";
+import { InProcessNotifier } from "../../core/notifier.js";
+import type { QueueRecord } from "../../core/queue.js";
+
+export interface SharedFile {
+  readonly notifier: InProcessNotifier;
+  /** Queue records by name, frozen; cleared by any queue write through any handle. */
+  readonly queueCache: Map<string, QueueRecord>;
+}
+
+const byPath = new Map<string, { shared: SharedFile; handles: number }>();
+
+/** The file's shared state, made by its first handle. ":memory:" databases are each their own. */
+export function attachSharedFile(filename: string): SharedFile {
+  if (filename === ":memory:") return { notifier: new InProcessNotifier(), queueCache: new Map() };
+  const path = resolve(filename);
+  let entry = byPath.get(path);
+  if (!entry) byPath.set(path, (entry = { shared: { notifier: new InProcessNotifier(), queueCache: new Map() }, handles: 0 }));
+  entry.handles++;
+  return entry.shared;
+}
+
+/** A handle closed; the last one forgets the file's state. */
+export function detachSharedFile(filename: string): void {
+  if (filename === ":memory:") return;
+  const path = resolve(filename);
+  const entry = byPath.get(path);
+  if (entry && --entry.handles === 0) byPath.delete(path);
+}
