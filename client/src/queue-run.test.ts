@@ -53,6 +53,14 @@ describe("queue.run()", () => {
     expect(fetch.urls).toEqual(["http://x/v1/queues/q/jobs?wait=2", "http://x/v1/jobs/j1?wait=1"]);
   });
 
+  it("holds the whole seconds of timeoutMs however the clock ticks while run() starts", async () => {
+    const timers = manualTimers();
+    const ticking = { ...timers, nowMs: () => (timers.advance(1), timers.nowMs()) };
+    const fetch = scripted(timers, [{ status: 201, job: job("succeeded") }]);
+    await new Sluice({ url: "http://x", fetch, timers: ticking }).queue("q").run(1, { timeoutMs: 15_000 });
+    expect(fetch.urls).toEqual(["http://x/v1/queues/q/jobs?wait=15"]);
+  });
+
   it("a sub-second timeout submits without a hold; JobWaitTimeoutError carries the last state", async () => {
     const timers = manualTimers();
     const fetch = scripted(timers, [

@@ -54,9 +54,12 @@ export class QueueClient {
     signal?.throwIfAborted();
     checkTimeoutMs(timeoutMs);
     const { timers } = this.ctx;
-    const deadlineMs = timeoutMs === undefined ? Infinity : timers.nowMs() + timeoutMs;
+    // One clock read: a second one a millisecond later would cut a second off the hold, and the
+    // run() calls of one turn would no longer share one batch (it groups them by hold).
+    const startMs = timers.nowMs();
+    const deadlineMs = timeoutMs === undefined ? Infinity : startMs + timeoutMs;
     // Whole seconds only, rounded down: the server's hold must never outlast our deadline.
-    const holdSeconds = Math.min(maxWaitSliceSeconds, Math.floor((deadlineMs - timers.nowMs()) / 1000));
+    const holdSeconds = Math.min(maxWaitSliceSeconds, Math.floor((deadlineMs - startMs) / 1000));
     const job = (await this.send(this.entry(input, submitOptions), Math.max(0, holdSeconds), signal)).job as Job<I, O>;
     if (isTerminal(job)) return job;
     const remainingMs = deadlineMs - timers.nowMs();

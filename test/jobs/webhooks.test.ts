@@ -67,6 +67,16 @@ async function runJobToSuccess(s: JobsServer, queue: string, webhook: Record<str
   return leased.id as string;
 }
 
+/**
+ * Makes the server claim its due deliveries at the clock's current time, and returns once that
+ * claim is over: a job with a webhook to `probe` kicks the dispatcher, and its delivery being
+ * recorded means the claim that took it ran. A delivery that stays unclaimed was not due.
+ */
+async function claimDueNow(s: JobsServer, probe: Receiver): Promise<void> {
+  const id = await runJobToSuccess(s, "probe", { url: probe.url, events: ["job.succeeded"] });
+  await waitFor(async () => (await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0].status === "delivered", { what: "the probe delivered" });
+}
+
 describe("webhooks", () => {
   it("delivers job.succeeded signed per Standard Webhooks, verified by the standardwebhooks package", async () => {
     const receiver = await startReceiver();
@@ -93,8 +103,9 @@ describe("webhooks", () => {
 
   it("a receiver that answers 500 twice gets the event on the third try, after backoff on the server's clock", async () => {
     const receiver = await startReceiver([500, 500, 200]);
+    const probe = await startReceiver();
     const s = await startJobsServer();
-    open.push(receiver, s);
+    open.push(receiver, probe, s);
     const id = await runJobToSuccess(s, "flaky", { url: receiver.url });
     await waitFor(() => receiver.received.length === 1, { what: "first attempt" });
     const pending = await waitFor(async () => {
@@ -105,9 +116,12 @@ describe("webhooks", () => {
     const firstDelayMs = Date.parse(pending.nextAttemptAt) - s.clock.nowMs();
     expect(firstDelayMs).toBeGreaterThanOrEqual(4_500);
     expect(firstDelayMs).toBeLessThanOrEqual(5_500);
-    // Nothing is retried before the backoff passes on the server's clock...
-    await new Promise((r) => setTimeout(r, 100));
+    // Nothing is retried before the backoff passes on the server's clock: a claim a millisecond
+    // before it is due leaves it alone...
+    s.clock.advance(firstDelayMs - 1);
+    await claimDueNow(s, probe);
     expect(receiver.received).toHaveLength(1);
+    expect((await s.api("GET", `/v1/jobs/${id}`)).body.job.webhookDeliveries[0]).toMatchObject({ attempts: 1, nextAttemptAt: pending.nextAttemptAt });
     // ...then each step of time brings the next attempt.
     await waitFor(() => {
       s.clock.advance(1_000);
@@ -126,8 +140,9 @@ describe("webhooks", () => {
   it("a 429 with Retry-After is retried no sooner than asked (capped at an hour); a 410 Gone is not retried", async () => {
     const slow = await startReceiver([{ status: 429, headers: { "retry-after": "600" } }, 200]);
     const gone = await startReceiver([410]);
+    const probe = await startReceiver();
     const s = await startJobsServer();
-    open.push(slow, gone, s);
+    open.push(slow, gone, probe, s);
     const slowId = await runJobToSuccess(s, "slowdown", { url: slow.url });
     const goneId = await runJobToSuccess(s, "gone", { url: gone.url });
     const delivery = (id: string, ready: (d: Json) => boolean) =>
@@ -139,10 +154,11 @@ describe("webhooks", () => {
     expect(pending).toMatchObject({ status: "pending", lastStatusCode: 429 });
     expect(Date.parse(pending.nextAttemptAt) - s.clock.nowMs()).toBe(600_000); // not the 5 s backoff
     expect(await delivery(goneId, (d) => d.attempts === 1)).toMatchObject({ status: "failed", lastStatusCode: 410, nextAttemptAt: null });
-    s.clock.advance(599_000);
-    await new Promise((r) => setTimeout(r, 100));
+    s.clock.advance(599_999);
+    await claimDueNow(s, probe);
     expect(slow.received).toHaveLength(1);
-    s.clock.advance(1_000);
+    expect(await delivery(slowId, () => true)).toMatchObject({ attempts: 1, nextAttemptAt: pending.nextAttemptAt });
+    s.clock.advance(1);
     expect(await delivery(slowId, (d) => d.status === "delivered")).toMatchObject({ attempts: 2 });
     expect(gone.received).toHaveLength(1);
   });
