@@ -9,6 +9,7 @@ import http from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { QueueService } from "../core/index.js";
+import { dashboardRoutes, redirectBrowserToDashboard } from "../dashboard/index.js";
 import { installBearerAuth } from "../protocols/auth/bearer.js";
 import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
@@ -81,7 +82,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       const headersTimeout = deps.httpTimeouts?.headersMs ?? headersTimeoutMs;
       const requestTimeout = deps.httpTimeouts?.requestMs ?? requestTimeoutMs;
       const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: connectionsCheckingIntervalMs }, (req, res) => {
-        if (refuseOldHttp(req, res)) return;
+        if (refuseOldHttp(req, res) || redirectBrowserToDashboard(req, res)) return;
         if (!fastPath(req, res)) fastifyHandler(req, res);
       });
       server.on("connect", refuseConnect);
@@ -121,6 +122,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   void app.register(sqsRoutes, { ...sqsOptions, handler: sqsHandler, bodyLimitBytes });
+  void app.register(dashboardRoutes);
   if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
   return app;
 }

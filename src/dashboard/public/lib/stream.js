@@ -1,0 +1,98 @@
+// @ts-check
+/**
+ * Server-Sent Events read with fetch (EventSource can't send the Authorization header): each
+ * event's JSON goes to `onEvent`; a dropped stream is opened again after a backoff, unless the
+ * stream said it was the last event (`isLast`) or the server refused it (4xx).
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, authRequired, withAuth } from "./api.js";
+
+/** @typedef {"connecting" | "live" | "reconnecting" | "ended" | "error"} StreamState */
+
+/**
+ * @param {string} path
+ * @param {{ onEvent: (type: string, data: any) => void, onState: (state: StreamState, error?: ApiError) => void, isLast?: (type: string, data: any) => boolean }} handlers
+ * @returns {() => void} stops the stream
+ */
+export function subscribe(path, handlers) {
+  let stopped = false;
+  /** @type {AbortController | undefined} */
+  let controller;
+  let retryMs = 1000;
+
+  const read = async () => {
+    controller = new AbortController();
+    const res = await fetch(path, { headers: withAuth({ accept: "text/event-stream" }), signal: controller.signal });
+    if (!res.ok || !res.body) {
+      if (res.status === 401) authRequired();
+      const json = await res.json().catch(() => undefined);
+      throw new ApiError(res.status, json?.error?.code ?? "HttpError", json?.error?.message ?? `The server answered ${res.status}.`);
+    }
+    handlers.onState("live");
+    retryMs = 1000;
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      buffer += value;
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let type = "message";
+        const data = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) type = line.slice(6).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+        }
+        if (data.length === 0) continue; // a comment: keepalive
+        const json = JSON.parse(data.join("\n"));
+        if (stopped) return true;
+        handlers.onEvent(type, json);
+        if (handlers.isLast?.(type, json)) return true;
+      }
+    }
+  };
+
+  const run = async () => {
+    handlers.onState("connecting");
+    while (!stopped) {
+      try {
+        if (await read()) {
+          if (!stopped) handlers.onState("ended");
+          return;
+        }
+      } catch (err) {
+        if (stopped) return;
+        if (err instanceof ApiError && err.status < 500) return handlers.onState("error", err);
+      }
+      if (stopped) return;
+      handlers.onState("reconnecting");
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+      retryMs = Math.min(retryMs * 2, 15_000);
+    }
+  };
+  void run();
+  return () => {
+    stopped = true;
+    controller?.abort();
+  };
+}
+
+/**
+ * The stream as a hook: opened while the component shows `path` (none when null), closed after.
+ * @param {string | null} path
+ * @param {(type: string, data: any) => void} onEvent
+ * @param {(type: string, data: any) => boolean} [isLast]
+ * @returns {{ state: StreamState, error?: ApiError }}
+ */
+export function useStream(path, onEvent, isLast) {
+  const [status, setStatus] = useState(/** @type {{ state: StreamState, error?: ApiError }} */ ({ state: "connecting" }));
+  const handler = useRef(onEvent);
+  handler.current = onEvent;
+  useEffect(() => {
+    if (path === null) return undefined;
+    return subscribe(path, { onEvent: (type, data) => handler.current(type, data), onState: (state, error) => setStatus({ state, error }), isLast });
+  }, [path]);
+  return status;
+}
