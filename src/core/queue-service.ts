@@ -243,6 +243,12 @@ export class QueueService {
     return this.store.queueStats({ queueId: queue.id, nowMs, minSentAtMs: this.minSentAtMs(queue, nowMs) });
   }
 
+  /** queueStats at a price metrics can pay on every scrape (Store.queueDepth says what it trades). */
+  async queueDepth(queue: QueueRecord): Promise<QueueStats> {
+    const nowMs = this.clock.nowMs();
+    return this.store.queueDepth({ queueId: queue.id, nowMs, minSentAtMs: this.minSentAtMs(queue, nowMs) });
+  }
+
   /** Deletes every message of the queue (at most once a minute); returns how many. */
   async purgeQueue(name: string): Promise<number> {
     const queue = await this.getQueue(name);

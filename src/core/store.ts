@@ -146,6 +146,14 @@ export interface Store extends JobStore {
   /** When a queue of this name was last deleted, if ever. */
   queueDeletedAt(p: { name: string }): Promise<number | undefined>;
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
+  /**
+   * What queueStats counts, for metrics that read every queue on every scrape: at a cost that
+   * does not grow with the visible backlog (a store may keep a count per queue, and walk only the
+   * in-flight and delayed messages). Approximate where queueStats is exact: messages past
+   * retention that upkeep has not deleted yet may count as visible, and `oldestVisibleSentAtMs`
+   * may be that of the message visible longest rather than the one sent first.
+   */
+  queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
 
   /**
    * Enqueues messages atomically; returns them with store-assigned `seq`. With `dedup`, see SendDedup.

@@ -128,6 +128,14 @@ export class PostgresStore implements Store {
     return { visible: r.visible, inFlight: r.in_flight, delayed: r.delayed, oldestVisibleSentAtMs: r.oldest ?? undefined };
   }
 
+  /**
+   * The exact counts for now: the query runs in PostgreSQL, so a long count never stalls this
+   * process, but it reads every message of the queue. A count kept per queue would make it cheap.
+   */
+  queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
+    return this.queueStats(p);
+  }
+
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
     try {
       return await sendMessages(this.db, p);

@@ -117,6 +117,13 @@ export interface SqliteStoreOptions {
    * the table (message-content-cache.ts). Default 32 MiB; 0 turns it off.
    */
   messageCacheBytes?: number;
+  /** Told of each commit and WAL sync (the server's store metrics); not sent to a store thread. */
+  telemetry?: SqliteTelemetry;
+}
+
+export interface SqliteTelemetry {
+  committed(commit: { seconds: number; writes: number }): void;
+  synced(seconds: number): void;
 }
 
 export class SqliteStore implements Store {
@@ -175,6 +182,11 @@ export class SqliteStore implements Store {
     this.shared = attachSharedFile(options.filename);
     this.notifier = this.shared.notifier;
     this.queueCache = this.shared.queueCache;
+    if (options.telemetry) {
+      const telemetry = options.telemetry;
+      this.writes.onCommitted = (commit) => telemetry.committed(commit);
+      if (this.syncer) this.syncer.onSynced = (seconds) => telemetry.synced(seconds);
+    }
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
     this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);
     this.deleteInFlightStatement = sizedStatements(
@@ -228,6 +240,14 @@ export class SqliteStore implements Store {
       statsVisible: db.prepare<[number, number, number], { n: number; oldest: number | null }>(
         "SELECT count(*) AS n, min(sent_at_ms) AS oldest FROM messages WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ?",
       ),
+      depthTotal: db.prepare<[number], number>("SELECT messages FROM queue_message_counts WHERE queue_id = ?").pluck(),
+      depthHidden: db.prepare<[number, number], { inflight: number; delayed: number }>(
+        `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
+         FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms > ?`,
+      ),
+      depthHead: db.prepare<[number, number, number], number>(
+        "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
+      ).pluck(),
       statsHidden: db.prepare<[number, number, number], { inflight: number; delayed: number }>(
         `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
          FROM messages WHERE queue_id = ? AND visible_at_ms > ? AND sent_at_ms >= ?`,
@@ -298,6 +318,22 @@ export class SqliteStore implements Store {
     const visible = this.sql.statsVisible.get(p.queueId, p.nowMs, p.minSentAtMs)!;
     const hidden = this.sql.statsHidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
     return this.settled({ visible: visible.n, inFlight: hidden.inflight, delayed: hidden.delayed, oldestVisibleSentAtMs: visible.oldest ?? undefined });
+  }
+
+  /**
+   * The queue's count (kept by migration 015's triggers) less its hidden messages, walked by the
+   * visibility index; the head of the queue is the first visible entry of that index.
+   */
+  async queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
+    const total = this.sql.depthTotal.get(p.queueId) ?? 0;
+    const hidden = this.sql.depthHidden.get(p.queueId, p.nowMs)!;
+    const oldest = this.sql.depthHead.get(p.queueId, p.nowMs, p.minSentAtMs);
+    return this.settled({
+      visible: Math.max(0, total - hidden.inflight - hidden.delayed),
+      inFlight: hidden.inflight,
+      delayed: hidden.delayed,
+      oldestVisibleSentAtMs: oldest ?? undefined,
+    });
   }
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {

@@ -58,6 +58,8 @@ export class WalSyncer {
   syncs = 0;
   /** Of those, the ones run inline. */
   inlineSyncs = 0;
+  /** Told how long each sync took (the server's fsync latency metric). */
+  onSynced?: (seconds: number) => void;
 
   constructor(
     private readonly walPath: string,
@@ -111,6 +113,7 @@ export class WalSyncer {
       const startMs = inline.nowMs();
       inline.sync(fd);
       const tookMs = inline.nowMs() - startMs;
+      this.onSynced?.(tookMs / 1000);
       // Half weight on the newest: one slow sync sends syncs to the pool, a few quick probes bring them back.
       this.inlineAverageMs = this.inlineAverageMs === undefined ? tookMs : (this.inlineAverageMs + tookMs) / 2;
       this.pooledSinceInline = 0;
@@ -147,9 +150,11 @@ export class WalSyncer {
     this.running = batch;
     this.waiting = [];
     this.dirty = false;
+    const startMs = performance.now();
     this.sync(fd, (error) => {
       this.running = undefined;
       this.syncs++;
+      this.onSynced?.((performance.now() - startMs) / 1000);
       if (error) {
         this.fail(error);
         for (const done of batch) done(this.failure!);

@@ -10,6 +10,7 @@ import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
 import { registerAdminCases } from "./conformance-admin.js";
+import { registerDepthCases } from "./conformance-depth.js";
 import { registerGroupCases } from "./conformance-groups.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
@@ -337,6 +338,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerGroupCases(context);
     registerMoveTaskCases(context);
     registerTwoHandleCases(context);
+    registerDepthCases(context);
     registerJobCases(context);
     registerAdminCases(context);
   });
