@@ -66,3 +66,7 @@ export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
 export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes } from "./schedules/schedule.js";
 export type { OnParentFailure } from "./jobs/job.js";
 export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";
+
+// Autoscaling advice (docs/operations.md)
+export { type WorkersAdvice, type WorkloadSample, adviseWorkers } from "./autoscaling/workers-formula.js";
+export { type WorkloadRates, WorkloadTracker, workloadWindowSeconds } from "./autoscaling/workload-tracker.js";

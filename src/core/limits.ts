@@ -98,6 +98,9 @@ export const limits = {
     errorTypeMaxLength: 256,
     webhookUrlMaxLength: 2_048,
     listMaxJobs: 1_000,
+    /** The autoscaling advisor's drain target and worker concurrency settings. */
+    drainTargetMaxSeconds: 86_400,
+    workerConcurrencyMax: 10_000,
     listDefaultJobs: 100,
     /** Parents one job may name in dependsOn. */
     dependsOnMax: 100,

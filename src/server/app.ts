@@ -40,6 +40,8 @@ export interface AppDeps {
   onUnexpectedError: (err: unknown) => void;
   /** Told of every finished request (logs and metrics). */
   onRequestDone?: RequestObserver;
+  /** Serves GET /metrics (Prometheus text format) when given. */
+  metrics?: { render(): Promise<{ contentType: string; body: string }> };
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
   jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError" | "queues" | "accountId" | "region">;
   /** Shorter head/request timeouts than the defaults below (tests). */
@@ -116,6 +118,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setErrorHandler(rootErrorHandler(deps.onUnexpectedError));
 
   app.get("/healthz", { config: { auth: "open" } }, async () => ({ status: "ok" }));
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get("/metrics", { config: { scope: "read" } }, async (_request, reply) => {
+      const { contentType, body } = await metrics.render();
+      return reply.type(contentType).send(body);
+    });
+  }
   app.get("/readyz", { config: { auth: "open" } }, async (_request, reply) => {
     if (deps.shutdownSignal.aborted) return reply.code(503).send({ status: "shutting-down" });
     return { status: "ready" };

@@ -42,6 +42,8 @@ export interface ServerConfig {
   storeThread: boolean;
   /** pino level: info logs start, shutdown and background events; debug adds a line per request. */
   logLevel: LogLevel;
+  /** Queues with their own label in /metrics; those past it are summed under queue="(other)". */
+  metricsQueueLimit: number;
 }
 
 export const defaultServerConfig: ServerConfig = {
@@ -57,6 +59,7 @@ export const defaultServerConfig: ServerConfig = {
   allowAnonymous: false,
   storeThread: false,
   logLevel: "info",
+  metricsQueueLimit: 1000,
 };
 
 export class ConfigError extends Error {
@@ -83,6 +86,7 @@ export const envVarNames = {
   secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
   apiToken: "SLUICE_API_TOKEN",
   logLevel: "SLUICE_LOG_LEVEL",
+  metricsQueueLimit: "SLUICE_METRICS_QUEUE_LIMIT",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
@@ -111,6 +115,14 @@ export function parsePoolSize(text: string, source: string): number {
 export function parseStore(text: string, source: string): StoreKind {
   if (text !== "sqlite" && text !== "postgres") throw new ConfigError(`${source}: store must be sqlite or postgres, got "${text}".`);
   return text;
+}
+
+/** Bounds the metrics' label cardinality: each labelled queue is a few dozen series. */
+const metricsQueueLimitMax = 100_000;
+
+export function parseMetricsQueueLimit(text: string, source: string): number {
+  if (!/^\d{1,6}$/.test(text) || Number(text) > metricsQueueLimitMax) throw new ConfigError(`${source}: expected a whole number of queues from 0 to ${metricsQueueLimitMax}, got "${text}".`);
+  return Number(text);
 }
 
 export function parseLogLevel(text: string, source: string): LogLevel {
@@ -161,6 +173,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (apiToken !== undefined) out.apiToken = new Secret(apiToken);
   const logLevel = get("logLevel");
   if (logLevel !== undefined) out.logLevel = parseLogLevel(logLevel, envVarNames.logLevel);
+  const metricsQueueLimit = get("metricsQueueLimit");
+  if (metricsQueueLimit !== undefined) out.metricsQueueLimit = parseMetricsQueueLimit(metricsQueueLimit, envVarNames.metricsQueueLimit);
   return out;
 }
 
@@ -187,6 +201,9 @@ export function resolveServerConfig(...layers: Array<Partial<ServerConfig> | und
 export function validateServerConfig(config: ServerConfig): void {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65_535) throw new ConfigError(`port must be an integer from 0 to 65535, got ${config.port}.`);
   if (config.host.length === 0) throw new ConfigError("host must not be empty.");
+  if (!Number.isInteger(config.metricsQueueLimit) || config.metricsQueueLimit < 0 || config.metricsQueueLimit > metricsQueueLimitMax) {
+    throw new ConfigError(`metrics queue limit must be a whole number from 0 to ${metricsQueueLimitMax}, got ${config.metricsQueueLimit}.`);
+  }
   if (!isLogLevel(config.logLevel)) throw new ConfigError(`log level must be one of ${logLevels.join(", ")}, got "${String(config.logLevel)}".`);
   if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);
   if (!/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(config.region)) throw new ConfigError(`region must look like us-east-1, got "${config.region}".`);

@@ -19,8 +19,8 @@ import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
 import { cryptoIdSource } from "./ids.js";
 import { type Logger, createLogger } from "./logger.js";
-import { requestLog } from "./request-log.js";
-import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
+import type { StoreTelemetry } from "./metrics/store-metrics.js";
+import { createTelemetry } from "./telemetry.js";
 import { startMaintenance } from "./maintenance.js";
 import { checkDataDir, checkHostResolves } from "./start-checks.js";
 import { packageVersion } from "./package-version.js";
@@ -60,7 +60,7 @@ function durabilityOf(config: ServerConfig): string {
  * latency never stalls requests, and no call pays for crossing threads (measured cheaper per
  * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
  */
-async function openStore(config: ServerConfig, logger: Logger): Promise<Store> {
+async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<Store> {
   if (config.store === "postgres") {
     const url = config.postgresUrl!;
     return openPostgresStore({
@@ -77,7 +77,7 @@ async function openStore(config: ServerConfig, logger: Logger): Promise<Store> {
   const filename = join(config.dataDir, "sluice.db");
   try {
     if (config.storeThread) return await openThreadedSqliteStore({ filename });
-    const store = openSqliteStore({ filename, pipelinedSync: true });
+    const store = openSqliteStore({ filename, pipelinedSync: true, telemetry });
     for (const migration of store.migrationsApplied) logger.info({ migration, database: resolve(filename) }, "schema migration applied");
     return store;
   } catch (err) {
@@ -115,14 +115,16 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   }).catch((err: unknown) => {
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
-  const store = await openStore(config, logger);
+  const telemetry = createTelemetry({ logger, clock, version: packageVersion(), metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
+  const store = await openStore(config, logger, telemetry.store);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
     await store.close();
     throw err;
   });
   const ids = opts.ids ?? cryptoIdSource();
-  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: moveTaskLog(logger) });
+  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver });
   const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
+  const unfollowJobs = telemetry.followJobs(jobs);
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
   const app = buildApp({
@@ -131,8 +133,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     region: config.region,
     shutdownSignal: shutdown.signal,
     onUnexpectedError: logUnexpected,
-    onRequestDone: requestLog(logger),
-    jobs: { jobs, clock, webhookPolicy, version: packageVersion() },
+    onRequestDone: telemetry.onRequestDone,
+    metrics: telemetry.metrics,
+    jobs: { jobs, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
   });
 
@@ -147,7 +150,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
-  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: webhookAttemptLog(logger) });
+  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: telemetry.onWebhookAttempt });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
   const url = `http://${urlHost(config.host)}:${port}`;
@@ -166,6 +169,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     logger.info({ longPollsEnded }, "shutting down: refusing new requests, answering those in flight");
     const connections = new Promise<number>((res) => app.server.getConnections((err, n) => res(err ? 0 : n)));
     jobs.close();
+    unfollowJobs();
     await maintenance.stop();
     await jobsBackground.stop();
     await queues.moveTasks.runner.stop();

@@ -4,6 +4,7 @@
  * (tests drive it with ManualClock) and never overlaps itself.
  */
 import type { Clock, TimerHandle, QueueService } from "../core/index.js";
+import { allQueues } from "./all-queues.js";
 
 export interface Maintenance {
   /** One pass over every queue (also what the timer runs). */
@@ -13,7 +14,6 @@ export interface Maintenance {
 }
 
 export const maintenanceIntervalMs = 5_000;
-const queuesPerPage = 1_000;
 
 export function startMaintenance(p: { queues: QueueService; clock: Clock; intervalMs?: number; onError: (err: unknown) => void }): Maintenance {
   const intervalMs = p.intervalMs ?? maintenanceIntervalMs;
@@ -22,15 +22,9 @@ export function startMaintenance(p: { queues: QueueService; clock: Clock; interv
   let stopped = false;
 
   async function pass(): Promise<void> {
-    let afterName: string | undefined;
-    for (;;) {
-      const { queues, hasMore } = await p.queues.listQueues({ maxResults: queuesPerPage, afterName });
-      for (const queue of queues) {
-        if (stopped) return;
-        await p.queues.expireMessages(queue);
-      }
-      if (!hasMore || queues.length === 0) return;
-      afterName = queues[queues.length - 1]!.name;
+    for await (const queue of allQueues(p.queues)) {
+      if (stopped) return;
+      await p.queues.expireMessages(queue);
     }
   }
 

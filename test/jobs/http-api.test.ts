@@ -316,7 +316,7 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     expect(put.body.queue).toMatchObject({
       name: "emb",
       deadLetterQueue: "emb-dlq",
-      settings: { maxAttempts: 5, backoff: { baseSeconds: 2, capSeconds: 300 }, leaseSeconds: 60, timeoutSeconds: 120, resultTtlSeconds: 604_800 },
+      settings: { maxAttempts: 5, backoff: { baseSeconds: 2, capSeconds: 300 }, leaseSeconds: 60, timeoutSeconds: 120, resultTtlSeconds: 604_800, drainTargetSeconds: 300, workerConcurrency: 1 },
       stats: { jobs: { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 }, messages: { visible: 0, inFlight: 0, delayed: 0 }, deadLetterMessages: 0, oldestVisibleAgeSeconds: null },
     });
     const job = (await s.api("POST", "/v1/queues/emb/jobs", { input: 1 })).body.job;

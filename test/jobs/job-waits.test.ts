@@ -314,7 +314,7 @@ describe("jobs: redrive, adoption, retention, restart", () => {
 
   it("queue settings validate and merge", async () => {
     const info = await h.jobs.updateQueueSettings("q", { maxAttempts: 7, backoff: { capSeconds: 60 }, timeoutSeconds: 30 });
-    expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800 });
+    expect(info.settings).toEqual({ maxAttempts: 7, backoff: { baseSeconds: 1, capSeconds: 60 }, leaseSeconds: 30, timeoutSeconds: 30, resultTtlSeconds: 604_800, drainTargetSeconds: 300, workerConcurrency: 1 });
     expect((await h.jobs.updateQueueSettings("q", { timeoutSeconds: null })).settings.timeoutSeconds).toBeUndefined();
     await expectCode(h.jobs.updateQueueSettings("q", { backoff: { baseSeconds: 100, capSeconds: 10 } }), "ValidationFailed");
     const { job } = await h.jobs.submit("q", { input: 1 });

@@ -31,6 +31,7 @@ describe("server configuration", () => {
       allowAnonymous: false,
       storeThread: false,
       logLevel: "info",
+      metricsQueueLimit: 1000,
     });
   });
 

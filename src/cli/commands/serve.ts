@@ -5,7 +5,7 @@
  * carries the port actually bound).
  */
 import type { Command } from "commander";
-import { type ServerConfig, configFromEnv, envVarNames, parseLogLevel, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
+import { type ServerConfig, configFromEnv, envVarNames, parseLogLevel, parseMetricsQueueLimit, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
 import { ConfigError, type RunningServer, StoreOpenError, startServer } from "../../server/index.js";
 
 interface ServeFlags {
@@ -23,6 +23,7 @@ interface ServeFlags {
   allowAnonymous?: boolean;
   storeThread?: boolean;
   logLevel?: string;
+  metricsQueueLimit?: string;
   credentialsFile?: string;
 }
 
@@ -42,6 +43,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     allowAnonymous: flags.allowAnonymous,
     storeThread: flags.storeThread,
     logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
+    metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
     credentialsFile: flags.credentialsFile,
   };
 }
@@ -119,6 +121,7 @@ export function registerServeCommand(program: Command): void {
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
     .option("--store-thread", "run SQLite on a worker thread of its own (more cores, more CPU per request)")
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
+    .option("--metrics-queue-limit <n>", "queues with their own label in /metrics; the rest are summed under queue=\"(other)\" (default 1000)")
     .addHelpText("after", envHelp)
     .action(serve);
 }

@@ -10,7 +10,7 @@ import type { QueueService } from "../queue-service.js";
 import { deadLetterTargetFor, queueNameOfArn } from "../redrive.js";
 import type { Store } from "../store.js";
 import type { JobStore } from "./job-store.js";
-import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings } from "./job-settings.js";
+import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings, withSettingDefaults } from "./job-settings.js";
 
 export interface JobQueuePolicy {
   queue: QueueRecord;
@@ -100,7 +100,7 @@ export class JobQueues {
       this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
       deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ name: n })),
     ]);
-    const policy: JobQueuePolicy = { queue, settings: stored ?? defaultJobQueueSettings };
+    const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
     if (target) policy.deadLetter = { queueId: target.queueId, name: queueNameOfArn(queue.config.redrivePolicy!.deadLetterTargetArn) };
     this.byId.set(queue.id, { policy, fetchedAtMs: nowMs });
     return policy;
@@ -127,7 +127,8 @@ export class JobQueues {
     // Read fresh, not from the cache: a queue deleted since would fail the write. The patch is
     // checked before the queue is created on first use, so a refused PUT creates nothing.
     const known = await this.deps.store.queueGet({ name });
-    const current = (known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }))) || defaultJobQueueSettings;
+    const stored = known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }));
+    const current = stored ? withSettingDefaults(stored) : defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
     // Not there: a record cached from before a delete must not stand in for it (ensure() asks the
     // store, which answers QueueDeletedRecently or creates the queue).

@@ -14,6 +14,10 @@ export interface JobQueueSettings {
   /** Per attempt; undefined = no timeout. */
   timeoutSeconds?: number;
   resultTtlSeconds: number;
+  /** The autoscaling advisor's target: workers enough to empty the backlog within this (docs/operations.md). */
+  drainTargetSeconds: number;
+  /** Jobs one worker runs at once (its concurrency), for the advisor's worker count. */
+  workerConcurrency: number;
 }
 
 export const defaultJobQueueSettings: JobQueueSettings = {
@@ -21,7 +25,14 @@ export const defaultJobQueueSettings: JobQueueSettings = {
   backoff: { baseSeconds: 1, capSeconds: 300 },
   leaseSeconds: 30,
   resultTtlSeconds: 7 * 86_400,
+  drainTargetSeconds: 300,
+  workerConcurrency: 1,
 };
+
+/** Settings as stored: rows written before a field existed get its default. */
+export function withSettingDefaults(stored: Partial<JobQueueSettings>): JobQueueSettings {
+  return { ...defaultJobQueueSettings, ...stored };
+}
 
 /** A partial update; `timeoutSeconds: null` clears the timeout. */
 export interface JobQueueSettingsPatch {
@@ -30,6 +41,8 @@ export interface JobQueueSettingsPatch {
   leaseSeconds?: number;
   timeoutSeconds?: number | null;
   resultTtlSeconds?: number;
+  drainTargetSeconds?: number;
+  workerConcurrency?: number;
 }
 
 export function checkJobInteger(name: string, value: number, min: number, max: number): void {
@@ -45,6 +58,8 @@ export function applySettingsPatch(current: JobQueueSettings, patch: JobQueueSet
     leaseSeconds: patch.leaseSeconds ?? current.leaseSeconds,
     timeoutSeconds: patch.timeoutSeconds === null ? undefined : (patch.timeoutSeconds ?? current.timeoutSeconds),
     resultTtlSeconds: patch.resultTtlSeconds ?? current.resultTtlSeconds,
+    drainTargetSeconds: patch.drainTargetSeconds ?? current.drainTargetSeconds,
+    workerConcurrency: patch.workerConcurrency ?? current.workerConcurrency,
   };
   validateJobQueueSettings(next);
   return next;
@@ -59,6 +74,8 @@ export function validateJobQueueSettings(s: JobQueueSettings): void {
   checkJobInteger("leaseSeconds", s.leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
   if (s.timeoutSeconds !== undefined) checkJobInteger("timeoutSeconds", s.timeoutSeconds, 1, j.timeoutMaxSeconds);
   checkJobInteger("resultTtlSeconds", s.resultTtlSeconds, j.resultTtlMinSeconds, j.resultTtlMaxSeconds);
+  checkJobInteger("drainTargetSeconds", s.drainTargetSeconds, 1, j.drainTargetMaxSeconds);
+  checkJobInteger("workerConcurrency", s.workerConcurrency, 1, j.workerConcurrencyMax);
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -70,11 +70,12 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     const afterName = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     const page = await jobs.listQueueInfos({ prefix: q.prefix, limit: q.limit, afterName });
     const last = page.queues[page.queues.length - 1];
-    return `"queues":${JSON.stringify(page.queues.map(queueWire))},"nextCursor":${JSON.stringify(page.hasMore && last ? encodeCursor(last.name) : null)}`;
+    return `"queues":${JSON.stringify(page.queues.map((info) => queueWire(info, o.workersAdvice?.(info))))},"nextCursor":${JSON.stringify(page.hasMore && last ? encodeCursor(last.name) : null)}`;
   }
 
   async function queueJson(name: string): Promise<string> {
-    return JSON.stringify(queueWire(await jobs.queueInfo(name)));
+    const info = await jobs.queueInfo(name);
+    return JSON.stringify(queueWire(info, o.workersAdvice?.(info)));
   }
 
   async function redrivesJson(name: string): Promise<string> {

@@ -1,6 +1,6 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Clock, JobService, QueueService } from "../../core/index.js";
+import type { Clock, JobQueueInfo, JobService, QueueService, WorkersAdvice } from "../../core/index.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export interface JobsRoutesOptions {
@@ -17,6 +17,8 @@ export interface JobsRoutesOptions {
   /** For the ARNs the admin routes name queues by (redrive policies, dead-letter sources). */
   accountId: string;
   region: string;
+  /** The autoscaling advisor's numbers for a queue, shown with its stats (GET/PUT /v1/queues/{queue}, the queue list). */
+  workersAdvice?: (info: JobQueueInfo) => WorkersAdvice;
 }
 
 

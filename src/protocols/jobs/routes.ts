@@ -141,12 +141,14 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async getQueue(request, reply) {
-      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.queueInfo(request.params.queue!)) }));
+      const info = await jobs.queueInfo(request.params.queue!);
+      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(info, o.workersAdvice?.(info)) }));
     },
 
     async updateQueue(request, reply) {
       const patch = request.body as JobQueueSettingsPatch;
-      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(await jobs.updateQueueSettings(request.params.queue!, patch)) }));
+      const info = await jobs.updateQueueSettings(request.params.queue!, patch);
+      return sendJson(reply, 200, JSON.stringify({ queue: queueWire(info, o.workersAdvice?.(info)) }));
     },
 
     async getOpenApi(_request, reply) {

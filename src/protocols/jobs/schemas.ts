@@ -130,6 +130,8 @@ export const settingsBody = object({
   leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds),
   timeoutSeconds: nullable(int(1, j.timeoutMaxSeconds, "null clears it.")),
   resultTtlSeconds: int(j.resultTtlMinSeconds, j.resultTtlMaxSeconds),
+  drainTargetSeconds: int(1, j.drainTargetMaxSeconds, "The autoscaling advisor empties the backlog within this many seconds."),
+  workerConcurrency: int(1, j.workerConcurrencyMax, "Jobs one worker runs at once, for the advisor's worker count."),
 });
 
 // ---- query strings and headers (extra parameters are ignored: caches and proxies add them) ----
@@ -211,6 +213,8 @@ const settingsSchema = object({
   leaseSeconds: { type: "integer" },
   timeoutSeconds: nullable({ type: "integer" }),
   resultTtlSeconds: { type: "integer" },
+  drainTargetSeconds: { type: "integer" },
+  workerConcurrency: { type: "integer" },
 });
 const counts = (names: readonly string[]): JsonSchema => object(Object.fromEntries(names.map((n) => [n, { type: "integer" }])));
 
@@ -244,6 +248,14 @@ export const queueSchema = object({
     oldestVisibleAgeSeconds: nullable({ type: "integer" }),
     throughput: throughputSchema,
   }),
+  autoscaling: object(
+    {
+      workersDesired: { type: "integer", description: "Workers needed to keep up with arrivals and empty the backlog within drainTargetSeconds (docs/operations.md)." },
+      arrivalsPerSecond: { type: "number", description: "Submits, retries and SQS sends per second over the last minute." },
+      meanServiceSeconds: nullable({ type: "number", description: "Mean run time of the attempts that ended in the last minute; null before any did." }),
+    },
+    ["workersDesired", "arrivalsPerSecond", "meanServiceSeconds"],
+  ),
   createdAt: dateTime,
 });
 

@@ -2,7 +2,7 @@
  * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
  * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
  */
-import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, queueNameOfArn } from "../../core/index.js";
+import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, queueNameOfArn, type WorkersAdvice } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {
@@ -62,13 +62,22 @@ export function webhookPayloadJson(d: WebhookDelivery): string {
   return `{"type":${JSON.stringify(d.event)},"timestamp":${JSON.stringify(iso(d.createdAtMs))},"data":${jobJson(d.job)}}`;
 }
 
-export function queueWire(info: JobQueueInfo): Record<string, unknown> {
+/** `advice`: the autoscaling advisor's numbers for the queue, when the server runs one. */
+export function queueWire(info: JobQueueInfo, advice?: WorkersAdvice): Record<string, unknown> {
   const s = info.settings;
   return {
     name: info.name,
     deadLetterQueue: info.deadLetterQueue ?? null,
     attributes: attributesWire(info.config),
-    settings: { maxAttempts: s.maxAttempts, backoff: s.backoff, leaseSeconds: s.leaseSeconds, timeoutSeconds: s.timeoutSeconds ?? null, resultTtlSeconds: s.resultTtlSeconds },
+    settings: {
+      maxAttempts: s.maxAttempts,
+      backoff: s.backoff,
+      leaseSeconds: s.leaseSeconds,
+      timeoutSeconds: s.timeoutSeconds ?? null,
+      resultTtlSeconds: s.resultTtlSeconds,
+      drainTargetSeconds: s.drainTargetSeconds,
+      workerConcurrency: s.workerConcurrency,
+    },
     stats: {
       jobs: info.stats.jobs,
       messages: info.stats.messages,
@@ -76,6 +85,9 @@ export function queueWire(info: JobQueueInfo): Record<string, unknown> {
       oldestVisibleAgeSeconds: info.stats.oldestVisibleAgeSeconds ?? null,
       throughput: info.stats.throughput,
     },
+    ...(advice
+      ? { autoscaling: { workersDesired: advice.workersDesired, arrivalsPerSecond: advice.arrivalsPerSecond, meanServiceSeconds: advice.meanServiceSeconds ?? null } }
+      : {}),
     createdAt: iso(info.createdAtMs),
   };
 }

@@ -1,0 +1,97 @@
+/**
+ * What a Prometheus scrape of GET /metrics costs with a big backlog: fills one queue with N
+ * messages of 1 KiB (default 1,000,000; 1,000 of them in flight), starts the server on that data
+ * dir, and times scrapes of /metrics beside GET /v1/queues/{queue}, whose stats still count the
+ * queue's messages exactly. Both run on the server's event loop, so their time is also how long
+ * every other request waits behind them. Then the same with an empty queue, for the baseline.
+ *
+ * Usage: npx tsx bench/scrape-cost.ts [messages, default 1000000]
+ * (docs/operations.md, "Metrics"; run it alone: flock /work/.bench.lock npx tsx bench/scrape-cost.ts)
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defaultQueueConfig } from "../src/core/index.js";
+import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+import { cleanupNow, removeDir, trackDir } from "./cleanup.js";
+import { startChild } from "./procs.js";
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+const messages = Number(process.argv[2] ?? 1_000_000);
+const inFlight = Math.min(1_000, messages);
+const body = "x".repeat(1024);
+const perSend = 1_000;
+
+function log(line: string): void {
+  process.stderr.write(`[scrape-cost] ${line}\n`);
+}
+
+/** A data dir whose queue `backlog` holds `n` messages, `inFlight` of them received. */
+async function filledDataDir(n: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-scrape-"));
+  trackDir(dir);
+  const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, messageCacheBytes: 0 });
+  const nowMs = Date.now();
+  const { queue } = await store.queueCreate({ name: "backlog", config: defaultQueueConfig(false), tags: {}, nowMs });
+  for (let sent = 0; sent < n; sent += perSend) {
+    const batch = Array.from({ length: Math.min(perSend, n - sent) }, (_, i) => ({
+      messageId: `m-${sent + i}`,
+      body,
+      attributes: {},
+      systemAttributes: {},
+      bodyMd5: "00000000000000000000000000000000",
+      sentAtMs: nowMs,
+      visibleAtMs: nowMs,
+      priority: 0,
+      senderId: "bench",
+    }));
+    await store.messageSend({ queueId: queue.id, messages: batch });
+    if ((sent / perSend) % 100 === 0) log(`filled ${sent} of ${n}`);
+  }
+  for (let taken = 0; taken < (n === 0 ? 0 : inFlight); taken += 10) {
+    await store.messageReceive({ queueId: queue.id, max: 10, nowMs, visibleUntilMs: nowMs + 3_600_000, minSentAtMs: 0, receiptToken: `bench-${taken}` });
+  }
+  await store.close();
+  return dir;
+}
+
+async function timeGet(url: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return performance.now() - t0;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function measure(n: number): Promise<{ scrapeMs: number; exactStatsMs: number }> {
+  const dir = await filledDataDir(n);
+  const server = await startChild(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "serve", "--port", "0", "--data-dir", dir], /Sluice listening on (http:\/\/[^\s"]+)/, 120_000, {
+    cwd: repoRoot,
+  });
+  const base = server.match[1]!;
+  try {
+    for (let i = 0; i < 3; i++) await timeGet(`${base}/metrics`); // warm-up: JIT, page cache
+    const scrapes: number[] = [];
+    for (let i = 0; i < 15; i++) scrapes.push(await timeGet(`${base}/metrics`));
+    const exact: number[] = [];
+    for (let i = 0; i < 3; i++) exact.push(await timeGet(`${base}/v1/queues/backlog`));
+    return { scrapeMs: median(scrapes), exactStatsMs: median(exact) };
+  } finally {
+    server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.once("exit", r));
+    removeDir(dir);
+  }
+}
+
+const empty = await measure(0);
+const full = await measure(messages);
+console.log(`messages queued          GET /metrics (median of 15)   GET /v1/queues/backlog (exact count, median of 3)`);
+console.log(`${String(0).padStart(15)}          ${empty.scrapeMs.toFixed(1).padStart(8)} ms                  ${empty.exactStatsMs.toFixed(1).padStart(8)} ms`);
+console.log(`${String(messages).padStart(15)}          ${full.scrapeMs.toFixed(1).padStart(8)} ms                  ${full.exactStatsMs.toFixed(1).padStart(8)} ms`);
+cleanupNow();

@@ -1,0 +1,14 @@
+/** Every queue, a page at a time in name order: for the background loops and the metrics scrape. */
+import type { QueueRecord, QueueService } from "../core/index.js";
+
+const queuesPerPage = 1_000;
+
+export async function* allQueues(queues: QueueService): AsyncGenerator<QueueRecord> {
+  let afterName: string | undefined;
+  for (;;) {
+    const page = await queues.listQueues({ maxResults: queuesPerPage, afterName });
+    yield* page.queues;
+    if (!page.hasMore || page.queues.length === 0) return;
+    afterName = page.queues[page.queues.length - 1]!.name;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Wires what the server reports: logs (logger.ts), Prometheus metrics (metrics/) and the
+ * autoscaling advisor's workload tracker, as the observers core and the protocols call. The
+ * composition root makes one and hands its parts to the services it builds.
+ */
+import { type Clock, type JobQueueInfo, type JobService, type QueueObserver, type QueueRecord, type QueueService, type WorkersAdvice, WorkloadTracker, adviseWorkers } from "../core/index.js";
+import type { RequestObserver } from "../protocols/http/request-outcome.js";
+import type { WebhookAttemptReport } from "../protocols/jobs/index.js";
+import { allQueues } from "./all-queues.js";
+import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
+import { jobEventFacts } from "./job-event-facts.js";
+import type { Logger } from "./logger.js";
+import { createServerMetrics } from "./metrics/server-metrics.js";
+import type { StoreTelemetry } from "./metrics/store-metrics.js";
+import { requestLog } from "./request-log.js";
+
+export interface Telemetry {
+  queueObserver: QueueObserver;
+  onRequestDone: RequestObserver;
+  onWebhookAttempt: (report: WebhookAttemptReport) => void;
+  workersAdvice: (info: JobQueueInfo) => WorkersAdvice;
+  metrics: { render(): Promise<{ contentType: string; body: string }> };
+  /** For the SQLite store: its commits and WAL syncs. */
+  store: StoreTelemetry;
+  /** Starts following the jobs' lifecycle events; returns the function that stops it. */
+  followJobs(jobs: JobService): () => void;
+}
+
+/** The dead-letter queue a queue's redrive policy names (its ARN's last segment). */
+function deadLetterQueueOf(queue: QueueRecord): string | undefined {
+  const arn = queue.config.redrivePolicy?.deadLetterTargetArn;
+  return arn === undefined ? undefined : arn.slice(arn.lastIndexOf(":") + 1);
+}
+
+export function createTelemetry(p: {
+  logger: Logger;
+  clock: Clock;
+  version: string;
+  metricsQueueLimit: number;
+  /** Late-bound: the services are built with this telemetry's observers. */
+  services: () => { queues: QueueService; jobs: JobService };
+}): Telemetry {
+  const workload = new WorkloadTracker(p.clock);
+  const metrics = createServerMetrics({
+    version: p.version,
+    queueLabelLimit: p.metricsQueueLimit,
+    sources: {
+      queues: () => {
+        workload.sweep();
+        return allQueues(p.services().queues);
+      },
+      depthOf: (queue) => p.services().queues.queueDepth(queue),
+      deadLetterQueueOf,
+      async workersDesired(queue, visible) {
+        const { settings } = await p.services().jobs.jobQueues.policyOf(queue);
+        return adviseWorkers({ ...workload.rates(queue.name), backlog: visible, drainTargetSeconds: settings.drainTargetSeconds, workerConcurrency: settings.workerConcurrency }).workersDesired;
+      },
+      nowMs: () => p.clock.nowMs(),
+    },
+  });
+  const requestLine = requestLog(p.logger);
+  const webhookLine = webhookAttemptLog(p.logger);
+  const traffic = metrics.queueTraffic;
+  return {
+    queueObserver: {
+      ...traffic,
+      ...moveTaskLog(p.logger),
+      messagesSent(queue, count) {
+        traffic.messagesSent(queue, count);
+        workload.arrived(queue, count);
+      },
+    },
+    onRequestDone(outcome) {
+      requestLine(outcome);
+      metrics.onRequestDone(outcome);
+    },
+    onWebhookAttempt(report) {
+      webhookLine(report);
+      metrics.onWebhookAttempt(report);
+    },
+    workersAdvice: (info) =>
+      adviseWorkers({
+        ...workload.rates(info.name),
+        backlog: info.stats.messages.visible,
+        drainTargetSeconds: info.settings.drainTargetSeconds,
+        workerConcurrency: info.settings.workerConcurrency,
+      }),
+    metrics,
+    store: metrics.store,
+    followJobs(jobs) {
+      return jobs.events.subscribe({}, (event) => {
+        const facts = jobEventFacts(event);
+        metrics.onJobEvent(facts);
+        if (facts.arrival) workload.arrived(facts.queue);
+        if (facts.runSeconds !== undefined) workload.served(facts.queue, facts.runSeconds);
+      });
+    },
+  };
+}
