@@ -4,6 +4,7 @@
  * serve is the first, worker/queues/send/jobs/dlq/bench follow the same pattern.
  */
 import { Command } from "commander";
+import { registerBackupCommand } from "./commands/backup.js";
 import { registerJobsCommand } from "./commands/jobs.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerWorkerCommand } from "./commands/worker.js";
@@ -26,5 +27,6 @@ const program = new Command()
 registerServeCommand(program);
 registerWorkerCommand(program);
 registerJobsCommand(program);
+registerBackupCommand(program);
 
 await program.parseAsync(process.argv);

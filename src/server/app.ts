@@ -15,6 +15,8 @@ import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
+import { type BackupFn, registerBackupRoute } from "./backup-route.js";
+import type { Logger } from "./logger.js";
 import { clientErrorHandler, frameworkError, refuseConnect, refuseExpectation, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
 
 /** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
@@ -40,6 +42,8 @@ export interface AppDeps {
   onUnexpectedError: (err: unknown) => void;
   /** Told of every finished request (logs and metrics). */
   onRequestDone?: RequestObserver;
+  /** POST /v1/backup: the store's online backup (absent: the store has none), and where to stage it. */
+  backup?: { take: BackupFn | undefined; dataDir: string; logger: Logger };
   /** Serves GET /metrics (Prometheus text format) when given. */
   metrics?: { render(): Promise<{ contentType: string; body: string }> };
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
@@ -118,6 +122,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.setErrorHandler(rootErrorHandler(deps.onUnexpectedError));
 
   app.get("/healthz", { config: { auth: "open" } }, async () => ({ status: "ok" }));
+  if (deps.backup) registerBackupRoute(app, { backup: deps.backup.take, dataDir: deps.backup.dataDir, logger: deps.backup.logger });
   const metrics = deps.metrics;
   if (metrics) {
     app.get("/metrics", { config: { scope: "read" } }, async (_request, reply) => {

@@ -19,6 +19,7 @@ import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
 import { cryptoIdSource } from "./ids.js";
 import { type Logger, createLogger } from "./logger.js";
+import type { BackupFn } from "./backup-route.js";
 import type { StoreTelemetry } from "./metrics/store-metrics.js";
 import { createTelemetry } from "./telemetry.js";
 import { startMaintenance } from "./maintenance.js";
@@ -60,10 +61,11 @@ function durabilityOf(config: ServerConfig): string {
  * latency never stalls requests, and no call pays for crossing threads (measured cheaper per
  * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
  */
-async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<Store> {
+/** The store, and its online backup when it has one (SQLite's; PostgreSQL has its own tools). */
+async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<{ store: Store; backup?: BackupFn }> {
   if (config.store === "postgres") {
     const url = config.postgresUrl!;
-    return openPostgresStore({
+    const store = await openPostgresStore({
       url,
       poolSize: config.postgresPoolSize,
       onError: (err) => logger.error({ err }, "unexpected error"),
@@ -73,13 +75,14 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
     }).catch((err: unknown) => {
       throw err instanceof DatabaseUnreachableError || err instanceof SchemaTooNewError ? new StoreOpenError(err.message) : err;
     });
+    return { store };
   }
   const filename = join(config.dataDir, "sluice.db");
   try {
-    if (config.storeThread) return await openThreadedSqliteStore({ filename });
+    if (config.storeThread) return { store: await openThreadedSqliteStore({ filename }) };
     const store = openSqliteStore({ filename, pipelinedSync: true, telemetry });
     for (const migration of store.migrationsApplied) logger.info({ migration, database: resolve(filename) }, "schema migration applied");
-    return store;
+    return { store, backup: (destination) => store.backup(destination) };
   } catch (err) {
     throw err instanceof SqliteSchemaTooNewError ? new StoreOpenError(err.message) : err;
   }
@@ -116,7 +119,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
   const telemetry = createTelemetry({ logger, clock, version: packageVersion(), metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
-  const store = await openStore(config, logger, telemetry.store);
+  const { store, backup } = await openStore(config, logger, telemetry.store);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
     await store.close();
     throw err;
@@ -135,6 +138,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     onUnexpectedError: logUnexpected,
     onRequestDone: telemetry.onRequestDone,
     metrics: telemetry.metrics,
+    backup: { take: backup, dataDir: config.dataDir, logger },
     jobs: { jobs, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
   });

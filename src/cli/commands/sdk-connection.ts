@@ -38,10 +38,15 @@ function serverUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv): string {
   return url;
 }
 
-export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Sluice {
+/** Where the server is and how to sign in, from --url/--token or SLUICE_URL/SLUICE_TOKEN. */
+export function connectionFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): { url: string; token?: string } {
   const url = serverUrl(flags, env);
   const token = flags.token ?? env.SLUICE_TOKEN;
-  return new Sluice({ url, ...(token ? { token } : {}) });
+  return token ? { url, token } : { url };
+}
+
+export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Sluice {
+  return new Sluice(connectionFromFlags(flags, env));
 }
 
 /**
