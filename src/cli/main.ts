@@ -5,6 +5,9 @@
  */
 import { Command } from "commander";
 import { registerBackupCommand } from "./commands/backup.js";
+import { registerDlqCommand } from "./commands/dlq.js";
+import { registerQueuesCommand } from "./commands/queues.js";
+import { registerSendCommand } from "./commands/send.js";
 import { registerJobsCommand } from "./commands/jobs.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerWorkerCommand } from "./commands/worker.js";
@@ -21,12 +24,15 @@ const program = new Command()
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .addHelpText(
     "after",
-    "\nExit status: 0 success, 1 an error, 2 bad usage; `jobs submit --wait` and `jobs wait` exit 3\nwhen the job ended failed or canceled (see `sluice jobs --help`).",
+    "\nExit status: 0 success, 1 an error, 2 bad usage; `jobs submit --wait` and `jobs wait` exit 3\nwhen the job ended failed or canceled, `dlq redrive` when the redrive it followed ended\nCANCELLED or FAILED. Admin commands print tables on a terminal, JSON with --json or when piped.",
   );
 
 registerServeCommand(program);
 registerWorkerCommand(program);
 registerJobsCommand(program);
+registerQueuesCommand(program);
+registerSendCommand(program);
+registerDlqCommand(program);
 registerBackupCommand(program);
 
 await program.parseAsync(process.argv);

@@ -23,6 +23,8 @@ describe("admin routes in /openapi.json", () => {
     expect(documented.sort()).toEqual(
       [
         "GET /v1/queues",
+        "POST /v1/queues",
+        "DELETE /v1/queues/{queue}",
         "GET /v1/events/queues",
         "GET /v1/queues/{queue}/events",
         "GET /v1/queues/{queue}/messages",
@@ -101,6 +103,16 @@ describe("admin routes in /openapi.json", () => {
     await check("POST", "/v1/jobs/never/retry", 404);
     await check("POST", `/v1/jobs/${job.id}/retry`, 413, { x: overBodyLimit });
     await check("POST", `/v1/jobs/${job.id}/retry`, 415, "{}", text);
+
+    await check("POST", "/v1/queues", 201, { name: "made", attributes: { delaySeconds: 2 } });
+    await check("POST", "/v1/queues", 200, { name: "made", attributes: { delaySeconds: 2 } });
+    await check("POST", "/v1/queues", 409, { name: "made", attributes: { delaySeconds: 3 } });
+    await check("POST", "/v1/queues", 400, { name: "bad name" });
+    await check("POST", "/v1/queues", 413, { name: "made", x: overBodyLimit });
+    await check("POST", "/v1/queues", 415, "{}", text);
+    await check("DELETE", "/v1/queues/made", 200);
+    await check("DELETE", "/v1/queues/made", 404);
+    await check("DELETE", "/v1/queues/a..b", 400);
 
     await check("POST", "/v1/queues/small/purge", 200);
     await check("POST", "/v1/queues/small/purge", 409);

@@ -106,7 +106,7 @@ describe("docs/operations.md", () => {
                 exp_alerts: [
                   {
                     exp_labels: { severity: "ticket", job: "sluice", queue: "orders" },
-                    exp_annotations: { summary: "Queue orders has 3 messages in its dead-letter queue", description: "Read them, fix the cause, then redrive them to their source queue (a message move task)." },
+                    exp_annotations: { summary: "Queue orders has 3 messages in its dead-letter queue", description: "Read them (`sluice queues peek`), fix the cause, then `sluice dlq redrive` them to their source queue." },
                   },
                 ],
               },

@@ -13,7 +13,8 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Command } from "commander";
 import { adminRequest } from "./admin-http.js";
 import { type OutputFlags, formatBytes, printJson, wantsJson } from "./output.js";
-import { type ConnectionFlags, UsageError, addConnectionOptions, connectionFromFlags, exitWithError } from "./sdk-connection.js";
+import { action, adminCommand } from "./queues.js";
+import { type ConnectionFlags, UsageError, connectionFromFlags } from "./sdk-connection.js";
 
 interface BackupFlags extends ConnectionFlags, OutputFlags {
   force?: boolean;
@@ -49,12 +50,8 @@ async function backup(file: string, flags: BackupFlags): Promise<void> {
 }
 
 export function registerBackupCommand(program: Command): void {
-  addConnectionOptions(
-    program
-      .command("backup")
-      .description("Copy the server's live database to <file> (a consistent SQLite copy, taken while traffic continues; admin scope).")
-      .argument("<file>", "where to write the copy")
-      .option("--force", "replace <file> if it exists")
-      .option("--json", "print the result as JSON (the default when stdout is not a terminal)"),
-  ).action((file: string, flags: BackupFlags) => backup(file, flags).catch(exitWithError));
+  adminCommand(program, "backup", "Copy the server's live database to <file> (a consistent SQLite copy, taken while traffic continues; admin scope).")
+    .argument("<file>", "where to write the copy")
+    .option("--force", "replace <file> if it exists")
+    .action(action(backup));
 }

@@ -73,6 +73,16 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     return `"queues":${JSON.stringify(page.queues.map((info) => queueWire(info, o.workersAdvice?.(info))))},"nextCursor":${JSON.stringify(page.hasMore && last ? encodeCursor(last.name) : null)}`;
   }
 
+  /** The admin API's attribute names as core's config fields; `where` names the body part in errors. */
+  function configPatchOf(body: AttributesBody, fifo: boolean, where: string): Partial<QueueConfig> {
+    if (body.contentBasedDeduplication !== undefined && !fifo) fail("ValidationFailed", `${where}.contentBasedDeduplication applies to FIFO queues only.`);
+    const { redrivePolicy, ...rest } = body;
+    const patch: Partial<QueueConfig> = { ...rest };
+    if (redrivePolicy === null) patch.redrivePolicy = undefined;
+    else if (redrivePolicy) patch.redrivePolicy = { deadLetterTargetArn: arnOf(redrivePolicy.deadLetterQueue), maxReceiveCount: redrivePolicy.maxReceiveCount };
+    return patch;
+  }
+
   async function queueJson(name: string): Promise<string> {
     const info = await jobs.queueInfo(name);
     return JSON.stringify(queueWire(info, o.workersAdvice?.(info)));
@@ -138,15 +148,25 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
       return sendJson(reply, 200, JSON.stringify({ deleted: await queues.purgeQueue(request.params.queue!) }));
     },
 
+    async createQueue(request, reply) {
+      const body = request.body as { name: string; attributes?: AttributesBody };
+      const fifoQueue = body.name.endsWith(".fifo");
+      const config = { ...configPatchOf(body.attributes ?? {}, fifoQueue, "body.attributes"), fifoQueue };
+      const { created } = await queues.createQueue({ name: body.name, config });
+      return sendJson(reply, created ? 201 : 200, `{"queue":${await queueJson(body.name)}}`);
+    },
+
+    async deleteQueue(request, reply) {
+      const name = request.params.queue!;
+      await queues.deleteQueue(name);
+      return sendJson(reply, 200, JSON.stringify({ deleted: name }));
+    },
+
     async updateQueueAttributes(request, reply) {
       const name = request.params.queue!;
       const body = request.body as AttributesBody;
       const queue = await queues.getQueue(name);
-      if (body.contentBasedDeduplication !== undefined && !queue.config.fifoQueue) fail("ValidationFailed", "body.contentBasedDeduplication applies to FIFO queues only.");
-      const { redrivePolicy, ...rest } = body;
-      const patch: Partial<QueueConfig> = { ...rest };
-      if (redrivePolicy === null) patch.redrivePolicy = undefined;
-      else if (redrivePolicy) patch.redrivePolicy = { deadLetterTargetArn: arnOf(redrivePolicy.deadLetterQueue), maxReceiveCount: redrivePolicy.maxReceiveCount };
+      const patch = configPatchOf(body, queue.config.fifoQueue, "body");
       const updated = await queues.updateQueueConfig(name, patch);
       // Its job policy (dead-letter target) is cached by queue record: the next read must see the change.
       jobs.jobQueues.forget(updated);

@@ -91,6 +91,14 @@ export const attributesBody = object({
   defaultPriority: int(limits.priorityMin, limits.priorityMax, "Sluice extension: the priority of messages sent without one."),
 });
 
+export const createQueueBody = object(
+  {
+    name: { ...anyQueueName, description: "The new queue's name; a name ending in .fifo makes a FIFO queue." },
+    attributes: { ...attributesBody, description: "As PUT /v1/queues/{queue}/attributes takes them; omitted ones get SQS's defaults." },
+  },
+  ["name"],
+);
+
 // ---- responses (documentation: answers are serialized by admin-wire.ts) ----
 
 export const peekedMessageSchema = object({

@@ -20,7 +20,7 @@ export interface ResponseSpec {
 
 export interface RouteSpec {
   operationId: string;
-  method: "GET" | "POST" | "PUT";
+  method: "GET" | "POST" | "PUT" | "DELETE";
   /** OpenAPI style: /v1/jobs/{id}. */
   path: string;
   summary: string;
