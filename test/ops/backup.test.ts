@@ -12,16 +12,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createLogger, startServer, type RunningServer } from "../../src/server/index.js";
 import { killAllChildren, repoRoot, spawnCli } from "../support/cli.js";
 import { createDatabase } from "../support/postgres.js";
+import { sqsOk } from "../support/sqs-json.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 
 const run = promisify(execFile);
 
-async function sqs(url: string, action: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` }, body: JSON.stringify(body) });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200) throw new Error(`${action}: ${JSON.stringify(json)}`);
-  return json;
-}
+const sqs = sqsOk;
 
 /** Sends batches of 10 until stopped; every message id the server acknowledged is in `acked`. */
 function sendLoad(url: string, queueUrl: string, acked: Set<string>, body: string): { stop(): Promise<void> } {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { configFromEnv, resolveServerConfig } from "../../src/server/config.js";
 import { type RunningServer, createLogger, startServer } from "../../src/server/index.js";
 import { killAllChildren, spawnCli } from "../support/cli.js";
+import { sqsRequest as sqsJson } from "../support/sqs-json.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 
@@ -42,15 +43,6 @@ const canaries = {
   webhookSecret: "whsec_Q0FOQVJZY2FuYXJ5Q0FOQVJZY2FuYXJ5Q0FOQVI=",
   unknownRouteQuery: "CANARY-route-query-0ff1",
 };
-
-async function sqsJson(url: string, action: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${url}/`, {
-    method: "POST",
-    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}`, ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
 
 describe("server logs", () => {
   let server: RunningServer | undefined;

@@ -11,15 +11,13 @@ import { ManualClock } from "../../src/core/index.js";
 import { type RunningServer, createLogger, startServer } from "../../src/server/index.js";
 import { sample } from "../support/metrics-text.js";
 import { promtool } from "../support/promtool.js";
+import { sqsRequest } from "../support/sqs-json.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 
 const quiet = createLogger({ level: "silent" });
 
-async function sqs(url: string, action: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` }, body: JSON.stringify(body) });
-  return (await res.json()) as Record<string, unknown>;
-}
+const sqs = async (url: string, action: string, body: unknown): Promise<Record<string, unknown>> => (await sqsRequest(url, action, body)).json;
 
 async function scrape(url: string, headers: Record<string, string> = {}): Promise<string> {
   const res = await fetch(`${url}/metrics`, { headers });
