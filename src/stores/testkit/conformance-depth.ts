@@ -5,8 +5,10 @@
 import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
 
-export function registerDepthCases({ store, test }: ConformanceContext): void {
+export function registerDepthCases({ store, another, test }: ConformanceContext): void {
+  const kit = jobCaseKit(store);
   async function makeQueue(name: string): Promise<number> {
     const { queue } = await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
     return queue.id;
@@ -66,5 +68,37 @@ export function registerDepthCases({ store, test }: ConformanceContext): void {
     expect((await store().queueDepth({ queueId: q, nowMs: T0 + 10, minSentAtMs: 0 })).oldestVisibleSentAtMs).toBe(T0 - 500);
     await store().messageExpire({ queueId: q, minSentAtMs: T0 - 100, nowMs: T0 + 10 });
     expect(await store().queueDepth({ queueId: q, nowMs: T0 + 10, minSentAtMs: T0 - 100 })).toEqual({ visible: 1, inFlight: 0, delayed: 0, oldestVisibleSentAtMs: T0 });
+  });
+
+  test("queueDepth agrees with queueStats through job submits (with a handoff), leases, completions and failures", async () => {
+    const queue = await kit.makeQueue("depth-jobs");
+    const dlq = await kit.makeQueue("depth-jobs-dlq");
+    await store().jobCreateMany({ items: [1, 2, 3, 4].map(() => newJobFor(queue)), nowMs: T0 });
+    expect(await depthOf(queue.id, T0)).toEqual({ visible: 4, inFlight: 0, delayed: 0 });
+
+    const handedOff = await kit.submit(queue, {}, undefined, { ...kit.leaseParams(queue, `${queue.id}.hand-aaaaaaaa`), max: 1 });
+    expect(handedOff.handoff?.leased).toHaveLength(1);
+    expect(await depthOf(queue.id, T0)).toEqual({ visible: 4, inFlight: 1, delayed: 0 });
+
+    const token = `${queue.id}.lease-bbbbbbbb`;
+    const leased = (await kit.lease(queue, { max: 2, token })).leased;
+    expect(leased).toHaveLength(2);
+    expect(await depthOf(queue.id, T0)).toEqual({ visible: 2, inFlight: 3, delayed: 0 });
+
+    await store().jobComplete({ id: leased[0]!.id, leaseToken: token, nowMs: T0 + 1, outputJson: '"ok"', resultTtlSeconds: 60 });
+    await store().jobFail({ ...kit.policy(dlq), id: leased[1]!.id, leaseToken: token, nowMs: T0 + 1, error: { message: "boom" }, retryable: false });
+    expect(await depthOf(queue.id, T0 + 1)).toEqual({ visible: 2, inFlight: 1, delayed: 0 });
+    expect(await depthOf(dlq.id, T0 + 1)).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
+  });
+
+  test("queueDepth through a second handle counts what the first one wrote", async () => {
+    const q = await makeQueue("depth-two-handles");
+    const other = await another();
+    await store().messageSend({ queueId: q, messages: [newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 60_000 })] });
+    await other.messageReceive({ queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-depth-other" });
+    const fromOther = await other.queueDepth({ queueId: q, nowMs: T0, minSentAtMs: 0 });
+    expect(fromOther).toEqual(await other.queueStats({ queueId: q, nowMs: T0, minSentAtMs: 0 }));
+    expect(fromOther).toEqual(await store().queueDepth({ queueId: q, nowMs: T0, minSentAtMs: 0 }));
+    expect(fromOther).toMatchObject({ visible: 1, inFlight: 1, delayed: 1 });
   });
 }
