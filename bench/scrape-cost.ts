@@ -5,8 +5,8 @@
  * queue's messages exactly. Both run on the server's event loop, so their time is also how long
  * every other request waits behind them. Then the same with an empty queue, for the baseline.
  *
- * Usage: npx tsx bench/scrape-cost.ts [messages, default 1000000]
- * (docs/operations.md, "Metrics"; run it alone: flock /work/.bench.lock npx tsx bench/scrape-cost.ts)
+ * Usage: npm run bench:scrape-cost -- [messages, default 1000000]
+ * (docs/operations.md, "What a scrape costs"; run it alone on the machine, like every benchmark)
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
