@@ -23,7 +23,7 @@ export interface JobsWorkload {
 /**
  * Scaled from the SQS workload so `--messages` shortens every comparison alike: 30 % of it
  * (30,000 jobs by default, ≈ 6 s per peer). At 10 % the measured window was ≈ 2 s, short enough
- * that both peers read 5–20 % below their steady rate (docs/benchmarks.md, "A longer window").
+ * that both peers read 5–20 % below their steady rate (docs/benchmarks-history.md, "A longer window").
  */
 export function jobsWorkload(w: Workload): JobsWorkload {
   return {

@@ -202,7 +202,7 @@ export class JobLease<I = JsonValue> {
     this.stopHeartbeats();
     if (this.lost) return undefined;
     // Literals, not `{ ...base, output }`: on Node 20 a spread that adds a key makes an object
-    // that outlives young-generation GCs, and the output with it (docs/benchmarks.md).
+    // that outlives young-generation GCs, and the output with it (docs/benchmarks-history.md).
     const { id, leaseId } = this.job;
     return outcome.kind === "complete" ? { kind: "complete", ack: { id, leaseId, output: outcome.output } } : { kind: "fail", ack: { id, leaseId, ...outcome.failure } };
   }
@@ -268,7 +268,7 @@ export class JobLease<I = JsonValue> {
  * A job's ctx. A class, not an object literal with `get signal()`: a literal's getter is a new
  * closure per lease, so each ctx got a hidden class of its own — and V8 keeps hidden classes in the
  * old generation, where one held its lease (the job's input included) past every young GC
- * (docs/benchmarks.md, "Garbage that outlived its group"). Here the getter is the prototype's.
+ * (docs/benchmarks-history.md, "Garbage that outlived its group"). Here the getter is the prototype's.
  */
 class LeaseContext implements JobContext {
   /** An own property, so `const { progress } = ctx` still works. */

@@ -91,7 +91,7 @@ export class Worker {
     // One long poll at a time, asking for every free slot: the jobs a poll doesn't get come with
     // the replacements each ack request asks for. Several polls in flight split each batch of
     // submits into one-job leases — more requests and server writes per job, and fewer jobs per
-    // second (measured: docs/benchmarks.md, "One lease loop").
+    // second (measured: docs/benchmarks-history.md, "One lease loop").
     const loop = { deps, slots: this.slots, requests, stopLeasing: this.stopLeasing.signal, isClosing, start, onFatal };
     this.loopDone = leaseLoop(loop);
   }

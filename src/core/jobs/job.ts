@@ -88,7 +88,7 @@ export interface JobRecord {
  * every JobRecord shares one shape. Why it matters beyond tidiness: on Node 20, an object spread
  * that adds a property the source lacks (`{ ...job, leaseToken }`) makes an object that outlives
  * young-generation GCs — and with it everything it points to, a job's 1 KiB input included
- * (docs/benchmarks.md, "Garbage that outlived its group"). Transitions spread records and set
+ * (docs/benchmarks-history.md, "Garbage that outlived its group"). Transitions spread records and set
  * fields; with every field already there, they only overwrite.
  */
 export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: number, messageSeq: number | undefined): JobRecord {

@@ -2,7 +2,7 @@
  * JSON-protocol SQS requests (POST `/` with `X-Amz-Target`, what every current SDK sends) answered
  * on node:http directly, ahead of fastify's routing, hooks and reply machinery: the same handler
  * and the same responses as the fastify route (sqs-routes.ts), ≈ 3 % more messages per second on
- * the durable standard bench (docs/benchmarks.md). Everything else goes on to fastify.
+ * the durable standard bench (docs/benchmarks-history.md). Everything else goes on to fastify.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestObserver } from "../http/request-outcome.js";
@@ -24,7 +24,7 @@ export type SqsFastPath = (req: IncomingMessage, res: ServerResponse) => boolean
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
   const observe = opts.onRequestDone;
   const write = (res: ServerResponse, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
-    // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks.md).
+    // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks-history.md).
     const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(response.body), ...response.headers };
     // As the app's onSend hook does: a response finished during shutdown closes its connection.
     if (close || opts.shutdownSignal?.aborted) headers.connection = "close";

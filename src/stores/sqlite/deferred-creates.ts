@@ -4,7 +4,7 @@
  * last answer set off; written as they came, each of those jobs was inserted queued and then
  * updated twice over — its job row to running, its message to in flight — by the lease a moment
  * later in the same transaction. Deferred, the lease takes them as they are inserted: one INSERT
- * per row instead of INSERT + SELECT + UPDATE (measured: docs/benchmarks.md, "Submits written at
+ * per row instead of INSERT + SELECT + UPDATE (measured: docs/benchmarks-history.md, "Submits written at
  * the end of their group"). Whatever no lease takes is inserted queued, before the first later
  * write of the group that could see it, or after the group's atEnd steps (GroupCommitter
  * deferWrites); either way in the same transaction, so nothing about durability changes.
@@ -102,7 +102,7 @@ export class DeferredCreates {
     this.entries = [];
     // New collections, not clear(): V8 leaves a cleared Map's old table holding its entries and
     // pointing at the new one, so a long-lived Map kept every group's submits alive through
-    // scavenges into the old generation (docs/benchmarks.md, "Garbage that outlived its group").
+    // scavenges into the old generation (docs/benchmarks-history.md, "Garbage that outlived its group").
     this.byId = new Map();
     this.existingQueues = new Set();
     this.group = group;
