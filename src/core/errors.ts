@@ -29,7 +29,8 @@ export const errorCatalog = {
   JobNotFound: "The specified job does not exist.",
   JobAlreadyFinished: "The job has already finished.",
   JobNotRetryable: "Only a failed or canceled job can be retried.",
-  // Admin routes (docs/admin-api.md); the SQS API answers these cases UnsupportedOperation, as SQS does.
+  // Message move tasks (redrives), as SQS answers them: a second active task is InvalidParameterValue,
+  // cancelling a finished one UnsupportedOperation; the admin routes (docs/admin-api.md) answer 409s.
   RedriveInProgress: "A redrive of this queue is already running.",
   RedriveAlreadyFinished: "The redrive has already finished.",
   LeaseMismatch: "The lease id is not the job's current lease.",

@@ -197,7 +197,7 @@ describe("jobs API: workers", () => {
     const waited = await within(5_000, waiting, "GET ?wait");
     expect(waited.body.job).toMatchObject({ status: "succeeded", output: { label: "positive" } });
     const again = await s.api("POST", `/v1/jobs/${high.id}/complete`, { leaseId: leased[0]!.leaseId });
-    expect([again.status, again.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
+    expect([again.status, again.body.error.code, again.body.error.message]).toEqual([409, "JobAlreadyFinished", `Job ${high.id} has already succeeded.`]);
   });
 
   it("the jobs of one lease request share its leaseId: a lease is job id + leaseId, and a job leased again gets a new one", async () => {
@@ -252,7 +252,13 @@ describe("jobs API: workers", () => {
     const queue = (await s.api("GET", "/v1/queues/q")).body.queue;
     expect(queue).toMatchObject({ deadLetterQueue: "q-dlq", stats: { jobs: { failed: 1 }, deadLetterMessages: 1 } });
     const stale = await s.api("POST", `/v1/jobs/${job.id}/heartbeat`, { leaseId: "1.nottheleaseatall" });
-    expect([stale.status, stale.body.error.code]).toEqual([409, "JobAlreadyFinished"]);
+    expect([stale.status, stale.body.error.code, stale.body.error.message]).toEqual([409, "JobAlreadyFinished", `Job ${job.id} has already failed.`]);
+    const cancel = await s.api("POST", `/v1/jobs/${job.id}/cancel`);
+    expect([cancel.status, cancel.body.error.message]).toEqual([409, `Job ${job.id} has already failed.`]);
+    const canceled = (await s.api("POST", "/v1/queues/q/jobs", { input: "y" })).body.job;
+    await s.api("POST", `/v1/jobs/${canceled.id}/cancel`);
+    const afterCancel = await s.api("POST", `/v1/jobs/${canceled.id}/heartbeat`, { leaseId: "1.nottheleaseatall" });
+    expect([afterCancel.status, afterCancel.body.error.message]).toEqual([409, `Job ${canceled.id} was canceled.`]);
   });
 
   it("a worker's body is not coerced: retryable null is refused and the job keeps its lease", async () => {

@@ -48,9 +48,14 @@ function deadLetterEffect(policy: RetryPolicy): MessageEffect {
     : { kind: "deadLetter", queueId: policy.deadLetterQueueId, sourceQueueName: policy.deadLetterSourceQueueName ?? "" };
 }
 
+/** "Job … has already succeeded." / "… has already failed." / "… was canceled." */
+function alreadyFinished(job: JobRecord): never {
+  return fail("JobAlreadyFinished", `Job ${job.id} ${job.status === "canceled" ? "was canceled" : `has already ${job.status}`}.`);
+}
+
 /** A lease is live while the job runs under it, before it expires and before the attempt's deadline. */
 export function requireLiveLease(job: JobRecord, leaseToken: string, nowMs: number): void {
-  if (isTerminal(job.status)) fail("JobAlreadyFinished", `Job ${job.id} is already ${job.status}.`);
+  if (isTerminal(job.status)) alreadyFinished(job);
   if (job.leaseToken !== leaseToken) fail("LeaseMismatch", `Lease ${leaseToken} is not the current lease of job ${job.id}.`);
   if (job.status !== "running" || (job.leaseExpiresAtMs ?? 0) <= nowMs) {
     fail("LeaseExpired", `The lease on job ${job.id} has ended; it will run again elsewhere.`);
@@ -211,7 +216,7 @@ export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSe
       return unchanged(job);
     case "succeeded":
     case "failed":
-      return fail("JobAlreadyFinished", `Job ${job.id} is already ${job.status}.`);
+      return alreadyFinished(job);
     case "queued":
       return { job: finish(job, "canceled", p.nowMs, p.resultTtlSeconds), events: ["job.canceled"], message: { kind: "delete" } };
     case "running":
