@@ -116,7 +116,8 @@ describe("examples/README.md walkthrough", () => {
     const submitted = await curl(find((w) => w[0] === "curl" && w.includes("POST"), "curl submit"), server.url);
     expect(submitted.status).toBe(201);
     const id = (submitted.body as { job: { id: string; status: string } }).job.id;
-    expect((submitted.body as { job: { status: string } }).job.status).toBe("queued");
+    // "running" when the worker was waiting for a job, "queued" while it still loads its model.
+    expect(["queued", "running"]).toContain((submitted.body as { job: { status: string } }).job.status);
 
     // ?wait=30 holds until the worker (still loading its model, maybe) has finished the job.
     const waited = await curl(find((w) => w[0] === "curl" && w.some((x) => x.includes("?wait=")), "curl wait"), server.url, id);
@@ -137,6 +138,18 @@ describe("examples/README.md walkthrough", () => {
     const sdk = await runSdkSnippet(readmeSdkSnippet(), readmeUrl, server.url);
     expect(sdk.code, sdk.stderr).toBe(0);
     expect(oneLine(sdk.stdout)).toMatch(expectedOutputPattern(readmeSdkSnippet()));
+
+    // Input without text fails for good: the job stays in sentiment, failed; its message is in sentiment-dlq.
+    const bad = await fetch(`${server.url}/v1/queues/sentiment/jobs?wait=30`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"input":{}}' });
+    const failedJob = ((await bad.json()) as { job: { id: string; status: string } }).job;
+    expect(failedJob.status).toBe("failed");
+    const failedList = await runCli(["jobs", "list", "sentiment", "--status", "failed", "--url", server.url]);
+    expect(failedList.code, failedList.stderr).toBe(0);
+    expect((JSON.parse(failedList.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id)).toEqual([failedJob.id]);
+    const dlqList = await runCli(["jobs", "list", "sentiment-dlq", "--url", server.url]);
+    expect((JSON.parse(dlqList.stdout) as { jobs: unknown[] }).jobs).toEqual([]);
+    const dlqPeek = (await (await fetch(`${server.url}/v1/queues/sentiment-dlq/messages`)).json()) as { messages: Array<{ messageId: string }> };
+    expect(dlqPeek.messages.map((m) => m.messageId)).toEqual([failedJob.id]);
 
     // Ctrl-C drains the worker, which exits 0; then the server, likewise.
     worker.child.kill("SIGINT");

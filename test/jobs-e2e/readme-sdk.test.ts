@@ -27,3 +27,17 @@ describe("README.md SDK snippet", () => {
     expect(oneLine(run.stdout)).toMatch(expectedOutputPattern(snippet));
   }, 60_000);
 });
+
+describe("README.md quick starts", () => {
+  it("the SQS quick start and the jobs examples use different queues, so a reader running them in order gets no leftover messages as jobs", () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const sqsPart = readme.slice(readme.indexOf("## Use it from an SQS client"), readme.indexOf("## Run async inference jobs"));
+    const jobsPart = readme.slice(readme.indexOf("## Run async inference jobs"));
+    const names = (text: string, patterns: RegExp[]): Set<string> => new Set(patterns.flatMap((p) => [...text.matchAll(p)].map((m) => m[1]!)));
+    const sqsQueues = names(sqsPart, [/QueueName[=:]\s*"([\w-]+)"/g, /--queue-name ([\w-]+)/g, /\/000000000000\/([\w-]+)/g]);
+    const jobQueues = names(jobsPart, [/\.queue\("([\w-]+)"\)/g, /\/v1\/queues\/([\w-]+)/g, /--queue ([\w-]+)/g, /jobs submit ([\w-]+)/g]);
+    expect(sqsQueues.size).toBeGreaterThanOrEqual(2);
+    expect(jobQueues).toContain("embed");
+    expect([...sqsQueues].filter((q) => jobQueues.has(q))).toEqual([]);
+  });
+});

@@ -61,6 +61,8 @@ describe("jobs: waiting", () => {
     await settle();
     const commits = h.store.writes.transactions;
     const { job } = await h.jobs.submit("q", { input: "x" });
+    // The submit's own answer already says so (examples/README.md shows it).
+    expect([job.status, job.attempt]).toEqual(["running", 1]);
     const leased = await leasing;
     expect(leased.map((j) => [j.id, j.status, j.attempt])).toEqual([[job.id, "running", 1]]);
     expect(h.store.writes.transactions - commits).toBe(1);

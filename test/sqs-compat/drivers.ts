@@ -113,7 +113,7 @@ function err(shape: string, code: string = shape, status = 400): ExpectedError {
   return { shape, code, status };
 }
 
-/** From the SQS model (reference/sqs-2012-11-05.smithy.json + the SDK 3.1169.0 model). */
+/** Shapes and query codes from the SQS Smithy model (as @aws-sdk/client-sqs 3.1169.0 ships it). */
 export const sqsErrors = {
   QueueDoesNotExist: err("QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"),
   QueueNameExists: err("QueueNameExists", "QueueAlreadyExists"),

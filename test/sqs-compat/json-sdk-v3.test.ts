@@ -3,11 +3,11 @@
  * in-process server on a ManualClock. The SDK verifies MD5OfMessageBody itself; attribute digests
  * are checked against an independent oracle (test/support/md5.ts).
  */
-import { ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
-import { sqsV3 } from "../support/clients.js";
+import { credentials, region, sqsV3 } from "../support/clients.js";
 import { v3Driver } from "./drivers.js";
-import { useHarness } from "./harness.js";
+import { accountId, useHarness } from "./harness.js";
 import { lifecycleScenarios } from "./scenarios-lifecycle.js";
 import { messageScenarios } from "./scenarios-messages.js";
 import { queueScenarios } from "./scenarios-queues.js";
@@ -39,6 +39,21 @@ describe("SQS compatibility: SDK v3, JSON protocol", () => {
         { target: "AmazonSQS.SendMessage", contentType: "application/x-amz-json-1.0", status: 200, responseType: expect.stringContaining("application/x-amz-json-1.0") },
       ]);
       client.destroy();
+    });
+
+    it("a client without an endpoint finds Sluice through AWS_ENDPOINT_URL_SQS (the README's claim for client-sqs ≥ 3.428.0)", async () => {
+      const before = process.env.AWS_ENDPOINT_URL_SQS;
+      process.env.AWS_ENDPOINT_URL_SQS = h.server.url;
+      const client = new SQSClient({ region, credentials, maxAttempts: 1 });
+      try {
+        const name = h.uniqueName("env");
+        const { QueueUrl } = await client.send(new CreateQueueCommand({ QueueName: name }));
+        expect(QueueUrl).toBe(`${h.server.url}/${accountId}/${name}`);
+      } finally {
+        client.destroy();
+        if (before === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
+        else process.env.AWS_ENDPOINT_URL_SQS = before;
+      }
     });
 
     it("MessageSystemAttributeNames: All and individual names", async () => {

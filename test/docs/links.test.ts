@@ -1,0 +1,35 @@
+/**
+ * The docs point only at what ships: every relative link in a tracked Markdown file, and every
+ * repository path a doc names in backticks, is a file or folder of this repository.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../support/cli.js";
+
+const docs = execFileSync("git", ["ls-files", "*.md"], { cwd: repoRoot, encoding: "utf8" }).split("\n").filter(Boolean);
+/** The repository's own top-level folders: a backticked path starting with one of them names a file here. */
+const ownFolders = ["src", "test", "docs", "client", "clients", "examples", "scripts", "bench", ".ci"];
+
+function missingTargets(doc: string): string[] {
+  const text = readFileSync(join(repoRoot, doc), "utf8");
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^(https?:|mailto:|#)/.test(l));
+  const linked = links.map((l) => normalize(join(dirname(doc), decodeURIComponent(l.split("#")[0]!))));
+  const named = [...text.matchAll(/`((?:\.\.\/)*([\w.-]+)\/[\w./-]*\w)`/g)]
+    .filter((m) => ownFolders.includes(m[2]!) || m[1]!.startsWith("../"))
+    .map((m) => (m[1]!.startsWith("../") ? normalize(join(dirname(doc), m[1]!)) : m[1]!));
+  return [...linked, ...named].filter((path) => !existsSync(join(repoRoot, path))).map((path) => `${doc} → ${path}`);
+}
+
+describe("documentation links", () => {
+  it("every Markdown file links and names only files that ship", () => {
+    expect(docs.length).toBeGreaterThan(10);
+    expect(docs.flatMap(missingTargets)).toEqual([]);
+  });
+
+  it("no doc sends the reader to a design document or reference folder outside the repository", () => {
+    const outside = docs.filter((doc) => /DESIGN\.md|shared\/reference|shared folder/.test(readFileSync(join(repoRoot, doc), "utf8")));
+    expect(outside).toEqual([]);
+  });
+});
