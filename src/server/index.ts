@@ -11,6 +11,7 @@ import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
 import { DatabaseUnreachableError, describeUrl, openPostgresStore } from "../stores/postgres/open.js";
 import { SchemaTooNewError } from "../stores/postgres/migrate.js";
 import { SchemaTooNewError as SqliteSchemaTooNewError } from "../stores/sqlite/migrate.js";
+import { DataDirInUseError, type DataDirLock, lockDataDir } from "../stores/sqlite/data-dir-lock.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
@@ -95,14 +96,34 @@ function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
+/** One server per SQLite data dir (data-dir-lock.ts): taken before anything in the dir is touched. */
+function lockSqliteDataDir(config: ServerConfig): DataDirLock | undefined {
+  if (config.store !== "sqlite") return undefined;
+  try {
+    return lockDataDir(config.dataDir);
+  } catch (err) {
+    throw err instanceof DataDirInUseError ? new StoreOpenError(err.message) : err;
+  }
+}
+
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const config = resolveServerConfig(opts);
-  const logger = opts.logger ?? createLogger({ level: config.logLevel });
-  const logUnexpected = (err: unknown): void => logger.error({ err }, "unexpected error");
-  const clock = opts.clock ?? systemClock;
   // Mistakes in the configuration end the start here, each in one line (start-checks.ts).
   await checkHostResolves(config.host);
   await checkDataDir(config.dataDir);
+  const lock = lockSqliteDataDir(config);
+  try {
+    return await startLocked(opts, config, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function startLocked(opts: StartServerOptions, config: ServerConfig, lock: DataDirLock | undefined): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger({ level: config.logLevel });
+  const logUnexpected = (err: unknown): void => logger.error({ err }, "unexpected error");
+  const clock = opts.clock ?? systemClock;
   // Before the store opens: a secret no receiver could verify stops the start with nothing to undo.
   const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir }).catch((err: unknown) => {
     throw err instanceof WebhookSecretError ? new ConfigError(err.message) : err;
@@ -185,7 +206,11 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     } finally {
       clearTimeout(forceClose);
     }
-    await store.close();
+    try {
+      await store.close();
+    } finally {
+      lock?.release();
+    }
     const connectionsOpen = await connections;
     logger.info({ connectionsOpen, longPollsEnded, durationMs: Date.now() - startedAtMs }, "shut down: requests answered, store closed");
   }

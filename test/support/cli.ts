@@ -74,3 +74,24 @@ export async function killAllChildren(): Promise<void> {
   );
   await Promise.all(waits);
 }
+
+/** Runs `sluice <args>` to its exit, SIGKILLed after `timeoutMs`: for a start that must fail. */
+export function runCliToExit(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      rej(new Error(`sluice ${args.join(" ")} did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      res({ code, stdout, stderr });
+    });
+  });
+}
