@@ -35,11 +35,6 @@ export interface ServerConfig {
   secretAccessKey?: Secret;
   /** The single-token case: a bearer token with every scope, for the default account. */
   apiToken?: Secret;
-  /**
-   * Run SQLite on a worker thread of its own. Off (default): statements run on the event loop and
-   * only the WAL fsync leaves it, which costs less CPU per request (no messages between threads).
-   */
-  storeThread: boolean;
   /** pino level: info logs start, shutdown and background events; debug adds a line per request. */
   logLevel: LogLevel;
   /** Queues with their own label in /metrics; those past it are summed under queue="(other)". */
@@ -57,13 +52,22 @@ export const defaultServerConfig: ServerConfig = {
   webhookAllowPrivate: false,
   idempotencyKeyTtlSeconds: 86_400,
   allowAnonymous: false,
-  storeThread: false,
   logLevel: "info",
   metricsQueueLimit: 1000,
 };
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
+}
+
+/** The variable of the retired `--store-thread`: set to a true value, it stops the start (storeThreadRetired). */
+export const retiredStoreThreadEnv = "SLUICE_STORE_THREAD";
+
+/** SQLite on a worker thread of its own was removed: measured slower, it behaved differently, and nobody should believe it still runs. */
+export function storeThreadRetired(source: string): ConfigError {
+  return new ConfigError(
+    `${source} was removed: SQLite now always runs on the event loop with its WAL syncs off it, which measured faster than the store thread (docs/benchmarks.md). Remove ${source}.`,
+  );
 }
 
 /** Environment variables that mirror the flags. */
@@ -80,7 +84,6 @@ export const envVarNames = {
   webhookAllowPrivate: "SLUICE_WEBHOOK_ALLOW_PRIVATE",
   idempotencyKeyTtlSeconds: "SLUICE_IDEMPOTENCY_KEY_TTL_SECONDS",
   allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
-  storeThread: "SLUICE_STORE_THREAD",
   credentialsFile: "SLUICE_CREDENTIALS_FILE",
   accessKeyId: "SLUICE_ACCESS_KEY_ID",
   secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
@@ -161,8 +164,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (idempotencyKeyTtl !== undefined) out.idempotencyKeyTtlSeconds = parseSeconds(idempotencyKeyTtl, envVarNames.idempotencyKeyTtlSeconds);
   const allowAnonymous = get("allowAnonymous");
   if (allowAnonymous !== undefined) out.allowAnonymous = parseBooleanText(allowAnonymous, envVarNames.allowAnonymous);
-  const storeThread = get("storeThread");
-  if (storeThread !== undefined) out.storeThread = parseBooleanText(storeThread, envVarNames.storeThread);
+  const storeThread = env[retiredStoreThreadEnv];
+  if (storeThread !== undefined && storeThread !== "" && parseBooleanText(storeThread, retiredStoreThreadEnv)) throw storeThreadRetired(retiredStoreThreadEnv);
   const credentialsFile = get("credentialsFile");
   if (credentialsFile !== undefined) out.credentialsFile = credentialsFile;
   const accessKeyId = get("accessKeyId");

@@ -13,7 +13,6 @@ import { SchemaTooNewError } from "../stores/postgres/migrate.js";
 import { SchemaTooNewError as SqliteSchemaTooNewError } from "../stores/sqlite/migrate.js";
 import { DataDirInUseError, type DataDirLock, lockDataDir } from "../stores/sqlite/data-dir-lock.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
-import { openThreadedSqliteStore } from "../stores/sqlite/threaded-store.js";
 import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
 import { CredentialsError } from "./credentials-file.js";
@@ -54,13 +53,13 @@ export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: 
 /** What the start line says about durability: when a write is acknowledged. */
 function durabilityOf(config: ServerConfig): string {
   if (config.store === "postgres") return "PostgreSQL commit before ack";
-  return config.storeThread ? "fsync before ack (synchronous=FULL, store thread)" : "fsync before ack (pipelined WAL sync)";
+  return "fsync before ack (pipelined WAL sync)";
 }
 
 /**
  * SQLite on the event loop with pipelined WAL syncs: the fsync runs on libuv's pool, so its
  * latency never stalls requests, and no call pays for crossing threads (measured cheaper per
- * message and faster on 2 cores: docs/benchmarks.md). `--store-thread` moves it to a worker.
+ * message and faster on 2 cores than SQLite on a thread of its own: docs/benchmarks.md).
  */
 /** The store, and its online backup when it has one (SQLite's; PostgreSQL has its own tools). */
 async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<{ store: Store; backup?: BackupFn }> {
@@ -80,7 +79,6 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
   }
   const filename = join(config.dataDir, "sluice.db");
   try {
-    if (config.storeThread) return { store: await openThreadedSqliteStore({ filename }) };
     const store = openSqliteStore({ filename, pipelinedSync: true, telemetry });
     for (const migration of store.migrationsApplied) logger.info({ migration, database: resolve(filename) }, "schema migration applied");
     return { store, backup: (destination) => store.backup(destination) };

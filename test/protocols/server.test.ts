@@ -11,6 +11,7 @@ import { cryptoIdSource } from "../../src/server/ids.js";
 import { type RunningServer, StoreOpenError, startServer } from "../../src/server/index.js";
 import { maintenanceIntervalMs, startMaintenance } from "../../src/server/maintenance.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+import { runCliToExit } from "../support/cli.js";
 import { createDatabase } from "../support/postgres.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
@@ -29,15 +30,14 @@ describe("server configuration", () => {
       webhookAllowPrivate: false,
       idempotencyKeyTtlSeconds: 86_400,
       allowAnonymous: false,
-      storeThread: false,
       logLevel: "info",
       metricsQueueLimit: 1000,
     });
   });
 
   it("layers environment variables under flags", () => {
-    const env = configFromEnv({ SLUICE_PORT: "9000", SLUICE_DATA_DIR: "/tmp/x", SLUICE_ACCOUNT_ID: "123456789012", SLUICE_REGION: "eu-west-2", SLUICE_ALLOW_ANONYMOUS: "true", SLUICE_STORE_THREAD: "1" });
-    expect(resolveServerConfig(env, { port: 9001 })).toMatchObject({ port: 9001, dataDir: "/tmp/x", accountId: "123456789012", region: "eu-west-2", allowAnonymous: true, storeThread: true });
+    const env = configFromEnv({ SLUICE_PORT: "9000", SLUICE_DATA_DIR: "/tmp/x", SLUICE_ACCOUNT_ID: "123456789012", SLUICE_REGION: "eu-west-2", SLUICE_ALLOW_ANONYMOUS: "true" });
+    expect(resolveServerConfig(env, { port: 9001 })).toMatchObject({ port: 9001, dataDir: "/tmp/x", accountId: "123456789012", region: "eu-west-2", allowAnonymous: true });
   });
 
   it("refuses a non-loopback bind without --allow-anonymous", () => {
@@ -54,6 +54,20 @@ describe("server configuration", () => {
     expect(() => resolveServerConfig({ store: "postgres" })).toThrow(/postgres-url/);
     expect(() => resolveServerConfig({ store: "postgres", postgresUrl: "mysql://db/x" })).toThrow(/postgres:\/\/ or postgresql:\/\//);
     expect(() => configFromEnv({ SLUICE_POSTGRES_POOL_SIZE: "1" })).toThrow(/SLUICE_POSTGRES_POOL_SIZE: pool size must be an integer from 2 to 1000/);
+  });
+
+  it("says the store thread was removed when SLUICE_STORE_THREAD asks for it; a false value asks for what always runs", () => {
+    expect(() => configFromEnv({ SLUICE_STORE_THREAD: "true" })).toThrow(ConfigError);
+    expect(() => configFromEnv({ SLUICE_STORE_THREAD: "1" })).toThrow(/^SLUICE_STORE_THREAD was removed: SQLite now always runs on the event loop/);
+    expect(configFromEnv({ SLUICE_STORE_THREAD: "false" })).toEqual({});
+    expect(() => configFromEnv({ SLUICE_STORE_THREAD: "maybe" })).toThrow(/SLUICE_STORE_THREAD: expected true or false/);
+  });
+
+  it("`sluice serve --store-thread` stops at once with one line saying it was removed", { timeout: 90_000 }, async () => {
+    const result = await runCliToExit(["serve", "--port", "0", "--store-thread", "--data-dir", await makeTempDir()]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^sluice: --store-thread was removed: SQLite now always runs on the event loop .* Remove --store-thread\.\n$/);
   });
 });
 

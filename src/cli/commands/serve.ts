@@ -4,8 +4,20 @@
  * line, or a pretty one on a terminal), which scripts and tests wait for (with --port 0 it
  * carries the port actually bound).
  */
-import type { Command } from "commander";
-import { type ServerConfig, configFromEnv, envVarNames, parseLogLevel, parseMetricsQueueLimit, parsePoolSize, parsePort, parseSeconds, parseStore, resolveServerConfig } from "../../server/config.js";
+import { type Command, Option } from "commander";
+import {
+  type ServerConfig,
+  configFromEnv,
+  envVarNames,
+  parseLogLevel,
+  parseMetricsQueueLimit,
+  parsePoolSize,
+  parsePort,
+  parseSeconds,
+  parseStore,
+  resolveServerConfig,
+  storeThreadRetired,
+} from "../../server/config.js";
 import { ConfigError, type RunningServer, StoreOpenError, startServer } from "../../server/index.js";
 
 interface ServeFlags {
@@ -28,6 +40,7 @@ interface ServeFlags {
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
+  if (flags.storeThread) throw storeThreadRetired("--store-thread");
   return {
     host: flags.host,
     port: flags.port === undefined ? undefined : parsePort(flags.port, "--port"),
@@ -41,7 +54,6 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     webhookAllowPrivate: flags.webhookAllowPrivate,
     idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
     allowAnonymous: flags.allowAnonymous,
-    storeThread: flags.storeThread,
     logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
     metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
     credentialsFile: flags.credentialsFile,
@@ -119,7 +131,8 @@ export function registerServeCommand(program: Command): void {
     .option("--idempotency-key-ttl-seconds <n>", "how long a jobs API Idempotency-Key is remembered (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
-    .option("--store-thread", "run SQLite on a worker thread of its own (more cores, more CPU per request)")
+    // Retired: still parsed, so that passing it says why it is gone instead of "unknown option".
+    .addOption(new Option("--store-thread").hideHelp())
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
     .option("--metrics-queue-limit <n>", "queues with their own label in /metrics; the rest are summed under queue=\"(other)\" (default 1000)")
     .addHelpText("after", envHelp)

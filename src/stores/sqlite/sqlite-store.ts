@@ -96,11 +96,6 @@ export interface SqliteStoreOptions {
   /** Path of the database file (":memory:" only for throwaway use: it is not durable). */
   filename: string;
   /**
-   * WAL pages after which a commit also checkpoints (SQLite's default: 1000). The threaded store
-   * raises it and checkpoints from another thread, so commits don't pay for the copy and its fsync.
-   */
-  walAutocheckpointPages?: number;
-  /**
    * Commit with synchronous=NORMAL and fsync the WAL from libuv's thread pool (wal-syncer.ts):
    * writes are still acknowledged only once on disk, but the next group commit runs during the
    * previous one's fsync. Off: synchronous=FULL, the fsync inside COMMIT.
@@ -170,7 +165,6 @@ export class SqliteStore implements Store {
     // Each operation of a group commit runs in a savepoint, whose statement journal would
     // otherwise be a temp file on disk (~150 extra writes per commit).
     this.db.pragma("temp_store = MEMORY");
-    if (options.walAutocheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     try {
       this.migrationsApplied = migrate(this.db);
     } catch (err) {
@@ -357,7 +351,7 @@ export class SqliteStore implements Store {
       // kept for a queue that is gone and the send answered as a success. One seek per send, not
       // per message.
       if (!this.sql.queueExists(p.queueId)) fail("QueueNotFound", "The specified queue does not exist.");
-      // Only what the caller lacks: on the threaded store, echoing bodies back costs a copy each.
+      // Only what the caller lacks (ids and seqs): echoing the messages back would cost a copy each.
       if (!dedup) {
         const seqs = this.sql.messageInsert.many(p.queueId, p.messages);
         return p.messages.map((m, i): SentMessage => ({ messageId: m.messageId, seq: seqs[i]! }));
