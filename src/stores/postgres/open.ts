@@ -5,6 +5,7 @@
  */
 import { Db, isConnectionError } from "./db.js";
 import { migrate } from "./migrate.js";
+import { PostgresNotifier } from "./notifier.js";
 import { PostgresStore } from "./postgres-store.js";
 
 export interface PostgresStoreOptions {
@@ -61,5 +62,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await db.close().catch(() => undefined);
     throw err;
   }
-  return new PostgresStore(db);
+  // One listening connection per node, opened before it serves: its waiters hear other nodes from the start.
+  const notifier = new PostgresNotifier(db, { url: options.url, onError: options.onError });
+  try {
+    await notifier.start();
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw new DatabaseUnreachableError(`PostgreSQL at ${describeUrl(options.url)} refused the listening connection: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return new PostgresStore(db, notifier);
 }

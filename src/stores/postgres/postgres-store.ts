@@ -4,35 +4,33 @@
  * synchronous_commit decides when that is on disk). Nothing a node holds in memory is needed by
  * another: decisions that must hold across nodes are made by row locks and constraints.
  */
-import { performance } from "node:perf_hooks";
 import { fail } from "../../core/errors.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
-import { InProcessNotifier } from "../../core/notifier.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db } from "./db.js";
 import { PostgresJobStore } from "./jobs-store.js";
+import type { PostgresNotifier } from "./notifier.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
 import { receiveMessages } from "./receive.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
 
-/**
- * How long a node trusts a queue record it read (every request reads its queue). This node's own
- * queue writes drop its cache at once; another node's show within this time.
- */
-export const queueCacheTtlMs = 1_000;
-
 export class PostgresStore implements Store {
-  /** In-process for now: notices reach this node's subscribers only (LISTEN/NOTIFY is to come). */
-  readonly notifier = new InProcessNotifier();
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: PostgresJobStore;
-  private readonly queueCache = new Map<string, { queue: QueueRecord; readAtMs: number }>();
 
-  constructor(readonly db: Db) {
+  /**
+   * Notices reach this node's subscribers at once and the other nodes' over LISTEN/NOTIFY
+   * (notifier.ts). Queue records are not cached: a queue deleted through another node must be
+   * gone here at once, before any notice could arrive.
+   */
+  constructor(
+    readonly db: Db,
+    readonly notifier: PostgresNotifier,
+  ) {
     this.jobs = new PostgresJobStore(db);
   }
 
@@ -50,17 +48,8 @@ export class PostgresStore implements Store {
   }
 
   async queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
-    const nowMs = performance.now();
-    const cached = this.queueCache.get(p.name);
-    if (cached && nowMs - cached.readAtMs < queueCacheTtlMs) return cached.queue;
     const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name = $1", [p.name]);
-    if (!rows[0]) {
-      this.queueCache.delete(p.name);
-      return undefined;
-    }
-    const queue = Object.freeze(toQueue(rows[0]));
-    this.queueCache.set(p.name, { queue, readAtMs: nowMs });
-    return queue;
+    return rows[0] ? toQueue(rows[0]) : undefined;
   }
 
   async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
@@ -73,18 +62,16 @@ export class PostgresStore implements Store {
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
-    await this.queueWrite(() =>
-      this.db.query("UPDATE queues SET config = coalesce($2, config), tags = coalesce($3, tags), updated_at_ms = $4 WHERE id = $1", [
-        p.id,
-        p.config ? JSON.stringify(p.config) : null,
-        p.tags ? JSON.stringify(p.tags) : null,
-        p.nowMs,
-      ]),
-    );
+    await this.db.query("UPDATE queues SET config = coalesce($2, config), tags = coalesce($3, tags), updated_at_ms = $4 WHERE id = $1", [
+      p.id,
+      p.config ? JSON.stringify(p.config) : null,
+      p.tags ? JSON.stringify(p.tags) : null,
+      p.nowMs,
+    ]);
   }
 
   async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
-    return this.queueWrite(() => this.db.transaction(async (tx): Promise<QueueDeleted> => {
+    return this.db.transaction(async (tx): Promise<QueueDeleted> => {
       const { rows } = await tx.query<{ name: string }>("SELECT name FROM queues WHERE id = $1 FOR UPDATE", [p.id]);
       if (!rows[0]) return { liveJobIds: [] };
       const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('queued', 'running')", [p.id]);
@@ -97,17 +84,7 @@ export class PostgresStore implements Store {
         [rows[0].name, p.nowMs],
       );
       return { liveJobIds: live.rows.map((r) => r.id) };
-    }));
-  }
-
-  /** A write to a queue's row: what this node cached of queues goes, before and after it. */
-  private async queueWrite<T>(write: () => Promise<T>): Promise<T> {
-    this.queueCache.clear();
-    try {
-      return await write();
-    } finally {
-      this.queueCache.clear();
-    }
+    });
   }
 
   async queueDeletedAt(p: { name: string }): Promise<number | undefined> {
@@ -221,8 +198,7 @@ export class PostgresStore implements Store {
 
   async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined> {
     const groups: string[] = [];
-    // The purge time is on the queue's record.
-    const result = await this.queueWrite(() => this.db.transaction(async (tx): Promise<MessagesDeleted | undefined> => {
+    const result = await this.db.transaction(async (tx): Promise<MessagesDeleted | undefined> => {
       groups.length = 0;
       if (p.refuseIfPurgedAfterMs !== undefined) {
         // The queue row's lock makes check-and-purge one step: concurrent purges can't both pass.
@@ -235,7 +211,7 @@ export class PostgresStore implements Store {
       const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE queue_id = $1 RETURNING group_id", [p.queueId]);
       for (const r of rows) if (r.group_id !== null) groups.push(r.group_id);
       return { deleted: rows.length, jobChanges };
-    }));
+    });
     await settleGroups(this.db, p.queueId, groups);
     return result;
   }
@@ -303,6 +279,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.notifier.close();
     await this.db.close();
   }
 }

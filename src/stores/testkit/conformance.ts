@@ -278,12 +278,14 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       const { queue: fifo } = await store.queueCreate({ name: "f.fifo", config: defaultQueueConfig(true), tags: {}, nowMs: T0 });
       await store.queueDelete({ id, nowMs: T0 });
       await expect(store.messageSend({ queueId: id, messages: [newMessage(), newMessage()] })).rejects.toMatchObject({ code: "QueueNotFound" });
-      // The race itself: a delete and a send (both callers held the record) in one group commit, the delete first.
+      // The race itself: a delete and a send (both callers held the record) fired together. A store
+      // that commits them in order refuses the send; one that runs them on separate connections may
+      // commit the send first, and the delete then takes its message along. Either way nothing stays.
       const [, raced] = await Promise.allSettled([
         store.queueDelete({ id: fifo.id, nowMs: T0 }),
         store.messageSend({ queueId: fifo.id, messages: [newMessage({ groupId: "g", deduplicationId: "d" })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } }),
       ]);
-      expect(raced).toMatchObject({ status: "rejected", reason: { code: "QueueNotFound" } });
+      if (raced.status === "rejected") expect(raced.reason).toMatchObject({ code: "QueueNotFound" });
       for (const queueId of [id, fifo.id]) expect(await store.queueStats({ queueId, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     });
 

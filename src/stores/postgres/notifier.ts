@@ -1,0 +1,179 @@
+/**
+ * The PostgreSQL store's Notifier: notices reach this node's subscribers at once, and every other
+ * node through NOTIFY on one channel, heard on one LISTEN connection per node. Notices published
+ * in one turn of the event loop leave together (a JSON array per NOTIFY, split below PostgreSQL's
+ * 8000-byte payload limit); a job's record is left out (it can be MiBs): other nodes read it.
+ * The listening connection reconnects with backoff; notices sent while it was down are lost, so
+ * on reconnect every queue's waiters are told to look again and jobs that finished meanwhile are
+ * told of — a missed notice costs latency, never correctness.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import type { JobEventType } from "../../core/jobs/job.js";
+import type { NoticeListener, Notifier, StoreNotice } from "../../core/notifier.js";
+import type { Db } from "./db.js";
+
+export const noticeChannel = "sluice_notices";
+/** Below NOTIFY's 8000-byte limit, with room for the envelope. */
+const payloadMaxBytes = 7_000;
+const reconnectFirstDelayMs = 100;
+const reconnectMaxDelayMs = 5_000;
+
+interface Envelope {
+  /** The node that sent it: a node hears its own NOTIFYs too, and skips them. */
+  from: string;
+  notices: StoreNotice[];
+}
+
+export interface PostgresNotifierOptions {
+  url: string;
+  onError?: (err: unknown) => void;
+}
+
+export class PostgresNotifier implements Notifier {
+  private listeners: NoticeListener[] = [];
+  private readonly nodeId = randomUUID();
+  private outbox: StoreNotice[] = [];
+  private flushScheduled = false;
+  private listener: pg.Client | undefined;
+  private closed = false;
+  /** When the listening connection was lost (notices since then may be missed). */
+  private lostAtMs: number | undefined;
+  private reconnectDelayMs = reconnectFirstDelayMs;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: PostgresNotifierOptions,
+  ) {}
+
+  /** Opens the listening connection (the store's open waits for it: a node that can't listen shouldn't serve). */
+  async start(): Promise<void> {
+    await this.listen();
+  }
+
+  publish(notice: StoreNotice): void {
+    this.deliver(notice);
+    if (this.closed) return;
+    const remote: StoreNotice = notice.kind === "jobChanged" && notice.job !== undefined ? { kind: "jobChanged", jobId: notice.jobId, events: notice.events, atMs: notice.atMs } : notice;
+    this.outbox.push(remote);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    }
+  }
+
+  subscribe(listener: NoticeListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await this.flush();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  private deliver(notice: StoreNotice): void {
+    for (const listener of this.listeners) listener(notice);
+  }
+
+  /** Sends what this turn published, as few NOTIFYs as the size limit allows, in one statement. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const notices = this.outbox;
+    this.outbox = [];
+    if (notices.length === 0) return;
+    const payloads: string[] = [];
+    let chunk: StoreNotice[] = [];
+    let size = 0;
+    for (const n of notices) {
+      const bytes = Buffer.byteLength(JSON.stringify(n));
+      if (chunk.length > 0 && size + bytes > payloadMaxBytes) {
+        payloads.push(JSON.stringify({ from: this.nodeId, notices: chunk } satisfies Envelope));
+        chunk = [];
+        size = 0;
+      }
+      chunk.push(n);
+      size += bytes + 1;
+    }
+    payloads.push(JSON.stringify({ from: this.nodeId, notices: chunk } satisfies Envelope));
+    try {
+      await this.db.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [noticeChannel, payloads]);
+    } catch (err) {
+      // Other nodes' waiters fall back to their own timers; the write itself is committed.
+      this.options.onError?.(err);
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url });
+    client.on("notification", (msg) => {
+      if (msg.channel !== noticeChannel || msg.payload === undefined) return;
+      let envelope: Envelope;
+      try {
+        envelope = JSON.parse(msg.payload) as Envelope;
+      } catch {
+        return; // not ours
+      }
+      if (envelope.from === this.nodeId) return;
+      for (const notice of envelope.notices) this.deliver(notice);
+    });
+    const lost = (err?: unknown): void => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.lostAtMs ??= Date.now();
+      if (err !== undefined) this.options.onError?.(err);
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on("error", lost);
+    client.on("end", () => lost());
+    await client.connect();
+    await client.query(`LISTEN ${noticeChannel}`);
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    this.listener = client;
+    this.reconnectDelayMs = reconnectFirstDelayMs;
+    if (this.lostAtMs !== undefined) {
+      const since = this.lostAtMs;
+      this.lostAtMs = undefined;
+      await this.catchUp(since).catch((err: unknown) => this.options.onError?.(err));
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer !== undefined) return;
+    const delayMs = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(reconnectMaxDelayMs, delayMs * 2);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.listen().catch((err: unknown) => {
+        this.options.onError?.(err);
+        this.scheduleReconnect();
+      });
+    }, delayMs);
+    this.reconnectTimer.unref();
+  }
+
+  /**
+   * What may have been missed while not listening: every queue's waiters look again (and cached
+   * queue records go), and jobs that finished since are told of, so held waits end.
+   */
+  private async catchUp(sinceMs: number): Promise<void> {
+    const { rows: queues } = await this.db.query<{ id: number; name: string }>("SELECT id, name FROM queues");
+    for (const q of queues) this.deliver({ kind: "queueChanged", queueId: q.id, queueName: q.name });
+    const { rows: jobs } = await this.db.query<{ id: string; status: string; finished_at_ms: number }>(
+      "SELECT id, status, finished_at_ms FROM jobs WHERE finished_at_ms >= $1 AND status IN ('succeeded', 'failed', 'canceled')",
+      [sinceMs - 1_000],
+    );
+    for (const j of jobs) this.deliver({ kind: "jobChanged", jobId: j.id, events: [`job.${j.status}` as JobEventType], atMs: j.finished_at_ms });
+  }
+}
