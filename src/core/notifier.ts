@@ -18,9 +18,11 @@ export type StoreNotice =
   /**
    * A job transition committed, with the lifecycle events it produced at `atMs`. `job` is the
    * record after it; a notifier that crosses processes may leave it out (a job can be MiBs), and
-   * a subscriber then reads the job itself.
+   * a subscriber then reads the job itself. `version` orders one job's notices when the store
+   * counts its changes (JobChange.version); a notifier that crosses processes drops a notice
+   * older than one it already delivered for that job.
    */
-  | { kind: "jobChanged"; jobId: string; events: readonly JobEventType[]; atMs: number; job?: JobRecord }
+  | { kind: "jobChanged"; jobId: string; events: readonly JobEventType[]; atMs: number; job?: JobRecord; version?: number }
   /**
    * A queue's config, tags or job settings changed, or the queue was deleted — with the live
    * jobs its deletion took along (nobody else will tell their waiters they are gone).
@@ -60,7 +62,7 @@ export class InProcessNotifier implements Notifier {
 
 /** Tells of committed job transitions (a change without events tells of nothing). */
 export function publishJobChanges(notifier: Notifier, changes: readonly JobChange[], atMs: number): void {
-  for (const { job, events } of changes) {
-    if (events.length > 0) notifier.publish({ kind: "jobChanged", jobId: job.id, events, atMs, job });
+  for (const { job, events, version } of changes) {
+    if (events.length > 0) notifier.publish({ kind: "jobChanged", jobId: job.id, events, atMs, job, version });
   }
 }

@@ -1,11 +1,13 @@
 /**
  * Several Sluice servers on one PostgreSQL database, as nodes behind a load balancer: what one
  * node writes wakes the others' waiters through LISTEN/NOTIFY — a long poll on A is answered by a
- * send on B, long before its own timer; a job's `?wait` on A ends when a worker on C completes it.
+ * send on B, long before its own timer; a job's `?wait` on A ends when a worker on C completes it;
+ * an event stream on B sees, in order, a job's events written through A and C.
  */
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/index.js";
+import { openEventStream } from "../jobs/http-harness.js";
 import { sqsV3 } from "../support/clients.js";
 import { usePostgresDatabase } from "../support/postgres.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
@@ -65,5 +67,57 @@ describe("Sluice nodes on one PostgreSQL database", () => {
     expect(body.job).toMatchObject({ status: "succeeded", output: { ok: true } });
     console.log(`cross-node ?wait answered ${(at - completedAt).toFixed(1)} ms after the completion was acknowledged`);
     expect(at - completedAt).toBeLessThan(5_000);
+  });
+
+  it("event streams on node B see a job's events from A and C in order, ending with the terminal one", async () => {
+    const [nodeA, nodeB, nodeC] = nodes as [RunningServer, RunningServer, RunningServer];
+    const post = async (node: RunningServer, path: string, body: unknown): Promise<Response> => {
+      const res = await fetch(`${node.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
+      return res;
+    };
+    const order = ["job.queued", "job.started", "job.progress", "job.progress", "job.progress", "job.succeeded"];
+    type Seen = { event: string; status: string; progress: number | null };
+    const readUntilSucceeded = async (stream: Awaited<ReturnType<typeof openEventStream>>): Promise<Seen[]> => {
+      const seen: Seen[] = [];
+      for (let e = await stream.next(); e !== undefined; e = await stream.next()) {
+        const job = (e.data as { job: { status: string; progress: number | null } }).job;
+        seen.push({ event: e.event, status: job.status, progress: job.progress });
+        if (e.event === "job.succeeded") break;
+      }
+      stream.close();
+      return seen;
+    };
+    const counts: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const queue = `streamed-${round}`;
+      // Subscribed once the response has begun (the stream subscribes before its first byte).
+      const queueStream = await openEventStream(`${nodeB.url}/v1/events?queue=${queue}`);
+      const { job } = (await (await post(nodeA, `/v1/queues/${queue}/jobs`, { input: { round } })).json()) as { job: { id: string } };
+      const jobStream = await openEventStream(`${nodeB.url}/v1/jobs/${job.id}/events`);
+      expect((await jobStream.next())?.event).toBe("job.snapshot");
+      const leased = (await (await post(nodeC, `/v1/queues/${queue}/leases`, { max: 1, waitSeconds: 5, leaseSeconds: 30 })).json()) as { jobs: Array<{ leaseId: string }> };
+      const leaseId = leased.jobs[0]!.leaseId;
+      // Each change acknowledged before the next, through alternating nodes and without waiting
+      // for B: B hears of them on two connections, several at once, and reads the job for each.
+      for (const [i, node] of [nodeA, nodeC, nodeA].entries()) await post(node, `/v1/jobs/${job.id}/heartbeat`, { leaseId, progress: (i + 1) / 4 });
+      await post(nodeC, `/v1/jobs/${job.id}/complete`, { leaseId, output: { round } });
+      for (const seen of [await readUntilSucceeded(queueStream), await readUntilSucceeded(jobStream)]) {
+        // In order: a notice that arrives after a later one's is dropped, never told out of turn;
+        // each record read is at least as new as its event, and no older than the one before.
+        const events = seen.map((s) => s.event);
+        let at = 0;
+        for (const event of events) {
+          at = order.indexOf(event, at) + 1;
+          expect(at, `${events.join(", ")} is not in the order ${order.join(", ")}`).toBeGreaterThan(0);
+        }
+        expect(events.at(-1)).toBe("job.succeeded");
+        expect(seen.at(-1)?.status).toBe("succeeded");
+        const progress = seen.map((s) => s.progress ?? 0);
+        expect(progress).toEqual([...progress].sort((x, y) => x - y));
+        counts.push(events.filter((e) => e !== "job.snapshot").length);
+      }
+    }
+    console.log(`events seen by node B's streams (of 6 on a queue stream, 5 or 6 on a job stream): ${counts.join(", ")}`);
   });
 });

@@ -96,6 +96,8 @@ export class JobService {
   private readonly pendingWaits = new Set<{ release: (() => void) | undefined }>();
   /** Long-polling leases a submit may run inside its own write (parked-leases.ts). */
   private readonly parked = new ParkedLeases();
+  /** Jobs whose record is being read for another node's notices, with the notices heard since (readAndPublish). */
+  private readonly remoteNotices = new Map<string, Array<StoreNotice & { kind: "jobChanged" }>>();
   private readonly unsubscribe: () => void;
   private closed = false;
 
@@ -118,12 +120,7 @@ export class JobService {
     if (notice.kind === "jobChanged") {
       if (notice.job) this.publishEvents(notice.job, notice.events, notice.atMs);
       // Told without the record (another process): read it, unless nobody here listens.
-      else if (this.events.hasListeners(notice.jobId)) {
-        void this.store.jobGet({ id: notice.jobId }).then(
-          (job) => job && this.publishEvents(job, notice.events, notice.atMs),
-          () => undefined, // the hint is lost; waits still end at their limit
-        );
-      }
+      else if (this.events.hasListeners(notice.jobId)) this.readAndPublish(notice);
     } else if (notice.kind === "queueChanged") {
       // Settings or dead-letter target may have changed. A deleted queue's cached record must go
       // too: a lease on it would otherwise find the queue gone and end at once with nothing,
@@ -215,7 +212,7 @@ export class JobService {
     // Unless the lease in this write took the job, someone else should come for it.
     const taken = lease?.changes.find((c) => c.job.id === id)?.job;
     if (!taken) this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
-    this.publish({ job: result.job, events: ["job.queued"] });
+    this.publish({ job: result.job, events: ["job.queued"], version: 1 });
     // Answered as it is after the write: already running when a waiting worker took it.
     return { job: taken ?? result.job, replayed: false };
   }
@@ -630,6 +627,30 @@ export class JobService {
 
   private publishEvents(job: JobRecord, events: readonly JobEventType[], atMs: number): void {
     for (const type of events) this.events.publish({ type, atMs, job });
+  }
+
+  /**
+   * Publishes the events of a notice that came without its record, read here. One read per job at
+   * a time: notices heard while it runs wait for the next one, so a job's events go out in the
+   * order their notices came (two reads in flight could finish out of order), each with a record
+   * at least as new as its change.
+   */
+  private readAndPublish(notice: StoreNotice & { kind: "jobChanged" }): void {
+    const queued = this.remoteNotices.get(notice.jobId);
+    if (queued) {
+      queued.push(notice);
+      return;
+    }
+    this.remoteNotices.set(notice.jobId, [notice]);
+    void (async () => {
+      for (let batch = this.remoteNotices.get(notice.jobId)!; batch.length > 0; batch = this.remoteNotices.get(notice.jobId)!) {
+        this.remoteNotices.set(notice.jobId, []);
+        // A failed read loses these hints only: held waits still end at their limit.
+        const job = await this.store.jobGet({ id: notice.jobId }).catch(() => undefined);
+        if (job) for (const n of batch) this.publishEvents(job, n.events, n.atMs);
+      }
+      this.remoteNotices.delete(notice.jobId);
+    })();
   }
 
   /** Leases handed to a request that is gone: each released (attempt given back), best effort — its lease expiring is the fallback. */

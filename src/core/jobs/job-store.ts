@@ -39,6 +39,12 @@ export type JobCreateResult =
 export interface JobChange {
   job: JobRecord;
   events: JobEventType[];
+  /**
+   * The job's change count after this change, from a store that keeps one (PostgreSQL): a new
+   * job is at 1 (core tells of a submit with it), each change adds 1. Carried in the notice, it
+   * lets another node drop a notice that arrives after a later one. A store may leave it out.
+   */
+  version?: number;
 }
 
 /** What the failure of an attempt needs to decide between retry, failed and canceled. */

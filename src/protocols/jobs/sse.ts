@@ -45,6 +45,14 @@ function dataLines(json: string): string {
     .join("\n")}\n`;
 }
 
+/** The event after which a job's stream ends: a terminal event, or a snapshot of a finished job. */
+function endsStream(event: JobEvent): boolean {
+  // By the event's type, not its record's status: a record read for another node's notice can be
+  // newer than the event (job.started with the job already succeeded), and job.succeeded follows.
+  if (event.type === "job.snapshot") return isTerminal(event.job.status);
+  return event.type === "job.succeeded" || event.type === "job.failed" || event.type === "job.canceled";
+}
+
 /**
  * Streams events matching `filter` into `res` (headers already written). With `snapshot` (a job
  * stream), subscribes first, then reads and sends the job's current state as `job.snapshot`, then
@@ -77,7 +85,7 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: J
     // A subscriber that doesn't read (or reads slower than a busy queue's events come) would
     // otherwise grow this response's buffer without bound: it is cut off, and may reconnect.
     if (res.writableLength > sseMaxBufferedBytes) return destroy();
-    if (filter.jobId !== undefined && isTerminal(event.job.status)) end();
+    if (filter.jobId !== undefined && endsStream(event)) end();
   };
   // A job deleted with its queue (SQS DeleteQueue) has no terminal event to end its stream on.
   const unsubscribe = deps.jobs.events.subscribe(filter, send, end);

@@ -141,10 +141,17 @@ export function jobInsertValues(jobs: ReadonlyArray<Omit<JobRecord, "seq">>): Va
   return arraysOf(insertColumns, jobs);
 }
 
-/** One UPDATE of every changed column for many jobs, by id. */
-export const jobUpdateStatement = `UPDATE jobs SET ${updateColumns.map(([n]) => `${n} = t.${n}`).join(", ")}
+/** One UPDATE of every changed column for many jobs, by id; each job's version goes up by one. */
+export const jobUpdateStatement = `UPDATE jobs SET ${updateColumns.map(([n]) => `${n} = t.${n}`).join(", ")}, version = jobs.version + 1
   FROM unnest($1::text[], ${updateColumns.map(([, type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS t (id, ${updateColumns.map(([n]) => n).join(", ")})
-  WHERE jobs.id = t.id`;
+  WHERE jobs.id = t.id
+  RETURNING jobs.id, jobs.version`;
+
+/** What jobUpdateStatement returns: each updated job's new version. */
+export interface JobVersionRow {
+  id: string;
+  version: number;
+}
 
 export function jobUpdateValues(jobs: ReadonlyArray<Omit<JobRecord, "seq">>): Value[][] {
   return [jobs.map((j) => j.id), ...arraysOf(updateColumns, jobs)];

@@ -41,7 +41,7 @@ import {
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
-import { type JobRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
+import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
 import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
@@ -150,9 +150,9 @@ export class PostgresJobStore implements JobStore {
       if (job.messageSeq !== undefined) await tx.query("DELETE FROM messages WHERE seq = $1", [job.messageSeq]);
       const [messageSeq] = await insertMessages(tx, job.queueId, [p.message]);
       const retried: JobRecord = { ...change.job, messageSeq };
-      await tx.query(jobUpdateStatement, jobUpdateValues([retried]));
+      const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues([retried]));
       await outboxInsert(tx, webhookEventsOf(retried, change.events).map((event) => ({ job: retried, event })), p.nowMs);
-      return { job: retried, events: change.events };
+      return { job: retried, events: change.events, version: rows[0]?.version };
     });
   }
 
@@ -418,7 +418,11 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
     for (const event of webhookEventsOf(job, t.events)) outbox.push({ job, event });
     return { job, events: t.events };
   });
-  if (changed.length > 0) await tx.query(jobUpdateStatement, jobUpdateValues(changed));
+  if (changed.length > 0) {
+    const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues(changed));
+    const versions = new Map(rows.map((r) => [r.id, r.version]));
+    for (const change of changes) change.version = versions.get(change.job.id);
+  }
   if (deletes.length > 0) await tx.query("DELETE FROM messages WHERE seq = ANY ($1::bigint[])", [deletes]);
   if (visibleAt.length > 0) {
     await tx.query("UPDATE messages m SET visible_at_ms = t.v FROM unnest($1::bigint[], $2::bigint[]) AS t (seq, v) WHERE m.seq = t.seq", [visibleAt.map((v) => v[0]), visibleAt.map((v) => v[1])]);

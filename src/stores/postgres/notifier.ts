@@ -2,7 +2,9 @@
  * The PostgreSQL store's Notifier: notices reach this node's subscribers at once, and every other
  * node through NOTIFY on one channel, heard on one LISTEN connection per node. Notices published
  * in one turn of the event loop leave together (a JSON array per NOTIFY, split below PostgreSQL's
- * 8000-byte payload limit); a job's record is left out (it can be MiBs): other nodes read it.
+ * 8000-byte payload limit), on the listening connection itself: in publish order, never queued
+ * behind requests for a pooled connection. A job's record is left out (it can be MiBs): other
+ * nodes read it; its version stays, and a job's notice older than one delivered is dropped.
  * The listening connection reconnects with backoff; notices sent while it was down are lost, so
  * on reconnect every queue's waiters are told to look again and jobs that finished meanwhile are
  * told of — a missed notice costs latency, never correctness.
@@ -11,13 +13,15 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { JobEventType } from "../../core/jobs/job.js";
 import type { NoticeListener, Notifier, StoreNotice } from "../../core/notifier.js";
-import type { Db } from "./db.js";
+import type { Db, Queryable } from "./db.js";
 
 export const noticeChannel = "sluice_notices";
 /** Below NOTIFY's 8000-byte limit, with room for the envelope. */
 const payloadMaxBytes = 7_000;
 const reconnectFirstDelayMs = 100;
 const reconnectMaxDelayMs = 5_000;
+/** Jobs whose latest delivered version is remembered (the most recently changed ones). */
+const versionsKept = 10_000;
 
 interface Envelope {
   /** The node that sent it: a node hears its own NOTIFYs too, and skips them. */
@@ -41,6 +45,8 @@ export class PostgresNotifier implements Notifier {
   private lostAtMs: number | undefined;
   private reconnectDelayMs = reconnectFirstDelayMs;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** The latest version delivered here, by job, in delivery order (the oldest is forgotten first). */
+  private readonly jobVersions = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -53,9 +59,12 @@ export class PostgresNotifier implements Notifier {
   }
 
   publish(notice: StoreNotice): void {
+    // This node's own notices go out as core publishes them; their versions are remembered.
+    this.isLatest(notice);
     this.deliver(notice);
     if (this.closed) return;
-    const remote: StoreNotice = notice.kind === "jobChanged" && notice.job !== undefined ? { kind: "jobChanged", jobId: notice.jobId, events: notice.events, atMs: notice.atMs } : notice;
+    const remote: StoreNotice =
+      notice.kind === "jobChanged" && notice.job !== undefined ? { kind: "jobChanged", jobId: notice.jobId, events: notice.events, atMs: notice.atMs, version: notice.version } : notice;
     this.outbox.push(remote);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -83,6 +92,21 @@ export class PostgresNotifier implements Notifier {
     for (const listener of this.listeners) listener(notice);
   }
 
+  /**
+   * False for a job's notice no newer than one already delivered (and remembers the version of one
+   * that is): two nodes' NOTIFYs about one job can arrive in either order, and a stream told of
+   * the later change must not hear of the earlier one after it.
+   */
+  private isLatest(notice: StoreNotice): boolean {
+    if (notice.kind !== "jobChanged" || notice.version === undefined) return true;
+    const delivered = this.jobVersions.get(notice.jobId);
+    if (delivered !== undefined && notice.version <= delivered) return false;
+    this.jobVersions.delete(notice.jobId);
+    this.jobVersions.set(notice.jobId, notice.version);
+    if (this.jobVersions.size > versionsKept) this.jobVersions.delete(this.jobVersions.keys().next().value!);
+    return true;
+  }
+
   /** Sends what this turn published, as few NOTIFYs as the size limit allows, in one statement. */
   private async flush(): Promise<void> {
     this.flushScheduled = false;
@@ -104,7 +128,9 @@ export class PostgresNotifier implements Notifier {
     }
     payloads.push(JSON.stringify({ from: this.nodeId, notices: chunk } satisfies Envelope));
     try {
-      await this.db.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [noticeChannel, payloads]);
+      // The pool only while the listening connection is being made again.
+      const via: Queryable = this.listener ?? this.db;
+      await via.query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", [noticeChannel, payloads]);
     } catch (err) {
       // Other nodes' waiters fall back to their own timers; the write itself is committed.
       this.options.onError?.(err);
@@ -122,7 +148,7 @@ export class PostgresNotifier implements Notifier {
         return; // not ours
       }
       if (envelope.from === this.nodeId) return;
-      for (const notice of envelope.notices) this.deliver(notice);
+      for (const notice of envelope.notices) if (this.isLatest(notice)) this.deliver(notice);
     });
     const lost = (err?: unknown): void => {
       if (this.listener !== client) return;
