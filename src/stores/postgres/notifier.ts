@@ -45,6 +45,8 @@ export class PostgresNotifier implements Notifier {
   private lostAtMs: number | undefined;
   private reconnectDelayMs = reconnectFirstDelayMs;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Bumped each time the listening connection is lost (queue-cache.ts). */
+  private epoch = 0;
   /** The latest version delivered here, by job, in delivery order (the oldest is forgotten first). */
   private readonly jobVersions = new Map<string, number>();
 
@@ -56,6 +58,11 @@ export class PostgresNotifier implements Notifier {
   /** Opens the listening connection (the store's open waits for it: a node that can't listen shouldn't serve). */
   async start(): Promise<void> {
     await this.listen();
+  }
+
+  /** Which listening session is up (undefined while down or catching up): notices of it are all heard. */
+  get listenEpoch(): number | undefined {
+    return this.listener !== undefined && this.lostAtMs === undefined ? this.epoch : undefined;
   }
 
   publish(notice: StoreNotice): void {
@@ -153,6 +160,7 @@ export class PostgresNotifier implements Notifier {
     const lost = (err?: unknown): void => {
       if (this.listener !== client) return;
       this.listener = undefined;
+      this.epoch++;
       this.lostAtMs ??= Date.now();
       if (err !== undefined) this.options.onError?.(err);
       client.end().catch(() => undefined);
@@ -161,6 +169,8 @@ export class PostgresNotifier implements Notifier {
     client.on("error", lost);
     client.on("end", () => lost());
     await client.connect();
+    // This connection's transactions are NOTIFYs, hints: none needs to wait for a WAL flush.
+    await client.query("SET synchronous_commit = off");
     await client.query(`LISTEN ${noticeChannel}`);
     if (this.closed) {
       await client.end();

@@ -15,6 +15,7 @@ import type { PostgresNotifier } from "./notifier.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
+import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
 
@@ -22,16 +23,19 @@ export class PostgresStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: PostgresJobStore;
 
-  /**
-   * Notices reach this node's subscribers at once and the other nodes' over LISTEN/NOTIFY
-   * (notifier.ts). Queue records are not cached: a queue deleted through another node must be
-   * gone here at once, before any notice could arrive.
-   */
+  /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
+  private readonly queueCache: QueueCache;
+
+  /** Notices reach this node's subscribers at once and the other nodes' over LISTEN/NOTIFY (notifier.ts). */
   constructor(
     readonly db: Db,
     readonly notifier: PostgresNotifier,
   ) {
     this.jobs = new PostgresJobStore(db);
+    this.queueCache = new QueueCache(notifier);
+    notifier.subscribe((notice) => {
+      if (notice.kind === "queueChanged") this.queueCache.drop(notice.queueId, notice.queueName);
+    });
   }
 
   async queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
@@ -47,9 +51,11 @@ export class PostgresStore implements Store {
     return { queue: existing, created: false };
   }
 
-  async queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
-    const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name = $1", [p.name]);
-    return rows[0] ? toQueue(rows[0]) : undefined;
+  queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
+    return this.queueCache.read(p.name, async () => {
+      const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name = $1", [p.name]);
+      return rows[0] ? toQueue(rows[0]) : undefined;
+    });
   }
 
   async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
@@ -117,8 +123,12 @@ export class PostgresStore implements Store {
     try {
       return await sendMessages(this.db, p);
     } catch (err) {
-      // The queue was deleted since the caller read it: nothing was written (one statement or transaction).
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", "The specified queue does not exist.");
+      // The queue was deleted since the caller read it: nothing was written (one statement or
+      // transaction). Its record goes now, before the deletion's notice comes.
+      if (isForeignKeyViolation(err)) {
+        this.queueCache.drop(p.queueId);
+        fail("QueueNotFound", "The specified queue does not exist.");
+      }
       throw err;
     }
   }
@@ -213,6 +223,8 @@ export class PostgresStore implements Store {
       return { deleted: rows.length, jobChanges };
     });
     await settleGroups(this.db, p.queueId, groups);
+    // Its purge time changed (other nodes' copies keep the old one: only the purge's own write reads it).
+    if (result) this.queueCache.drop(p.queueId);
     return result;
   }
 
