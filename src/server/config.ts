@@ -16,6 +16,11 @@ export interface ServerConfig {
   dataDir: string;
   store: StoreKind;
   postgresUrl?: string;
+  /**
+   * Where this node's listening connection (LISTEN/NOTIFY) goes, when not to postgresUrl: PostgreSQL
+   * itself while requests go through a transaction-pooling PgBouncer (docs/multi-node.md).
+   */
+  postgresListenUrl?: string;
   /** Connections one node may hold to PostgreSQL (docs/multi-node.md: connection budgets). */
   postgresPoolSize: number;
   accountId: string;
@@ -77,6 +82,7 @@ export const envVarNames = {
   dataDir: "SLUICE_DATA_DIR",
   store: "SLUICE_STORE",
   postgresUrl: "SLUICE_POSTGRES_URL",
+  postgresListenUrl: "SLUICE_POSTGRES_LISTEN_URL",
   postgresPoolSize: "SLUICE_POSTGRES_POOL_SIZE",
   accountId: "SLUICE_ACCOUNT_ID",
   region: "SLUICE_REGION",
@@ -150,6 +156,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (store !== undefined) out.store = parseStore(store, envVarNames.store);
   const postgresUrl = get("postgresUrl");
   if (postgresUrl !== undefined) out.postgresUrl = postgresUrl;
+  const postgresListenUrl = get("postgresListenUrl");
+  if (postgresListenUrl !== undefined) out.postgresListenUrl = postgresListenUrl;
   const postgresPoolSize = get("postgresPoolSize");
   if (postgresPoolSize !== undefined) out.postgresPoolSize = parsePoolSize(postgresPoolSize, envVarNames.postgresPoolSize);
   const accountId = get("accountId");
@@ -224,6 +232,9 @@ export function validateServerConfig(config: ServerConfig): void {
   if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
   if (config.store === "postgres" && !/^postgres(ql)?:\/\//.test(config.postgresUrl!)) {
     throw new ConfigError(`--postgres-url must be a postgres:// or postgresql:// connection string, got "${config.postgresUrl!.slice(0, 40)}".`);
+  }
+  if (config.postgresListenUrl !== undefined && !/^postgres(ql)?:\/\//.test(config.postgresListenUrl)) {
+    throw new ConfigError(`--postgres-listen-url must be a postgres:// or postgresql:// connection string, got "${config.postgresListenUrl.slice(0, 40)}".`);
   }
   if (!Number.isInteger(config.postgresPoolSize) || config.postgresPoolSize < 2 || config.postgresPoolSize > 1000) {
     throw new ConfigError(`PostgreSQL pool size must be an integer from 2 to 1000, got ${config.postgresPoolSize}.`);

@@ -67,6 +67,7 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
     const url = config.postgresUrl!;
     const store = await openPostgresStore({
       url,
+      listenUrl: config.postgresListenUrl,
       poolSize: config.postgresPoolSize,
       onError: (err) => logger.error({ err }, "unexpected error"),
       // Until the database answers (it may be starting with us): said once per attempt.

@@ -36,7 +36,7 @@ export function postgresBinDir(): string {
   return join(root, newest, "bin");
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

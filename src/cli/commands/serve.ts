@@ -26,6 +26,7 @@ interface ServeFlags {
   dataDir?: string;
   store?: string;
   postgresUrl?: string;
+  postgresListenUrl?: string;
   postgresPoolSize?: string;
   accountId?: string;
   region?: string;
@@ -47,6 +48,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     dataDir: flags.dataDir,
     store: flags.store === undefined ? undefined : parseStore(flags.store, "--store"),
     postgresUrl: flags.postgresUrl,
+    postgresListenUrl: flags.postgresListenUrl,
     postgresPoolSize: flags.postgresPoolSize === undefined ? undefined : parsePoolSize(flags.postgresPoolSize, "--postgres-pool-size"),
     accountId: flags.accountId,
     region: flags.region,
@@ -123,6 +125,7 @@ export function registerServeCommand(program: Command): void {
     .option("--data-dir <dir>", "where the SQLite database lives (default ./data)")
     .option("--store <kind>", "sqlite or postgres (default sqlite)")
     .option("--postgres-url <url>", "PostgreSQL connection string for --store postgres")
+    .option("--postgres-listen-url <url>", "where the node listens for other nodes' notices, if not --postgres-url (PgBouncer: PostgreSQL itself)")
     .option("--postgres-pool-size <n>", "connections this node may hold to PostgreSQL (default 10)")
     .option("--account-id <id>", "12-digit account id in queue URLs and ARNs (default 000000000000)")
     .option("--region <region>", "region in queue ARNs (default us-east-1)")

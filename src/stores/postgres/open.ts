@@ -10,6 +10,8 @@ import { PostgresStore } from "./postgres-store.js";
 
 export interface PostgresStoreOptions {
   url: string;
+  /** The listening connection's database, when not `url` (requests through a transaction-mode PgBouncer). */
+  listenUrl?: string;
   /** Connections this node may hold (requests share them; see docs/multi-node.md for budgets). */
   poolSize: number;
   /** How long to keep trying to reach the database at start before giving up. */
@@ -63,12 +65,13 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     throw err;
   }
   // One listening connection per node, opened before it serves: its waiters hear other nodes from the start.
-  const notifier = new PostgresNotifier(db, { url: options.url, onError: options.onError });
+  const listenUrl = options.listenUrl ?? options.url;
+  const notifier = new PostgresNotifier(db, { url: listenUrl, onError: options.onError });
   try {
     await notifier.start();
   } catch (err) {
     await db.close().catch(() => undefined);
-    throw new DatabaseUnreachableError(`PostgreSQL at ${describeUrl(options.url)} refused the listening connection: ${err instanceof Error ? err.message : String(err)}`);
+    throw new DatabaseUnreachableError(`PostgreSQL at ${describeUrl(listenUrl)} refused the listening connection: ${err instanceof Error ? err.message : String(err)}`);
   }
   return new PostgresStore(db, notifier);
 }
