@@ -27,6 +27,7 @@ export const errorCatalog = {
   // Jobs API (docs/jobs-api.md).
   ValidationFailed: "The request does not match the API's schema.",
   JobNotFound: "The specified job does not exist.",
+  ScheduleNotFound: "The specified schedule does not exist.",
   JobAlreadyFinished: "The job has already finished.",
   JobNotRetryable: "Only a failed or canceled job can be retried.",
   // Message move tasks (redrives), as SQS answers them: a second active task is InvalidParameterValue,

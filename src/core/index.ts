@@ -64,9 +64,13 @@ export { webhookRetry } from "./jobs/webhook-schedule.js";
 // Schedules, dependencies and lease limits (docs/jobs-api.md)
 export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
 export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes } from "./schedules/schedule.js";
-export type { OnParentFailure } from "./jobs/job.js";
+export { type OnParentFailure, onParentFailureModes } from "./jobs/job.js";
 export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";
 
 // Autoscaling advice (docs/operations.md)
 export { type WorkersAdvice, type WorkloadSample, adviseWorkers } from "./autoscaling/workers-formula.js";
 export { type WorkloadRates, WorkloadTracker, workloadWindowSeconds } from "./autoscaling/workload-tracker.js";
+export type { JobEventLog, LoggedJobEvent } from "./jobs/job-event-log.js";
+export { JobEventFeed, type EventFeedFilter } from "./jobs/event-feed.js";
+export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
+export { type Scheduler, startScheduler } from "./schedules/scheduler.js";

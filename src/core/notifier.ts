@@ -62,7 +62,9 @@ export class InProcessNotifier implements Notifier {
 
 /** Tells of committed job transitions (a change without events tells of nothing). */
 export function publishJobChanges(notifier: Notifier, changes: readonly JobChange[], atMs: number): void {
-  for (const { job, events, version } of changes) {
+  for (const { job, events, version, followOn } of changes) {
     if (events.length > 0) notifier.publish({ kind: "jobChanged", jobId: job.id, events, atMs, job, version });
+    // A finished parent's children, moved in the same write (dependsOn).
+    if (followOn) publishJobChanges(notifier, followOn, atMs);
   }
 }

@@ -5,7 +5,9 @@
  * Time is always passed in (`nowMs`), never read by a store. Every store runs the same
  * conformance suite (src/stores/testkit); docs/writing-a-store.md says how to write one.
  */
+import type { JobEventLog } from "./jobs/job-event-log.js";
 import type { JobChange, JobStore } from "./jobs/job-store.js";
+import type { ScheduleStore } from "./schedules/schedule-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { Notifier } from "./notifier.js";
@@ -123,7 +125,7 @@ export interface MessageReceiveParams {
   attempt?: ReceiveAttempt;
 }
 
-export interface Store extends JobStore {
+export interface Store extends JobStore, JobEventLog, ScheduleStore {
   /**
    * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
    * this database, this one's included (notifier.ts). A store that caches queue records drops

@@ -2,6 +2,7 @@
  * Server configuration: defaults per DESIGN.md, then environment variables, then flags (later
  * layers win). Validated in one place, with errors a person can act on.
  */
+import { limits } from "../core/index.js";
 import { Secret } from "../protocols/auth/principal.js";
 import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
 import { secretMinLength } from "./credentials-file.js";
@@ -31,6 +32,8 @@ export interface ServerConfig {
   webhookAllowPrivate: boolean;
   /** How long a jobs API Idempotency-Key is remembered. */
   idempotencyKeyTtlSeconds: number;
+  /** How long the durable job event log keeps events (GET /v1/events resumes within it). */
+  eventRetentionSeconds: number;
   /** Serve anonymous requests on a non-loopback bind when no credentials are configured. */
   allowAnonymous: boolean;
   /** TOML/JSON/YAML file of access keys, tokens and accounts (docs/security.md); reloaded on SIGHUP. */
@@ -56,6 +59,7 @@ export const defaultServerConfig: ServerConfig = {
   region: "us-east-1",
   webhookAllowPrivate: false,
   idempotencyKeyTtlSeconds: 86_400,
+  eventRetentionSeconds: 86_400,
   allowAnonymous: false,
   logLevel: "info",
   metricsQueueLimit: 1000,
@@ -89,6 +93,7 @@ export const envVarNames = {
   webhookSecret: "SLUICE_WEBHOOK_SECRET",
   webhookAllowPrivate: "SLUICE_WEBHOOK_ALLOW_PRIVATE",
   idempotencyKeyTtlSeconds: "SLUICE_IDEMPOTENCY_KEY_TTL_SECONDS",
+  eventRetentionSeconds: "SLUICE_EVENT_RETENTION_SECONDS",
   allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
   credentialsFile: "SLUICE_CREDENTIALS_FILE",
   accessKeyId: "SLUICE_ACCESS_KEY_ID",
@@ -170,6 +175,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (webhookAllowPrivate !== undefined) out.webhookAllowPrivate = parseBooleanText(webhookAllowPrivate, envVarNames.webhookAllowPrivate);
   const idempotencyKeyTtl = get("idempotencyKeyTtlSeconds");
   if (idempotencyKeyTtl !== undefined) out.idempotencyKeyTtlSeconds = parseSeconds(idempotencyKeyTtl, envVarNames.idempotencyKeyTtlSeconds);
+  const eventRetention = get("eventRetentionSeconds");
+  if (eventRetention !== undefined) out.eventRetentionSeconds = parseSeconds(eventRetention, envVarNames.eventRetentionSeconds);
   const allowAnonymous = get("allowAnonymous");
   if (allowAnonymous !== undefined) out.allowAnonymous = parseBooleanText(allowAnonymous, envVarNames.allowAnonymous);
   const storeThread = env[retiredStoreThreadEnv];
@@ -228,6 +235,10 @@ export function validateServerConfig(config: ServerConfig): void {
   }
   if (!Number.isInteger(config.idempotencyKeyTtlSeconds) || config.idempotencyKeyTtlSeconds < 60 || config.idempotencyKeyTtlSeconds > 30 * 86_400) {
     throw new ConfigError(`idempotency key TTL must be 60 to ${30 * 86_400} seconds, got ${config.idempotencyKeyTtlSeconds}.`);
+  }
+  const ev = limits.events;
+  if (!Number.isInteger(config.eventRetentionSeconds) || config.eventRetentionSeconds < ev.retentionMinSeconds || config.eventRetentionSeconds > ev.retentionMaxSeconds) {
+    throw new ConfigError(`event retention must be ${ev.retentionMinSeconds} to ${ev.retentionMaxSeconds} seconds, got ${config.eventRetentionSeconds}.`);
   }
   if (config.store === "postgres" && !config.postgresUrl) throw new ConfigError("--store postgres needs --postgres-url (or SLUICE_POSTGRES_URL).");
   if (config.store === "postgres" && !/^postgres(ql)?:\/\//.test(config.postgresUrl!)) {

@@ -5,7 +5,8 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Clock, systemClock, type IdSource, JobService, QueueService, type Store, loadReceiptSecret } from "../core/index.js";
+import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, type Store, loadReceiptSecret } from "../core/index.js";
+import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
 import { DatabaseUnreachableError, describeUrl, openPostgresStore } from "../stores/postgres/open.js";
@@ -146,7 +147,25 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   });
   const ids = opts.ids ?? cryptoIdSource();
   const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver });
-  const jobs = new JobService({ store, queues, clock, ids, senderId: config.accountId, region: config.region, accountId: config.accountId, idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
+  const jobs = new JobService({
+    store,
+    queues,
+    clock,
+    ids,
+    senderId: config.accountId,
+    region: config.region,
+    accountId: config.accountId,
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+    eventRetentionSeconds: config.eventRetentionSeconds,
+    onError: logUnexpected,
+  });
+  const schedules = new ScheduleService({
+    store,
+    clock,
+    cron: cronCompiler,
+    runs: jobs.scheduleRuns,
+    onFireError: (err, schedule) => logUnexpected(new Error(`schedule ${schedule.name}: its due run was not created (tried again on the next pass)`, { cause: err })),
+  });
   const unfollowJobs = telemetry.followJobs(jobs);
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
@@ -159,7 +178,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     onRequestDone: telemetry.onRequestDone,
     metrics: telemetry.metrics,
     backup: { take: backup, dataDir: config.dataDir, logger },
-    jobs: { jobs, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
+    jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
   });
 
@@ -174,7 +193,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
-  const jobsBackground = startJobsBackground({ jobs, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: telemetry.onWebhookAttempt });
+  const jobsBackground = startJobsBackground({ jobs, schedules, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: telemetry.onWebhookAttempt });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
   const url = `http://${urlHost(config.host)}:${port}`;

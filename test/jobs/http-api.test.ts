@@ -21,6 +21,7 @@ afterEach(async () => {
 const jobKeys = [
   "id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt",
   "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
+  "tenant", "dependsOn", "onParentFailure",
 ].sort();
 
 /**
@@ -137,11 +138,15 @@ describe("jobs API: refusals change nothing; a queue deleted through SQS", () =>
 
 describe("jobs API: empty bodies (Content-Type: application/json and nothing sent, as curl, axios and fetch wrappers do)", () => {
   const json = { "content-type": "application/json" };
-  const pathOf = (path: string, id: string, queue: string) => path.replace("{id}", id).replace("{queue}", queue);
+  const pathOf = (path: string, id: string, queue: string) => path.replace("{id}", id).replace("{queue}", queue).replace("{name}", "s");
 
-  it("a route that takes no body reads an empty JSON body as no body: cancel answers 200", async () => {
-    // Every POST/PUT route without a body schema; a new one gets covered here by adding its case.
-    expect(routeSpecs.filter((r) => r.method !== "GET" && r.body === undefined).map((r) => r.operationId)).toEqual(["cancelJob"]);
+  it("a route that takes no body reads an empty JSON body as no body: cancel, pause, resume and delete answer", async () => {
+    // Every POST/PUT/DELETE route without a body schema; a new one gets covered here by adding its case.
+    expect(routeSpecs.filter((r) => r.method !== "GET" && r.body === undefined).map((r) => r.operationId).sort()).toEqual(["cancelJob", "deleteSchedule", "pauseSchedule", "resumeSchedule"]);
+    await s.api("PUT", "/v1/schedules/s", { queue: "q", everySeconds: 60, input: 1 });
+    expect((await s.api("POST", "/v1/schedules/s/pause", "", json)).body.schedule.paused).toBe(true);
+    expect((await s.api("POST", "/v1/schedules/s/resume", "", json)).body.schedule.paused).toBe(false);
+    expect((await s.api("DELETE", "/v1/schedules/s", "", json)).status).toBe(204);
     const queued = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
     const canceled = await s.api("POST", `/v1/jobs/${queued.id}/cancel`, "", json);
     expect([canceled.status, canceled.body.job?.status]).toEqual([200, "canceled"]);
@@ -163,7 +168,7 @@ describe("jobs API: empty bodies (Content-Type: application/json and nothing sen
   it("a route that takes a body answers an empty one, as a missing one, with a specific ValidationFailed, writing nothing", async () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
     const withBody = routeSpecs.filter((r) => r.body !== undefined);
-    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
+    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "putSchedule", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
     for (const route of withBody) {
       const path = pathOf(route.path, job.id, route.operationId === "updateQueue" ? "fresh" : "q");
       for (const [body, headers] of [["", json], [undefined, {}]] as const) {
@@ -323,7 +328,7 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       name: "emb",
       deadLetterQueue: "emb-dlq",
       settings: { maxAttempts: 5, backoff: { baseSeconds: 2, capSeconds: 300 }, leaseSeconds: 60, timeoutSeconds: 120, resultTtlSeconds: 604_800, drainTargetSeconds: 300, workerConcurrency: 1 },
-      stats: { jobs: { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 }, messages: { visible: 0, inFlight: 0, delayed: 0 }, deadLetterMessages: 0, oldestVisibleAgeSeconds: null },
+      stats: { jobs: { waiting: 0, queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 }, messages: { visible: 0, inFlight: 0, delayed: 0 }, deadLetterMessages: 0, oldestVisibleAgeSeconds: null },
     });
     const job = (await s.api("POST", "/v1/queues/emb/jobs", { input: 1 })).body.job;
     expect(job).toMatchObject({ maxAttempts: 5, timeoutSeconds: 120 });
@@ -449,6 +454,11 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("POST", `/v1/jobs/${a.id}/complete`, 413, { leaseId: leasedA.leaseId, output: tooLong });
     await check("POST", `/v1/jobs/${a.id}/heartbeat`, 200, { leaseId: leasedA.leaseId });
     await check("POST", `/v1/jobs/${a.id}/complete`, 200, { leaseId: leasedA.leaseId, output: 1 });
+    // A finished job's stream resumed past its last event: nothing to send, and EventSource stops.
+    await check("GET", `/v1/jobs/${a.id}/events?since=999999999`, 204);
+    await check("GET", `/v1/jobs/${a.id}/events`, 204, undefined, { "Last-Event-ID": "999999999" });
+    await check("GET", `/v1/jobs/${a.id}/events?since=-1`, 400);
+    await check("GET", "/v1/events", 400, undefined, { "Last-Event-ID": "seventeen" });
     const b = (await check("POST", "/v1/queues/oa/jobs", 201, { input: "b" })).job;
     const [leasedB] = (await check("POST", "/v1/queues/oa/leases", 200, {})).jobs;
     expect(leasedB.id).toBe(b.id);
@@ -457,6 +467,30 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     const leased = await check("POST", "/v1/queues/oa/leases", 200, {});
     await check("POST", `/v1/jobs/${c.id}/release`, 200, { leaseId: leased.jobs[0].leaseId });
     await check("POST", "/v1/queues/oa/leases", 200, { max: 0, complete: [{ id: c.id, leaseId: "stale", output: 1 }] });
+
+    // schedules
+    const schedule = { queue: "oa", everySeconds: 3600, input: { s: 1 } };
+    await check("PUT", "/v1/schedules/os", 201, schedule);
+    await check("PUT", "/v1/schedules/os", 200, schedule);
+    await check("PUT", "/v1/schedules/os", 400, { ...schedule, cron: "* * *" });
+    await check("PUT", "/v1/schedules/os", 413, { ...schedule, input: tooLong });
+    await check("PUT", "/v1/schedules/os", 415, "{}", text);
+    await check("GET", "/v1/schedules", 200);
+    await check("GET", "/v1/schedules?limit=0", 400);
+    await check("GET", "/v1/schedules/os", 200);
+    await check("GET", "/v1/schedules/no.pe", 400);
+    await check("GET", "/v1/schedules/nope", 404);
+    await check("POST", "/v1/schedules/os/pause", 200);
+    await check("POST", "/v1/schedules/os/resume", 200);
+    for (const action of ["pause", "resume"]) {
+      await check("POST", `/v1/schedules/no.pe/${action}`, 400);
+      await check("POST", `/v1/schedules/nope/${action}`, 404);
+      await check("POST", `/v1/schedules/os/${action}`, 413, { x: overBodyLimit });
+      await check("POST", `/v1/schedules/os/${action}`, 415, "{}", text);
+    }
+    await check("DELETE", "/v1/schedules/os", 204);
+    await check("DELETE", "/v1/schedules/os", 404);
+    await check("DELETE", "/v1/schedules/no.pe", 400);
 
     // cancel
     await check("POST", `/v1/jobs/${c.id}/cancel`, 200);
@@ -525,6 +559,12 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       "POST /v1/jobs/{id}/release",
       "GET /v1/queues/{queue}",
       "PUT /v1/queues/{queue}",
+      "GET /v1/schedules",
+      "PUT /v1/schedules/{name}",
+      "GET /v1/schedules/{name}",
+      "DELETE /v1/schedules/{name}",
+      "POST /v1/schedules/{name}/pause",
+      "POST /v1/schedules/{name}/resume",
       "GET /openapi.json",
     ];
     expect(documented.sort()).toEqual(expected.sort());

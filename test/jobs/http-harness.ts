@@ -68,10 +68,13 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
   };
 }
 
-/** Reads Server-Sent Events from a streaming response, one parsed event per `next()`. */
-export async function openEventStream(url: string): Promise<{ next(): Promise<{ event: string; data: Json } | undefined>; close(): void; status: number; contentType: string | null }> {
+/** Reads Server-Sent Events from a streaming response, one parsed event per `next()` (`id` when the event has one). */
+export async function openEventStream(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ next(): Promise<{ event: string; data: Json; id?: string } | undefined>; close(): void; status: number; contentType: string | null }> {
   const controller = new AbortController();
-  const res = await fetch(url, { signal: controller.signal, headers: { accept: "text/event-stream" } });
+  const res = await fetch(url, { signal: controller.signal, headers: { accept: "text/event-stream", ...headers } });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -86,11 +89,12 @@ export async function openEventStream(url: string): Promise<{ next(): Promise<{ 
           buffer = buffer.slice(end + 2);
           const lines = block.split("\n");
           const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
+          const id = lines.find((l) => l.startsWith("id: "))?.slice(4);
           // As the SSE spec reads an event: every `data:` line, joined with "\n".
           const dataLines = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).replace(/^ /, ""));
           const data = dataLines.length > 0 ? dataLines.join("\n") : undefined;
           if (event === undefined || data === undefined) continue; // a comment (keepalive, connected)
-          return { event, data: JSON.parse(data) };
+          return id === undefined ? { event, data: JSON.parse(data) } : { event, data: JSON.parse(data), id };
         }
         const { done, value } = await reader.read();
         if (done) return undefined;

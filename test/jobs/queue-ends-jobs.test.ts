@@ -18,7 +18,7 @@ let ownSubscribers: number;
 beforeEach(async () => {
   s = await startJobsServer();
   sqs = sqsV3(s.url);
-  ownSubscribers = s.server.jobs.events.listenerCount();
+  ownSubscribers = s.server.jobs.subscriberCount();
 });
 afterEach(async () => {
   sqs.destroy();
@@ -27,7 +27,7 @@ afterEach(async () => {
 
 /** Resolves once `n` streams and held requests have subscribed to the server's job events. */
 async function subscribers(n: number): Promise<void> {
-  await waitFor(() => s.server.jobs.events.listenerCount() === ownSubscribers + n, { what: `${n} job event subscribers` });
+  await waitFor(() => s.server.jobs.subscriberCount() === ownSubscribers + n, { what: `${n} job event subscribers` });
 }
 
 describe("jobs ended by their queue", () => {

@@ -18,7 +18,7 @@ let s: JobsServer;
 let ownSubscribers: number;
 beforeEach(async () => {
   s = await startJobsServer();
-  ownSubscribers = s.server.jobs.events.listenerCount();
+  ownSubscribers = s.server.jobs.subscriberCount();
 });
 afterEach(async () => {
   await s.stop();
@@ -28,6 +28,7 @@ const tooLong = "x".repeat(1024 * 1024 + 1); // over 1 MiB of JSON input: 413 Me
 const jobKeys = [
   "id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt",
   "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
+  "tenant", "dependsOn", "onParentFailure",
 ].sort();
 
 async function batch(queue: string, jobs: unknown[], query = "") {
@@ -58,7 +59,7 @@ function sqsDeleteQueue(name: string): Promise<Response> {
 
 /** Resolves once `n` held requests (or streams) subscribe to the server's job events. */
 async function subscribers(n: number): Promise<void> {
-  await waitFor(() => s.server.jobs.events.listenerCount() === ownSubscribers + n, { what: `${n} job event subscribers` });
+  await waitFor(() => s.server.jobs.subscriberCount() === ownSubscribers + n, { what: `${n} job event subscribers` });
 }
 
 /**

@@ -29,6 +29,7 @@ describe("server configuration", () => {
       region: "us-east-1",
       webhookAllowPrivate: false,
       idempotencyKeyTtlSeconds: 86_400,
+      eventRetentionSeconds: 86_400,
       allowAnonymous: false,
       logLevel: "info",
       metricsQueueLimit: 1000,

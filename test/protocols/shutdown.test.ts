@@ -14,6 +14,8 @@ import { openApiProblem } from "../jobs/openapi-answers.js";
 import { Sluice, SluiceApiError, type Timers } from "../../client/src/index.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
+import { ScheduleService } from "../../src/core/schedules/schedule-service.js";
+import { cronCompiler } from "../../src/server/cron.js";
 import { QueueService } from "../../src/core/queue-service.js";
 import { buildApp } from "../../src/server/app.js";
 import { cryptoIdSource } from "../../src/server/ids.js";
@@ -156,9 +158,10 @@ async function shuttingDownApp(): Promise<{ url: string; requests: () => number 
   const ids = cryptoIdSource();
   const queues = new QueueService({ store, clock, ids, senderId: "000000000000" });
   const jobs = new JobService({ store, queues, clock, ids, senderId: "000000000000" });
+  const schedules = new ScheduleService({ store, clock, cron: cronCompiler, runs: jobs.scheduleRuns });
   const shutdown = new AbortController();
   const unexpected: unknown[] = [];
-  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
+  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, schedules, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
   await queues.createQueue({ name: "q" });
   await app.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {

@@ -33,6 +33,7 @@ interface ServeFlags {
   webhookSecret?: string;
   webhookAllowPrivate?: boolean;
   idempotencyKeyTtlSeconds?: string;
+  eventRetentionSeconds?: string;
   allowAnonymous?: boolean;
   storeThread?: boolean;
   logLevel?: string;
@@ -55,6 +56,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     webhookSecret: flags.webhookSecret,
     webhookAllowPrivate: flags.webhookAllowPrivate,
     idempotencyKeyTtlSeconds: flags.idempotencyKeyTtlSeconds === undefined ? undefined : parseSeconds(flags.idempotencyKeyTtlSeconds, "--idempotency-key-ttl-seconds"),
+    eventRetentionSeconds: flags.eventRetentionSeconds === undefined ? undefined : parseSeconds(flags.eventRetentionSeconds, "--event-retention-seconds"),
     allowAnonymous: flags.allowAnonymous,
     logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
     metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
@@ -132,6 +134,7 @@ export function registerServeCommand(program: Command): void {
     .option("--webhook-secret <secret>", "whsec_… secret that signs job webhooks")
     .option("--webhook-allow-private", "let job webhooks target loopback and private addresses (off: SSRF protection)")
     .option("--idempotency-key-ttl-seconds <n>", "how long a jobs API Idempotency-Key is remembered (default 86400)")
+    .option("--event-retention-seconds <n>", "how long the job event log keeps events for GET /v1/events to resume from (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
     // Retired: still parsed, so that passing it says why it is gone instead of "unknown option".

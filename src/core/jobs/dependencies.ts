@@ -4,7 +4,9 @@
  * ends the same way, with an error naming that parent. A store reads the parents inside the write
  * that submits the child or finishes a parent, and applies the verdict there.
  */
-import type { JobError, JobStatus, OnParentFailure } from "./job.js";
+import type { NewJob } from "./job-store.js";
+import type { JobError, JobEventType, JobRecord, JobStatus, OnParentFailure } from "./job.js";
+import { type JobTransition, finish } from "./transitions.js";
 
 export interface ParentState {
   id: string;
@@ -36,4 +38,29 @@ export function dependencyVerdict(parents: readonly ParentState[], onParentFailu
     return parents.every((p) => p.status === "succeeded") ? { kind: "run" } : { kind: "wait" };
   }
   return parents.every((p) => done(p.status)) ? { kind: "run" } : { kind: "wait" };
+}
+
+/**
+ * A submitted child's first record, once its parents were read in the submit's write: waiting
+ * (its message invisible), queued as any submit, or already ended without a message (a parent
+ * failed or was canceled) — and the event it is logged with.
+ */
+export function childOnSubmit(job: NewJob, verdict: DependencyVerdict, nowMs: number, resultTtlSeconds: number): { job: NewJob; events: JobEventType[]; withMessage: boolean } {
+  if (verdict.kind === "run") return { job, events: ["job.queued"], withMessage: true };
+  if (verdict.kind === "wait") return { job: { ...job, status: "waiting", availableAtMs: undefined }, events: ["job.waiting"], withMessage: true };
+  const ended: NewJob = { ...job, status: verdict.status, error: verdict.error, availableAtMs: undefined, finishedAtMs: nowMs, expiresAtMs: nowMs + resultTtlSeconds * 1000 };
+  return { job: ended, events: [verdict.status === "failed" ? "job.failed" : "job.canceled"], withMessage: false };
+}
+
+/**
+ * A waiting child, one of whose parents just finished: still waiting (undefined), queued (its
+ * message visible now), or ended like its parent (its message deleted; it never ran).
+ */
+export function childOnParentDone(child: JobRecord, verdict: DependencyVerdict, nowMs: number, resultTtlSeconds: number): JobTransition | undefined {
+  if (child.status !== "waiting" || verdict.kind === "wait") return undefined;
+  if (verdict.kind === "run") {
+    return { job: { ...child, status: "queued", availableAtMs: nowMs, updatedAtMs: nowMs }, events: ["job.queued"], message: { kind: "visibleAt", visibleAtMs: nowMs } };
+  }
+  const ended = finish({ ...child, error: verdict.error }, verdict.status, nowMs, resultTtlSeconds);
+  return { job: ended, events: [verdict.status === "failed" ? "job.failed" : "job.canceled"], message: { kind: "delete" } };
 }

@@ -57,6 +57,23 @@ export class JobEventHub {
     };
   }
 
+  /**
+   * Only the job's deletion with its queue (see jobsGone): an event stream reads the events
+   * themselves from the durable log. Returns the unsubscribe function (idempotent).
+   */
+  watchGone(jobId: string, onGone: () => void): () => void {
+    const gone = getOrCreate(this.goneByJob, jobId, true)!;
+    const registration = (): void => onGone();
+    gone.add(registration);
+    let watching = true;
+    return () => {
+      if (!watching) return;
+      watching = false;
+      gone.delete(registration);
+      if (gone.size === 0) deleteIfSame(this.goneByJob, jobId, gone);
+    };
+  }
+
   /** These jobs were deleted (with their queue): calls their subscriptions' `onGone`. */
   jobsGone(jobIds: Iterable<string>): void {
     if (this.goneByJob.size === 0) return;

@@ -16,18 +16,24 @@ import { JobEventHub } from "./job-events.js";
 import { checkJobInput, jobMessage } from "./job-message.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
-import { checkJobInteger } from "./job-settings.js";
-import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, NewJob, RetryPolicy, WebhookDelivery } from "./job-store.js";
+import { checkJobInteger, leaseLimitsOf } from "./job-settings.js";
+import type { JobAck, JobChange, JobCreateItem, JobCreateResult, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy, WebhookDelivery } from "./job-store.js";
 import { type StoreNotice, publishJobChanges } from "../notifier.js";
 import { type SubmitInput, normalizeWebhook, validateJobError, validateProgress, validateSubmit } from "./job-validation.js";
 import { type JobError, type JobEventType, type JobRecord, type JobWebhook, type JobStatus, type LeasedJob, isTerminal } from "./job.js";
 import { decodeCursor, encodeCursor, leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
 import { ParkedLeases } from "./parked-leases.js";
+import { newJobItem } from "./job-item.js";
+import { scheduleRunKey } from "../schedules/due-runs.js";
+import type { ScheduleJobOptions, ScheduleRecord } from "../schedules/schedule.js";
+import type { ScheduleRunJobs } from "../schedules/schedule-service.js";
+import { JobEventFeed } from "./event-feed.js";
+import type { JobEventLog } from "./job-event-log.js";
 import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export interface JobServiceDeps {
-  store: JobStore & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
+  store: JobStore & JobEventLog & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
   queues: QueueService;
   clock: Clock;
   ids: IdSource;
@@ -38,6 +44,10 @@ export interface JobServiceDeps {
   /** Uniform in [0, 1): backoff jitter. */
   random?: () => number;
   idempotencyKeyTtlSeconds?: number;
+  /** How long the durable event log keeps events (GET /v1/events resumes within it). Default 24 h. */
+  eventRetentionSeconds?: number;
+  /** Failures of background reads (the event feed's); default: ignored. */
+  onError?: (err: unknown) => void;
 }
 
 /**
@@ -73,6 +83,11 @@ export interface LeaseWithAcksResult {
   leased: LeasedJob[];
   /** One per ack, in order: the job it finished, or why it was refused (LeaseExpired, …). */
   acks: Array<{ id: string; ok: true; job: JobRecord } | { id: string; ok: false; error: { code: string; message: string } }>;
+  /**
+   * Leased jobs with dependsOn: their parents as they finished, in dependsOn order (their outputs
+   * are what the handler works on). A parent pruned since is left out.
+   */
+  parents?: Map<string, JobRecord[]>;
 }
 
 /** An ack ready for the store, or refused before it (its job not found). */
@@ -100,6 +115,11 @@ export class JobService {
   private readonly remoteNotices = new Map<string, Array<StoreNotice & { kind: "jobChanged" }>>();
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** Leases waiting because their queue's limits held them back, by queue id (wakeLimited). */
+  private readonly limitedQueues = new Map<number, number>();
+  /** Event streams' reader of the durable log (event-feed.ts). */
+  readonly feed: JobEventFeed;
+  private readonly eventRetentionMs: number;
 
   constructor(private readonly deps: JobServiceDeps) {
     this.store = deps.store;
@@ -108,6 +128,8 @@ export class JobService {
     this.ids = deps.ids;
     this.random = deps.random ?? Math.random;
     this.idempotencyKeyTtlMs = (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000;
+    this.eventRetentionMs = (deps.eventRetentionSeconds ?? limits.events.retentionDefaultSeconds) * 1000;
+    this.feed = new JobEventFeed(deps.store, deps.onError);
     this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock, region: deps.region ?? "us-east-1", accountId: deps.accountId ?? "000000000000" });
     this.unsubscribe = deps.store.notifier.subscribe(this.onNotice);
   }
@@ -118,6 +140,9 @@ export class JobService {
    */
   private readonly onNotice = (notice: StoreNotice): void => {
     if (notice.kind === "jobChanged") {
+      // Events of it are in the log now: streams read them from there (nothing to do without streams).
+      this.feed.poke();
+      if (this.limitedQueues.size > 0 && notice.events.some((e) => slotFreeingEvents.has(e))) this.wakeLimited(notice.job?.queueId);
       if (notice.job) this.publishEvents(notice.job, notice.events, notice.atMs);
       // Told without the record (another process): read it, unless nobody here listens.
       else if (this.events.hasListeners(notice.jobId)) this.readAndPublish(notice);
@@ -170,32 +195,14 @@ export class JobService {
     }
     const nowMs = this.clock.nowMs();
     const id = presetId ?? this.ids.messageId();
-    const priority = input.priority ?? queue.config.defaultPriority;
-    const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
-    const job: NewJob = {
-      id,
-      queueId: queue.id,
-      queueName: queue.name,
-      status: "queued",
-      inputJson,
-      attempt: 0,
-      maxAttempts: input.maxAttempts ?? settings.maxAttempts,
-      priority,
-      createdAtMs: nowMs,
-      updatedAtMs: nowMs,
-      idempotencyKey,
-      metadataJson: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
-      timeoutSeconds: input.timeoutSeconds ?? settings.timeoutSeconds,
-      webhook,
-      cancelRequested: false,
-      availableAtMs,
-    };
-    const message = jobMessage({ queue, jobId: id, inputJson, priority, nowMs, availableAtMs, senderId: this.deps.senderId });
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
-    // A worker long-polling this queue gets its lease in this write: one commit and one sync.
-    const claimed = availableAtMs <= nowMs ? this.parked.claim(queue.id) : undefined;
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
-    const written = await this.store.jobCreateMany({ items: [{ job, message, idempotency }], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
+    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.deps.senderId, idempotency });
+    const availableAtMs = item.job.availableAtMs!;
+    // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
+    // for a child: it may well wait for its parents, and the worker would be held for nothing.)
+    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined ? this.parked.claim(queue.id) : undefined;
+    const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
       claimed?.deliver(undefined);
       this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
       throw err;
@@ -209,13 +216,41 @@ export class JobService {
       }
       return { job: result.job, replayed: true };
     }
-    // Unless the lease in this write took the job, someone else should come for it.
+    // Unless the lease in this write took the job, someone else should come for it (once it is queued:
+    // a child may be waiting for its parents, or ended already by a failed one).
     const taken = lease?.changes.find((c) => c.job.id === id)?.job;
-    if (!taken) this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
-    this.publish({ job: result.job, events: ["job.queued"], version: 1 });
+    if (!taken && result.job.status === "queued") this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
+    this.publish({ job: result.job, events: [submittedEventOf(result.job)], version: 1 });
     // Answered as it is after the write: already running when a waiting worker took it.
     return { job: taken ?? result.job, replayed: false };
   }
+
+  /**
+   * What a schedule's fire needs of the jobs layer (ScheduleRunJobs): each run's job built as a
+   * submit of the schedule's input and options, keyed by schedule and run time; then, once the
+   * fire committed, workers woken and the jobs told of like any submit's.
+   */
+  readonly scheduleRuns: ScheduleRunJobs = {
+    itemsFor: async (schedule: ScheduleRecord, runs: readonly number[], nowMs: number): Promise<JobCreateItem[]> => {
+      const queue = await this.jobQueues.ensure(schedule.queueName);
+      const { settings } = await this.jobQueues.policyOf(queue);
+      // Checked when the schedule was written (schedule-validation.ts); the webhook is normalized.
+      const options = JSON.parse(schedule.optionsJson) as ScheduleJobOptions;
+      const webhook = options.webhook as JobWebhook | undefined;
+      return runs.map((runAtMs) => {
+        const key = scheduleRunKey(schedule.name, runAtMs);
+        const idempotency = { key, fingerprint: key, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
+        return newJobItem({ queue, settings, input: options, inputJson: schedule.inputJson, webhook, id: this.ids.messageId(), nowMs, senderId: this.deps.senderId, idempotency });
+      });
+    },
+    created: (results: readonly JobCreateResult[]): void => {
+      for (const r of results) {
+        if (!r.created) continue;
+        this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }]);
+        this.publish({ job: r.job, events: [submittedEventOf(r.job)], version: 1 });
+      }
+    },
+  };
 
   async get(id: string): Promise<JobRecord> {
     const job = await this.store.jobGet({ id });
@@ -341,6 +376,20 @@ export class JobService {
    * never held back by a long poll, and `max` may be 0 (acks only).
    */
   async leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
+    const result = await this.leaseOrWait(queueName, input, ackInputs);
+    if (!result.leased.some((job) => job.dependsOn !== undefined)) return result;
+    const parents = new Map<string, JobRecord[]>();
+    await Promise.all(
+      result.leased.map(async (job) => {
+        if (job.dependsOn === undefined) return;
+        const found = await Promise.all(job.dependsOn.map((id) => this.store.jobGet({ id })));
+        parents.set(job.id, found.filter((p): p is JobRecord => p !== undefined));
+      }),
+    );
+    return { ...result, parents };
+  }
+
+  private async leaseOrWait(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
     const j = limits.jobs;
     const hasAcks = ackInputs.length > 0;
     const max = input.max ?? 1;
@@ -370,7 +419,9 @@ export class JobService {
       minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
       leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
       adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+      limits: leaseLimits,
     });
+    const leaseLimits = leaseLimitsOf(policy.settings);
     /** A lease result (already on disk) joins this answer, and what it changed is told. */
     const take = (result: JobLeaseResult): void => {
       for (const change of result.changes) this.publish(change);
@@ -399,6 +450,22 @@ export class JobService {
       const untilMs = Math.min(deadlineMs, windowEndMs ?? deadlineMs);
       const remainingMs = untilMs - this.clock.nowMs();
       if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.closed || this.queues.waiters.isGone(queue.id)) return { leased, acks: ackResults };
+      if (result.limited) {
+        // Held back by the queue's limits with jobs ready: a long poll still, woken when a running
+        // job of the queue ends (a slot frees), a job comes, or the next token is due — never
+        // parked for a submit's handoff, which the same limit would hold back.
+        const retryInMs = result.limited.retryAtMs === undefined ? remainingMs : Math.max(1, result.limited.retryAtMs - this.clock.nowMs());
+        this.limitedQueues.set(queue.id, (this.limitedQueues.get(queue.id) ?? 0) + 1);
+        try {
+          await this.queues.waiters.wait(queue.id, version, Math.min(remainingMs, retryInMs), max - leased.length, input.signal);
+        } finally {
+          const n = this.limitedQueues.get(queue.id)! - 1;
+          if (n === 0) this.limitedQueues.delete(queue.id);
+          else this.limitedQueues.set(queue.id, n);
+        }
+        if (input.signal?.aborted) return { leased, acks: ackResults };
+        continue;
+      }
       const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       const waitMs = Math.min(remainingMs, untilNextMs);
@@ -567,7 +634,29 @@ export class JobService {
     for (;;) {
       const { jobs, idempotencyKeys } = await this.store.jobPrune({ nowMs: this.clock.nowMs(), limit: batch });
       total += jobs;
-      if ((jobs < batch && idempotencyKeys < batch) || this.closed) return total;
+      if ((jobs < batch && idempotencyKeys < batch) || this.closed) break;
+    }
+    await this.pruneEvents();
+    return total;
+  }
+
+  /** Who is listening: held waits (the in-process hub) and event streams (the feed). */
+  subscriberCount(): number {
+    return this.events.listenerCount() + this.feed.size;
+  }
+
+  /** Whether the log holds events of the job after `afterId` (a resumed stream has something to send). */
+  async hasEventsAfter(jobId: string, afterId: number): Promise<boolean> {
+    return (await this.store.jobEventList({ afterId, jobId, limit: 1 })).length > 0;
+  }
+
+  /** Deletes events older than the log's retention; answers how many. */
+  async pruneEvents(batch = 10_000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.store.jobEventPrune({ beforeAtMs: this.clock.nowMs() - this.eventRetentionMs, limit: batch });
+      total += n;
+      if (n < batch || this.closed) return total;
     }
   }
 
@@ -620,8 +709,25 @@ export class JobService {
     // Throughput (queue-activity.ts), counted by the node that made the change: a job in is a
     // message sent, a job done a message completed.
     for (const type of change.events) {
-      if (type === "job.queued") this.queues.activity.record(change.job.queueName, "sent", 1);
+      if (type === "job.queued" || type === "job.waiting") this.queues.activity.record(change.job.queueName, "sent", 1);
       else if (type === "job.succeeded" || type === "job.failed") this.queues.activity.record(change.job.queueName, "completed", 1);
+    }
+    if (change.followOn) this.wakeForReleased(change.followOn);
+  }
+
+  /**
+   * A job left running (or another came): leases held back by their queue's limits try again.
+   * Without the job's queue (a notice from another node that left the record out), every such queue's.
+   */
+  private wakeLimited(queueId: number | undefined): void {
+    for (const [id, waiting] of this.limitedQueues) if (queueId === undefined || id === queueId) this.queues.waiters.notify(id, waiting);
+  }
+
+  /** Children a parent's end queued (dependsOn): their messages are visible now, so workers of their queues are woken. */
+  private wakeForReleased(changes: readonly JobChange[]): void {
+    for (const c of changes) {
+      if (c.job.status === "queued") this.queues.wakePollers(c.job.queueId, [{ visibleAtMs: c.job.availableAtMs ?? this.clock.nowMs() }]);
+      if (c.followOn) this.wakeForReleased(c.followOn);
     }
   }
 
@@ -711,3 +817,19 @@ export class JobService {
   }
 }
 
+/** The event a created job was logged with: a child may be waiting, or ended already by a failed parent. */
+function submittedEventOf(job: JobRecord): JobEventType {
+  switch (job.status) {
+    case "waiting":
+      return "job.waiting";
+    case "failed":
+      return "job.failed";
+    case "canceled":
+      return "job.canceled";
+    default:
+      return "job.queued";
+  }
+}
+
+/** Events after which a limited lease may start a job: a slot freed (the job left running), or a job became leasable. */
+const slotFreeingEvents: ReadonlySet<JobEventType> = new Set(["job.succeeded", "job.failed", "job.canceled", "job.retrying", "job.queued"]);

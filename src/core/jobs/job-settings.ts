@@ -1,6 +1,7 @@
 /** Per-queue job settings: defaults for submits and leases, retry backoff, result retention. */
 import { fail } from "../errors.js";
 import { limits } from "../limits.js";
+import type { LeaseLimits } from "./lease-limits.js";
 
 export interface BackoffSettings {
   baseSeconds: number;
@@ -18,6 +19,12 @@ export interface JobQueueSettings {
   drainTargetSeconds: number;
   /** Jobs one worker runs at once (its concurrency), for the advisor's worker count. */
   workerConcurrency: number;
+  /** Jobs started per second at most, by every worker together (lease-limits.ts); undefined = no limit. */
+  rateLimitPerSecond?: number;
+  /** Jobs running at once at most; undefined = no limit. */
+  maxRunning?: number;
+  /** Jobs of one tenant running at once at most; undefined = no limit. */
+  maxRunningPerTenant?: number;
 }
 
 export const defaultJobQueueSettings: JobQueueSettings = {
@@ -43,6 +50,10 @@ export interface JobQueueSettingsPatch {
   resultTtlSeconds?: number;
   drainTargetSeconds?: number;
   workerConcurrency?: number;
+  /** null clears a limit. */
+  rateLimitPerSecond?: number | null;
+  maxRunning?: number | null;
+  maxRunningPerTenant?: number | null;
 }
 
 export function checkJobInteger(name: string, value: number, min: number, max: number): void {
@@ -60,6 +71,9 @@ export function applySettingsPatch(current: JobQueueSettings, patch: JobQueueSet
     resultTtlSeconds: patch.resultTtlSeconds ?? current.resultTtlSeconds,
     drainTargetSeconds: patch.drainTargetSeconds ?? current.drainTargetSeconds,
     workerConcurrency: patch.workerConcurrency ?? current.workerConcurrency,
+    rateLimitPerSecond: patch.rateLimitPerSecond === null ? undefined : (patch.rateLimitPerSecond ?? current.rateLimitPerSecond),
+    maxRunning: patch.maxRunning === null ? undefined : (patch.maxRunning ?? current.maxRunning),
+    maxRunningPerTenant: patch.maxRunningPerTenant === null ? undefined : (patch.maxRunningPerTenant ?? current.maxRunningPerTenant),
   };
   validateJobQueueSettings(next);
   return next;
@@ -76,6 +90,15 @@ export function validateJobQueueSettings(s: JobQueueSettings): void {
   checkJobInteger("resultTtlSeconds", s.resultTtlSeconds, j.resultTtlMinSeconds, j.resultTtlMaxSeconds);
   checkJobInteger("drainTargetSeconds", s.drainTargetSeconds, 1, j.drainTargetMaxSeconds);
   checkJobInteger("workerConcurrency", s.workerConcurrency, 1, j.workerConcurrencyMax);
+  if (s.rateLimitPerSecond !== undefined) checkJobInteger("rateLimitPerSecond", s.rateLimitPerSecond, 1, j.rateLimitPerSecondMax);
+  if (s.maxRunning !== undefined) checkJobInteger("maxRunning", s.maxRunning, 1, j.maxRunningMax);
+  if (s.maxRunningPerTenant !== undefined) checkJobInteger("maxRunningPerTenant", s.maxRunningPerTenant, 1, j.maxRunningMax);
+}
+
+/** The queue's limits on starting jobs, as a lease carries them (undefined when it has none). */
+export function leaseLimitsOf(s: JobQueueSettings): LeaseLimits | undefined {
+  if (s.rateLimitPerSecond === undefined && s.maxRunning === undefined && s.maxRunningPerTenant === undefined) return undefined;
+  return { rateLimitPerSecond: s.rateLimitPerSecond, maxRunning: s.maxRunning, maxRunningPerTenant: s.maxRunningPerTenant };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

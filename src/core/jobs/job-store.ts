@@ -9,6 +9,7 @@
  * mean the same as if it had committed alone (docs/writing-a-store.md).
  */
 import type { JobQueueSettings, BackoffSettings } from "./job-settings.js";
+import type { LeaseLimits } from "./lease-limits.js";
 import type { JobError, JobEventType, JobRecord, JobStatus, LeasedJob } from "./job.js";
 import type { NewMessage } from "../message.js";
 
@@ -45,6 +46,11 @@ export interface JobChange {
    * lets another node drop a notice that arrives after a later one. A store may leave it out.
    */
   version?: number;
+  /**
+   * Jobs this change moved in the same transaction: a finished parent's waiting children
+   * (dependsOn), queued or ended by it — and theirs, in turn. Absent when there were none.
+   */
+  followOn?: JobChange[];
 }
 
 /** What the failure of an attempt needs to decide between retry, failed and canceled. */
@@ -85,6 +91,11 @@ export interface JobLeaseParams extends RetryPolicy {
   adopt: { maxAttempts: number; timeoutSeconds?: number };
   /** Applied first, in order, in the same transaction; `max` may then be 0 (acks only). */
   acks?: JobAck[];
+  /**
+   * The queue's limits on starting jobs (lease-limits.ts), enforced inside the lease's write for
+   * every worker and node together; absent when the queue has none.
+   */
+  limits?: LeaseLimits;
 }
 
 /**
@@ -107,6 +118,11 @@ export interface JobLeaseResult {
   changes: JobChange[];
   /** One per `acks` entry, in order (empty without acks). */
   acks: JobAckResult[];
+  /**
+   * Set when a limit (params.limits) held the lease below `max` with jobs ready: which, and for
+   * the rate limit when a next start is allowed. The caller waits, as a long poll does.
+   */
+  limited?: { by: "rateLimitPerSecond" | "maxRunning" | "maxRunningPerTenant"; retryAtMs?: number };
 }
 
 export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";

@@ -4,7 +4,8 @@
  * and not re-parsing a 1 MiB input on every read keeps the hot path cheap.
  */
 
-export const jobStatuses = ["queued", "running", "succeeded", "failed", "canceled"] as const;
+/** `waiting`: submitted with dependsOn, and not all of its parents have finished yet. */
+export const jobStatuses = ["waiting", "queued", "running", "succeeded", "failed", "canceled"] as const;
 export type JobStatus = (typeof jobStatuses)[number];
 
 export const terminalStatuses: ReadonlySet<JobStatus> = new Set(["succeeded", "failed", "canceled"]);
@@ -15,6 +16,7 @@ export function isTerminal(status: JobStatus): boolean {
 
 /** Every lifecycle event, as streamed over SSE. */
 export const jobEventTypes = [
+  "job.waiting",
   "job.queued",
   "job.started",
   "job.progress",
@@ -30,6 +32,9 @@ export type JobEventType = (typeof jobEventTypes)[number];
 export const webhookEventTypes = ["job.started", "job.retrying", "job.succeeded", "job.failed", "job.canceled"] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 export const defaultWebhookEvents: WebhookEventType[] = ["job.succeeded", "job.failed", "job.canceled"];
+
+/** A waiting job's message is invisible until its parents are done: its visibility, far in the future. */
+export const waitingVisibleAtMs = Number.MAX_SAFE_INTEGER;
 
 /** What a failed or canceled parent (dependsOn) does to its child. */
 export const onParentFailureModes = ["fail", "ignore"] as const;
@@ -81,6 +86,12 @@ export interface JobRecord {
   expiresAtMs?: number;
   /** The job's message, while it has one (in its queue or in the dead-letter queue). */
   messageSeq?: number;
+  /** Who the job is for: fair sharing and per-tenant caps within its queue (its message's group). */
+  tenant?: string;
+  /** Jobs that must finish first (dependsOn), in the order given. */
+  dependsOn?: string[];
+  /** With dependsOn: what a failed or canceled parent does to this job (default fail). */
+  onParentFailure?: OnParentFailure;
 }
 
 /**
@@ -121,6 +132,9 @@ export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: nu
     availableAtMs: job.availableAtMs,
     expiresAtMs: job.expiresAtMs,
     messageSeq,
+    tenant: job.tenant,
+    dependsOn: job.dependsOn,
+    onParentFailure: job.onParentFailure,
   };
 }
 

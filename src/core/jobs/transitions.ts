@@ -7,7 +7,7 @@
 import { fail } from "../errors.js";
 import { retryDelayMs } from "./backoff.js";
 import type { JobChange, RetryPolicy } from "./job-store.js";
-import { type JobError, type JobEventType, type JobRecord, isTerminal } from "./job.js";
+import { type JobError, type JobEventType, type JobRecord, isTerminal, waitingVisibleAtMs } from "./job.js";
 
 export type MessageEffect =
   | { kind: "none" }
@@ -31,7 +31,7 @@ function withoutRunState(job: JobRecord): JobRecord {
   return { ...job, leaseExpiresAtMs: undefined, deadlineAtMs: undefined };
 }
 
-function finish(job: JobRecord, status: "succeeded" | "failed" | "canceled", nowMs: number, resultTtlSeconds: number): JobRecord {
+export function finish(job: JobRecord, status: "succeeded" | "failed" | "canceled", nowMs: number, resultTtlSeconds: number): JobRecord {
   return {
     ...withoutRunState(job),
     status,
@@ -102,6 +102,8 @@ export function leaseTransition(
   messageSeq: number,
 ): JobTransition | { skip: true; message: MessageEffect } {
   if (job.status === "succeeded" || job.status === "canceled") return { skip: true, message: { kind: "delete" } };
+  // Its parents aren't done: its message was made visible from outside (SQS); hidden again.
+  if (job.status === "waiting") return { skip: true, message: { kind: "visibleAt", visibleAtMs: waitingVisibleAtMs } };
   let current: JobRecord = { ...job, messageSeq };
   if (current.status === "failed") {
     current = { ...current, status: "queued", attempt: 0, finishedAtMs: undefined, expiresAtMs: undefined };
@@ -209,7 +211,7 @@ export function messageLostTransition(job: JobRecord, p: { nowMs: number; result
   return { job: { ...finish({ ...job, error }, status, p.nowMs, p.resultTtlSeconds), messageSeq: undefined }, events: [status === "failed" ? "job.failed" : "job.canceled"], message: { kind: "none" } };
 }
 
-/** Queued → canceled at once; running → cancel requested (the worker sees it on its next heartbeat). */
+/** Waiting or queued → canceled at once; running → cancel requested (the worker sees it on its next heartbeat). */
 export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSeconds: number }): JobTransition {
   switch (job.status) {
     case "canceled":
@@ -217,6 +219,7 @@ export function cancelTransition(job: JobRecord, p: { nowMs: number; resultTtlSe
     case "succeeded":
     case "failed":
       return alreadyFinished(job);
+    case "waiting":
     case "queued":
       return { job: finish(job, "canceled", p.nowMs, p.resultTtlSeconds), events: ["job.canceled"], message: { kind: "delete" } };
     case "running":

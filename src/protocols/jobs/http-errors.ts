@@ -11,6 +11,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   RouteNotFound: 404,
   QueueNotFound: 404,
   JobNotFound: 404,
+  ScheduleNotFound: 404,
   ResourceNotFound: 404,
   LeaseMismatch: 409,
   LeaseExpired: 409,

@@ -2,7 +2,7 @@
  * The jobs protocol: its HTTP routes, and the background work it needs running beside them —
  * core's job upkeep (expired leases, timeouts, pruning) and the webhook dispatcher.
  */
-import { type Clock, type JobMaintenance, startJobMaintenance, type JobService } from "../../core/index.js";
+import { type Clock, type JobMaintenance, startJobMaintenance, type JobService, type ScheduleService, type Scheduler, startScheduler } from "../../core/index.js";
 import { type WebhookAttemptReport, WebhookDispatcher } from "./webhooks/dispatcher.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
@@ -14,12 +14,15 @@ export type { WebhookAttemptReport } from "./webhooks/dispatcher.js";
 
 export interface JobsBackground {
   maintenance: JobMaintenance;
+  /** Fires due schedules (scheduler.ts). */
+  scheduler: Scheduler;
   webhooks: WebhookDispatcher;
   stop(): Promise<void>;
 }
 
 export function startJobsBackground(p: {
   jobs: JobService;
+  schedules: ScheduleService;
   clock: Clock;
   webhookSecret: string;
   webhookPolicy: WebhookUrlPolicy;
@@ -27,13 +30,15 @@ export function startJobsBackground(p: {
   onWebhookAttempt?: (report: WebhookAttemptReport) => void;
 }): JobsBackground {
   const maintenance = startJobMaintenance({ jobs: p.jobs, clock: p.clock, onError: p.onError });
+  const scheduler = startScheduler({ schedules: p.schedules, clock: p.clock, onError: p.onError });
   const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, policy: p.webhookPolicy, onError: p.onError, onAttempt: p.onWebhookAttempt });
   webhooks.start();
   return {
     maintenance,
+    scheduler,
     webhooks,
     async stop() {
-      await Promise.all([maintenance.stop(), webhooks.stop()]);
+      await Promise.all([maintenance.stop(), scheduler.stop(), webhooks.stop()]);
     },
   };
 }

@@ -1,10 +1,12 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Clock, JobQueueInfo, JobService, QueueService, WorkersAdvice } from "../../core/index.js";
+import type { Clock, JobQueueInfo, JobService, QueueService, ScheduleService, WorkersAdvice } from "../../core/index.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export interface JobsRoutesOptions {
   jobs: JobService;
+  /** The schedules routes (PUT /v1/schedules/{name}, …). */
+  schedules: ScheduleService;
   clock: Clock;
   webhookPolicy: WebhookUrlPolicy;
   /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */

@@ -3,48 +3,14 @@
  * with these schemas (request validation) and openapi.ts publishes them (/openapi.json), so the
  * documentation can't drift from what the server enforces.
  */
-import type { Scope } from "../auth/principal.js";
+import { type ResponseSpec, type RouteSpec, bodyErrors, error, invalid, jobResponse, queueDeletedRecently, ref, wrap } from "./route-spec-parts.js";
 import { anyQueueParams } from "./admin-schemas.js";
+import { scheduleRouteSpecs } from "./schedule-route-specs.js";
+import { scheduleSchema } from "./schedule-schemas.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
 
-export interface ResponseSpec {
-  description: string;
-  /** A $ref name under components/schemas, or an inline schema. */
-  schema?: JsonSchema;
-  contentType?: string;
-  /** The same answer in another media type (the request chose it, e.g. with ?wait). */
-  alsoAs?: { contentType: string; schema: JsonSchema };
-  headers?: Record<string, { description: string; schema: JsonSchema }>;
-}
-
-export interface RouteSpec {
-  operationId: string;
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** OpenAPI style: /v1/jobs/{id}. */
-  path: string;
-  summary: string;
-  tag: "jobs" | "workers" | "queues" | "events" | "meta" | "admin";
-  /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
-  scopes: readonly Scope[];
-  params?: JsonSchema;
-  querystring?: JsonSchema;
-  headers?: JsonSchema;
-  body?: JsonSchema;
-  responses: Record<string, ResponseSpec>;
-}
-
-export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-export const wrap = (key: string, schema: JsonSchema): JsonSchema => ({ type: "object", properties: { [key]: schema }, required: [key] });
-export const jobResponse: ResponseSpec = { description: "The job.", schema: wrap("job", ref("Job")) };
-export const error = (description: string): ResponseSpec => ({ description, schema: ref("Error") });
-export const invalid = (what: string): ResponseSpec => error(`ValidationFailed: ${what}.`);
-/** What every POST and PUT can answer about its body, whatever the route (a bodyless one included). */
-export const bodyErrors = {
-  "413": error("MessageTooLong: the request body is over 4 MiB."),
-  "415": error("ValidationFailed (code): the body is not JSON — Content-Type must be application/json."),
-};
-const queueDeletedRecently = error("QueueDeletedRecently: the queue would be created, but one of that name was deleted less than 60 s ago.");
+export { type ResponseSpec, type RouteSpec, bodyErrors, error, invalid, jobResponse, ref, wrap } from "./route-spec-parts.js";
 const leaseErrors = {
   "400": invalid("a path parameter or a body field"),
   "404": error("JobNotFound."),
@@ -138,20 +104,29 @@ export const routeSpecs: RouteSpec[] = [
     scopes: ["read", "submit"],
     method: "GET",
     path: "/v1/jobs/{id}/events",
-    summary: "Server-Sent Events of one job: a job.snapshot, then its events; ends after the terminal one.",
+    summary:
+      "Server-Sent Events of one job: a job.snapshot, then its events; ends after the terminal one. Resumes after Last-Event-ID (or ?since=) with the events after it, without a snapshot.",
     tag: "events",
     params: s.jobParams,
-    responses: { "200": sse, "400": invalid("the id"), "404": error("JobNotFound.") },
+    querystring: s.jobEventsQuery,
+    headers: s.eventStreamHeaders,
+    responses: {
+      "200": sse,
+      "204": { description: "Resuming a finished job's stream with nothing left to send (EventSource then stops reconnecting)." },
+      "400": invalid("the id, ?since or Last-Event-ID"),
+      "404": error("JobNotFound."),
+    },
   },
   {
     operationId: "streamEvents",
     scopes: ["read"],
     method: "GET",
     path: "/v1/events",
-    summary: "Server-Sent Events of every job, or of one queue's with ?queue=.",
+    summary: "Server-Sent Events of every job, or of one queue's with ?queue=; each id durable, resumable after Last-Event-ID (or ?since=) across disconnects and restarts.",
     tag: "events",
     querystring: s.eventsQuery,
-    responses: { "200": sse, "400": invalid("?queue is not a queue name") },
+    headers: s.eventStreamHeaders,
+    responses: { "200": sse, "400": invalid("?queue is not a queue name, or ?since / Last-Event-ID is not an event id") },
   },
   {
     operationId: "leaseJobs",
@@ -249,6 +224,7 @@ export const routeSpecs: RouteSpec[] = [
       ...bodyErrors,
     },
   },
+  ...scheduleRouteSpecs,
   {
     operationId: "getOpenApi",
     scopes: ["read", "submit", "work", "admin"],
@@ -270,4 +246,5 @@ export const componentSchemas: Record<string, JsonSchema> = {
   Error: s.errorSchema,
   AckResult: s.ackResultSchema,
   BatchSubmitResult: s.batchSubmitResultSchema,
+  Schedule: scheduleSchema,
 };

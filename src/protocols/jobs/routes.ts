@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, parseIdempotencyKey, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, parseIdempotencyKey, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -13,13 +13,14 @@ import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { adminHandlers } from "./admin-routes.js";
 import { adminRouteSpecs } from "./admin-route-specs.js";
-import { type Handler, type JobsRoutesOptions, sendJson } from "./route-handler.js";
+import { type Handler, type JobsRoutesOptions, type Request, sendJson } from "./route-handler.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
 import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./submit-batch.js";
 import { firstUnknownField } from "./unknown-fields.js";
 import { checkWebhookTarget } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
+import { scheduleHandlers } from "./schedule-handlers.js";
 import { jobsValidatorCompiler } from "./validator.js";
 
 export type { JobsRoutesOptions } from "./route-handler.js";
@@ -94,17 +95,21 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
 
     async streamJobEvents(request, reply) {
       const id = request.params.id!;
-      await jobs.get(id); // a missing job is a plain 404, before the stream starts
+      const job = await jobs.get(id); // a missing job is a plain 404, before the stream starts
+      const afterId = resumePosition(request);
+      // Resuming a finished job's stream with nothing left: 204 tells EventSource not to reconnect.
+      if (afterId !== undefined && isTerminal(job.status) && !(await jobs.hasEventsAfter(id, afterId))) return reply.code(204).send();
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents(o, reply.raw, { jobId: id }, () => jobs.get(id));
+      await streamEvents(o, reply.raw, { jobId: id, afterId, ...(afterId === undefined ? { snapshot: () => jobs.get(id) } : {}) });
     },
 
     async streamEvents(request, reply) {
       const queue = request.query.queue as string | undefined;
+      const afterId = resumePosition(request);
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents(o, reply.raw, queue === undefined ? {} : { queueName: queue });
+      await streamEvents(o, reply.raw, { queueName: queue, afterId });
     },
 
     async leaseJobs(request, reply) {
@@ -112,8 +117,8 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const acks: LeaseAckInput[] = [...(complete ?? []).map((a) => ({ kind: "complete" as const, ...a })), ...(failed ?? []).map((a) => ({ kind: "fail" as const, ...a }))];
       // A request with acks doesn't wait (see leaseWithAcks): no need to watch for a disconnect.
       const signal = acks.length > 0 ? undefined : requestSignal(reply, o.shutdownSignal);
-      const { leased, acks: results } = await jobs.leaseWithAcks(request.params.queue!, { ...body, signal }, acks);
-      const jobsJson = `{"jobs":[${leased.map((j) => jobJson(j, { lease: true })).join(",")}]`;
+      const { leased, acks: results, parents } = await jobs.leaseWithAcks(request.params.queue!, { ...body, signal }, acks);
+      const jobsJson = `{"jobs":[${leased.map((j) => jobJson(j, { lease: true, parents: parents?.get(j.id) })).join(",")}]`;
       if (complete === undefined && failed === undefined) return sendJson(reply, 200, `${jobsJson}}`);
       const resultsJson = JSON.stringify(results.map((r) => (r.ok ? { id: r.id, ok: true } : { id: r.id, ok: false, error: r.error })));
       return sendJson(reply, 200, `${jobsJson},"results":${resultsJson}}`);
@@ -154,6 +159,8 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     async getOpenApi(_request, reply) {
       return reply.code(200).send(openApi);
     },
+
+    ...scheduleHandlers(o.schedules, sendJson),
   };
 }
 
@@ -161,6 +168,17 @@ function headerCount(rawHeaders: string[], name: string): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++;
   return count;
+}
+
+/**
+ * Where an event stream resumes: after the Last-Event-ID an SSE client sends when it reconnects,
+ * else after `?since=`; undefined: from now on. Both are event ids (the schemas checked their form).
+ */
+function resumePosition(request: Request): number | undefined {
+  const header = request.headers["last-event-id"];
+  if (typeof header === "string" && header.trim() !== "") return Number(header.trim());
+  const since = request.query.since as number | undefined;
+  return since;
 }
 
 function fastifyPath(spec: RouteSpec): string {

@@ -3,26 +3,26 @@
  * /openapi.json (OpenAPI 3.1, whose schema dialect is JSON Schema 2020-12 — only keywords that
  * mean the same in Ajv's draft-07 are used here). Bounds come from core's limits table.
  */
-import { jobStatuses, webhookEventTypes, jobEventTypes, limits } from "../../core/index.js";
+import { jobStatuses, webhookEventTypes, jobEventTypes, limits, onParentFailureModes } from "../../core/index.js";
 
 export type JsonSchema = Record<string, unknown>;
 
 const j = limits.jobs;
-const int = (minimum: number, maximum: number, description?: string): JsonSchema => ({ type: "integer", minimum, maximum, ...(description ? { description } : {}) });
-const object = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema => ({
+export const int = (minimum: number, maximum: number, description?: string): JsonSchema => ({ type: "integer", minimum, maximum, ...(description ? { description } : {}) });
+export const object = (properties: Record<string, JsonSchema>, required: string[] = [], extra: JsonSchema = {}): JsonSchema => ({
   type: "object",
   properties,
   ...(required.length > 0 ? { required } : {}),
   additionalProperties: false,
   ...extra,
 });
-const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, "null"] });
-const dateTime: JsonSchema = { type: "string", format: "date-time" };
-const anyJson: JsonSchema = { description: "Any JSON value." };
+export const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, "null"] });
+export const dateTime: JsonSchema = { type: "string", format: "date-time" };
+export const anyJson: JsonSchema = { description: "Any JSON value." };
 
 // ---- path parameters ----
 
-const queueName: JsonSchema = { type: "string", minLength: 1, maxLength: limits.queueNameMaxLength, pattern: "^[A-Za-z0-9_-]+$", description: "Queue name (standard queues only)." };
+export const queueName: JsonSchema = { type: "string", minLength: 1, maxLength: limits.queueNameMaxLength, pattern: "^[A-Za-z0-9_-]+$", description: "Queue name (standard queues only)." };
 export const queueParams = object({ queue: queueName }, ["queue"]);
 export const jobParams = object({ id: { type: "string", minLength: 1, maxLength: 128, description: "Job id." } }, ["id"]);
 
@@ -50,6 +50,21 @@ export const submitBody = object(
     maxAttempts: int(1, j.maxAttemptsMax, "Default: the queue's (3)."),
     webhook: webhookBody,
     metadata: { type: "object", description: `Any JSON object, at most ${j.metadataMaxBytes} bytes serialized.` },
+    tenant: {
+      type: "string",
+      minLength: 1,
+      maxLength: j.tenantMaxLength,
+      description: "Who the job is for (a customer, an API key): the queue is shared fairly between tenants, and maxRunningPerTenant caps each. Letters, digits and punctuation.",
+    },
+    dependsOn: {
+      type: "array",
+      minItems: 1,
+      maxItems: j.dependsOnMax,
+      uniqueItems: true,
+      items: { type: "string", minLength: 1, maxLength: 128 },
+      description: "Ids of jobs that must succeed first: the job is `waiting` until they have, then queued; its worker sees their outputs (`parents` in the lease). Unknown ids are refused.",
+    },
+    onParentFailure: { type: "string", enum: [...onParentFailureModes], description: "With dependsOn: a failed (canceled) parent fails (cancels) this job (`fail`, the default), or is waited out like any other (`ignore`)." },
   },
   ["input"],
 );
@@ -59,6 +74,13 @@ export const submitBody = object(
 export const submitBatchEntry = object(
   {
     ...(submitBody.properties as Record<string, JsonSchema>),
+    dependsOn: {
+      type: "array",
+      minItems: 1,
+      maxItems: j.dependsOnMax,
+      items: { oneOf: [{ type: "string", minLength: 1, maxLength: 128 }, object({ entry: int(0, j.submitBatchMaxJobs - 1, "Index of another entry of this batch.") }, ["entry"])] },
+      description: "Job ids, or `{\"entry\": i}` for another entry of this batch (a small DAG: entries are submitted parents first; a cycle refuses the batch).",
+    },
     idempotencyKey: { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength, pattern: "^\\S(.*\\S)?$", description: "This entry's idempotency key, read as a lone submit's Idempotency-Key header is: 1–255 printable ASCII characters, or a structured-field string of them (`\"k\"` is the key k)." },
   },
   ["input"],
@@ -132,6 +154,9 @@ export const settingsBody = object({
   resultTtlSeconds: int(j.resultTtlMinSeconds, j.resultTtlMaxSeconds),
   drainTargetSeconds: int(1, j.drainTargetMaxSeconds, "The autoscaling advisor empties the backlog within this many seconds."),
   workerConcurrency: int(1, j.workerConcurrencyMax, "Jobs one worker runs at once, for the advisor's worker count."),
+  rateLimitPerSecond: nullable(int(1, j.rateLimitPerSecondMax, "At most this many jobs started per second, by every worker together (a token bucket holding one second's worth). null clears it.")),
+  maxRunning: nullable(int(1, j.maxRunningMax, "At most this many jobs running at once. null clears it.")),
+  maxRunningPerTenant: nullable(int(1, j.maxRunningMax, "At most this many jobs of one tenant running at once. null clears it.")),
 });
 
 // ---- query strings and headers (extra parameters are ignored: caches and proxies add them) ----
@@ -149,7 +174,20 @@ export const listJobsQuery: JsonSchema = {
     cursor: { type: "string", maxLength: 64, description: "nextCursor of the previous page." },
   },
 };
-export const eventsQuery: JsonSchema = { type: "object", properties: { queue: queueName } };
+const eventId: JsonSchema = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+export const eventsQuery: JsonSchema = {
+  type: "object",
+  properties: {
+    queue: queueName,
+    since: { ...eventId, description: "Resume after this event id (an `id:` an earlier stream sent): its later events, each once. Default: from now on. A Last-Event-ID header wins over it." },
+  },
+};
+export const jobEventsQuery: JsonSchema = { type: "object", properties: { since: (eventsQuery.properties as Record<string, JsonSchema>).since! } };
+/** An SSE client's reconnect sends the last `id:` it saw. */
+export const eventStreamHeaders: JsonSchema = {
+  type: "object",
+  properties: { "last-event-id": { type: "string", pattern: "^\\s*[0-9]{1,15}\\s*$", description: "Resume after this event id (what EventSource sends when it reconnects)." } },
+};
 export const submitHeaders: JsonSchema = {
   type: "object",
   properties: { "idempotency-key": { type: "string", minLength: 1, maxLength: j.idempotencyKeyMaxLength + 2, description: "IETF draft-ietf-httpapi-idempotency-key-header; bare or quoted." } },
@@ -195,6 +233,9 @@ const jobProperties: Record<string, JsonSchema> = {
     availableAt: nullable(dateTime),
     leaseExpiresAt: nullable(dateTime),
     webhook: { oneOf: [object({ url: { type: "string" }, events: { type: "array", items: { type: "string" } } }), { type: "null" }] },
+    tenant: nullable({ type: "string" }),
+    dependsOn: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
+    onParentFailure: { oneOf: [{ type: "string", enum: [...onParentFailureModes] }, { type: "null" }] },
     webhookDeliveries: { type: "array", items: webhookDeliverySchema, description: "GET /v1/jobs/{id} only." },
 };
 const jobRequired = ["id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "createdAt"];
@@ -202,8 +243,17 @@ const jobRequired = ["id", "queue", "status", "input", "output", "error", "attem
 export const jobSchema = object(jobProperties, jobRequired);
 
 /** A job as a lease answers it: the Job's fields and the lease id (not `allOf` Job: Job admits no other field). */
+const parentSchema = object(
+  { id: { type: "string" }, queue: { type: "string" }, status: { type: "string", enum: [...jobStatuses] }, output: anyJson, error: { oneOf: [jobErrorSchema, { type: "null" }] } },
+  ["id", "queue", "status", "output", "error"],
+);
+
 export const leasedJobSchema = object(
-  { ...jobProperties, leaseId: { type: "string", description: "Pass to heartbeat, complete, fail and release." } },
+  {
+    ...jobProperties,
+    leaseId: { type: "string", description: "Pass to heartbeat, complete, fail and release." },
+    parents: { type: "array", items: parentSchema, description: "A job with dependsOn: its parents as they finished, in dependsOn order (a parent pruned since is left out)." },
+  },
   [...jobRequired, "leaseId"],
 );
 
@@ -215,6 +265,9 @@ const settingsSchema = object({
   resultTtlSeconds: { type: "integer" },
   drainTargetSeconds: { type: "integer" },
   workerConcurrency: { type: "integer" },
+  rateLimitPerSecond: nullable({ type: "integer" }),
+  maxRunning: nullable({ type: "integer" }),
+  maxRunningPerTenant: nullable({ type: "integer" }),
 });
 const counts = (names: readonly string[]): JsonSchema => object(Object.fromEntries(names.map((n) => [n, { type: "integer" }])));
 

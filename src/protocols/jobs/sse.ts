@@ -1,10 +1,12 @@
 /**
- * Server-Sent Events: a job's lifecycle (/v1/jobs/{id}/events) or every job's (/v1/events).
- * Events come from core's in-process hub as transitions commit; nothing polls. A comment line every
- * 15 s keeps proxies from closing an idle stream; shutdown ends every stream.
+ * Server-Sent Events: a job's lifecycle (/v1/jobs/{id}/events) or every job's (/v1/events), read
+ * from the durable event log through core's feed (event-feed.ts). Each event's `id:` is its
+ * durable id, so a client that reconnects with Last-Event-ID — after a dropped connection or a
+ * server restart — gets every later event once. A comment line every 15 s keeps proxies from
+ * closing an idle stream; shutdown ends every stream.
  */
 import type { ServerResponse } from "node:http";
-import { type Clock, type TimerHandle, type JobEventFilter, type JobService, type JobEvent, type JobRecord, isTerminal } from "../../core/index.js";
+import { type Clock, type TimerHandle, type JobService, type JobEvent, type JobRecord, type LoggedJobEvent, isTerminal } from "../../core/index.js";
 import { eventJson } from "./wire.js";
 
 export const keepaliveIntervalMs = 15_000;
@@ -28,8 +30,9 @@ export function sseHeaders(): Record<string, string> {
 /** What a stream may hold unsent before its subscriber is cut off (see send). */
 export const sseMaxBufferedBytes = 8 * 1024 * 1024;
 
-function frame(event: JobEvent, id: number): string {
-  return `id: ${id}\nevent: ${event.type}\n${dataLines(eventJson(event))}\n`;
+/** A frame; without `id` (a snapshot) the client's Last-Event-ID stays what it was. */
+function frame(event: JobEvent, id: number | undefined): string {
+  return `${id === undefined ? "" : `id: ${id}\n`}event: ${event.type}\n${dataLines(eventJson(event))}\n`;
 }
 
 /**
@@ -45,70 +48,93 @@ function dataLines(json: string): string {
     .join("\n")}\n`;
 }
 
-/** The event after which a job's stream ends: a terminal event, or a snapshot of a finished job. */
-function endsStream(event: JobEvent): boolean {
-  // By the event's type, not its record's status: a record read for another node's notice can be
-  // newer than the event (job.started with the job already succeeded), and job.succeeded follows.
-  if (event.type === "job.snapshot") return isTerminal(event.job.status);
-  return event.type === "job.succeeded" || event.type === "job.failed" || event.type === "job.canceled";
+export interface StreamSpec {
+  queueName?: string;
+  jobId?: string;
+  /** Resume after this event id (Last-Event-ID, or ?since=); undefined: from now on. */
+  afterId?: number;
+  /** A job stream without a position to resume from: the job's current state first. */
+  snapshot?: () => Promise<JobRecord>;
 }
 
 /**
- * Streams events matching `filter` into `res` (headers already written). With `snapshot` (a job
- * stream), subscribes first, then reads and sends the job's current state as `job.snapshot`, then
- * what happened meanwhile — so nothing between the read and the subscription is missed — and ends
- * after the job's terminal event, or when the job is deleted with its queue.
+ * Streams the events `spec` asks for into `res` (headers already written), in id order, each once.
+ * A job's stream ends after its terminal event (at once if it is already terminal and nothing is
+ * left to send), or when the job is deleted with its queue. A position older than the log keeps
+ * gets a `truncated` event first: the events between are gone (retention).
  */
-export async function streamEvents(deps: SseDeps, res: ServerResponse, filter: JobEventFilter, snapshot?: () => Promise<JobRecord>): Promise<void> {
+export async function streamEvents(deps: SseDeps, res: ServerResponse, spec: StreamSpec): Promise<void> {
+  const { feed } = deps.jobs;
   let ended = false;
   let keepalive: TimerHandle | undefined;
-  let buffered: Array<[JobEvent, number]> | undefined = snapshot ? [] : undefined;
+  let subscription: { close(): void } | undefined;
+  let goneUnsubscribe: (() => void) | undefined;
+  // A job stream with a snapshot holds events back until the snapshot is out.
+  let held: LoggedJobEvent[] | undefined = spec.snapshot ? [] : undefined;
   const end = (): void => {
     if (ended) return;
     ended = true;
-    unsubscribe();
+    subscription?.close();
+    goneUnsubscribe?.();
     keepalive?.cancel();
     deps.shutdownSignal.removeEventListener("abort", end);
     res.end();
   };
-  const destroy = (): void => {
-    end();
-    res.destroy();
-  };
-  const send = (event: JobEvent, id: number): void => {
+  const write = (text: string): void => {
     if (ended) return;
-    if (buffered) {
-      buffered.push([event, id]);
-      return;
-    }
-    res.write(frame(event, id));
+    res.write(text);
     // A subscriber that doesn't read (or reads slower than a busy queue's events come) would
     // otherwise grow this response's buffer without bound: it is cut off, and may reconnect.
-    if (res.writableLength > sseMaxBufferedBytes) return destroy();
-    if (filter.jobId !== undefined && endsStream(event)) end();
+    if (res.writableLength > sseMaxBufferedBytes) {
+      end();
+      res.destroy();
+    }
   };
-  // A job deleted with its queue (SQS DeleteQueue) has no terminal event to end its stream on.
-  const unsubscribe = deps.jobs.events.subscribe(filter, send, end);
+  const send = (e: LoggedJobEvent): void => {
+    if (held) return void held.push(e);
+    write(frame({ type: e.type, atMs: e.atMs, job: e.job }, e.id));
+    if (spec.jobId !== undefined && isTerminal(e.job.status)) end();
+  };
   res.on("close", end);
   deps.shutdownSignal.addEventListener("abort", end, { once: true });
+  if (deps.shutdownSignal.aborted) return end();
   const beat = (): void => {
     if (ended) return;
-    res.write(": keepalive\n\n");
+    write(": keepalive\n\n");
+    // Another node's events reach this one through the notifier; should a notice be lost (or the
+    // store's notifier reach only this process), the feed reads the log at least this often.
+    feed.poke();
     keepalive = deps.clock.setTimer(keepaliveIntervalMs, beat);
   };
   keepalive = deps.clock.setTimer(keepaliveIntervalMs, beat);
-  if (deps.shutdownSignal.aborted) return end();
-  if (!snapshot) {
-    res.write(": connected\n\n");
-    return;
-  }
+  // A job deleted with its queue (SQS DeleteQueue) has no terminal event to end its stream on.
+  if (spec.jobId !== undefined) goneUnsubscribe = deps.jobs.events.watchGone(spec.jobId, end);
   try {
-    const job = await snapshot();
-    const pending = buffered ?? [];
-    buffered = undefined;
-    send({ type: "job.snapshot", atMs: deps.clock.nowMs(), job }, deps.jobs.events.lastEventId);
-    for (const [event, id] of pending) send(event, id);
+    let afterId = spec.afterId;
+    if (afterId === undefined) afterId = await feed.latestId();
+    else {
+      const floorId = await feed.prunedThroughId();
+      if (afterId < floorId) write(`event: truncated\ndata: ${JSON.stringify({ type: "truncated", afterId, prunedThroughId: floorId })}\n\n`);
+    }
+    if (ended) return;
+    const sub = feed.subscribe({ queueName: spec.queueName, jobId: spec.jobId }, afterId, send);
+    subscription = sub;
+    if (ended) return sub.close();
+    if (!spec.snapshot) {
+      write(": connected\n\n");
+      await sub.live;
+    } else {
+      const job = await spec.snapshot();
+      const pending = held ?? [];
+      held = undefined;
+      write(frame({ type: "job.snapshot", atMs: deps.clock.nowMs(), job }, undefined));
+      for (const e of pending) send(e);
+      await sub.live;
+      if (isTerminal(job.status)) end();
+    }
+    // A resumed job stream whose terminal event came before its position: nothing more will come.
+    if (spec.jobId !== undefined && !ended && !spec.snapshot && isTerminal((await deps.jobs.get(spec.jobId)).status)) end();
   } catch {
-    end(); // the job was pruned between the route's read and this one
+    end(); // the job was pruned meanwhile, or the log could not be read: the client reconnects
   }
 }

@@ -14,13 +14,14 @@
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
-import { parseIdempotencyKey, type JobRecord, type JobService, type SubmitResult, type WaitSignal, type SubmitInput } from "../../core/index.js";
+import { type BatchDependency, batchSubmitOrder, fail, parseIdempotencyKey, type JobRecord, type JobService, type SubmitResult, type WaitSignal, type SubmitInput } from "../../core/index.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
 import { jobJson } from "./wire.js";
 
-export type SubmitBatchEntry = SubmitInput & { idempotencyKey?: string };
+/** An entry as the schema admits it: its dependsOn may name other entries of the batch (`{entry: i}`). */
+export type SubmitBatchEntry = Omit<SubmitInput, "dependsOn"> & { idempotencyKey?: string; dependsOn?: BatchDependency[] };
 
 export interface SubmitBatchContext {
   jobs: JobService;
@@ -40,7 +41,7 @@ function resultJson(index: number, outcome: PromiseSettledResult<SubmitResult>, 
   return `{"index":${index},"status":${status},"error":${JSON.stringify(body.error)}}`;
 }
 
-async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBatchEntry, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
+async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitInput & { idempotencyKey?: string }, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
   const { idempotencyKey: raw, ...input } = entry;
   // The header's rules, so a key means the same job on both routes (`"k"` is k; only printable ASCII).
   const idempotencyKey = raw === undefined ? undefined : parseIdempotencyKey(raw);
@@ -48,14 +49,50 @@ async function submitOne(ctx: SubmitBatchContext, queue: string, entry: SubmitBa
   return waitSeconds > 0 ? ctx.jobs.submitAndWait(queue, input, idempotencyKey, waitSeconds, signal) : ctx.jobs.submit(queue, input, idempotencyKey);
 }
 
+/** Whether any entry names another (a small DAG), which changes how the batch is submitted (submitGraph). */
+function hasEntryRefs(entries: readonly SubmitBatchEntry[]): boolean {
+  return entries.some((e) => e.dependsOn?.some((d) => typeof d !== "string"));
+}
+
+/**
+ * A batch whose entries name each other: each entry is submitted once the entries it names were
+ * (their job ids then stand in for the references), the others at once — parents first, as
+ * batchSubmitOrder checked there is an order (a cycle or a bad reference refuses the whole batch
+ * before anything is submitted). An entry whose parent entry was refused is refused too, saying so.
+ */
+function submitGraph(ctx: SubmitBatchContext, queue: string, entries: readonly SubmitBatchEntry[]): Array<Promise<SubmitResult>> {
+  batchSubmitOrder(entries.map((e) => e.dependsOn));
+  const created: Array<Promise<SubmitResult>> = [];
+  const submit = (index: number): Promise<SubmitResult> => {
+    const entry = entries[index]!;
+    return (created[index] ??= (async () => {
+      const dependsOn = await Promise.all(
+        (entry.dependsOn ?? []).map(async (d) => {
+          if (typeof d === "string") return d;
+          const parent = await submit(d.entry).catch((err: unknown) => {
+            const reason = err instanceof Error ? err.message : String(err);
+            return fail("ValidationFailed", `jobs[${index}].dependsOn refers to entry ${d.entry}, which was not submitted: ${reason}`);
+          });
+          return parent.job.id;
+        }),
+      );
+      return submitOne(ctx, queue, { ...entry, dependsOn: entry.dependsOn === undefined ? undefined : dependsOn }, 0);
+    })());
+  };
+  return entries.map((_, i) => submit(i));
+}
+
 /** Answers without holding: every entry submitted, then one JSON document in entry order. */
 export async function submitBatchNow(ctx: SubmitBatchContext, queue: string, entries: SubmitBatchEntry[]): Promise<string> {
-  const outcomes = await Promise.allSettled(entries.map((e) => submitOne(ctx, queue, e, 0)));
+  const submits = hasEntryRefs(entries) ? submitGraph(ctx, queue, entries) : entries.map((e) => submitOne(ctx, queue, e as SubmitInput, 0));
+  const outcomes = await Promise.allSettled(submits);
   return `{"results":[${outcomes.map((o, i) => resultJson(i, o, ctx)).join(",")}]}`;
 }
 
 /** Answers as NDJSON, a line per entry as soon as it is settled; the response ends with the last. */
 export async function submitBatchStreaming(ctx: SubmitBatchContext, reply: FastifyReply, queue: string, entries: SubmitBatchEntry[], waitSeconds: number): Promise<void> {
+  // Checked before the stream starts: a cycle or a bad reference refuses the whole batch (400).
+  const graph = hasEntryRefs(entries) ? submitGraph(ctx, queue, entries) : undefined;
   // The client going away ends every entry's hold.
   const signal = disconnectSignal(reply);
   const res = reply.raw;
@@ -64,7 +101,11 @@ export async function submitBatchStreaming(ctx: SubmitBatchContext, reply: Fasti
   const out = new LinesByTurn(res);
   await Promise.all(
     entries.map(async (entry, index) => {
-      const [outcome] = await Promise.allSettled([submitOne(ctx, queue, entry, waitSeconds, signal)]);
+      // In a graph each entry is created in its turn, then held as a lone submit?wait would be.
+      const held = graph
+        ? graph[index]!.then(async (r) => ({ job: await ctx.jobs.wait(r.job.id, waitSeconds, signal), replayed: r.replayed }))
+        : submitOne(ctx, queue, entry as SubmitInput, waitSeconds, signal);
+      const [outcome] = await Promise.allSettled([held]);
       out.write(`${resultJson(index, outcome!, ctx)}\n`);
     }),
   );

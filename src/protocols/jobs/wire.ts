@@ -25,8 +25,11 @@ export function deliveryWire(d: WebhookDelivery): Record<string, unknown> {
   };
 }
 
-/** A job as JSON text; `lease` adds the lease id (lease answers only), `deliveries` the webhook attempts. */
-export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: WebhookDelivery[] } = {}): string {
+/**
+ * A job as JSON text; `lease` adds the lease id (lease answers only), `deliveries` the webhook
+ * attempts, `parents` a leased child's parents as they finished (their outputs spliced in as text).
+ */
+export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: WebhookDelivery[]; parents?: JobRecord[] } = {}): string {
   const fields: Record<string, unknown> = {
     id: job.id,
     queue: job.queueName,
@@ -46,11 +49,19 @@ export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: W
     availableAt: job.status === "queued" ? iso(job.availableAtMs) : null,
     leaseExpiresAt: job.status === "running" ? iso(job.leaseExpiresAtMs) : null,
     webhook: job.webhook ?? null,
+    tenant: job.tenant ?? null,
+    dependsOn: job.dependsOn ?? null,
+    onParentFailure: job.onParentFailure ?? null,
   };
   if (extra.lease) fields.leaseId = job.leaseToken;
   if (extra.deliveries) fields.webhookDeliveries = extra.deliveries.map(deliveryWire);
   const head = JSON.stringify(fields);
-  return `${head.slice(0, -1)},"input":${job.inputJson},"output":${job.outputJson ?? "null"},"metadata":${job.metadataJson ?? "null"}}`;
+  const parents = extra.parents ? `,"parents":[${extra.parents.map(parentJson).join(",")}]` : "";
+  return `${head.slice(0, -1)},"input":${job.inputJson},"output":${job.outputJson ?? "null"},"metadata":${job.metadataJson ?? "null"}${parents}}`;
+}
+
+function parentJson(p: JobRecord): string {
+  return `{"id":${JSON.stringify(p.id)},"queue":${JSON.stringify(p.queueName)},"status":${JSON.stringify(p.status)},"output":${p.outputJson ?? "null"},"error":${JSON.stringify(p.error ?? null)}}`;
 }
 
 export function eventJson(event: JobEvent): string {
@@ -77,6 +88,9 @@ export function queueWire(info: JobQueueInfo, advice?: WorkersAdvice): Record<st
       resultTtlSeconds: s.resultTtlSeconds,
       drainTargetSeconds: s.drainTargetSeconds,
       workerConcurrency: s.workerConcurrency,
+      rateLimitPerSecond: s.rateLimitPerSecond ?? null,
+      maxRunning: s.maxRunning ?? null,
+      maxRunningPerTenant: s.maxRunningPerTenant ?? null,
     },
     stats: {
       jobs: info.stats.jobs,

@@ -55,6 +55,7 @@ export const sqsErrorForCode = {
   // Jobs API codes: raised only by the jobs routes, never by an SQS action; mapped for completeness.
   ValidationFailed: invalidParameterValue,
   JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
+  ScheduleNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   JobAlreadyFinished: invalidParameterValue,
   JobNotRetryable: invalidParameterValue,
   // A second active move task: SQS's recorded answer is InvalidParameterValue.

@@ -24,7 +24,7 @@ import type {
   RetryPolicy,
   WebhookDelivery,
 } from "../../core/jobs/job-store.js";
-import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
+import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
 import {
   type JobTransition,
   cancelTransition,
@@ -44,6 +44,16 @@ import type { Db, Queryable } from "./db.js";
 import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
+import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
+import { appendEvents } from "./event-log.js";
+
+/** Start limits (rateLimitPerSecond, maxRunning, maxRunningPerTenant) aren't enforced here yet: refused, never ignored. */
+function refuseStartLimits(subject: string): never {
+  return fail("UnsupportedOperation", `${subject} start limits (rateLimitPerSecond, maxRunning, maxRunningPerTenant), which the PostgreSQL store does not enforce yet: set them to null, or use the SQLite store.`);
+}
+
+/** The event a created job is logged with. */
+const submittedEvents: readonly JobEventType[] = ["job.queued"];
 import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
 
 interface ReadyRow {
@@ -106,6 +116,8 @@ export class PostgresJobStore implements JobStore {
 
   /** Acks first, then ready messages in receive order, all in one transaction (at `nowMs`). */
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
+    // Said out loud rather than ignored: a lease that skipped the queue's limits would break them.
+    if (hasLeaseLimits(p.limits)) refuseStartLimits(`Queue ${p.queueName} has`);
     const reports = (p.acks?.length ?? 0) > 0;
     // A long poll's first try usually finds nothing: one cheap probe, no transaction.
     if (!reports) {
@@ -151,8 +163,9 @@ export class PostgresJobStore implements JobStore {
       const [messageSeq] = await insertMessages(tx, job.queueId, [p.message]);
       const retried: JobRecord = { ...change.job, messageSeq };
       const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues([retried]));
-      await outboxInsert(tx, webhookEventsOf(retried, change.events).map((event) => ({ job: retried, event })), p.nowMs);
-      return { job: retried, events: change.events, version: rows[0]?.version };
+      const retriedChange: JobChange = { job: retried, events: change.events, version: rows[0]?.version };
+      await logEvents(tx, [retriedChange], p.nowMs);
+      return retriedChange;
     });
   }
 
@@ -205,6 +218,8 @@ export class PostgresJobStore implements JobStore {
   }
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
+    // Refused when set, so a queue never holds limits its leases would then refuse.
+    if (hasLeaseLimits(p.settings)) refuseStartLimits("Queue settings with");
     try {
       await this.db.query(
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES ($1, $2, $3)
@@ -274,7 +289,18 @@ async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined
  * another node is seen with its job, never taken as free.
  */
 /** One item of jobCreateMany: its key claimed (or the job it names answered), its rows inserted. */
+/** jobCreateMany's items inside a caller's transaction (a schedule's fire), in order. */
+export async function createJobsInTx(tx: Queryable, items: readonly JobCreateItem[], nowMs: number): Promise<JobCreateResult[]> {
+  const results: JobCreateResult[] = [];
+  for (const item of items) results.push(await createOne(tx, item, nowMs));
+  return results;
+}
+
 async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Promise<JobCreateResult> {
+  // Refused, not ignored: a child run before its parents, or a tenant's job never leased, is worse.
+  if (item.job.dependsOn !== undefined || item.job.tenant !== undefined) {
+    fail("UnsupportedOperation", "dependsOn and tenant are not supported by the PostgreSQL store yet; use the SQLite store for job dependencies and tenants.");
+  }
   if (item.idempotency) {
     const existing = await claimKey(tx, item.job, item.idempotency, nowMs);
     if (existing) return existing;
@@ -285,6 +311,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   const job = newJobRecord(item.job, 0, messageSeq);
   const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
   job.seq = rows[0]!.seq;
+  await appendEvents(tx, [{ job, events: submittedEvents }], nowMs);
   return { created: true, job };
 }
 
@@ -402,7 +429,6 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
   const visibleAt: Array<[number, number]> = [];
   const leases: Array<[number, number, string]> = [];
   const deadLetters: Array<[number, number, string]> = [];
-  const outbox: OutboxEntry[] = [];
   const changes = transitions.map((t): JobChange => {
     const messageSeq = t.job.messageSeq;
     const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
@@ -415,9 +441,9 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
       else if (m.kind === "lease") leases.push([messageSeq, m.visibleUntilMs, m.receiptToken]);
       else if (m.kind === "deadLetter") deadLetters.push([messageSeq, m.queueId, m.sourceQueueName]);
     }
-    for (const event of webhookEventsOf(job, t.events)) outbox.push({ job, event });
     return { job, events: t.events };
   });
+  await logEvents(tx, changes, nowMs);
   if (changed.length > 0) {
     const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues(changed));
     const versions = new Map(rows.map((r) => [r.id, r.version]));
@@ -442,8 +468,25 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
       [deadLetters.map((d) => d[0]), deadLetters.map((d) => d[1]), deadLetters.map((d) => d[2]), nowMs],
     );
   }
-  await outboxInsert(tx, outbox, nowMs);
   return changes;
+}
+
+/**
+ * Appends the changes' events to the durable log and queues the webhooks their jobs subscribed
+ * to, each delivery named by its event's id (the log feeds the outbox, in the same transaction).
+ */
+async function logEvents(tx: Queryable, changes: readonly JobChange[], nowMs: number): Promise<void> {
+  const eventIds = await appendEvents(tx, changes, nowMs);
+  const outbox: OutboxEntry[] = [];
+  let k = 0;
+  for (const { job, events } of changes) {
+    const wanted = webhookEventsOf(job, events);
+    for (const event of events) {
+      const id = eventIds[k++]!;
+      if (wanted.includes(event)) outbox.push({ job, event, id });
+    }
+  }
+  await outboxInsert(tx, outbox, nowMs);
 }
 
 /**

@@ -10,8 +10,10 @@ import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../co
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db } from "./db.js";
-import { PostgresJobStore } from "./jobs-store.js";
+import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
+import { PostgresEventLog } from "./event-log.js";
+import { PostgresSchedules } from "./schedules.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
@@ -22,6 +24,8 @@ import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQue
 export class PostgresStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: PostgresJobStore;
+  private readonly eventLog: PostgresEventLog;
+  private readonly schedules: PostgresSchedules;
 
   /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
   private readonly queueCache: QueueCache;
@@ -36,6 +40,8 @@ export class PostgresStore implements Store {
     notifier.subscribe((notice) => {
       if (notice.kind === "queueChanged") this.queueCache.drop(notice.queueId, notice.queueName);
     });
+    this.eventLog = new PostgresEventLog(db);
+    this.schedules = new PostgresSchedules(db, createJobsInTx);
   }
 
   async queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
@@ -289,6 +295,18 @@ export class PostgresStore implements Store {
     const { rows } = await this.db.query<{ value: string }>("SELECT value FROM server_secrets WHERE name = $1", [p.name]);
     return rows[0]!.value;
   }
+
+  // ---- the job event log (event-log.ts) and schedules (schedules.ts) ----
+  jobEventList: Store["jobEventList"] = (p) => this.eventLog.jobEventList(p);
+  jobEventBounds: Store["jobEventBounds"] = () => this.eventLog.jobEventBounds();
+  jobEventPrune: Store["jobEventPrune"] = (p) => this.eventLog.jobEventPrune(p);
+  scheduleGet: Store["scheduleGet"] = (p) => this.schedules.scheduleGet(p);
+  scheduleList: Store["scheduleList"] = (p) => this.schedules.scheduleList(p);
+  scheduleWrite: Store["scheduleWrite"] = (p) => this.schedules.scheduleWrite(p);
+  scheduleDelete: Store["scheduleDelete"] = (p) => this.schedules.scheduleDelete(p);
+  scheduleListDue: Store["scheduleListDue"] = (p) => this.schedules.scheduleListDue(p);
+  scheduleNextDueAt: Store["scheduleNextDueAt"] = () => this.schedules.scheduleNextDueAt();
+  scheduleFire: Store["scheduleFire"] = (p) => this.schedules.scheduleFire(p);
 
   async close(): Promise<void> {
     await this.notifier.close();

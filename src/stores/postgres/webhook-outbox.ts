@@ -4,7 +4,6 @@
  * attempt ahead, so a node that dies mid-delivery leaves them to be retried by another node after
  * the claim, and two nodes never send one row at once — and records each attempt.
  */
-import { randomUUID } from "node:crypto";
 import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
 import type { Db, Queryable } from "./db.js";
@@ -49,6 +48,8 @@ function toDelivery(row: OutboxRow): WebhookDelivery {
 export interface OutboxEntry {
   job: JobRecord;
   event: JobEventType;
+  /** The webhook-id: its event's (event-log.ts). */
+  id: string;
 }
 
 /** Inside a job transition's transaction: one row per subscribed event, snapshotting the job. */
@@ -59,7 +60,7 @@ export async function outboxInsert(tx: Queryable, entries: readonly OutboxEntry[
      SELECT t.id, t.job_id, t.event, t.url, t.snapshot, 'pending', $6, $6
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t (id, job_id, event, url, snapshot, ord) ORDER BY t.ord`,
     [
-      entries.map(() => `msg_${randomUUID().replaceAll("-", "")}`),
+      entries.map((e) => e.id),
       entries.map((e) => e.job.id),
       entries.map((e) => e.event),
       entries.map((e) => e.job.webhook!.url),

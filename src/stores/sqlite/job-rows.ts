@@ -1,5 +1,5 @@
 /** The `jobs` table's rows and their mapping to core's JobRecord. */
-import type { JobError, JobRecord, JobStatus, JobWebhook } from "../../core/jobs/job.js";
+import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/jobs/job.js";
 
 export interface JobRow {
   seq: number;
@@ -30,6 +30,9 @@ export interface JobRow {
   available_at_ms: number | null;
   expires_at_ms: number | null;
   message_seq: number | null;
+  tenant: string | null;
+  depends_on: string | null;
+  on_parent_failure: string | null;
 }
 
 export const jobColumns = [
@@ -60,6 +63,9 @@ export const jobColumns = [
   "available_at_ms",
   "expires_at_ms",
   "message_seq",
+  "tenant",
+  "depends_on",
+  "on_parent_failure",
 ] as const;
 
 /** The columns a transition may change (the rest are fixed at submit). */
@@ -114,6 +120,9 @@ export function toJob(row: JobRow): JobRecord {
     availableAtMs: opt(row.available_at_ms),
     expiresAtMs: opt(row.expires_at_ms),
     messageSeq: opt(row.message_seq),
+    tenant: opt(row.tenant),
+    dependsOn: row.depends_on === null ? undefined : (JSON.parse(row.depends_on) as string[]),
+    onParentFailure: opt(row.on_parent_failure) as OnParentFailure | undefined,
   };
 }
 
@@ -159,6 +168,9 @@ export function jobRowOf(v: readonly unknown[]): JobRow {
     available_at_ms: v[at.available_at_ms] as number | null,
     expires_at_ms: v[at.expires_at_ms] as number | null,
     message_seq: v[at.message_seq] as number | null,
+    tenant: v[at.tenant] as string | null,
+    depends_on: v[at.depends_on] as string | null,
+    on_parent_failure: v[at.on_parent_failure] as string | null,
   };
 }
 
@@ -211,5 +223,8 @@ function jobParams(job: Omit<JobRecord, "seq">): Record<(typeof jobColumns)[numb
     available_at_ms: job.availableAtMs ?? null,
     expires_at_ms: job.expiresAtMs ?? null,
     message_seq: job.messageSeq ?? null,
+    tenant: job.tenant ?? null,
+    depends_on: job.dependsOn === undefined ? null : JSON.stringify(job.dependsOn),
+    on_parent_failure: job.onParentFailure ?? null,
   };
 }

@@ -26,7 +26,10 @@ import type {
   RetryPolicy,
   WebhookDelivery,
 } from "../../core/jobs/job-store.js";
-import { type JobError, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
+import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/jobs/job.js";
+import { childOnParentDone, childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { SqliteJobDependencies } from "./job-dependencies.js";
+import { SqliteLeaseLimits } from "./limited-lease.js";
 import {
   type JobTransition,
   type MessageEffect,
@@ -46,10 +49,14 @@ import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
 import { jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateValues, mutableJobColumns, toJob } from "./job-rows.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
+import { SqliteEventLog } from "./event-log.js";
+import { eventSnapshotJson, webhookIdOfEvent } from "../../core/jobs/job-event-log.js";
 import { boundLimit } from "./bound-limit.js";
 import { marks } from "./sized-statements.js";
 
 const selectJob = jobSelectColumns.join(", ");
+/** The event a submit's job is logged with when its rows are written. */
+const submittedEvents: readonly JobEventType[] = ["job.queued"];
 
 interface ReadyMessageRow {
   seq: number;
@@ -62,6 +69,10 @@ interface ReadyMessageRow {
 export class SqliteJobStore implements JobStore {
   private readonly sql;
   private readonly outbox: SqliteWebhookOutbox;
+  /** The durable event log: every transition's events are appended in its write (logEvents). */
+  readonly eventLog: SqliteEventLog;
+  private readonly dependencies: SqliteJobDependencies;
+  private readonly leaseLimits: SqliteLeaseLimits;
   /** The group's submits not written yet (deferred-creates.ts says why). */
   private readonly deferredCreates = new DeferredCreates();
   /**
@@ -79,6 +90,9 @@ export class SqliteJobStore implements JobStore {
     private readonly messageCache?: MessageContentCache,
   ) {
     this.outbox = new SqliteWebhookOutbox(db);
+    this.eventLog = new SqliteEventLog(db, writes);
+    this.dependencies = new SqliteJobDependencies(db);
+    this.leaseLimits = new SqliteLeaseLimits(db);
     this.sql = {
       // Job rows are read as arrays and written with positional parameters (job-rows.ts says why).
       jobById: db.prepare<[string], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE id = ?`).raw(),
@@ -101,6 +115,7 @@ export class SqliteJobStore implements JobStore {
         `DELETE FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?
            AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending')
            AND NOT EXISTS (SELECT 1 FROM job_idempotency_keys k WHERE k.queue_id = jobs.queue_id AND k.key = jobs.idempotency_key AND k.job_id = jobs.id AND k.expires_at_ms > ?)
+           AND NOT EXISTS (SELECT 1 FROM job_dependencies d JOIN jobs c ON c.id = d.child_id WHERE d.parent_id = jobs.id AND c.status IN ('waiting', 'queued', 'running'))
            ${boundLimit()})`,
       ),
       keyGet: db.prepare<[number, string], { fingerprint: string; job_id: string; expires_at_ms: number }>(
@@ -118,7 +133,7 @@ export class SqliteJobStore implements JobStore {
       // Live jobs of the queue's messages sent before a time (jobs.id is the message id, and indexed).
       liveJobsOfMessages: db
         .prepare<[number, number], unknown[]>(
-          `SELECT ${selectJob} FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = ? AND sent_at_ms < ?) AND status IN ('queued', 'running')`,
+          `SELECT ${selectJob} FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = ? AND sent_at_ms < ?) AND status IN ('waiting', 'queued', 'running')`,
         )
         .raw(),
       settingsPut: db.prepare(
@@ -186,22 +201,74 @@ export class SqliteJobStore implements JobStore {
     return written.out;
   }
 
+  /**
+   * Inside the caller's write (a schedule's fire): each item written now, not deferred to the
+   * group's end, so it stands or falls with that write. Runs after the group's deferred submits
+   * were written (the write is not besideDeferred), so a key they claimed is found in the table.
+   */
+  createInWrite(items: readonly JobCreateItem[], nowMs: number): JobCreateResult[] {
+    return items.map((item) => {
+      if (!this.sql.queueExists(item.job.queueId)) queueGone(item.job.queueName);
+      return this.claimKey(item, nowMs) ?? this.createNow(item, nowMs);
+    });
+  }
+
   /** One item of jobCreateMany, inside its write: the key looked up and claimed, the rows deferred. */
   private createOne(item: JobCreateItem, nowMs: number, deferred: DeferredCreate[]): JobCreateResult {
-    const { job, idempotency: claim } = item;
-    if (claim) {
-      const existing = this.sql.keyGet.get(job.queueId, claim.key);
-      const found = existing && existing.expires_at_ms > nowMs ? this.findJobOrDeferred(existing.job_id) : undefined;
-      // An expired claim is free again (a live claim keeps its job from being pruned; one whose
-      // job is gone anyway — its queue was purged, say — is free too).
-      if (found) return { created: false, job: found, fingerprint: existing!.fingerprint };
-      queueMustExist(job.queueName, () => this.sql.keyPut.run(job.queueId, claim.key, claim.fingerprint, job.id, claim.expiresAtMs));
-    }
-    // Job messages have no group: leases read the ungrouped ready index.
+    const found = this.claimKey(item, nowMs);
+    if (found) return found;
+    // A tenant's job goes in its group (fair leases read the table), and a child is judged by its
+    // parents as they are now: both are written at once, not at the group's end.
+    if (item.job.tenant !== undefined || item.job.dependsOn !== undefined) return this.createNow(item, nowMs);
+    // Job messages without a tenant have no group: leases read the ungrouped ready index.
     const message = item.message.groupId === undefined && item.message.deduplicationId === undefined ? item.message : { ...item.message, groupId: undefined, deduplicationId: undefined };
-    const entry = this.deferCreate(newJobRecord(job, 0, 0), message);
+    const entry = this.deferCreate(newJobRecord(item.job, 0, 0), message);
     deferred.push(entry);
     return { created: true, job: entry.job };
+  }
+
+  /**
+   * Claims the item's Idempotency-Key; answers the job a live claim names instead (an expired claim
+   * is free again, and so is one whose job is gone — its queue was purged, say).
+   */
+  private claimKey(item: JobCreateItem, nowMs: number): JobCreateResult | undefined {
+    const { job, idempotency: claim } = item;
+    if (!claim) return undefined;
+    const existing = this.sql.keyGet.get(job.queueId, claim.key);
+    const found = existing && existing.expires_at_ms > nowMs ? this.findJobOrDeferred(existing.job_id) : undefined;
+    if (found) return { created: false, job: found, fingerprint: existing!.fingerprint };
+    queueMustExist(job.queueName, () => this.sql.keyPut.run(job.queueId, claim.key, claim.fingerprint, job.id, claim.expiresAtMs));
+    return undefined;
+  }
+
+  /**
+   * Writes a job and its message now, inside the caller's write. A child (dependsOn) is judged by
+   * its parents as this write reads them (core's dependencyVerdict): waiting with its message
+   * invisible, queued, or ended already without one. A tenant's message is in its group.
+   */
+  private createNow(item: JobCreateItem, nowMs: number): JobCreateResult {
+    let job = item.job;
+    let events: readonly JobEventType[] = submittedEvents;
+    let withMessage = true;
+    if (job.dependsOn !== undefined) {
+      const parents = job.dependsOn.map((id) => {
+        const parent = this.findJobOrDeferred(id);
+        if (!parent) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
+        return { id, status: parent.status, error: parent.error };
+      });
+      const resultTtlSeconds = (this.settingsOf(job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
+      ({ job, events, withMessage } = childOnSubmit(job, dependencyVerdict(parents, job.onParentFailure ?? "fail"), nowMs, resultTtlSeconds));
+    }
+    let messageSeq: number | undefined;
+    if (withMessage) {
+      const message: NewMessage = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+      [messageSeq] = queueMustExist(job.queueName, () => this.sql.messageInsert.many(job.queueId, [message]));
+    }
+    const record = newJobRecord(job, 0, messageSeq);
+    record.seq = this.insertJobRow(record);
+    if (record.status === "waiting") this.dependencies.add(record.id, record.dependsOn!);
+    this.logEvents(record, events, nowMs);
+    return { created: true, job: record };
   }
 
   private sawNowMs(nowMs: number): void {
@@ -240,6 +307,7 @@ export class SqliteJobStore implements JobStore {
         run.forEach((e, k) => {
           e.job.messageSeq = seqs[k]!;
           e.job.seq = this.insertJobRow(e.job);
+          this.logEvents(e.job, submittedEvents, e.job.createdAtMs);
         });
         i = end;
       }
@@ -316,10 +384,36 @@ export class SqliteJobStore implements JobStore {
   private leaseReady(p: JobLeaseParams, r: JobLeaseResult): void {
     const taken: DeferredCreate[] = [];
     try {
-      this.leaseReadyMerged(p, r, taken);
+      if (this.leaseLimits.applies(p)) this.leaseLimited(p, r, taken);
+      else this.leaseReadyMerged(p, r, taken);
     } catch (err) {
       for (const entry of taken) entry.taken = false;
       throw err;
+    }
+  }
+
+  /**
+   * A lease on a queue with limits or tenants (limited-lease.ts): as many as the limits allow now,
+   * tenants' jobs in fair order; `r.limited` says what held it back with jobs ready.
+   */
+  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+    const before = r.leased.length;
+    const allowance = this.leaseLimits.allowance(p, p.max - before);
+    let capped = false;
+    if (allowance.allowed > 0) {
+      if (this.leaseLimits.hasTenants(p.queueId)) {
+        ({ capped } = this.leaseLimits.pickFair(p, allowance.allowed, (row) => {
+          const n = r.leased.length;
+          this.leaseRow(row, p, r);
+          return r.leased.length > n;
+        }));
+      } else {
+        this.leaseReadyMerged({ ...p, max: before + allowance.allowed }, r, taken);
+      }
+    }
+    if (allowance.bucket) this.leaseLimits.spend(p.queueId, allowance.bucket, r.leased.length - before);
+    if (r.leased.length < p.max && (allowance.limitedBy !== undefined || capped)) {
+      r.limited = allowance.limitedBy !== undefined ? { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs } : { by: "maxRunningPerTenant" };
     }
   }
 
@@ -377,7 +471,8 @@ export class SqliteJobStore implements JobStore {
     entry.taken = true;
     entry.job.seq = job.seq;
     entry.job.messageSeq = messageSeq;
-    for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, p.nowMs);
+    this.logEvents(entry.job, submittedEvents, entry.job.createdAtMs);
+    this.logEvents(job, t.events, p.nowMs);
     r.changes.push({ job, events: t.events });
     r.leased.push(job as LeasedJob);
   }
@@ -411,7 +506,7 @@ export class SqliteJobStore implements JobStore {
       if (job.messageSeq !== undefined) this.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
       const retried: JobRecord = { ...change.job, messageSeq: this.sql.messageInsert(job.queueId, p.message) };
       this.sql.jobUpdate.run(jobUpdateValues(retried));
-      for (const event of webhookEventsOf(retried, change.events)) this.outbox.insert(retried, event, p.nowMs);
+      this.logEvents(retried, change.events, p.nowMs);
       return { job: retried, events: change.events };
     });
   }
@@ -537,8 +632,33 @@ export class SqliteJobStore implements JobStore {
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
     if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobUpdateValues(job));
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
-    for (const event of webhookEventsOf(job, t.events)) this.outbox.insert(job, event, nowMs);
-    return { job, events: t.events };
+    this.logEvents(job, t.events, nowMs);
+    const followOn = isTerminal(job.status) ? this.releaseChildren(job, nowMs) : undefined;
+    return followOn ? { job, events: t.events, followOn } : { job, events: t.events };
+  }
+
+  /**
+   * A parent just finished: each of its waiting children is judged again by all its parents (core's
+   * dependencyVerdict) and queued, or ended like it — their own children in turn, in this write.
+   * One index seek for a job nobody depends on.
+   */
+  private releaseChildren(parent: JobRecord, nowMs: number): JobChange[] | undefined {
+    const childIds = this.dependencies.childrenOf(parent.id);
+    if (childIds.length === 0) return undefined;
+    const changes: JobChange[] = [];
+    for (const childId of childIds) {
+      const child = this.findJob(childId);
+      if (!child || child.status !== "waiting") continue;
+      const parents = child.dependsOn!.map((id) => {
+        const p = id === parent.id ? parent : this.findJob(id);
+        // A parent pruned or deleted meanwhile finished long ago: it counts as it ended, or as gone.
+        return p ? { id, status: p.status, error: p.error } : { id, status: "canceled" as const, error: { message: `Job ${id} no longer exists.` } };
+      });
+      const resultTtlSeconds = (this.settingsOf(child.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
+      const t = childOnParentDone(child, dependencyVerdict(parents, child.onParentFailure ?? "fail"), nowMs, resultTtlSeconds);
+      if (t) changes.push(this.apply(t, nowMs));
+    }
+    return changes.length > 0 ? changes : undefined;
   }
 
   /**
@@ -551,6 +671,20 @@ export class SqliteJobStore implements JobStore {
   private withLiveDeadLetterQueue(t: JobTransition): JobTransition {
     if (t.message.kind !== "deadLetter" || this.sql.queueExists(t.message.queueId)) return t;
     return { ...t, message: { kind: "delete" } };
+  }
+
+  /**
+   * Appends a change's events to the durable log and queues the webhooks the job subscribed to,
+   * each delivery named by its event's id (the log feeds the outbox, in the same write).
+   */
+  private logEvents(job: JobRecord, events: readonly JobEventType[], nowMs: number): void {
+    if (events.length === 0) return;
+    const snapshot = eventSnapshotJson(job);
+    const wanted = webhookEventsOf(job, events);
+    for (const event of events) {
+      const id = this.eventLog.appendOne(job, snapshot, event, nowMs);
+      if (wanted.includes(event)) this.outbox.insert(job, event, nowMs, webhookIdOfEvent(id));
+    }
   }
 
   private applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number): void {

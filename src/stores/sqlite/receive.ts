@@ -14,7 +14,7 @@ import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
 import type { MessageRow } from "./message-row.js";
-import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
+import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
@@ -29,7 +29,6 @@ interface Flow {
 
 /** The ungrouped messages of a queue that also has groups are one flow, named ''. */
 const ungroupedFlow = "";
-const flowsPerPage = 64;
 /**
  * A FIFO group is locked while any message of it is in flight. Receives lease a contiguous run
  * from the group's oldest message, at most receiveMaxMessages long, so in-flight messages are
@@ -89,23 +88,12 @@ export class SqliteReceiver {
            WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq ${boundLimit()}`,
         )
         .raw(),
-      hasGroups: db.prepare<[number], number>("SELECT 1 FROM message_groups WHERE queue_id = ? AND group_id > '' LIMIT 1").pluck(),
+      hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
       // As arrays ([group_id, served]): a FIFO receive reads pages of flows and probes many
       // groups, and better-sqlite3's object rows (built in C++, a column name interned per value)
       // were ≈ 12 % of the server in the FIFO bench.
-      flowsPage: db
-        .prepare<[number, number, number, string], [string, number]>(
-          `SELECT group_id, served FROM message_groups
-           WHERE queue_id = ? AND (served > ? OR (served = ? AND group_id > ?)) ORDER BY served, group_id LIMIT ${flowsPerPage}`,
-        )
-        .raw(),
-      // The ungrouped flow joins at the lowest count (it can't bank credit while the queue had no groups).
-      // (`WHERE true`: SQLite's upsert after a SELECT needs a WHERE to parse.)
-      ungroupedFlowJoin: db.prepare<[number, number]>(
-        `INSERT INTO message_groups (queue_id, group_id, served)
-         SELECT ?, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = ? AND group_id > ''), 0) WHERE true
-         ON CONFLICT (queue_id, group_id) DO UPDATE SET served = max(served, excluded.served)`,
-      ),
+      flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
+      ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
       // FIFO: groups in head order (oldest message first), skipping those whose head is in flight or
       // delayed — most locked groups, and they would otherwise head the walk — without a probe each.
       // [group_id, head_seq], as arrays (see flowsPage).

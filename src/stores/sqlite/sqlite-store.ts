@@ -16,6 +16,7 @@ import type { DeleteResult, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRe
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
+import { SqliteSchedules } from "./schedules-store.js";
 import type { MessageRow } from "./message-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
@@ -139,6 +140,7 @@ export class SqliteStore implements Store {
   private readonly moveTasks: SqliteMoveTasks;
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: SqliteJobStore;
+  private readonly schedules: SqliteSchedules;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
   /**
@@ -195,6 +197,7 @@ export class SqliteStore implements Store {
     this.dedup = new SqliteDedup(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
     this.jobs = new SqliteJobStore(this.db, this.writes, this.messageCache);
+    this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     const db = this.db;
     this.sql = {
       secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
@@ -208,7 +211,7 @@ export class SqliteStore implements Store {
       ),
       queueDelete: db.prepare("DELETE FROM queues WHERE id = ?"),
       // jobs_queue_status: the live jobs only, however many finished ones the queue kept.
-      liveJobIds: db.prepare<[number], string>("SELECT id FROM jobs WHERE queue_id = ? AND status IN ('queued', 'running')").pluck(),
+      liveJobIds: db.prepare<[number], string>("SELECT id FROM jobs WHERE queue_id = ? AND status IN ('waiting', 'queued', 'running')").pluck(),
       tombstoneUpsert: db.prepare(
         "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
       ),
@@ -498,6 +501,20 @@ export class SqliteStore implements Store {
   webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
   webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
   webhookDeliveryList: Store["webhookDeliveryList"] = async (p) => this.settled(await this.jobs.webhookDeliveryList(p));
+
+  // ---- the job event log (event-log.ts): reads settle, so no event is shown before it is on disk ----
+  jobEventList: Store["jobEventList"] = async (p) => this.settled(await this.jobs.eventLog.jobEventList(p));
+  jobEventBounds: Store["jobEventBounds"] = async () => this.settled(await this.jobs.eventLog.jobEventBounds());
+  jobEventPrune: Store["jobEventPrune"] = (p) => this.jobs.eventLog.jobEventPrune(p);
+
+  // ---- schedules (schedules-store.ts) ----
+  scheduleGet: Store["scheduleGet"] = async (p) => this.settled(await this.schedules.scheduleGet(p));
+  scheduleList: Store["scheduleList"] = async (p) => this.settled(await this.schedules.scheduleList(p));
+  scheduleWrite: Store["scheduleWrite"] = (p) => this.schedules.scheduleWrite(p);
+  scheduleDelete: Store["scheduleDelete"] = (p) => this.schedules.scheduleDelete(p);
+  scheduleListDue: Store["scheduleListDue"] = async (p) => this.settled(await this.schedules.scheduleListDue(p));
+  scheduleNextDueAt: Store["scheduleNextDueAt"] = async () => this.settled(await this.schedules.scheduleNextDueAt());
+  scheduleFire: Store["scheduleFire"] = (p) => this.schedules.scheduleFire(p);
 
   /**
    * A read a client sees, answered once everything committed so far is on disk (with pipelined

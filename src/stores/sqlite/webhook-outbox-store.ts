@@ -5,7 +5,6 @@
  * A row holds its own snapshot of the job, so it is delivered even when its job was deleted
  * meanwhile (with its queue): pending rows outlive their job (migration 011).
  */
-import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
@@ -76,10 +75,10 @@ export class SqliteWebhookOutbox {
     };
   }
 
-  /** Inside a job transition's write: one row per subscribed event, snapshotting the job. */
-  insert(job: JobRecord, event: JobEventType, nowMs: number): void {
+  /** Inside a job transition's write: one row per subscribed event, snapshotting the job; `id` is the webhook-id (webhookIdOfEvent). */
+  insert(job: JobRecord, event: JobEventType, nowMs: number, id: string): void {
     const snapshot: JobRecord = { ...job, leaseToken: undefined };
-    this.sql.insert.run(`msg_${randomUUID().replaceAll("-", "")}`, job.id, event, job.webhook!.url, JSON.stringify(snapshot), nowMs, nowMs);
+    this.sql.insert.run(id, job.id, event, job.webhook!.url, JSON.stringify(snapshot), nowMs, nowMs);
   }
 
   /** Inside a write: due rows, each claimed until `nowMs + claimMs`. */

@@ -25,7 +25,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const second = await submit(q);
     expect((await store().jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([second.job.id, created.job.id]);
     expect((await store().jobList({ queueId: q.id, beforeSeq: second.job.seq, limit: 10 })).map((j) => j.id)).toEqual([created.job.id]);
-    expect(await store().jobCountByStatus({ queueId: q.id })).toEqual({ queued: 2, running: 0, succeeded: 0, failed: 0, canceled: 0 });
+    expect(await store().jobCountByStatus({ queueId: q.id })).toEqual({ waiting: 0, queued: 2, running: 0, succeeded: 0, failed: 0, canceled: 0 });
   });
 
   test("jobs: an idempotency claim returns the claimed job until it expires", async () => {

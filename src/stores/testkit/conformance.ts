@@ -11,9 +11,12 @@ import type { Store } from "../../core/store.js";
 import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
 import { registerAdminCases } from "./conformance-admin.js";
 import { registerDepthCases } from "./conformance-depth.js";
+import { registerEventLogCases } from "./conformance-events.js";
 import { registerGroupCases } from "./conformance-groups.js";
+import { registerJobFlowCases } from "./conformance-job-flows.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
+import { registerScheduleCases } from "./conformance-schedules.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 
 export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
@@ -343,5 +346,8 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerDepthCases(context);
     registerJobCases(context);
     registerAdminCases(context);
+    registerEventLogCases(context);
+    registerJobFlowCases(context);
+    registerScheduleCases(context);
   });
 }

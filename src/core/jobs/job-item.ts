@@ -1,0 +1,52 @@
+/**
+ * A submit as the store takes it (JobCreateItem): the job record, its message and its
+ * Idempotency-Key's claim — built the same way for a client's submit and a schedule's run.
+ */
+import type { QueueRecord } from "../queue.js";
+import { jobMessage } from "./job-message.js";
+import type { JobQueueSettings } from "./job-settings.js";
+import type { IdempotencyClaim, JobCreateItem, NewJob } from "./job-store.js";
+import type { SubmitInput } from "./job-validation.js";
+import type { JobWebhook } from "./job.js";
+
+export interface JobItemParams {
+  queue: QueueRecord;
+  settings: JobQueueSettings;
+  /** The submit's options (its input is `inputJson`). */
+  input: Omit<SubmitInput, "input">;
+  inputJson: string;
+  webhook: JobWebhook | undefined;
+  id: string;
+  nowMs: number;
+  senderId: string;
+  idempotency: IdempotencyClaim | undefined;
+}
+
+export function newJobItem(p: JobItemParams): JobCreateItem {
+  const { queue, settings, input, nowMs } = p;
+  const priority = input.priority ?? queue.config.defaultPriority;
+  const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
+  const job: NewJob = {
+    id: p.id,
+    queueId: queue.id,
+    queueName: queue.name,
+    status: "queued",
+    inputJson: p.inputJson,
+    attempt: 0,
+    maxAttempts: input.maxAttempts ?? settings.maxAttempts,
+    priority,
+    createdAtMs: nowMs,
+    updatedAtMs: nowMs,
+    idempotencyKey: p.idempotency?.key,
+    metadataJson: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
+    timeoutSeconds: input.timeoutSeconds ?? settings.timeoutSeconds,
+    webhook: p.webhook,
+    cancelRequested: false,
+    availableAtMs,
+    tenant: input.tenant,
+    dependsOn: input.dependsOn,
+    onParentFailure: input.dependsOn === undefined ? undefined : (input.onParentFailure ?? "fail"),
+  };
+  const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, nowMs, availableAtMs, senderId: p.senderId });
+  return { job, message, idempotency: p.idempotency };
+}

@@ -1,0 +1,35 @@
+/**
+ * The store methods behind schedules (Store extends this). Plain data in and out, one atomic
+ * operation each. Every write is a compare-and-set on the record's `version`: core reads, decides
+ * (run times, catchUp, pause), and writes back only if nobody wrote in between — so with many
+ * nodes on one database each run is created by exactly one of them (a PostgreSQL store:
+ * `UPDATE … WHERE name = $1 AND version = $2`), and a restart can't create a run twice.
+ */
+import type { JobCreateItem, JobCreateResult } from "../jobs/job-store.js";
+import type { ScheduleRecord } from "./schedule.js";
+
+export type ScheduleWriteResult = { written: true } | { written: false; current?: ScheduleRecord };
+
+export interface ScheduleStore {
+  scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined>;
+  /** By name, after `afterName` when paging. */
+  scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]>;
+  /**
+   * Writes `schedule` whole. `expectedVersion` undefined: creates it, refused if the name exists;
+   * otherwise replaces it only while the stored version is `expectedVersion`. A refusal writes
+   * nothing and answers the stored record (absent if there is none).
+   */
+  scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult>;
+  /** True if it existed. Jobs it created stay. */
+  scheduleDelete(p: { name: string }): Promise<boolean>;
+  /** Schedules whose nextRunAtMs ≤ nowMs (paused ones have none), earliest first. */
+  scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]>;
+  /** The earliest nextRunAtMs of any schedule, or undefined. */
+  scheduleNextDueAt(): Promise<number | undefined>;
+  /**
+   * A run: in ONE transaction, replaces the schedule as scheduleWrite would (refused unless the
+   * stored version is `expectedVersion`) and creates `items` as jobCreateMany would (their
+   * Idempotency-Keys derived from schedule and run time). Refused: nothing is written.
+   */
+  scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }>;
+}

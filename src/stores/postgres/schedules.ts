@@ -1,0 +1,76 @@
+/**
+ * Schedules in PostgreSQL: every write a compare-and-set on the version (`UPDATE … WHERE version
+ * = $n`), so of many nodes firing one run, one updates the row and the others change nothing. A
+ * fire's update and the jobs it creates are one transaction.
+ */
+import { fail } from "../../core/errors.js";
+import type { JobCreateItem, JobCreateResult } from "../../core/jobs/job-store.js";
+import type { ScheduleRecord } from "../../core/schedules/schedule.js";
+import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
+import type { Db, Queryable } from "./db.js";
+import { isForeignKeyViolation } from "./rows.js";
+
+/** Creates a fire's jobs inside its transaction (jobs-store.ts). */
+export type CreateJobsInTx = (tx: Queryable, items: readonly JobCreateItem[], nowMs: number) => Promise<JobCreateResult[]>;
+
+const parse = (json: string): ScheduleRecord => JSON.parse(json) as ScheduleRecord;
+
+async function writeIn(q: Queryable, schedule: ScheduleRecord, expectedVersion: number | undefined): Promise<ScheduleWriteResult> {
+  const json = JSON.stringify(schedule);
+  const next = schedule.nextRunAtMs ?? null;
+  const changed =
+    expectedVersion === undefined
+      ? await q.query("INSERT INTO schedules (name, version, next_run_at_ms, record) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING", [schedule.name, schedule.version, next, json])
+      : await q.query("UPDATE schedules SET version = $2, next_run_at_ms = $3, record = $4 WHERE name = $1 AND version = $5", [schedule.name, schedule.version, next, json, expectedVersion]);
+  if ((changed.rowCount ?? 0) > 0) return { written: true };
+  const { rows } = await q.query<{ record: string }>("SELECT record FROM schedules WHERE name = $1", [schedule.name]);
+  return rows[0] ? { written: false, current: parse(rows[0].record) } : { written: false };
+}
+
+export class PostgresSchedules implements ScheduleStore {
+  constructor(
+    private readonly db: Db,
+    private readonly createJobs: CreateJobsInTx,
+  ) {}
+
+  async scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined> {
+    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE name = $1", [p.name]);
+    return rows[0] ? parse(rows[0].record) : undefined;
+  }
+
+  async scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
+    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE name > $1 ORDER BY name LIMIT $2", [p.afterName ?? "", p.limit]);
+    return rows.map((r) => parse(r.record));
+  }
+
+  scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult> {
+    return writeIn(this.db, p.schedule, p.expectedVersion);
+  }
+
+  async scheduleDelete(p: { name: string }): Promise<boolean> {
+    return ((await this.db.query("DELETE FROM schedules WHERE name = $1", [p.name])).rowCount ?? 0) > 0;
+  }
+
+  async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {
+    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE next_run_at_ms <= $1 ORDER BY next_run_at_ms LIMIT $2", [p.nowMs, p.limit]);
+    return rows.map((r) => parse(r.record));
+  }
+
+  async scheduleNextDueAt(): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ next: number | null }>("SELECT min(next_run_at_ms) AS next FROM schedules");
+    return rows[0]?.next ?? undefined;
+  }
+
+  async scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        // The row lock this update takes makes a racing node's update wait, then find the version moved.
+        if (!(await writeIn(tx, p.schedule, p.expectedVersion)).written) return { fired: false as const };
+        return { fired: true as const, results: await this.createJobs(tx, p.items, p.nowMs) };
+      });
+    } catch (err) {
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.items[0]?.job.queueName ?? ""} does not exist (it was deleted).`);
+      throw err;
+    }
+  }
+}

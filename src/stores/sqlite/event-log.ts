@@ -1,0 +1,82 @@
+/**
+ * The durable job event log in SQLite (core: job-event-log.ts). Appends run inside the job
+ * transitions' writes (jobs-store.ts); ids are AUTOINCREMENT, so with one writer they become
+ * visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
+ */
+import type Database from "better-sqlite3";
+import { type JobEventLog, type LoggedJobEvent, jobOfSnapshot } from "../../core/jobs/job-event-log.js";
+import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import { boundLimit } from "./bound-limit.js";
+import type { GroupCommitter } from "./group-commit.js";
+
+interface EventRow {
+  id: number;
+  at_ms: number;
+  queue_name: string;
+  job_id: string;
+  type: string;
+  job: string;
+  input: string | null;
+}
+
+const select = "SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?";
+
+function toEvent(row: EventRow): LoggedJobEvent {
+  return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job: jobOfSnapshot(row.job, row.input ?? undefined) };
+}
+
+export class SqliteEventLog implements JobEventLog {
+  private readonly sql;
+
+  constructor(db: Database.Database, private readonly writes: GroupCommitter) {
+    this.sql = {
+      append: db.prepare<[number, string, string, string, string]>("INSERT INTO job_events (at_ms, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?)"),
+      all: db.prepare<[number, number, number], EventRow>(`${select} ORDER BY e.id ${boundLimit()}`),
+      byQueue: db.prepare<[number, number, string, number], EventRow>(`${select} AND e.queue_name = ? ORDER BY e.id ${boundLimit()}`),
+      byJob: db.prepare<[number, number, string, number], EventRow>(`${select} AND e.job_id = ? ORDER BY e.id ${boundLimit()}`),
+      byJobInQueue: db.prepare<[number, number, string, string, number], EventRow>(`${select} AND e.job_id = ? AND e.queue_name = ? ORDER BY e.id ${boundLimit()}`),
+      head: db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'job_events'").pluck(),
+      floor: db.prepare<[], number>("SELECT pruned_through_id FROM job_event_floor").pluck(),
+      oldest: db.prepare<[number], { id: number; at_ms: number }>(`SELECT id, at_ms FROM job_events ORDER BY id ${boundLimit()}`),
+      prune: db.prepare<[number]>("DELETE FROM job_events WHERE id <= ?"),
+      setFloor: db.prepare<[number]>("UPDATE job_event_floor SET pruned_through_id = max(pruned_through_id, ?)"),
+    };
+  }
+
+  /** Inside a write: appends one event of `job` (its snapshot made by eventSnapshotJson); answers its id. */
+  appendOne(job: JobRecord, snapshot: string, type: JobEventType, atMs: number): number {
+    return Number(this.sql.append.run(atMs, job.queueName, job.id, type, snapshot).lastInsertRowid);
+  }
+
+  async jobEventList(p: { afterId: number; throughId?: number; limit: number; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
+    const through = p.throughId ?? Number.MAX_SAFE_INTEGER;
+    let rows: EventRow[];
+    if (p.jobId !== undefined && p.queueName !== undefined) rows = this.sql.byJobInQueue.all(p.afterId, through, p.jobId, p.queueName, p.limit);
+    else if (p.jobId !== undefined) rows = this.sql.byJob.all(p.afterId, through, p.jobId, p.limit);
+    else if (p.queueName !== undefined) rows = this.sql.byQueue.all(p.afterId, through, p.queueName, p.limit);
+    else rows = this.sql.all.all(p.afterId, through, p.limit);
+    return rows.map(toEvent);
+  }
+
+  async jobEventBounds(): Promise<{ headId: number; floorId: number }> {
+    return { headId: this.sql.head.get() ?? 0, floorId: this.sql.floor.get()! };
+  }
+
+  async jobEventPrune(p: { beforeAtMs: number; limit: number }): Promise<number> {
+    return this.writes.run(() => {
+      // The oldest prefix appended before the cutoff (ids grow with time; a clock that stepped
+      // back only keeps a few events longer), so the floor says exactly what is gone.
+      let through: number | undefined;
+      let n = 0;
+      for (const row of this.sql.oldest.all(p.limit)) {
+        if (row.at_ms >= p.beforeAtMs) break;
+        through = row.id;
+        n++;
+      }
+      if (through === undefined) return 0;
+      this.sql.prune.run(through);
+      this.sql.setFloor.run(through);
+      return n;
+    });
+  }
+}

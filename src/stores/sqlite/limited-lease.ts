@@ -1,0 +1,120 @@
+/**
+ * What a job lease needs beyond the plain ready order, inside its write: the queue's limits on
+ * starting jobs (the running count, the token bucket — core's lease-limits.ts decides with them)
+ * and fair sharing between tenants. A tenant's jobs are its messages' group (fair queues), so the
+ * order is docs/fair-queues.md's: least-served tenant first, one job per tenant per round, a new
+ * tenant starting level with the others — and a tenant at its maxRunningPerTenant is passed by.
+ */
+import type Database from "better-sqlite3";
+import type { JobLeaseParams } from "../../core/jobs/job-store.js";
+import { type LeaseAllowance, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/jobs/lease-limits.js";
+import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
+
+export interface ReadyJobRow {
+  seq: number;
+  message_id: string;
+  priority: number;
+  sent_at_ms: number;
+  visible_at_ms: number;
+}
+
+/** The ungrouped jobs of a queue that has tenants are one more flow, named ''. */
+const ungroupedFlow = "";
+const readyColumns = "seq, message_id, priority, sent_at_ms, visible_at_ms";
+
+export class SqliteLeaseLimits {
+  private readonly sql;
+
+  constructor(db: Database.Database) {
+    this.sql = {
+      hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
+      running: db.prepare<[number], number>("SELECT count(*) FROM jobs WHERE queue_id = ? AND status = 'running'").pluck(),
+      runningInTenant: db.prepare<[number, string], number>("SELECT count(*) FROM jobs INDEXED BY jobs_running_tenant WHERE queue_id = ? AND tenant = ? AND status = 'running' AND tenant IS NOT NULL").pluck(),
+      bucketGet: db.prepare<[number], { tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = ?"),
+      bucketPut: db.prepare<[number, number, number]>(
+        "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES (?, ?, ?) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
+      ),
+      flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
+      ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
+      readyInGroup: db.prepare<[number, string, number, number], ReadyJobRow>(nextReadyInGroupQuery(readyColumns)),
+      readyUngrouped: db.prepare<[number, number, number, number], ReadyJobRow>(readyUngroupedQuery(readyColumns)),
+      served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
+    };
+  }
+
+  /** Whether this lease takes the limited path: the queue has limits, or tenants to share it between. */
+  applies(p: JobLeaseParams): boolean {
+    return hasLeaseLimits(p.limits) || this.sql.hasGroups.get(p.queueId) !== undefined;
+  }
+
+  hasTenants(queueId: number): boolean {
+    return this.sql.hasGroups.get(queueId) !== undefined;
+  }
+
+  /** How many of `wanted` may start now, with the queue's bucket refilled to now (to debit after). */
+  allowance(p: JobLeaseParams, wanted: number): LeaseAllowance & { bucket?: TokenBucket } {
+    const limits = p.limits ?? {};
+    const running = limits.maxRunning === undefined ? 0 : this.sql.running.get(p.queueId)!;
+    let bucket: TokenBucket | undefined;
+    if (limits.rateLimitPerSecond !== undefined) {
+      const row = this.sql.bucketGet.get(p.queueId);
+      bucket = refillBucket(row && { tokens: row.tokens, atMs: row.at_ms }, limits.rateLimitPerSecond, p.nowMs);
+    }
+    return { ...leaseAllowance({ wanted, limits, running, bucket }), bucket };
+  }
+
+  /** Debits the bucket with the jobs the lease started. */
+  spend(queueId: number, bucket: TokenBucket, started: number): void {
+    const after = spendTokens(bucket, started);
+    this.sql.bucketPut.run(queueId, after.tokens, after.atMs);
+  }
+
+  /**
+   * Hands ready jobs to `take` in fair order until `n` started (take answers whether the row
+   * started a job: a finished job's stale message is only deleted). Answers whether a tenant was
+   * passed by for its cap while it had a job ready.
+   */
+  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean): { capped: boolean } {
+    if (this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1)) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
+    const limits = p.limits ?? {};
+    const servedBy = new Map<string, number>();
+    let started = 0;
+    let capped = false;
+    while (started < n) {
+      let startedThisRound = 0;
+      for (const flow of this.flows(p.queueId)) {
+        if (started >= n) break;
+        const tenant = flow === ungroupedFlow ? undefined : flow;
+        if (tenant !== undefined && limits.maxRunningPerTenant !== undefined && !tenantAdmits(this.sql.runningInTenant.get(p.queueId, tenant)!, limits)) {
+          if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) capped = true;
+          continue;
+        }
+        for (;;) {
+          const row = tenant === undefined ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
+          if (!row) break;
+          if (take(row)) {
+            servedBy.set(flow, (servedBy.get(flow) ?? 0) + 1);
+            started++;
+            startedThisRound++;
+            break;
+          }
+        }
+      }
+      if (startedThisRound === 0) break;
+    }
+    for (const [flow, count] of servedBy) this.sql.served.run(count, p.queueId, flow);
+    return { capped };
+  }
+
+  /** The queue's flows in least-served order, a page at a time (leases happen between pages). */
+  private *flows(queueId: number): Generator<string> {
+    let served = Number.MIN_SAFE_INTEGER;
+    let groupId = "";
+    for (;;) {
+      const page = this.sql.flowsPage.all(queueId, served, served, groupId);
+      for (const [flow] of page) yield flow;
+      if (page.length < flowsPerPage) return;
+      [groupId, served] = page[page.length - 1]!;
+    }
+  }
+}

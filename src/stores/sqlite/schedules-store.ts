@@ -1,0 +1,81 @@
+/**
+ * Schedules in SQLite: one row per schedule (core's record as JSON, its version and next run as
+ * columns). Writes go through the group committer; a fire's compare-and-set and the jobs it
+ * creates are one write, so they commit (and sync) together or not at all.
+ */
+import type Database from "better-sqlite3";
+import type { JobCreateItem, JobCreateResult } from "../../core/jobs/job-store.js";
+import type { ScheduleRecord } from "../../core/schedules/schedule.js";
+import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
+import { boundLimit } from "./bound-limit.js";
+import type { GroupCommitter } from "./group-commit.js";
+
+/** Creates jobs inside the caller's write, now (not deferred to the group's end): the fire's CAS must stand or fall with them. */
+export type CreateJobsInWrite = (items: readonly JobCreateItem[], nowMs: number) => JobCreateResult[];
+
+const parse = (json: string): ScheduleRecord => JSON.parse(json) as ScheduleRecord;
+
+export class SqliteSchedules implements ScheduleStore {
+  private readonly sql;
+
+  constructor(
+    db: Database.Database,
+    private readonly writes: GroupCommitter,
+    private readonly createJobs: CreateJobsInWrite,
+  ) {
+    this.sql = {
+      get: db.prepare<[string], string>("SELECT record FROM schedules WHERE name = ?").pluck(),
+      list: db.prepare<[string, number], string>(`SELECT record FROM schedules WHERE name > ? ORDER BY name ${boundLimit()}`).pluck(),
+      insert: db.prepare<[string, number, number | null, string]>("INSERT INTO schedules (name, version, next_run_at_ms, record) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING"),
+      update: db.prepare<[number, number | null, string, string, number]>("UPDATE schedules SET version = ?, next_run_at_ms = ?, record = ? WHERE name = ? AND version = ?"),
+      delete: db.prepare<[string]>("DELETE FROM schedules WHERE name = ?"),
+      due: db.prepare<[number, number], string>(`SELECT record FROM schedules WHERE next_run_at_ms <= ? ORDER BY next_run_at_ms ${boundLimit()}`).pluck(),
+      nextDue: db.prepare<[], number | null>("SELECT min(next_run_at_ms) FROM schedules").pluck(),
+    };
+  }
+
+  async scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined> {
+    const json = this.sql.get.get(p.name);
+    return json === undefined ? undefined : parse(json);
+  }
+
+  async scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
+    return this.sql.list.all(p.afterName ?? "", p.limit).map(parse);
+  }
+
+  async scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult> {
+    return this.writes.run(() => this.writeNow(p.schedule, p.expectedVersion));
+  }
+
+  async scheduleDelete(p: { name: string }): Promise<boolean> {
+    return this.writes.run(() => this.sql.delete.run(p.name).changes > 0);
+  }
+
+  async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {
+    return this.sql.due.all(p.nowMs, p.limit).map(parse);
+  }
+
+  async scheduleNextDueAt(): Promise<number | undefined> {
+    return this.sql.nextDue.get() ?? undefined;
+  }
+
+  async scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }> {
+    return this.writes.run(() => {
+      if (!this.writeNow(p.schedule, p.expectedVersion).written) return { fired: false as const };
+      // A failed create throws: the write's savepoint takes the schedule's update back with it.
+      return { fired: true as const, results: this.createJobs(p.items, p.nowMs) };
+    });
+  }
+
+  private writeNow(schedule: ScheduleRecord, expectedVersion: number | undefined): ScheduleWriteResult {
+    const json = JSON.stringify(schedule);
+    const next = schedule.nextRunAtMs ?? null;
+    const changed =
+      expectedVersion === undefined
+        ? this.sql.insert.run(schedule.name, schedule.version, next, json).changes
+        : this.sql.update.run(schedule.version, next, json, schedule.name, expectedVersion).changes;
+    if (changed > 0) return { written: true };
+    const current = this.sql.get.get(schedule.name);
+    return current === undefined ? { written: false } : { written: false, current: parse(current) };
+  }
+}
