@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
  * the store, run once.
  */
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1" };
-const storeIndependentJobsE2e = ["cli-jobs", "cli-worker", "docs-cli-commands", "example-walkthrough", "readme-sdk", "sdk-package", "worker-processes"];
+const storeIndependentJobsE2e = ["cli-jobs", "cli-schedules", "cli-worker", "docs-cli-commands", "example-walkthrough", "readme-sdk", "sdk-package", "worker-processes"];
 
 export default defineConfig({
   test: {

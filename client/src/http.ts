@@ -91,10 +91,15 @@ export class HttpClient {
    * caller decides what to resend (isRetryable tells it whether it may).
    */
   async requestLines(method: string, path: string, ro: RequestOptions, onLine: (value: unknown) => void): Promise<void> {
+    return this.requestStream(method, path, ro, "application/x-ndjson", (res) => readLines(res, onLine));
+  }
+
+  /** One attempt at a streamed answer (NDJSON, Server-Sent Events), read by `read` as it arrives. Not retried here. */
+  async requestStream(method: string, path: string, ro: RequestOptions, accept: string, read: (res: Response) => Promise<void>): Promise<void> {
     ro.signal?.throwIfAborted();
     try {
-      await this.once(method, path, ro, "application/x-ndjson", async (res) => {
-        await readLines(res, onLine);
+      await this.once(method, path, ro, accept, async (res) => {
+        await read(res);
         return { status: res.status, headers: res.headers, body: undefined };
       });
     } catch (err) {
@@ -154,9 +159,16 @@ export function isRetryable(err: unknown): boolean {
 
 /** Feeds each complete line of an NDJSON body to `onLine`, as the chunks arrive. */
 async function readLines(res: Response, onLine: (value: unknown) => void): Promise<void> {
+  await readTextLines(res, (line) => {
+    if (line.trim()) onLine(JSON.parse(line));
+  });
+}
+
+/** Feeds each line of a text body to `onLine` (without its line break), as the chunks arrive. */
+export async function readTextLines(res: Response, onLine: (line: string) => void): Promise<void> {
   if (!res.body) {
     // A fetch without streaming bodies: the lines arrive all at once, at the end.
-    for (const line of (await res.text()).split("\n")) if (line) onLine(JSON.parse(line));
+    for (const line of (await res.text()).split(/\r\n|\r|\n/)) onLine(line);
     return;
   }
   const decoder = new TextDecoder();
@@ -168,12 +180,12 @@ async function readLines(res: Response, onLine: (value: unknown) => void): Promi
     while (newline >= 0) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
-      if (line) onLine(JSON.parse(line));
+      onLine(line.endsWith("\r") ? line.slice(0, -1) : line);
       newline = buffered.indexOf("\n");
     }
   }
   buffered += decoder.decode();
-  if (buffered.trim()) onLine(JSON.parse(buffered));
+  if (buffered) onLine(buffered);
 }
 
 /** Wraps a transient API error so request() can retry it, then unwraps it if retries run out. */

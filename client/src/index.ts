@@ -6,6 +6,8 @@ export { Sluice, type SluiceOptions } from "./sluice.js";
 export { QueueClient, type RunOptions, type SubmitOptions } from "./queue.js";
 export { JobsClient, isTerminal, type JobPage, type ListOptions, type WaitOptions } from "./jobs.js";
 export { JobHandle } from "./job-handle.js";
+export { SchedulesClient, type SchedulePage } from "./schedules.js";
+export type { EventStreamOptions } from "./event-stream.js";
 export {
   Worker,
   type BatchContext,

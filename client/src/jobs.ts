@@ -2,10 +2,11 @@
  * Reading and steering jobs by id: get, long-poll until terminal, cancel, list a queue's jobs.
  */
 import { JobWaitTimeoutError } from "./errors.js";
+import { type EventStreamOptions, eventStream } from "./event-stream.js";
 import type { HttpClient } from "./http.js";
 import { jobPath, queuePath } from "./paths.js";
 import type { Timers } from "./timers.js";
-import { type Job, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
+import { type Job, type JobEventMessage, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
 
 /** The server holds one GET ?wait= (or submit ?wait=) at most this long (DESIGN.md: wait ≤ 60 s). */
 export const maxWaitSliceSeconds = 60;
@@ -107,6 +108,14 @@ export class JobsClient {
         opts.signal?.removeEventListener("abort", onOuterAbort);
       }
     }
+  }
+
+  /**
+   * The job's events: a `job.snapshot` of it first (unless resuming with `since`), then each
+   * change; ends after its terminal event. Reconnects by itself and resumes where it was.
+   */
+  events<I = JsonValue, O = JsonValue>(id: string, opts: EventStreamOptions = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
+    return eventStream<I, O>(this.ctx.http, this.ctx.timers, `${jobPath(id)}/events`, {}, { ...opts, untilTerminal: true });
   }
 
   async list<I = JsonValue, O = JsonValue>(queue: string, opts: ListOptions = {}): Promise<JobPage<I, O>> {

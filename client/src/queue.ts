@@ -7,7 +7,7 @@ import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./ha
 import { type SubmitBatcher, type SubmitEntry, type Submitted, submitAlone } from "./submit-batcher.js";
 import { Worker } from "./worker.js";
 import type { WorkerOptions } from "./worker-options.js";
-import type { Job, JsonValue, WebhookSpec } from "./wire.js";
+import type { Job, JsonValue, OnParentFailure, WebhookSpec } from "./wire.js";
 
 export interface SubmitOptions {
   /**
@@ -23,6 +23,12 @@ export interface SubmitOptions {
   maxAttempts?: number;
   webhook?: WebhookSpec;
   metadata?: Record<string, JsonValue>;
+  /** Who the job is for (a customer, an API key): the server shares the queue fairly between tenants. */
+  tenant?: string;
+  /** Ids of jobs that must succeed first: the job waits (`waiting`), and its handler sees their outputs (`job.parents`). */
+  dependsOn?: string[];
+  /** What a failed or canceled parent does: `fail` (default) ends this job too; `ignore` runs it anyway. */
+  onParentFailure?: OnParentFailure;
 }
 
 /** Options of `queue.run()`: a submit's options plus a wait's. */

@@ -3,10 +3,13 @@
  */
 import type { BackoffPolicy } from "./backoff.js";
 import { type FetchLike, HttpClient } from "./http.js";
+import { type EventStreamOptions, eventStream } from "./event-stream.js";
 import { type ClientContext, JobsClient } from "./jobs.js";
 import { QueueClient } from "./queue.js";
+import { SchedulesClient } from "./schedules.js";
 import { SubmitBatcher } from "./submit-batcher.js";
 import { type Timers, systemTimers } from "./timers.js";
+import type { JobEventMessage, JsonValue } from "./wire.js";
 
 export interface SluiceOptions {
   /** The server's base URL, e.g. http://127.0.0.1:9324. */
@@ -32,6 +35,7 @@ export interface SluiceOptions {
 
 export class Sluice {
   readonly jobs: JobsClient;
+  readonly schedules: SchedulesClient;
   private readonly ctx: ClientContext;
   /** One per queue name, so `sluice.queue(name)` called per request still shares a batch. */
   private readonly batchers: Map<string, SubmitBatcher> | undefined;
@@ -42,7 +46,17 @@ export class Sluice {
     const http = new HttpClient({ url: opts.url, token: opts.token, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
     this.ctx = { http, timers, attempts: opts.attempts ?? 5 };
     this.jobs = new JobsClient(this.ctx);
+    this.schedules = new SchedulesClient(this.ctx);
     this.batchers = opts.batchSubmits === false ? undefined : new Map();
+  }
+
+  /**
+   * Every job's events (one queue's with `queue`), from now on or after `since`, as an async
+   * iterable that reconnects by itself and resumes where it was: nothing missed, nothing twice.
+   */
+  events<I = JsonValue, O = JsonValue>(opts: EventStreamOptions & { queue?: string } = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
+    const { queue, ...rest } = opts;
+    return eventStream<I, O>(this.ctx.http, this.ctx.timers, "/v1/events", { queue }, rest);
   }
 
   queue(name: string): QueueClient {

@@ -6,7 +6,11 @@
 /** Any value that survives JSON.stringify → JSON.parse unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+/** `waiting`: its dependsOn parents have not all finished yet. */
+export type JobStatus = "waiting" | "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+/** What a failed or canceled parent does to a job that depends on it: fail (or cancel) it too, or run it anyway. */
+export type OnParentFailure = "fail" | "ignore";
 
 export const terminalStatuses: ReadonlySet<JobStatus> = new Set<JobStatus>(["succeeded", "failed", "canceled"]);
 
@@ -47,6 +51,11 @@ export interface Job<Input = JsonValue, Output = JsonValue> {
   /** Running only: when the current lease ends unless extended. */
   leaseExpiresAt?: string | null;
   webhook?: WebhookSpec | null;
+  /** The jobs it waits for (dependsOn), in the order given; null without. */
+  dependsOn?: string[] | null;
+  onParentFailure?: OnParentFailure | null;
+  /** Who the job is for: fair sharing and per-tenant caps within its queue. */
+  tenant?: string | null;
   /** GET /v1/jobs/{id} only. */
   webhookDeliveries?: WebhookDelivery[];
 }
@@ -80,6 +89,10 @@ export interface SubmitRequest<Input = JsonValue> {
   maxAttempts?: number;
   webhook?: WebhookSpec;
   metadata?: Record<string, JsonValue>;
+  tenant?: string;
+  /** Job ids that must succeed first (or, in a batch, `{entry: i}` for another entry of it). */
+  dependsOn?: Array<string | { entry: number }>;
+  onParentFailure?: OnParentFailure;
 }
 
 export interface JobResponse<Input = JsonValue, Output = JsonValue> {
@@ -121,6 +134,59 @@ export type AckResult = { id: string; ok: true } | { id: string; ok: false; erro
 export interface LeasedJob<Input = JsonValue> extends Job<Input> {
   leaseId: string;
   leaseExpiresAt: string;
+  /** A job with dependsOn: its parents as they finished, in dependsOn order (their outputs are its inputs too). */
+  parents?: ParentResult[];
+}
+
+/** A parent of a leased job, as it finished. */
+export interface ParentResult<Output = JsonValue> {
+  id: string;
+  queue: string;
+  status: JobStatus;
+  output: Output | null;
+  error: JobError | null;
+}
+
+/** One Server-Sent Event of GET /v1/events or /v1/jobs/{id}/events. */
+export interface JobEventMessage<Input = JsonValue, Output = JsonValue> {
+  /** The event's durable id (resume after it with `since` / Last-Event-ID); absent on a job.snapshot. */
+  id?: string;
+  type: string;
+  at: string;
+  job: Job<Input, Output>;
+}
+
+export type CatchUp = "none" | "latest" | "all";
+
+/** Body of PUT /v1/schedules/{name}: exactly one of cron and everySeconds. */
+export interface ScheduleSpec<Input = JsonValue> {
+  queue: string;
+  /** 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. */
+  cron?: string;
+  everySeconds?: number;
+  /** IANA zone of the cron expression; default UTC. */
+  timezone?: string;
+  input: Input;
+  options?: { priority?: number; timeoutSeconds?: number; maxAttempts?: number; webhook?: WebhookSpec; metadata?: Record<string, JsonValue>; tenant?: string };
+  /** Runs missed while no server ran: none, latest (default) or all. */
+  catchUp?: CatchUp;
+}
+
+export interface Schedule<Input = JsonValue> {
+  name: string;
+  queue: string;
+  cron: string | null;
+  everySeconds: number | null;
+  timezone: string;
+  input: Input;
+  options: NonNullable<ScheduleSpec["options"]>;
+  catchUp: CatchUp;
+  paused: boolean;
+  /** ISO times of the next runs; empty while paused. */
+  nextRuns: string[];
+  lastRunAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface LeaseResponse<Input = JsonValue> {

@@ -9,6 +9,7 @@ import { registerDlqCommand } from "./commands/dlq.js";
 import { registerQueuesCommand } from "./commands/queues.js";
 import { registerSendCommand } from "./commands/send.js";
 import { registerJobsCommand } from "./commands/jobs.js";
+import { registerSchedulesCommand } from "./commands/schedules.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerWorkerCommand } from "./commands/worker.js";
 import { packageVersion } from "../server/package-version.js";
@@ -34,5 +35,6 @@ registerQueuesCommand(program);
 registerSendCommand(program);
 registerDlqCommand(program);
 registerBackupCommand(program);
+registerSchedulesCommand(program);
 
 await program.parseAsync(process.argv);

@@ -2,9 +2,9 @@
  * `sluice jobs submit|get|wait|cancel|list`: the jobs API from the shell, through the SDK.
  * Each prints the job (or page of jobs) as JSON on stdout, so it pipes into jq.
  */
-import { JobWaitTimeoutError, type JsonValue, type Sluice, type SubmitOptions } from "@sluice/client";
+import { JobWaitTimeoutError, type Sluice, type SubmitOptions } from "@sluice/client";
 import type { Command } from "commander";
-import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
+import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, parseJson, print, sluiceFromFlags } from "./sdk-connection.js";
 
 interface SubmitFlags extends ConnectionFlags {
   wait?: boolean;
@@ -25,18 +25,6 @@ interface ListFlags extends ConnectionFlags {
   status?: string;
   limit?: string;
   cursor?: string;
-}
-
-function parseJson(text: string, what: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (err) {
-    throw new UsageError(`${what} is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-function print(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
 }
 
 function parseTimeoutMs(flag: string | undefined): number | undefined {

@@ -1,8 +1,8 @@
 /**
- * What the SDK-backed commands (worker, jobs) share: the --url/--token flags with their env vars,
- * integer flag parsing, and one way to print a failure.
+ * What the SDK-backed commands (worker, jobs, schedules) share: the --url/--token flags with their
+ * env vars, integer and JSON flag parsing, and one way to print an answer and a failure.
  */
-import { Sluice, SluiceApiError, SluiceNetworkError } from "@sluice/client";
+import { type JsonValue, Sluice, SluiceApiError, SluiceNetworkError } from "@sluice/client";
 import type { Command } from "commander";
 
 export const defaultServerUrl = "http://127.0.0.1:9324";
@@ -70,4 +70,18 @@ export function exitWithError(err: unknown): never {
   else if (err instanceof SluiceNetworkError) console.error(`sluice: cannot reach the server: ${err.message}`);
   else console.error("sluice:", err);
   process.exit(1);
+}
+
+/** A flag's JSON text, or a UsageError naming the flag. */
+export function parseJson(text: string, what: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new UsageError(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** An answer, as indented JSON (for jq). */
+export function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
 }

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, AsyncIterator, Dict, Optional, Tuple
 
+from ._events import event_stream
 from ._http import DEFAULT_TIMEOUT_SECONDS, HttpClient
-from ._paths import job_path, queue_path
+from ._paths import job_path, queue_path, schedule_path
 from ._retry import Backoff
 from ._submit import SubmitBatcher, submit_alone
 from .errors import JobWaitTimeoutError
@@ -26,6 +27,9 @@ _SUBMIT_FIELDS = {
     "timeout_seconds": "timeoutSeconds",
     "max_attempts": "maxAttempts",
     "metadata": "metadata",
+    "tenant": "tenant",
+    "depends_on": "dependsOn",
+    "on_parent_failure": "onParentFailure",
 }
 
 
@@ -117,6 +121,33 @@ class JobsCore:
             return job
         remaining = deadline - loop.time()
         return await self.wait(job["id"], None if math.isinf(remaining) else max(0.0, remaining))
+
+    # ---- schedules (PUT /v1/schedules/{name}, …) ----
+
+    async def schedule_put(self, name: str, spec: Dict[str, Any]) -> Dict[str, Any]:
+        return (await self.http.request("PUT", schedule_path(name), body=spec, max_attempts=self.attempts)).body["schedule"]
+
+    async def schedule_get(self, name: str) -> Dict[str, Any]:
+        return (await self.http.request("GET", schedule_path(name), max_attempts=self.attempts)).body["schedule"]
+
+    async def schedule_list(self, limit: Optional[int], cursor: Optional[str]) -> Tuple[list, Optional[str]]:
+        res = await self.http.request("GET", "/v1/schedules", query={"limit": limit, "cursor": cursor}, max_attempts=self.attempts)
+        return res.body["schedules"], res.body.get("nextCursor")
+
+    async def schedule_delete(self, name: str) -> None:
+        # Sent once: a resent delete would answer 404 for its own success.
+        await self.http.request("DELETE", schedule_path(name))
+
+    async def schedule_action(self, name: str, action: str) -> Dict[str, Any]:
+        return (await self.http.request("POST", f"{schedule_path(name)}/{action}", max_attempts=self.attempts)).body["schedule"]
+
+    # ---- event streams ----
+
+    def events(self, queue: Optional[str], since: Optional[str], idle_timeout: float) -> AsyncIterator[Dict[str, Any]]:
+        return event_stream(self.http, "/v1/events", {"queue": queue}, since, False, idle_timeout)
+
+    def job_events(self, job_id: str, since: Optional[str], idle_timeout: float) -> AsyncIterator[Dict[str, Any]]:
+        return event_stream(self.http, job_path(_text("job id", job_id)) + "/events", {}, since, True, idle_timeout)
 
     def entry(self, input: Any, options: Dict[str, Any]) -> Dict[str, Any]:
         """A submit's body and its idempotency key: one of our own when the SDK may resend, so a

@@ -98,6 +98,18 @@ class HttpClient:
 
         await self._guard(method, path, timeout, exchange())
 
+    async def open_stream(self, path: str, *, query: Optional[Mapping[str, QueryValue]], headers: Mapping[str, str], timeout: float) -> Any:
+        """A GET whose answer is read as it arrives (Server-Sent Events): its head within ``timeout``,
+        then the LineStream; an error answer raises as any request's would."""
+
+        async def head() -> Any:
+            stream = await self.transport.stream_lines("GET", path + _query_string(query), self._headers("text/event-stream", None, headers), None)
+            if not 200 <= stream.status < 300:
+                raise _api_error(RawResponse(stream.status, stream.headers, await stream.read_all()))
+            return stream
+
+        return await self._guard("GET", path, timeout, head())
+
     async def _once(
         self,
         method: str,

@@ -21,3 +21,9 @@ def job_path(job_id: str) -> str:
 
 def queue_path(queue: str) -> str:
     return f"/v1/queues/{path_segment(queue)}"
+
+
+def schedule_path(name: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"schedule name must be a str, got {type(name).__name__}")
+    return f"/v1/schedules/{path_segment(name)}"

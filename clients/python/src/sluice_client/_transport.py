@@ -167,6 +167,17 @@ class LineStream:
     async def read_all(self) -> bytes:
         return b"".join([chunk async for chunk in self._chunks()])
 
+    async def all_lines(self) -> AsyncIterator[bytes]:
+        """Every line of the body as it arrives, blank ones included (they end Server-Sent Events)."""
+        buffered = b""
+        async for chunk in self._chunks():
+            buffered += chunk
+            while b"\n" in buffered:
+                line, buffered = buffered.split(b"\n", 1)
+                yield line.rstrip(b"\r")
+        if buffered:
+            yield buffered
+
     async def lines(self) -> AsyncIterator[bytes]:
         buffered = b""
         async for chunk in self._chunks():

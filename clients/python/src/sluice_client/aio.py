@@ -2,12 +2,12 @@
 aiohttp, Starlette). The same calls as the blocking client, awaited; no dependencies either."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple
 
 from ._core import JobsCore
 from ._retry import Backoff
 from ._worker_core import WorkerCore
-from .client import _submit_options
+from .client import _submit_options, schedule_spec
 from .jobs import AsyncJob, JobPage
 from .worker import AsyncWorker
 
@@ -28,6 +28,11 @@ class AsyncSluice:
         self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
         self.url = url
         self.jobs = AsyncJobs(self._core)
+        self.schedules = AsyncSchedules(self._core)
+
+    def events(self, queue: Optional[str] = None, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> AsyncIterator[Dict[str, Any]]:
+        """As Sluice.events: ``async for event in sluice.events(queue="embed")``."""
+        return self._core.events(queue, since, idle_timeout)
 
     def queue(self, name: str) -> "AsyncQueue":
         return AsyncQueue(self._core, name)
@@ -60,6 +65,36 @@ class AsyncJobs:
         jobs, next_cursor = await self._core.list(queue, status, limit, cursor)
         return JobPage([AsyncJob(raw, self._core) for raw in jobs], next_cursor)
 
+    def events(self, job_id: str, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> AsyncIterator[Dict[str, Any]]:
+        """The job's events, ending after its terminal one."""
+        return self._core.job_events(job_id, since, idle_timeout)
+
+
+class AsyncSchedules:
+    """As Sluice.schedules, awaited."""
+
+    def __init__(self, core: JobsCore) -> None:
+        self._core = core
+
+    async def put(self, name: str, queue: str, input: Any, *, cron: Optional[str] = None, every_seconds: Optional[int] = None,
+                  timezone: Optional[str] = None, options: Optional[Dict[str, Any]] = None, catch_up: Optional[str] = None) -> Dict[str, Any]:  # fmt: skip
+        return await self._core.schedule_put(name, schedule_spec(queue, input, cron, every_seconds, timezone, options, catch_up))
+
+    async def get(self, name: str) -> Dict[str, Any]:
+        return await self._core.schedule_get(name)
+
+    async def list(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+        return await self._core.schedule_list(limit, cursor)
+
+    async def delete(self, name: str) -> None:
+        await self._core.schedule_delete(name)
+
+    async def pause(self, name: str) -> Dict[str, Any]:
+        return await self._core.schedule_action(name, "pause")
+
+    async def resume(self, name: str) -> Dict[str, Any]:
+        return await self._core.schedule_action(name, "resume")
+
 
 class AsyncQueue:
     def __init__(self, core: JobsCore, name: str) -> None:
@@ -77,10 +112,14 @@ class AsyncQueue:
         max_attempts: Optional[int] = None,
         webhook: Optional[Any] = None,
         metadata: Optional[Dict[str, Any]] = None,
+        tenant: Optional[str] = None,
+        depends_on: Optional[List[str]] = None,
+        on_parent_failure: Optional[str] = None,
     ) -> AsyncJob:
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, timeout_seconds=timeout_seconds,
-            max_attempts=max_attempts, webhook=webhook, metadata=metadata,
+            max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
+            on_parent_failure=on_parent_failure,
         )  # fmt: skip
         raw, replayed = await self._core.submit(self.name, input, options)
         return AsyncJob(raw, self._core, replayed)

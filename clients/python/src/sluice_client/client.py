@@ -2,7 +2,7 @@
 moment by many threads (a threaded web server) share requests where the wire allows it."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ._core import JobsCore
 from ._loop_thread import LoopThread
@@ -32,6 +32,13 @@ class Sluice:
         self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
         self.url = url
         self.jobs = Jobs(self._core)
+        self.schedules = Schedules(self._core)
+
+    def events(self, queue: Optional[str] = None, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> Iterator[Dict[str, Any]]:
+        """Every job's events (one queue's with ``queue``), from now on or after the event id
+        ``since``: ``{"id", "type", "at", "job"}`` dicts, for as long as you iterate. Reconnects by
+        itself and resumes where it was (Last-Event-ID): nothing missed, nothing twice."""
+        return _blocking(self._core.events(queue, since, idle_timeout))
 
     @property
     def _loop(self) -> LoopThread:
@@ -81,6 +88,74 @@ class Jobs(_SyncJobs):
         jobs, next_cursor = self._loop.call(self._core.list(queue, status, limit, cursor))
         return JobPage([self._job(raw) for raw in jobs], next_cursor)
 
+    def events(self, job_id: str, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> Iterator[Dict[str, Any]]:
+        """The job's events: a ``job.snapshot`` first (unless resuming with ``since``), then each
+        change; ends after its terminal event."""
+        return _blocking(self._core.job_events(job_id, since, idle_timeout))
+
+
+class Schedules:
+    """``sluice.schedules``: jobs submitted on a cron expression or an interval. Schedules are
+    dicts as the server answers them (``nextRuns`` included)."""
+
+    def __init__(self, core: JobsCore) -> None:
+        self._core = core
+
+    @property
+    def _loop(self) -> LoopThread:
+        return LoopThread.shared()
+
+    def put(self, name: str, queue: str, input: Any, *, cron: Optional[str] = None, every_seconds: Optional[int] = None,
+            timezone: Optional[str] = None, options: Optional[Dict[str, Any]] = None, catch_up: Optional[str] = None) -> Dict[str, Any]:  # fmt: skip
+        """Creates or replaces the schedule: give ``cron`` (5 or 6 fields) or ``every_seconds``."""
+        return self._loop.call(self._core.schedule_put(name, schedule_spec(queue, input, cron, every_seconds, timezone, options, catch_up)))
+
+    def get(self, name: str) -> Dict[str, Any]:
+        return self._loop.call(self._core.schedule_get(name))
+
+    def list(self, limit: Optional[int] = None, cursor: Optional[str] = None) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+        """One page, by name: ``(schedules, next_cursor)``."""
+        return self._loop.call(self._core.schedule_list(limit, cursor))
+
+    def delete(self, name: str) -> None:
+        self._loop.call(self._core.schedule_delete(name))
+
+    def pause(self, name: str) -> Dict[str, Any]:
+        return self._loop.call(self._core.schedule_action(name, "pause"))
+
+    def resume(self, name: str) -> Dict[str, Any]:
+        return self._loop.call(self._core.schedule_action(name, "resume"))
+
+
+def schedule_spec(queue: str, input: Any, cron: Optional[str], every_seconds: Optional[int], timezone: Optional[str],
+                  options: Optional[Dict[str, Any]], catch_up: Optional[str]) -> Dict[str, Any]:  # fmt: skip
+    """The PUT body, with only what was given (the server checks the rest, naming what is wrong)."""
+    spec: Dict[str, Any] = {"queue": queue, "input": input}
+    for wire_name, value in (("cron", cron), ("everySeconds", every_seconds), ("timezone", timezone), ("options", options), ("catchUp", catch_up)):
+        if value is not None:
+            spec[wire_name] = value
+    return spec
+
+
+def _blocking(stream: AsyncIterator[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
+    """An async stream, iterated from a blocking caller through the client's loop thread."""
+    loop = LoopThread.shared()
+
+    async def step() -> Dict[str, Any]:
+        return await stream.__anext__()
+
+    async def close() -> None:
+        await stream.aclose()  # type: ignore[attr-defined]
+
+    try:
+        while True:
+            try:
+                yield loop.call(step())
+            except StopAsyncIteration:
+                return
+    finally:
+        loop.call(close())
+
 
 class Queue:
     """``sluice.queue(name)``: submit jobs to one queue, list them, run workers on it."""
@@ -100,12 +175,17 @@ class Queue:
         max_attempts: Optional[int] = None,
         webhook: Optional[Any] = None,
         metadata: Optional[Dict[str, Any]] = None,
+        tenant: Optional[str] = None,
+        depends_on: Optional[List[str]] = None,
+        on_parent_failure: Optional[str] = None,
     ) -> Job:
-        """Submits a job; returns it at once (status ``queued``). The same idempotency key and
-        input give back the same job (``job.replayed``)."""
+        """Submits a job; returns it at once (status ``queued``; ``waiting`` with ``depends_on``, job
+        ids that must succeed first). The same idempotency key and input give back the same job
+        (``job.replayed``). ``tenant``: who the job is for (fair sharing within the queue)."""
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, timeout_seconds=timeout_seconds,
-            max_attempts=max_attempts, webhook=webhook, metadata=metadata,
+            max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
+            on_parent_failure=on_parent_failure,
         )  # fmt: skip
         raw, replayed = self._sluice._loop.call(self._sluice._core.submit(self.name, input, options))
         return Job(raw, self._sluice.jobs, replayed)
@@ -144,7 +224,9 @@ class Queue:
         return Worker(loop, loop.call(make()))
 
 
-_SUBMIT_OPTIONS = frozenset(("idempotency_key", "priority", "delay_seconds", "timeout_seconds", "max_attempts", "webhook", "metadata"))
+_SUBMIT_OPTIONS = frozenset(
+    ("idempotency_key", "priority", "delay_seconds", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure")
+)
 
 
 def _submit_options(options: Dict[str, Any]) -> Dict[str, Any]:

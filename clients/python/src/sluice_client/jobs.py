@@ -35,6 +35,8 @@ class JobSnapshot:
         "idempotency_key",
         "metadata",
         "cancel_requested",
+        "tenant",
+        "depends_on",
     )
 
     def __init__(self, raw: Dict[str, Any]) -> None:
@@ -57,6 +59,8 @@ class JobSnapshot:
         self.idempotency_key: Optional[str] = raw.get("idempotencyKey")
         self.metadata: Optional[Dict[str, Any]] = raw.get("metadata")
         self.cancel_requested: bool = bool(raw.get("cancelRequested", False))
+        self.tenant: Optional[str] = raw.get("tenant")
+        self.depends_on: Optional[List[str]] = raw.get("dependsOn")
 
     @property
     def terminal(self) -> bool:
@@ -70,12 +74,14 @@ class JobSnapshot:
 class LeasedJob(JobSnapshot):
     """A job handed to a worker's handler: its state plus the lease that proves ownership."""
 
-    __slots__ = ("lease_id", "lease_expires_at")
+    __slots__ = ("lease_id", "lease_expires_at", "parents")
 
     def __init__(self, raw: Dict[str, Any]) -> None:
         super().__init__(raw)
         self.lease_id: str = raw["leaseId"]
         self.lease_expires_at: Optional[str] = raw.get("leaseExpiresAt")
+        # A job with depends_on: its parents as they finished ({id, queue, status, output, error}).
+        self.parents: List[Dict[str, Any]] = raw.get("parents") or []
 
 
 class Job(JobSnapshot):
