@@ -11,6 +11,8 @@ export interface BenchArgs {
   serverEntry: "src" | "dist";
   serverRev?: string;
   serverDir?: string;
+  /** Each Sluice row also runs from a clean snapshot of this revision, alternating with the work tree's. */
+  baselineRev?: string;
   write: boolean;
   /** Before each row, wait up to this many seconds for the rest of the machine to go quiet. */
   waitQuietS: number;
@@ -21,7 +23,8 @@ export interface BenchArgs {
 export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
   --only PEER         sluice | bullmq | pgboss
-  --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs, fifo-groups, postgres)
+  --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs,
+                      jobs-limits, fifo-groups, postgres)
   --producers N       concurrent producers (default 32)
   --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
   --job-clients N     jobs comparison: closed-loop clients, one job in flight each (default 64)
@@ -34,6 +37,8 @@ export const usage = `npm run bench -- [options]
   --server-entry E    dist (default: compiled first, as npm start runs it) | src (tsx)
   --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
                       instead of the work tree (which may hold someone's half-done edit)
+  --baseline-rev REV  also run every Sluice row from a clean snapshot of REV, just before the
+                      row it mirrors (alternating with --repeat): before/after in one run
   --server-dir DIR    run the server from another checkout (A/B experiments on a patched copy;
                       it needs its own node_modules, or a symlink to this one's)
   --wait-quiet S      before each row, wait up to S s until other processes use < 15% of a core
@@ -67,6 +72,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "server-dir": { type: "string" },
+      "baseline-rev": { type: "string" },
       "no-write": { type: "boolean" },
       "wait-quiet": { type: "string" },
       repeat: { type: "string" },
@@ -104,5 +110,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     if (args.serverRev !== undefined) throw new Error("--server-dir and --server-rev exclude each other");
     args.serverDir = values["server-dir"];
   }
+  if (values["baseline-rev"] !== undefined) args.baselineRev = values["baseline-rev"];
   return args;
 }

@@ -7,7 +7,7 @@ import { bullmqJobsRow } from "./peers/bullmq-jobs.js";
 import { jobsWorkload, jobsWorkloadLine } from "./peers/jobs-workload.js";
 import { sluiceStandardRow } from "./peers/sluice.js";
 import { bullmqStandardForFifoRow, fifoGroups, sluiceFifoRow } from "./peers/sluice-fifo.js";
-import { sluiceJobsRow } from "./peers/sluice-jobs.js";
+import { sluiceJobsLimitsRow, sluiceJobsRow } from "./peers/sluice-jobs.js";
 import { pgbossRow } from "./peers/pgboss.js";
 import { sluicePostgresRow } from "./peers/sluice-postgres.js";
 import type { Comparison } from "./row.js";
@@ -24,6 +24,13 @@ export const comparisons: Comparison[] = [
     title: "Jobs round trips: submit → worker → complete → result back in the client (msgs/s = jobs/s; latency = submit → result)",
     rows: [sluiceJobsRow, bullmqJobsRow],
     baseline: "bullmq",
+    describeWorkload: (w) => jobsWorkloadLine(jobsWorkload(w)),
+  },
+  {
+    id: "jobs-limits",
+    title: "Jobs round trips as in `jobs`, with the queue's start limits set but never hit, against none (what the limits cost a lease)",
+    rows: [sluiceJobsRow, sluiceJobsLimitsRow],
+    baseline: "sluice",
     describeWorkload: (w) => jobsWorkloadLine(jobsWorkload(w)),
   },
   {

@@ -12,7 +12,7 @@ import { waitForQuiet } from "./cpu.js";
 import { comparisons } from "./comparisons.js";
 import { comparisonResult, gitInfo, machineInfo, renderText, writeResults } from "./report.js";
 import type { BenchReport, ComparisonResult } from "./report.js";
-import type { RowContext, RowResult } from "./row.js";
+import type { Row, RowContext, RowResult } from "./row.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 /** "Quiet": the rest of the machine uses less than this much of one core. */
@@ -41,9 +41,10 @@ async function main(): Promise<number> {
   for (const c of comparisons) {
     if (args.compare !== undefined && !args.compare.includes(c.id)) continue;
     const runs: RowResult[] = [];
+    const rows = args.baselineRev === undefined ? c.rows : withBaselineRows(c.rows, args.baselineRev);
     // Rounds alternate the peers (A B A B …), so slow drift on a shared box hits both alike.
     for (let round = 1; round <= args.repeat; round++) {
-      for (const row of c.rows) {
+      for (const row of rows) {
         if (args.only !== undefined && row.peer !== args.only) continue;
         log(`── ${c.id}: ${row.label}${args.repeat > 1 ? ` (round ${round} of ${args.repeat})` : ""}`);
         try {
@@ -74,6 +75,26 @@ async function main(): Promise<number> {
     log(`wrote ${written.map((p) => p.slice(repoRoot.length)).join(", ")}`);
   }
   return failures === 0 ? 0 : 1;
+}
+
+/**
+ * --baseline-rev: each Sluice row preceded by the same row run on a clean snapshot of `rev`, its
+ * label marked with the revision — the comparison's baseline then, so its ratios read after/before.
+ */
+function withBaselineRows(rows: readonly Row[], rev: string): Row[] {
+  return rows.flatMap((row): Row[] => {
+    if (row.peer !== "sluice") return [row];
+    const label = `${row.label} @ ${rev}`;
+    const before: Row = {
+      peer: row.peer,
+      label,
+      async run(ctx: RowContext): Promise<RowResult> {
+        const result = await row.run({ ...ctx, serverRev: rev, serverDir: undefined });
+        return { ...result, label };
+      },
+    };
+    return [before, row];
+  });
 }
 
 /** Best of N per row: the highest-throughput round, i.e. the one least disturbed by the rest of the box. */
