@@ -1,9 +1,10 @@
 /**
  * What a Prometheus scrape of GET /metrics costs with a big backlog: fills one queue with N
  * messages of 1 KiB (default 1,000,000; 1,000 of them in flight), starts the server on that data
- * dir, and times scrapes of /metrics beside GET /v1/queues/{queue}, whose stats still count the
- * queue's messages exactly. Both run on the server's event loop, so their time is also how long
- * every other request waits behind them. Then the same with an empty queue, for the baseline.
+ * dir, and times scrapes of /metrics and GET /v1/queues/{queue} (which read depth the same way)
+ * beside an SQS GetQueueAttributes of the message counts, which counts the queue's messages
+ * exactly. All run on the server's event loop, so their time is also how long every other request
+ * waits behind them. The empty queue is measured first, for the baseline.
  *
  * Usage: npm run bench:scrape-cost -- [messages, default 1000000]
  * (docs/operations.md, "What a scrape costs"; run it alone on the machine, like every benchmark)
@@ -56,9 +57,9 @@ async function filledDataDir(n: number): Promise<string> {
   return dir;
 }
 
-async function timeGet(url: string): Promise<number> {
+async function timeRequest(url: string, init?: RequestInit): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url);
+  const res = await fetch(url, init);
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   return performance.now() - t0;
@@ -69,19 +70,41 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function measure(n: number): Promise<{ scrapeMs: number; exactStatsMs: number }> {
+/** SQS GetQueueAttributes of the three message counts, over the JSON protocol. */
+function countsRequest(base: string): RequestInit {
+  return {
+    method: "POST",
+    headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.GetQueueAttributes" },
+    body: JSON.stringify({
+      QueueUrl: `${base}/000000000000/backlog`,
+      AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible", "ApproximateNumberOfMessagesDelayed"],
+    }),
+  };
+}
+
+interface Timings {
+  scrapeMs: number;
+  queueInfoMs: number;
+  exactCountMs: number;
+}
+
+async function measure(n: number): Promise<Timings> {
   const dir = await filledDataDir(n);
   const server = await startChild(process.execPath, ["--import", "tsx", join(repoRoot, "src/cli/main.ts"), "serve", "--port", "0", "--data-dir", dir], /Sluice listening on (http:\/\/[^\s"]+)/, 120_000, {
     cwd: repoRoot,
   });
   const base = server.match[1]!;
   try {
-    for (let i = 0; i < 3; i++) await timeGet(`${base}/metrics`); // warm-up: JIT, page cache
+    for (let i = 0; i < 3; i++) await timeRequest(`${base}/metrics`); // warm-up: JIT, page cache
     const scrapes: number[] = [];
-    for (let i = 0; i < 15; i++) scrapes.push(await timeGet(`${base}/metrics`));
+    const infos: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      scrapes.push(await timeRequest(`${base}/metrics`));
+      infos.push(await timeRequest(`${base}/v1/queues/backlog`));
+    }
     const exact: number[] = [];
-    for (let i = 0; i < 3; i++) exact.push(await timeGet(`${base}/v1/queues/backlog`));
-    return { scrapeMs: median(scrapes), exactStatsMs: median(exact) };
+    for (let i = 0; i < 3; i++) exact.push(await timeRequest(base, countsRequest(base)));
+    return { scrapeMs: median(scrapes), queueInfoMs: median(infos), exactCountMs: median(exact) };
   } finally {
     server.child.kill("SIGTERM");
     await new Promise((r) => server.child.once("exit", r));
@@ -91,7 +114,9 @@ async function measure(n: number): Promise<{ scrapeMs: number; exactStatsMs: num
 
 const empty = await measure(0);
 const full = await measure(messages);
-console.log(`messages queued          GET /metrics (median of 15)   GET /v1/queues/backlog (exact count, median of 3)`);
-console.log(`${String(0).padStart(15)}          ${empty.scrapeMs.toFixed(1).padStart(8)} ms                  ${empty.exactStatsMs.toFixed(1).padStart(8)} ms`);
-console.log(`${String(messages).padStart(15)}          ${full.scrapeMs.toFixed(1).padStart(8)} ms                  ${full.exactStatsMs.toFixed(1).padStart(8)} ms`);
+const row = (n: number, t: Timings): string =>
+  [String(n).padStart(15), `${t.scrapeMs.toFixed(1)} ms`.padStart(20), `${t.queueInfoMs.toFixed(1)} ms`.padStart(26), `${t.exactCountMs.toFixed(1)} ms`.padStart(30)].join("  ");
+console.log(["messages queued", "GET /metrics (med. 15)", "GET /v1/queues/backlog (15)", "GetQueueAttributes, exact (3)"].map((h, i) => h.padStart([15, 20, 26, 30][i]!)).join("  "));
+console.log(row(0, empty));
+console.log(row(messages, full));
 cleanupNow();

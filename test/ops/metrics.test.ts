@@ -147,6 +147,27 @@ describe("GET /metrics", () => {
     expect(text).not.toContain(received[0]!.ReceiptHandle);
   });
 
+  it("agrees with GET /v1/queues/{queue}, which reads depth as cheaply (the head of the queue included)", async () => {
+    const t0 = Date.now();
+    const clock = new ManualClock(t0);
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-metrics-"), clock, logger: quiet });
+    const queueUrl = (await sqs(server.url, "CreateQueue", { QueueName: "head" })).QueueUrl as string;
+    await sqs(server.url, "SendMessage", { QueueUrl: queueUrl, MessageBody: "first" });
+    clock.advance(1_000);
+    await sqs(server.url, "SendMessage", { QueueUrl: queueUrl, MessageBody: "second" });
+    const [first] = (await sqs(server.url, "ReceiveMessage", { QueueUrl: queueUrl, VisibilityTimeout: 1 })).Messages as Array<{ Body: string }>;
+    expect(first!.Body).toBe("first");
+    // "first" is visible again from t0 + 2 s, behind "second" (visible since t0 + 1 s): the head
+    // of the queue is "second", 5 s old, though "first" was sent a second before it.
+    clock.advance(5_000);
+    const text = await scrape(server.url);
+    const { stats } = ((await (await fetch(`${server.url}/v1/queues/head`)).json()) as { queue: { stats: { messages: Record<string, number>; oldestVisibleAgeSeconds: number } } }).queue;
+    expect(stats.messages).toEqual({ visible: 2, inFlight: 0, delayed: 0 });
+    expect(sample(text, "sluice_queue_messages", { queue: "head", state: "visible" })).toBe(2);
+    expect(sample(text, "sluice_queue_oldest_message_age_seconds", { queue: "head" })).toBe(5);
+    expect(stats.oldestVisibleAgeSeconds).toBe(5);
+  });
+
   it("sums the queues past the label limit under one label", async () => {
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-metrics-"), metricsQueueLimit: 2, logger: quiet });
     for (const name of ["a", "b", "c", "d", "e"]) {

@@ -805,13 +805,17 @@ export class JobService {
     if (moved > 0 && policy.deadLetter) this.queues.announceVisible(policy.deadLetter.queueId, moved, this.clock.nowMs());
   }
 
+  /**
+   * Message counts by queueDepth, as /metrics reads them: dashboards and autoscalers poll this, and
+   * an exact count would stall the server for seconds on a queue with a million messages.
+   */
   private async infoOf(policy: JobQueuePolicy): Promise<JobQueueInfo> {
     const queue: QueueRecord = policy.queue;
     const deadLetterQueue = policy.deadLetter ? await this.deps.store.queueGet({ name: policy.deadLetter.name }) : undefined;
     const [jobCounts, messages, deadLetterStats] = await Promise.all([
       this.store.jobCountByStatus({ queueId: queue.id }),
-      this.queues.queueStats(queue),
-      deadLetterQueue ? this.queues.queueStats(deadLetterQueue) : Promise.resolve(undefined),
+      this.queues.queueDepth(queue),
+      deadLetterQueue ? this.queues.queueDepth(deadLetterQueue) : Promise.resolve(undefined),
     ]);
     return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, throughput: this.queues.activity.throughput(queue.name), nowMs: this.clock.nowMs() });
   }
