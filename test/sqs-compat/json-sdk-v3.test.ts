@@ -3,7 +3,7 @@
  * in-process server on a ManualClock. The SDK verifies MD5OfMessageBody itself; attribute digests
  * are checked against an independent oracle (test/support/md5.ts).
  */
-import { CreateQueueCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { CreateQueueCommand, DeleteMessageCommand, ListQueuesCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { describe, expect, it } from "vitest";
 import { credentials, region, sqsV3 } from "../support/clients.js";
 import { v3Driver } from "./drivers.js";
@@ -53,6 +53,33 @@ describe("SQS compatibility: SDK v3, JSON protocol", () => {
         client.destroy();
         if (before === undefined) delete process.env.AWS_ENDPOINT_URL_SQS;
         else process.env.AWS_ENDPOINT_URL_SQS = before;
+      }
+    });
+
+    it("a client whose endpoint is the queue URL (JSON to `/<account>/<queue>/`) is answered there, as SQS does", async () => {
+      // LocalStack's AWS-validated test_send_message_via_queue_url_with_json_protocol: SQS answers
+      // a JSON-protocol receive sent to the queue URL itself with 200.
+      const url = await h.createQueue();
+      const onQueue = sqsV3(url);
+      const paths: string[] = [];
+      onQueue.middlewareStack.add(
+        (next) => async (args) => {
+          paths.push((args.request as { path: string }).path);
+          return next(args);
+        },
+        { step: "finalizeRequest", name: "capturePath" },
+      );
+      try {
+        await onQueue.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "via its own URL" }));
+        const { Messages } = await onQueue.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 1 }));
+        expect(Messages?.map((m) => m.Body)).toEqual(["via its own URL"]);
+        await onQueue.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: Messages![0]!.ReceiptHandle! }));
+        expect(await h.counts(url)).toEqual({ visible: 0, notVisible: 0, delayed: 0 });
+        // As on the query protocol, an action that takes no queue is not for a queue's URL.
+        await expect(onQueue.send(new ListQueuesCommand({}))).rejects.toMatchObject({ name: "InvalidAction", $metadata: { httpStatusCode: 400 } });
+        expect(new Set(paths)).toEqual(new Set([`${new URL(url).pathname}/`]));
+      } finally {
+        onQueue.destroy();
       }
     });
 

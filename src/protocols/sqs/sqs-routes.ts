@@ -68,7 +68,10 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
     return send(reply, response);
   }
 
-  for (const url of ["/", "/:accountId/:queueName"]) {
+  // With a trailing slash too: an SDK whose endpoint is a queue URL (the PHP SDK's way) appends
+  // the JSON protocol's "/" to it, and SQS answers there (LocalStack's AWS-validated
+  // test_send_message_via_queue_url_with_json_protocol).
+  for (const url of ["/", "/:accountId/:queueName", "/:accountId/:queueName/"]) {
     // Signed with SigV4, checked by the handler: no bearer token (protocols/auth/bearer.ts).
     app.route({ method: ["GET", "POST"], url, config: { auth: "sigv4" }, handler: route });
   }
