@@ -1,5 +1,5 @@
 /**
- * The architecture's dependency rules (DESIGN.md), checked in CI by `npm run lint`.
+ * The architecture's dependency rules, each named and explained below, checked in CI by `npm run lint`.
  * Type-only imports count like any other (tsPreCompilationDeps): a type names what it depends on.
  */
 

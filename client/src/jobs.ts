@@ -8,7 +8,7 @@ import { jobPath, queuePath } from "./paths.js";
 import type { Timers } from "./timers.js";
 import { type Job, type JobEventMessage, type JobListResponse, type JobResponse, type JobStatus, type JsonValue, terminalStatuses } from "./wire.js";
 
-/** The server holds one GET ?wait= (or submit ?wait=) at most this long (DESIGN.md: wait ≤ 60 s). */
+/** The server holds one GET ?wait= (or submit ?wait=) at most this long (docs/jobs-api.md: `?wait=` 0–60 s). */
 export const maxWaitSliceSeconds = 60;
 /** Slack on top of a long poll before the SDK calls the connection dead. */
 export const longPollGraceMs = 30_000;

@@ -1,5 +1,5 @@
 /**
- * The jobs API's wire shapes (DESIGN.md "Jobs API"), as the server sends and accepts them.
+ * The jobs API's wire shapes (docs/jobs-api.md), as the server sends and accepts them.
  * Kept here, not imported from the server, so the SDK installs without the server.
  */
 

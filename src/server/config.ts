@@ -1,5 +1,5 @@
 /**
- * Server configuration: defaults per DESIGN.md, then environment variables, then flags (later
+ * Server configuration: the defaults below, then environment variables, then flags (later
  * layers win). Validated in one place, with errors a person can act on.
  */
 import { limits } from "../core/index.js";

@@ -1,5 +1,5 @@
 /**
- * The SDK installs on its own, with no native dependencies (DESIGN.md). client/ is copied out of
+ * The SDK installs on its own, with no native dependencies (client/README.md). client/ is copied out of
  * the repo (no ancestor's node_modules/.bin to borrow a `tsc` from), given its declared
  * devDependencies at the versions the root lockfile pins (npm's cache first: `npm ci` put them
  * there), and packed with `npm pack` (its prepare script builds dist/). The tarball is installed

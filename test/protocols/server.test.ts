@@ -18,7 +18,7 @@ import { waitFor, within } from "../support/wait.js";
 import { settle } from "./sqs-harness.js";
 
 describe("server configuration", () => {
-  it("defaults to DESIGN.md's values", () => {
+  it("defaults to the documented values", () => {
     expect(resolveServerConfig()).toEqual({
       host: "127.0.0.1",
       port: 9324,
