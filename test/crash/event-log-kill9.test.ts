@@ -89,6 +89,10 @@ describe("the job event log across kill -9", () => {
     const second = await spawnCli({ dataDir, port: first.port });
     const lastId = String(seen[seen.length - 1]!.id);
     const resumed = record(`${second.url}/v1/events`, { "last-event-id": lastId }, seen, stop.signal);
+    // One transition after the restart: the resumed stream must carry at least that, after the gap.
+    const after = await post(`${second.url}/v1/queues/q/jobs`, { input: "after the restart" });
+    expect(after.status).toBe(201);
+    acknowledged.push({ type: "job.queued", jobId: after.json.job!.id });
     // The full log as the restarted server has it, from the first id this client saw.
     const replay: Seen[] = [];
     const replaying = record(`${second.url}/v1/events?since=${seen[0]!.id - 1}`, {}, replay, stop.signal);
@@ -108,5 +112,6 @@ describe("the job event log across kill -9", () => {
     // Every transition a client was answered for is in the log.
     const logged = new Set(replay.map((e) => `${e.type} ${e.jobId}`));
     expect([...ackedIds].filter((k) => !logged.has(k))).toEqual([]);
+    console.log(`event log across kill -9: ${beforeKill} events streamed before the kill, ${seen.length - beforeKill} after resuming with Last-Event-ID ${lastId}; ${acknowledged.length} acknowledged transitions, each in the log once, ids increasing`);
   });
 });

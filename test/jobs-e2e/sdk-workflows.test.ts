@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type JobEventMessage, Sluice, SluiceApiError } from "../../client/src/index.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
-import { within } from "../support/wait.js";
+import { waitFor, within } from "../support/wait.js";
 
 let server: TestServer;
 let sluice: Sluice;
@@ -52,8 +52,15 @@ describe("event streams", () => {
   it("sluice.events() resumes by itself after every reconnect: each event once, in order", async () => {
     const queue = freshQueue();
     const stop = new AbortController();
+    // Counts the stream's (re)connections, to submit between reconnects rather than after a sleep.
+    let connects = 0;
+    const counting = (input: string, init: RequestInit): Promise<Response> => {
+      if (input.includes("/v1/events")) connects++;
+      return fetch(input, init);
+    };
+    const client = new Sluice({ url: server.url, fetch: counting });
     // A stream taken for dead after 300 ms without a byte: it reconnects over and over as the test runs.
-    const stream = sluice.events({ queue, signal: stop.signal, idleTimeoutMs: 300 });
+    const stream = client.events({ queue, signal: stop.signal, idleTimeoutMs: 300 });
     const seen: JobEventMessage[] = [];
     const reading = (async () => {
       for await (const e of stream) seen.push(e);
@@ -61,13 +68,16 @@ describe("event streams", () => {
     const submitted: string[] = [];
     for (let i = 0; i < 20; i++) {
       submitted.push((await sluice.queue(queue).submit({ n: i })).id);
-      if (i % 5 === 4) await new Promise((r) => setTimeout(r, 400)); // let reconnects happen between submits
+      if (i % 5 === 4) {
+        // Four reconnects in the run, each between submits: the events after one come on the next connection.
+        const before = connects;
+        await waitFor(() => connects > before, { what: "the stream to reconnect" });
+      }
     }
-    await within(20_000, (async () => {
-      while (seen.length < 20) await new Promise((r) => setTimeout(r, 50));
-    })());
+    await waitFor(() => seen.length >= 20, { what: "20 events", timeoutMs: 20_000 });
     stop.abort();
     await reading;
+    expect(connects).toBeGreaterThanOrEqual(5);
     expect(seen.map((e) => e.job.id)).toEqual(submitted);
     expect(seen.every((e) => e.type === "job.queued")).toBe(true);
     const ids = seen.map((e) => Number(e.id));

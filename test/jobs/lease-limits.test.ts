@@ -100,6 +100,27 @@ describe("tenants", () => {
     const position = order.indexOf("interactive");
     expect(position).toBeGreaterThanOrEqual(0);
     expect(position).toBeLessThanOrEqual(1);
+    console.log(`fairness: behind 10,000 queued jobs of another tenant, a tenant's first job was leased ${position + 1}${position === 0 ? "st" : "nd"}`);
+  });
+
+  it("backlogged tenants share every lease evenly, and a tenant that comes late starts level, not ahead", async () => {
+    s = await startJobsServer();
+    await submitMany("f", Array.from({ length: 2_000 }, (_, n) => ({ input: n, tenant: "bulk" })));
+    await submitMany("f", Array.from({ length: 300 }, (_, n) => ({ input: n, tenant: "steady" })));
+    const share = (jobs: Json[]): Record<string, number> => {
+      const counts: Record<string, number> = {};
+      for (const j of jobs) counts[j.tenant as string] = (counts[j.tenant as string] ?? 0) + 1;
+      return counts;
+    };
+    // 20 leases of 10: each splits 5 / 5, whatever the backlogs (2,000 against 300).
+    for (let i = 0; i < 20; i++) expect(share(await lease("f")), `lease ${i + 1}`).toEqual({ bulk: 5, steady: 5 });
+    // A third tenant after 100 jobs each: it gets its turn at once, but no credit for the past.
+    await submitMany("f", Array.from({ length: 50 }, (_, n) => ({ input: n, tenant: "late" })));
+    const next = [...(await lease("f", { max: 30 })), ...(await lease("f", { max: 30 }))];
+    const firstLate = next.findIndex((j) => j.tenant === "late");
+    expect(share(next)).toEqual({ bulk: 20, steady: 20, late: 20 });
+    expect(firstLate).toBeLessThanOrEqual(2);
+    console.log(`fairness: 20 leases of 10 with backlogs 2,000 / 300 → 5 / 5 each; a late tenant's first job at position ${firstLate + 1}, then 20 / 20 / 20 of the next 60`);
   });
 
   it("maxRunningPerTenant caps each tenant; the others keep going, and a capped tenant resumes when its job ends", async () => {

@@ -58,14 +58,30 @@ def test_events_resume_after_every_reconnect_each_event_once(sluice: Sluice, que
                 break
         done.set()
 
+    # Counts the stream's (re)connections, to submit between reconnects rather than after a sleep.
+    http = sluice._core.http
+    opened = http.open_stream
+    connects = [0]
+
+    async def counting_open_stream(*args, **kwargs):  # type: ignore[no-untyped-def]
+        connects[0] += 1
+        return await opened(*args, **kwargs)
+
+    http.open_stream = counting_open_stream  # type: ignore[method-assign]
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     ids = []
     for n in range(12):
         ids.append(sluice.queue(queue_name).submit({"n": n}).id)
-        if n % 4 == 3:
-            time.sleep(0.5)
+        if n in (3, 7):
+            before = connects[0]
+            deadline = time.monotonic() + 10
+            while connects[0] <= before:  # a reconnect between submits: the next events come on it
+                assert time.monotonic() < deadline, f"the stream did not reconnect ({connects[0]} connects, {len(seen)} events)"
+                time.sleep(0.01)
     assert done.wait(30)
+    del http.open_stream  # the client's own method again
+    assert connects[0] >= 3
     assert [e["job"]["id"] for e in seen] == ids
     event_ids = [int(e["id"]) for e in seen]
     assert event_ids == sorted(event_ids) and len(set(event_ids)) == 12
