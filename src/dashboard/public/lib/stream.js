@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * Server-Sent Events read with fetch (EventSource can't send the Authorization header): each
- * event's JSON goes to `onEvent`; a dropped stream is opened again after a backoff, unless the
- * stream said it was the last event (`isLast`) or the server refused it (4xx).
+ * event's JSON goes to `onEvent`; a dropped stream is opened again after a backoff — resuming with
+ * Last-Event-ID, so nothing is missed or told twice — unless the stream said it was the last
+ * event (`isLast`) or the server refused it (4xx).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, authRequired, withAuth } from "./api.js";
@@ -19,10 +20,15 @@ export function subscribe(path, handlers) {
   /** @type {AbortController | undefined} */
   let controller;
   let retryMs = 1000;
+  /** @type {string | undefined} the last event id seen: a reconnect resumes after it (the server's log is durable) */
+  let lastEventId;
 
   const read = async () => {
     controller = new AbortController();
-    const res = await fetch(path, { headers: withAuth({ accept: "text/event-stream" }), signal: controller.signal });
+    const headers = withAuth(lastEventId === undefined ? { accept: "text/event-stream" } : { accept: "text/event-stream", "last-event-id": lastEventId });
+    const res = await fetch(path, { headers, signal: controller.signal });
+    // A job's stream resumed after its last event: nothing more will come.
+    if (res.status === 204) return true;
     if (!res.ok || !res.body) {
       if (res.status === 401) authRequired();
       const json = await res.json().catch(() => undefined);
@@ -40,14 +46,18 @@ export function subscribe(path, handlers) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         let type = "message";
+        /** @type {string | undefined} */
+        let id;
         const data = [];
         for (const line of block.split("\n")) {
           if (line.startsWith("event:")) type = line.slice(6).trim();
           else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+          else if (line.startsWith("id:")) id = line.slice(3).trim();
         }
         if (data.length === 0) continue; // a comment: keepalive
         const json = JSON.parse(data.join("\n"));
         if (stopped) return true;
+        if (id) lastEventId = id;
         handlers.onEvent(type, json);
         if (handlers.isLast?.(type, json)) return true;
       }

@@ -48,7 +48,7 @@ function JobView({ id, onRetried }) {
   );
   if (missing) return html`<section><${PageTitle}>Job<//><p class="notice-error" role="alert">${missing.message}</p></section>`;
   if (!job) return html`<section><${PageTitle}>Job<//><p>Loading…</p></section>`;
-  const canCancel = (job.status === "queued" || job.status === "running") && !job.cancelRequested;
+  const canCancel = (job.status === "waiting" || job.status === "queued" || job.status === "running") && !job.cancelRequested;
   const canRetry = job.status === "failed" || job.status === "canceled";
   return html`<section aria-labelledby="job-title">
     <${PageTitle}><span id="job-title">Job <code>${job.id}</code></span><//>
@@ -130,6 +130,7 @@ function Timeline({ job, seen }) {
 function eventText(type) {
   return (
     {
+      "job.waiting": "Waiting for its parents (dependsOn)",
       "job.queued": "Queued",
       "job.started": "Attempt started",
       "job.progress": "Progress reported",

@@ -8,7 +8,7 @@ import { navigate } from "../lib/router.js";
 import { useStream } from "../lib/stream.js";
 import { LiveIndicator, Notice, PageTitle, StatusBadge, useAction } from "../components/common.js";
 
-const statuses = ["queued", "running", "succeeded", "failed", "canceled"];
+const statuses = ["waiting", "queued", "running", "succeeded", "failed", "canceled"];
 const pageSize = 50;
 
 /** @param {string} queue @param {string} status */
