@@ -35,8 +35,14 @@ function statement(withSeqs: boolean): string {
 const withoutSeqs = statement(false);
 const withSeqs = statement(true);
 
+/** Messages of several queues in one statement (sends-together.ts): the queue is a column too. */
+export const insertManyQueuesStatement = `INSERT INTO messages (queue_id, ${columns.map(([n]) => n).join(", ")})
+    SELECT t.queue_id, ${columns.map(([n]) => `t.${n}`).join(", ")}
+    FROM unnest($1::bigint[], ${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(", ")}) WITH ORDINALITY AS t (queue_id, ${columns.map(([n]) => n).join(", ")}, ord)
+    ORDER BY t.ord RETURNING seq, message_id`;
+
 /** Each column's values, in `columns` order. */
-function columnArrays(messages: readonly NewMessage[]): unknown[][] {
+export function columnArrays(messages: readonly NewMessage[]): unknown[][] {
   const out: unknown[][] = columns.map(() => []);
   for (const m of messages) {
     const row = [

@@ -16,7 +16,9 @@ import { PostgresEventLog } from "./event-log.js";
 import { PostgresSchedules } from "./schedules.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
+import { SendsTogether } from "./sends-together.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
+import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
 import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
@@ -27,6 +29,9 @@ export class PostgresStore implements Store {
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
 
+  /** Plain sends of one turn, written by one statement (sends-together.ts); deletes likewise. */
+  private readonly sendsTogether: SendsTogether;
+  private readonly deletesTogether: DeletesTogether;
   /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
   private readonly queueCache: QueueCache;
 
@@ -36,6 +41,8 @@ export class PostgresStore implements Store {
     readonly notifier: PostgresNotifier,
   ) {
     this.jobs = new PostgresJobStore(db);
+    this.sendsTogether = new SendsTogether(db);
+    this.deletesTogether = new DeletesTogether(db);
     this.queueCache = new QueueCache(notifier);
     notifier.subscribe((notice) => {
       if (notice.kind === "queueChanged") this.queueCache.drop(notice.queueId, notice.queueName);
@@ -127,7 +134,7 @@ export class PostgresStore implements Store {
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
     try {
-      return await sendMessages(this.db, p);
+      return await sendMessages(this.db, this.sendsTogether, p);
     } catch (err) {
       // The queue was deleted since the caller read it: nothing was written (one statement or
       // transaction). Its record goes now, before the deletion's notice comes.
@@ -146,12 +153,18 @@ export class PostgresStore implements Store {
   async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {
     if (p.refuseExpired && p.nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
     const anyReceipt = p.anyReceipt === true;
-    const { rows } = await this.db.query<{ seq: number; receipt_token: string; group_id: string | null }>(
-      `DELETE FROM messages m USING unnest($2::bigint[], $3::text[]) AS r (seq, token)
-       WHERE m.seq = r.seq AND ($5::boolean OR m.receipt_token = r.token) AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
-       RETURNING m.seq, m.receipt_token, m.group_id`,
-      [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null, anyReceipt],
-    );
+    // By message alone (standard queues): shared with the other such deletes of this turn.
+    const rows: DeletedRow[] =
+      anyReceipt && !p.refuseExpired
+        ? await this.deletesTogether.delete(p.queueId, p.receipts.map((r) => r.seq))
+        : (
+            await this.db.query<DeletedRow>(
+              `DELETE FROM messages m USING unnest($2::bigint[], $3::text[]) AS r (seq, token)
+               WHERE m.seq = r.seq AND ($5::boolean OR m.receipt_token = r.token) AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
+               RETURNING m.seq, m.receipt_token, m.group_id`,
+              [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null, anyReceipt],
+            )
+          ).rows;
     // With anyReceipt a receipt stands for its seq alone, whatever token it carries.
     const keyOf = (seq: number, token: string): string => (anyReceipt ? String(seq) : `${seq}:${token}`);
     const gone = new Set(rows.map((r) => keyOf(r.seq, r.receipt_token)));

@@ -1,22 +1,24 @@
 /**
- * messageSend: plain messages are one multi-row INSERT. Messages with a group or a deduplication
- * id take a transaction: the groups' rows are locked first (so a group's messages get seqs in the
- * order their sends commit: FIFO order holds across nodes), then the seqs are drawn in the batch's
- * order, then each deduplication id is claimed by an INSERT that the primary key makes unique —
- * two nodes racing on one id: the second waits for the first, then finds it claimed.
+ * messageSend: plain messages are one multi-row INSERT, shared with the other plain sends of the
+ * same turn (sends-together.ts). Messages with a group or a deduplication id take a transaction:
+ * the groups' rows are locked first (so a group's messages get seqs in the order their sends
+ * commit: FIFO order holds across nodes), then the seqs are drawn in the batch's order, then each
+ * deduplication id is claimed by an INSERT that the primary key makes unique — two nodes racing on
+ * one id: the second waits for the first, then finds it claimed.
  */
 import type { NewMessage } from "../../core/message.js";
 import type { SendDedup, SentMessage } from "../../core/store.js";
 import type { Db, Queryable } from "./db.js";
 import { insertMessages, lockGroups } from "./message-insert.js";
+import type { SendsTogether } from "./sends-together.js";
 
 /** Expired ids deleted per send: more than a batch can add, so the table can't grow without bound. */
 const expireBatch = 100;
 
-export async function sendMessages(db: Db, p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
+export async function sendMessages(db: Db, together: SendsTogether, p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
   const grouped = p.messages.some((m) => m.groupId !== undefined);
   if (!p.dedup && !grouped) {
-    const seqs = await insertMessages(db, p.queueId, p.messages);
+    const seqs = await together.send(p.queueId, p.messages);
     return p.messages.map((m, i) => ({ messageId: m.messageId, seq: seqs[i]! }));
   }
   return db.transaction(async (tx) => {
