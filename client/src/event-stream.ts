@@ -75,6 +75,8 @@ export async function* eventStream<I = JsonValue, O = JsonValue>(
     let wake: (() => void) | undefined;
     let done = false;
     let failure: unknown;
+    // 204: a job's stream resumed after its terminal event; nothing more will come.
+    let finished = false;
     const attempt = new AbortController();
     const onAbort = (): void => attempt.abort(opts.signal?.reason);
     opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -89,12 +91,13 @@ export async function* eventStream<I = JsonValue, O = JsonValue>(
     });
     idle();
     const reading = http
-      .requestStream("GET", path, { query, headers: lastId !== undefined ? { "last-event-id": lastId } : {}, signal: attempt.signal, timeoutMs: Number.MAX_SAFE_INTEGER }, "text/event-stream", (res) =>
-        readTextLines(res, (line) => {
+      .requestStream("GET", path, { query, headers: lastId !== undefined ? { "last-event-id": lastId } : {}, signal: attempt.signal, timeoutMs: Number.MAX_SAFE_INTEGER }, "text/event-stream", (res) => {
+        if (res.status === 204) finished = true;
+        return readTextLines(res, (line) => {
           idle();
           parser.line(line);
-        }),
-      )
+        });
+      })
       .catch((err: unknown) => (failure = err))
       .finally(() => {
         done = true;
@@ -124,7 +127,7 @@ export async function* eventStream<I = JsonValue, O = JsonValue>(
       attempt.abort();
     }
     await reading;
-    if (opts.signal?.aborted) return;
+    if (opts.signal?.aborted || finished) return;
     // An error the server meant (a bad query, an unknown job) ends the stream; a lost connection doesn't.
     if (failure !== undefined && !isRetryable(failure) && !attempt.signal.aborted) throw failure;
     await sleep(timers, backoffDelayMs(failures++, defaultBackoff), opts.signal);

@@ -96,5 +96,13 @@ describe("event streams", () => {
     await within(20_000, reading);
     await worker.close();
     expect(types).toEqual(["job.snapshot", "job.started", "job.succeeded"]);
+    // Resumed after its terminal event (the server answers 204): the iterator ends, empty.
+    const after: string[] = [];
+    const ids: string[] = [];
+    for await (const e of sluice.jobs.events(handle.id, { since: "0" })) ids.push(e.id!); // ends after job.succeeded
+    await within(20_000, (async () => {
+      for await (const e of sluice.jobs.events(handle.id, { since: ids.at(-1)! })) after.push(e.type);
+    })(), "the resumed stream to end");
+    expect(after).toEqual([]);
   });
 });
