@@ -21,7 +21,11 @@ import { registerTwoHandleCases } from "./conformance-two-handles.js";
 
 export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
 
-export function describeStoreConformance(name: string, factory: StoreFactory, skip: Record<string, string> = {}): void {
+/**
+ * `refused`: cases of features this store refuses (title → why). Each still runs, and must fail
+ * with UnsupportedOperation: a store may lack a feature, never ignore it.
+ */
+export function describeStoreConformance(name: string, factory: StoreFactory, skip: Record<string, string> = {}, refused: Record<string, string> = {}): void {
   describe(`Store conformance: ${name}`, () => {
     let handle: StoreHandle;
     let store: Store;
@@ -36,6 +40,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     const test = (title: string, fn: () => Promise<void>): void => {
       if (skip[title]) it.skip(`${title} (skipped: ${skip[title]})`, fn);
+      else if (refused[title]) it(`${title}: refused (${refused[title]})`, () => expect(fn()).rejects.toMatchObject({ code: "UnsupportedOperation" }));
       else it(title, fn);
     };
 
