@@ -27,6 +27,7 @@ import { type Job, type LeasedJob, type QueueClient, Sluice, SluiceApiError, Slu
 import { type CliServer, killAllChildren, spawnCli } from "../support/cli.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
+import { webhookRetry } from "../../src/core/index.js";
 import {
   type Answer,
   type Input,
@@ -302,7 +303,8 @@ describe("jobs under kill -9", () => {
         progress = `succeeded ${succeeded.join("/")} of ${sdkJobs}/${plainJobs}/${heldJobs}, webhooks ${hooks} of ${hookJobs}`;
         return succeeded[0]! >= sdkJobs && succeeded[1]! >= plainJobs && succeeded[2]! >= heldJobs && hooks >= hookJobs;
       },
-      { timeoutMs: 30_000, intervalMs: 50, what: `every job succeeded and every webhook delivered (${context})` },
+      // A delivery claimed at the kill is held for the claim period before the new server retries it.
+      { timeoutMs: webhookRetry.claimMs + 30_000, intervalMs: 50, what: `every job succeeded and every webhook delivered (${context})` },
     ).catch((err: unknown) => {
       throw new Error(`${err instanceof Error ? err.message : String(err)}; last seen: ${progress}`);
     });
@@ -406,5 +408,5 @@ describe("jobs under kill -9", () => {
 
     second.child.kill("SIGTERM");
     expect(await within(15_000, second.exited, "graceful exit")).toEqual({ code: 0, signal: null });
-  });
+  }, 240_000);
 });
