@@ -1,17 +1,20 @@
 /**
  * AWS Signature Version 4 verification: the received request is signed again with the secret of
- * the access key it names, by @smithy/signature-v4 (the signer the AWS SDKs use), and the two
- * signatures are compared in constant time. Covers the Authorization header and presigned query
- * strings (X-Amz-Signature), session tokens, the x-amz-content-sha256 payload markers
- * (a hash, UNSIGNED-PAYLOAD) and the 15-minute clock-skew window. The region in the credential
- * scope is the client's own (any region signs; the scope only has to be consistent).
+ * the access key it names and the two signatures are compared in constant time. The canonical
+ * request is @smithy/signature-v4's (the signer the AWS SDKs use: its path, query and header
+ * canonicalization, canonical-request.ts); the hashing around it is synchronous node:crypto, with
+ * the derived signing key cached per key, date and region. Covers the Authorization header and
+ * presigned query strings (X-Amz-Signature), session tokens, the x-amz-content-sha256 payload
+ * markers (a hash, UNSIGNED-PAYLOAD) and the 15-minute clock-skew window. The region in the
+ * credential scope is the client's own (any region signs; the scope only has to be consistent).
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { SignatureV4 } from "@smithy/signature-v4";
-import type { HttpRequest, QueryParameterBag } from "@smithy/types";
+import type { QueryParameterBag } from "@smithy/types";
+import { type ReceivedRequest, canonicalRequest } from "./canonical-request.js";
 import { type AccessKey, type Credentials, type Principal, principalOf } from "./principal.js";
-import { NodeSha256, sha256Hex } from "./sha256.js";
+import { sha256Hex } from "./sha256.js";
+import { SigningKeys, hmacHex } from "./signing-keys.js";
 
 export type SigV4FailureKind =
   /** No Authorization header and no X-Amz-Signature. */
@@ -47,8 +50,8 @@ const algorithm = "AWS4-HMAC-SHA256";
 const unsignedPayload = "UNSIGNED-PAYLOAD";
 const amzDatePattern = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 const hexSignature = /^[0-9a-f]{64}$/;
-/** The query parameters of a presigned URL that presign() itself writes. */
-const presignParams = ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Security-Token"];
+/** The query parameters every presigned URL carries. */
+const presignParams = ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature"];
 
 const fail = (kind: SigV4FailureKind, message: string): SigV4Result => ({ ok: false, failure: { kind, message } });
 
@@ -104,21 +107,9 @@ function parseCredentialScope(credential: string): Scope | string {
 }
 
 export class SigV4Verifier {
-  /** One signer per key: it caches the derived signing keys per day and region. */
-  private readonly signers = new WeakMap<AccessKey, SignatureV4>();
+  private readonly signingKeys = new SigningKeys(service);
 
-  private signerFor(key: AccessKey): SignatureV4 {
-    let signer = this.signers.get(key);
-    if (!signer) {
-      const credentials = { accessKeyId: key.accessKeyId, secretAccessKey: key.secretAccessKey.reveal(), sessionToken: key.sessionToken?.reveal() };
-      // applyChecksum off: a content hash header is signed only when the client sent one.
-      signer = new SignatureV4({ credentials, region: "us-east-1", service, sha256: NodeSha256, applyChecksum: false });
-      this.signers.set(key, signer);
-    }
-    return signer;
-  }
-
-  async verify(req: SigV4Request, credentials: Credentials, nowMs: number): Promise<SigV4Result> {
+  verify(req: SigV4Request, credentials: Credentials, nowMs: number): SigV4Result {
     const q = req.url.indexOf("?");
     const path = q === -1 ? req.url : req.url.slice(0, q);
     const query = parseQuery(q === -1 ? "" : req.url.slice(q + 1));
@@ -142,7 +133,7 @@ export class SigV4Verifier {
   }
 
   /** The signed headers, from the request as received; the name of one that is absent, if any. */
-  private signedHeaders(req: SigV4Request, names: string[]): { headers: Record<string, string> } | { absent: string } {
+  private signedHeaders(req: SigV4Request, names: readonly string[]): { headers: Record<string, string> } | { absent: string } {
     const headers: Record<string, string> = {};
     for (const name of names) {
       const value = header(req.headers, name);
@@ -152,7 +143,16 @@ export class SigV4Verifier {
     return { headers };
   }
 
-  private async verifyHeader(req: SigV4Request, path: string, query: QueryParameterBag, authorization: string, credentials: Credentials, nowMs: number): Promise<SigV4Result> {
+  /**
+   * The signature the request should carry: HMAC of the string to sign (algorithm, date, scope and
+   * the canonical request's hash) under the key's signing key for that day and region.
+   */
+  private expectedSignature(key: AccessKey, scope: Scope, amzDate: string, request: ReceivedRequest): string {
+    const stringToSign = `${algorithm}\n${amzDate}\n${scope.dateStamp}/${scope.region}/${service}/aws4_request\n${sha256Hex(canonicalRequest(request))}`;
+    return hmacHex(this.signingKeys.get(key, scope.dateStamp, scope.region), stringToSign);
+  }
+
+  private verifyHeader(req: SigV4Request, path: string, query: QueryParameterBag, authorization: string, credentials: Credentials, nowMs: number): SigV4Result {
     const space = authorization.indexOf(" ");
     if (space === -1 || authorization.slice(0, space) !== algorithm) {
       return fail("incomplete", `Authorization header must use the ${algorithm} algorithm (AWS Signature Version 4).`);
@@ -184,25 +184,19 @@ export class SigV4Verifier {
     const signedHeaders = this.signedHeaders(req, signedNames);
     if ("absent" in signedHeaders) return fail("badSignature", `The signed header ${signedHeaders.absent} is not in the request.`);
     const { headers } = signedHeaders;
-    const payload = payloadProblem(header(req.headers, "x-amz-content-sha256"), req.body);
-    if (payload) return payload;
-    const signed = await this.signerFor(key).sign(httpRequest(req, path, query, headers), {
-      signingDate: new Date(signedAtMs),
-      signingRegion: scope.region,
-      signingService: service,
-      signableHeaders: new Set(signedNames),
-    });
-    const expected = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization))?.[1];
-    if (expected === undefined || !sameText(expected, signature)) return mismatch();
+    const payload = payloadHashOf(header(req.headers, "x-amz-content-sha256"), headers["x-amz-content-sha256"], req.body);
+    if (typeof payload !== "string") return payload;
+    const request: ReceivedRequest = { method: req.method, path, query, headers, signedHeaderNames: new Set(signedNames), payloadHash: payload };
+    if (!sameText(this.expectedSignature(key, scope, amzDate!, request), signature)) return mismatch();
     return { ok: true, principal: principalOf(key) };
   }
 
-  private async verifyPresigned(req: SigV4Request, path: string, query: QueryParameterBag, credentials: Credentials, nowMs: number): Promise<SigV4Result> {
+  private verifyPresigned(req: SigV4Request, path: string, query: QueryParameterBag, credentials: Credentials, nowMs: number): SigV4Result {
     const param = (name: string): string | undefined => {
       const v = query[name];
       return typeof v === "string" ? v : undefined;
     };
-    for (const name of presignParams.slice(0, 6)) {
+    for (const name of presignParams) {
       if (!param(name)) return fail("incomplete", `A presigned URL must carry the query parameter ${name}.`);
     }
     if (param("X-Amz-Algorithm") !== algorithm) return fail("incomplete", `X-Amz-Algorithm must be ${algorithm}.`);
@@ -210,14 +204,15 @@ export class SigV4Verifier {
     if (typeof scope === "string") return fail("incomplete", scope);
     const signature = param("X-Amz-Signature")!;
     if (!hexSignature.test(signature)) return fail("incomplete", "X-Amz-Signature must be 64 lowercase hexadecimal digits.");
-    const signedAtMs = parseAmzDate(param("X-Amz-Date"));
+    const amzDate = param("X-Amz-Date")!;
+    const signedAtMs = parseAmzDate(amzDate);
     if (signedAtMs === undefined) return fail("incomplete", "X-Amz-Date must be a date of the form yyyyMMddTHHmmssZ.");
     const expiresText = param("X-Amz-Expires")!;
     const expiresSeconds = /^\d{1,6}$/.test(expiresText) ? Number(expiresText) : 0;
     if (expiresSeconds < 1 || expiresSeconds > presignedExpiresMaxSeconds) return fail("incomplete", `X-Amz-Expires must be 1 to ${presignedExpiresMaxSeconds} seconds.`);
     if (signedAtMs - nowMs > clockSkewMaxMs) return fail("expired", "The presigned URL is dated more than 15 minutes in the future.");
     if (nowMs > signedAtMs + expiresSeconds * 1000) return fail("expired", `Request has expired: the presigned URL was valid until ${new Date(signedAtMs + expiresSeconds * 1000).toISOString()}.`);
-    if (param("X-Amz-Date")!.slice(0, 8) !== scope.dateStamp) return fail("badSignature", "Credential should be scoped to the date of X-Amz-Date.");
+    if (amzDate.slice(0, 8) !== scope.dateStamp) return fail("badSignature", "Credential should be scoped to the date of X-Amz-Date.");
     const signedNames = param("X-Amz-SignedHeaders")!.split(";");
     if (!signedNames.includes("host")) return fail("incomplete", "X-Amz-SignedHeaders must include host.");
     const key = this.keyFor(scope, credentials, param("X-Amz-Security-Token"));
@@ -225,32 +220,34 @@ export class SigV4Verifier {
     const signedHeaders = this.signedHeaders(req, signedNames);
     if ("absent" in signedHeaders) return fail("badSignature", `The signed header ${signedHeaders.absent} is not in the request.`);
     const { headers } = signedHeaders;
-    const unsigned: Record<string, string | string[] | null> = {};
-    for (const [name, value] of Object.entries(query)) if (!presignParams.includes(name)) unsigned[name] = value;
-    const presigned = await this.signerFor(key).presign(httpRequest(req, path, unsigned, headers), {
-      signingDate: new Date(signedAtMs),
-      expiresIn: expiresSeconds,
-      signingRegion: scope.region,
-      signingService: service,
-      signableHeaders: new Set(signedNames),
-    });
-    const expected = presigned.query?.["X-Amz-Signature"];
-    if (typeof expected !== "string" || !sameText(expected, signature)) return mismatch();
+    const payload = payloadHashOf(header(req.headers, "x-amz-content-sha256"), headers["x-amz-content-sha256"], req.body);
+    if (typeof payload !== "string") return payload;
+    // The canonical query is the received one without X-Amz-Signature (the canonicalization drops it).
+    const request: ReceivedRequest = { method: req.method, path, query, headers, signedHeaderNames: new Set(signedNames), payloadHash: payload };
+    if (!sameText(this.expectedSignature(key, scope, amzDate, request), signature)) return mismatch();
     return { ok: true, principal: principalOf(key) };
   }
 }
 
-function httpRequest(req: SigV4Request, path: string, query: QueryParameterBag, headers: Record<string, string>): HttpRequest {
-  return { method: req.method, protocol: "http:", hostname: headers.host ?? "", path, query, headers, body: req.body.length === 0 ? undefined : req.body };
-}
+/** The SHA-256 of an empty body: no body to hash. */
+const emptyBodyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-/** A declared payload hash that doesn't match the body, or a payload marker SQS clients never send. */
-function payloadProblem(declared: string | undefined, body: Uint8Array): SigV4Result | undefined {
-  if (declared === undefined || declared === unsignedPayload) return undefined;
-  if (declared.startsWith("STREAMING-")) return fail("incomplete", `x-amz-content-sha256 ${declared.slice(0, 60)}: aws-chunked payloads are not accepted by the SQS API; send the body whole.`);
-  if (!hexSignature.test(declared)) return fail("incomplete", "x-amz-content-sha256 must be the body's SHA-256 in hexadecimal, or UNSIGNED-PAYLOAD.");
-  if (!sameText(declared, sha256Hex(body))) return fail("badSignature", "The x-amz-content-sha256 header does not match the SHA-256 of the body.");
-  return undefined;
+/**
+ * The payload hash the signature covers: a signed x-amz-content-sha256 as sent, else the body's
+ * own. A declared hash (signed or not) that doesn't match the body, or a payload marker SQS clients
+ * never send, is refused.
+ */
+function payloadHashOf(declared: string | undefined, signedDeclared: string | undefined, body: Uint8Array): string | SigV4Result {
+  if (declared !== undefined && declared !== unsignedPayload) {
+    if (declared.startsWith("STREAMING-")) return fail("incomplete", `x-amz-content-sha256 ${declared.slice(0, 60)}: aws-chunked payloads are not accepted by the SQS API; send the body whole.`);
+    if (!hexSignature.test(declared)) return fail("incomplete", "x-amz-content-sha256 must be the body's SHA-256 in hexadecimal, or UNSIGNED-PAYLOAD.");
+    // Hashed once: when the header is signed, the signature covers this very value.
+    const actual = body.length === 0 ? emptyBodyHash : sha256Hex(body);
+    if (!sameText(declared, actual)) return fail("badSignature", "The x-amz-content-sha256 header does not match the SHA-256 of the body.");
+    return signedDeclared ?? actual;
+  }
+  if (signedDeclared !== undefined) return signedDeclared;
+  return body.length === 0 ? emptyBodyHash : sha256Hex(body);
 }
 
 function mismatch(): SigV4Result {

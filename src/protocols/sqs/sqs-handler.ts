@@ -146,10 +146,10 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
   const signatureNowMs = opts.signatureNowMs ?? Date.now;
 
   /** Who signed the request; undefined in open mode (no credentials configured). */
-  async function authenticate(request: SqsHttpRequest): Promise<Principal | undefined> {
+  function authenticate(request: SqsHttpRequest): Principal | undefined {
     const credentials = opts.credentials?.current();
     if (credentials === undefined) return undefined;
-    const result = await verifier.verify({ method: request.method, url: request.url, headers: request.headers, body: request.body }, credentials, signatureNowMs());
+    const result = verifier.verify({ method: request.method, url: request.url, headers: request.headers, body: request.body }, credentials, signatureNowMs());
     if (!result.ok) protocolFail(authErrorOf[result.failure.kind], result.failure.message);
     return result.principal;
   }
@@ -166,7 +166,7 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     let input: WireObject = {};
     try {
       // Before anything is decoded: an unsigned request learns nothing but that it must sign.
-      const principal = await authenticate(request);
+      const principal = authenticate(request);
       const body = bodyText(request.body, protocol, target);
       let action: string;
       if (protocol === "json") {
