@@ -156,6 +156,19 @@ export class QueueService {
     this.unsubscribe();
   }
 
+  /** The account queue names resolve in: "" is the server's own (QueueRecord.account). */
+  readonly account: string = "";
+
+  /**
+   * This service with queue names resolved in another account: the same store, waiters, move
+   * tasks and notices, so a long poll in one account is woken by a send through any view. What a
+   * request signed with that account's credentials works through.
+   */
+  forAccount(account: string): QueueService {
+    if (account === this.account) return this;
+    return Object.create(this, { account: { value: account, enumerable: true } }) as QueueService;
+  }
+
   // ---- queues ----
 
   /**
@@ -168,23 +181,36 @@ export class QueueService {
     const config: QueueConfig = { ...defaultQueueConfig(fifo), ...p.config };
     validateQueueConfig(config);
     if (p.tags) checkTagCount(p.name, p.tags);
-    await checkRedrivePolicy(p.name, config, this.lookupQueue);
+    await checkRedrivePolicy(p.name, config, this.lookupIn(this.account));
     const nowMs = this.clock.nowMs();
-    const deletedAt = await this.store.queueDeletedAt({ name: p.name });
+    const deletedAt = await this.store.queueDeletedAt({ account: this.account, name: p.name });
     if (deletedAt !== undefined && nowMs - deletedAt < limits.queueRecreateCooldownMs) {
       fail("QueueDeletedRecently", "You must wait 60 seconds after deleting a queue before you can create another with the same name.");
     }
-    const result = await this.store.queueCreate({ name: p.name, config, tags: p.tags ?? {}, nowMs });
+    const result = await this.store.queueCreate({ account: this.account, name: p.name, config, tags: p.tags ?? {}, nowMs });
     if (!result.created && p.config && !sameRequestedConfig(result.queue.config, p.config)) {
       fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingConfigKeys(result.queue.config, p.config).join(", ")}`);
     }
     return result;
   }
 
-  private readonly lookupQueue = (name: string): Promise<QueueRecord | undefined> => this.store.queueGet({ name });
+  /** Finds queues by name in one account (a queue's dead-letter queue is in its own account). */
+  private lookupIn(account: string): (name: string) => Promise<QueueRecord | undefined> {
+    return (name) => this.store.queueGet({ account, name });
+  }
+
+  /** Every account that has a queue ("" is the server's own): server upkeep visits each. */
+  listAccounts(): Promise<string[]> {
+    return this.store.queueAccounts();
+  }
+
+  /** The queue of this name in this view's account, if there is one. */
+  findQueue(name: string): Promise<QueueRecord | undefined> {
+    return this.store.queueGet({ account: this.account, name });
+  }
 
   async getQueue(name: string): Promise<QueueRecord> {
-    const queue = await this.store.queueGet({ name });
+    const queue = await this.store.queueGet({ account: this.account, name });
     if (!queue) fail("QueueNotFound", "The specified queue does not exist.");
     return queue;
   }
@@ -192,7 +218,7 @@ export class QueueService {
   async listQueues(p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
     const limit = p.maxResults ?? limits.listQueuesMaxResults;
     checkInteger("MaxResults", limit, 1, limits.listQueuesMaxResults);
-    const rows = await this.store.queueList({ prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
+    const rows = await this.store.queueList({ account: this.account, prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
     return { queues: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
@@ -210,7 +236,7 @@ export class QueueService {
     }
     const config = { ...queue.config, ...patch };
     validateQueueConfig(config);
-    if (patch.redrivePolicy) await checkRedrivePolicy(name, config, this.lookupQueue);
+    if (patch.redrivePolicy) await checkRedrivePolicy(name, config, this.lookupIn(queue.account));
     await this.store.queueUpdate({ id: queue.id, config, nowMs: this.clock.nowMs() });
     this.queueChanged(queue);
     return { ...queue, config };
@@ -386,7 +412,7 @@ export class QueueService {
     const fifo = queue.config.fifoQueue;
     const attemptId = fifo ? input.receiveRequestAttemptId : undefined;
     if (attemptId !== undefined) checkReceiveRequestAttemptId(attemptId);
-    const deadLetter = await deadLetterTargetFor(queue, this.lookupQueue);
+    const deadLetter = await deadLetterTargetFor(queue, this.lookupIn(queue.account));
     const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
     let signal: AbortSignal | undefined;
     for (;;) {

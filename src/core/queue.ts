@@ -53,6 +53,11 @@ export function defaultQueueConfig(fifoQueue: boolean): QueueConfig {
 
 export interface QueueRecord {
   id: number;
+  /**
+   * The account the queue belongs to; its name is unique within it. "" is the server's own
+   * account (--account-id), whatever id that is: queues made before accounts existed are its.
+   */
+  account: string;
   name: string;
   config: QueueConfig;
   tags: Record<string, string>;

@@ -133,11 +133,17 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
    */
   readonly notifier: Notifier;
 
-  /** Creates the queue, or returns the existing one unchanged (`created: false`). */
-  queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
-  queueGet(p: { name: string }): Promise<QueueRecord | undefined>;
-  /** Queues in name order, after `afterName` when given. */
-  queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;
+  /**
+   * Creates the queue, or returns the existing one unchanged (`created: false`). A queue name is
+   * unique within its account (QueueRecord.account); every `account` below defaults to "", the
+   * server's own account.
+   */
+  queueCreate(p: { account?: string; name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
+  queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined>;
+  /** The account's queues in name order, after `afterName` when given. */
+  queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;
+  /** Every account that has a queue, in order (server upkeep visits each account's queues). */
+  queueAccounts(): Promise<string[]>;
   /** Config and tags; the purge time is set by the purge's own write (messagePurge). */
   queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void>;
   /**
@@ -145,8 +151,8 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
    * Returns the live jobs it deleted (none if the queue was already gone).
    */
   queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted>;
-  /** When a queue of this name was last deleted, if ever. */
-  queueDeletedAt(p: { name: string }): Promise<number | undefined>;
+  /** When a queue of this name was last deleted from the account, if ever. */
+  queueDeletedAt(p: { account?: string; name: string }): Promise<number | undefined>;
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
   /**
    * What queueStats counts, for metrics that read every queue on every scrape: at a cost that
@@ -213,8 +219,8 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
 
   /**
    * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,
-   * each to the queue named by its deadLetterSourceQueueName — as new enqueues (visible now, sent
-   * now, receive count 0), keeping messageId, body and attributes. With `taskHandle`, moves only
+   * each to the queue named by its deadLetterSourceQueueName in the source queue's account — as
+   * new enqueues (visible now, sent now, receive count 0), keeping messageId, body and attributes. With `taskHandle`, moves only
    * while that task is RUNNING and adds the count to its movedCount in the same write. A
    * source queue deleted since the caller read it moves nothing (`sourceGone`), and so does a
    * `destinationQueueId` deleted since then (`destinationGone`).

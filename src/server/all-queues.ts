@@ -1,4 +1,4 @@
-/** Every queue, a page at a time in name order: for the background loops and the metrics scrape. */
+/** Every queue of the service's account, a page at a time in name order: for the background loops and the metrics scrape. */
 import type { QueueRecord, QueueService } from "../core/index.js";
 
 const queuesPerPage = 1_000;

@@ -1,7 +1,7 @@
 /**
- * Background upkeep: deletes messages past their queue's retention period. Receives already skip
- * expired messages, so this only reclaims space; it runs every few seconds on the injected clock
- * (tests drive it with ManualClock) and never overlaps itself.
+ * Background upkeep: deletes messages past their queue's retention period, in every account.
+ * Receives already skip expired messages, so this only reclaims space; it runs every few seconds
+ * on the injected clock (tests drive it with ManualClock) and never overlaps itself.
  */
 import type { Clock, TimerHandle, QueueService } from "../core/index.js";
 import { allQueues } from "./all-queues.js";
@@ -22,9 +22,12 @@ export function startMaintenance(p: { queues: QueueService; clock: Clock; interv
   let stopped = false;
 
   async function pass(): Promise<void> {
-    for await (const queue of allQueues(p.queues)) {
-      if (stopped) return;
-      await p.queues.expireMessages(queue);
+    for (const account of await p.queues.listAccounts()) {
+      const queues = p.queues.forAccount(account);
+      for await (const queue of allQueues(queues)) {
+        if (stopped) return;
+        await queues.expireMessages(queue);
+      }
     }
   }
 

@@ -165,4 +165,25 @@ describe("maintenance", () => {
     expect(errors).toEqual([]);
     await store.close();
   });
+
+  it("visits every account's queues", async () => {
+    const clock = new ManualClock();
+    const store = openSqliteStore({ filename: join(await makeTempDir("sluice-maint-"), "sluice.db") });
+    const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
+    const accounts = [queues, queues.forAccount("222222222222"), queues.forAccount("333333333333")];
+    const made = [];
+    for (const view of accounts) {
+      const { queue } = await view.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });
+      await view.sendMessages(queue, [{ body: "old" }]);
+      made.push(queue);
+    }
+    clock.advance(61_000);
+    await accounts[1]!.sendMessages(made[1]!, [{ body: "new" }]);
+    const maintenance = startMaintenance({ queues, clock, intervalMs: 3_600_000, onError: (e) => expect.fail(String(e)) });
+    await maintenance.runOnce();
+    await maintenance.stop();
+    const left = await Promise.all(made.map(async (q) => (await store.messagePeek({ queueId: q.id, minSentAtMs: 0, limit: 10 })).map((m) => m.body)));
+    expect(left).toEqual([[], ["new"], []]);
+    await store.close();
+  });
 });

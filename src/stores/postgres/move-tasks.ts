@@ -107,7 +107,11 @@ async function moveBatch(tx: Queryable, p: MessageMoveParams, touched: Set<strin
     let destination = p.destinationQueueId;
     if (destination === undefined && row.dead_letter_source !== null) {
       if (!byName.has(row.dead_letter_source)) {
-        const found = await tx.query<{ id: number }>("SELECT id FROM queues WHERE name = $1 FOR KEY SHARE", [row.dead_letter_source]);
+        // The dead-letter source is in the dead-letter queue's own account (RedrivePolicy is same-account).
+        const found = await tx.query<{ id: number }>(
+          "SELECT id FROM queues WHERE account = (SELECT account FROM queues WHERE id = $1) AND name = $2 FOR KEY SHARE",
+          [p.sourceQueueId, row.dead_letter_source],
+        );
         byName.set(row.dead_letter_source, found.rows[0]?.id);
       }
       destination = byName.get(row.dead_letter_source);

@@ -51,33 +51,39 @@ export class PostgresStore implements Store {
     this.schedules = new PostgresSchedules(db, createJobsInTx);
   }
 
-  async queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
+  async queueCreate(p: { account?: string; name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
     const inserted = await this.db.query<QueueRow>(
-      `INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $4)
-       ON CONFLICT (name) DO NOTHING RETURNING *`,
-      [p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs],
+      `INSERT INTO queues (account, name, config, tags, created_at_ms, updated_at_ms) VALUES ($1, $2, $3, $4, $5, $5)
+       ON CONFLICT (account, name) DO NOTHING RETURNING *`,
+      [p.account ?? "", p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs],
     );
     if (inserted.rows[0]) return { queue: toQueue(inserted.rows[0]), created: true };
-    const existing = await this.queueGet({ name: p.name });
+    const existing = await this.queueGet({ account: p.account, name: p.name });
     // Deleted between the two statements: try again (the name is free now).
     if (!existing) return this.queueCreate(p);
     return { queue: existing, created: false };
   }
 
-  queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
-    return this.queueCache.read(p.name, async () => {
-      const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name = $1", [p.name]);
+  queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined> {
+    const account = p.account ?? "";
+    // An account id never contains a slash: the key names one queue (drops find it by id too).
+    return this.queueCache.read(`${account}/${p.name}`, async () => {
+      const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE account = $1 AND name = $2", [account, p.name]);
       return rows[0] ? toQueue(rows[0]) : undefined;
     });
   }
 
-  async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
-    const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE name > $1 AND starts_with(name, $2) ORDER BY name LIMIT $3", [
-      p.afterName ?? "",
-      p.prefix ?? "",
-      p.limit,
-    ]);
+  async queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
+    const { rows } = await this.db.query<QueueRow>(
+      "SELECT * FROM queues WHERE account = $1 AND name > $2 AND starts_with(name, $3) ORDER BY name LIMIT $4",
+      [p.account ?? "", p.afterName ?? "", p.prefix ?? "", p.limit],
+    );
     return rows.map(toQueue);
+  }
+
+  async queueAccounts(): Promise<string[]> {
+    const { rows } = await this.db.query<{ account: string }>("SELECT DISTINCT account FROM queues ORDER BY account");
+    return rows.map((r) => r.account);
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
@@ -91,7 +97,7 @@ export class PostgresStore implements Store {
 
   async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
     return this.db.transaction(async (tx): Promise<QueueDeleted> => {
-      const { rows } = await tx.query<{ name: string }>("SELECT name FROM queues WHERE id = $1 FOR UPDATE", [p.id]);
+      const { rows } = await tx.query<{ account: string; name: string }>("SELECT account, name FROM queues WHERE id = $1 FOR UPDATE", [p.id]);
       if (!rows[0]) return { liveJobIds: [] };
       const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('queued', 'running')", [p.id]);
       // Finished deliveries go with their jobs; pending ones stay to be delivered (they carry a snapshot).
@@ -99,15 +105,15 @@ export class PostgresStore implements Store {
       // Messages, groups, dedup ids, attempts, jobs and settings cascade from the queue.
       await tx.query("DELETE FROM queues WHERE id = $1", [p.id]);
       await tx.query(
-        "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
-        [rows[0].name, p.nowMs],
+        "INSERT INTO queue_tombstones (account, name, deleted_at_ms) VALUES ($1, $2, $3) ON CONFLICT (account, name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
+        [rows[0].account, rows[0].name, p.nowMs],
       );
       return { liveJobIds: live.rows.map((r) => r.id) };
     });
   }
 
-  async queueDeletedAt(p: { name: string }): Promise<number | undefined> {
-    const { rows } = await this.db.query<{ deleted_at_ms: number }>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = $1", [p.name]);
+  async queueDeletedAt(p: { account?: string; name: string }): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ deleted_at_ms: number }>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = $1 AND name = $2", [p.account ?? "", p.name]);
     return rows[0]?.deleted_at_ms;
   }
 

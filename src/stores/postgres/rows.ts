@@ -6,6 +6,7 @@ import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 
 export interface QueueRow {
   id: number;
+  account: string;
   name: string;
   config: string;
   tags: string;
@@ -17,6 +18,7 @@ export interface QueueRow {
 export function toQueue(row: QueueRow): QueueRecord {
   return {
     id: row.id,
+    account: row.account,
     name: row.name,
     config: JSON.parse(row.config) as QueueConfig,
     tags: JSON.parse(row.tags) as Record<string, string>,

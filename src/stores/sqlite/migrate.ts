@@ -39,11 +39,57 @@ export function migrate(db: Database.Database, dir = migrationsDir()): string[] 
     const version = Number.parseInt(file, 10);
     if (applied.has(version)) continue;
     const sql = readFileSync(join(dir, file), "utf8");
-    db.transaction(() => {
-      db.exec(sql);
-      db.prepare("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)").run(version, file, Date.now());
-    })();
+    const rebuilt = rebuiltTables(sql);
+    const apply = (): void => {
+      db.transaction(() => {
+        const triggers = rebuilt.length === 0 ? [] : triggersOn(db, rebuilt);
+        db.exec(sql);
+        if (rebuilt.length > 0) restoreTriggers(db, triggers, file);
+        db.prepare("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)").run(version, file, Date.now());
+      })();
+    };
+    if (rebuilt.length === 0) apply();
+    else withoutForeignKeys(db, apply);
     ran.push(file);
   }
   return ran;
+}
+
+/**
+ * The tables a migration rebuilds (create new, copy, drop, rename: how SQLite changes a constraint),
+ * named on its first line as `-- rebuilds: a, b`. Dropping a table drops its triggers, and with
+ * foreign keys on it deletes the rows that reference it: see withoutForeignKeys and restoreTriggers.
+ */
+function rebuiltTables(sql: string): string[] {
+  const first = /^-- rebuilds: ([a-z_, ]+)\n/.exec(sql);
+  return first ? first[1]!.split(",").map((t) => t.trim()).filter((t) => t.length > 0) : [];
+}
+
+interface Trigger {
+  name: string;
+  sql: string;
+}
+
+function triggersOn(db: Database.Database, tables: readonly string[]): Trigger[] {
+  const rows = db.prepare<[], { name: string; tbl_name: string; sql: string }>("SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'trigger'").all();
+  return rows.filter((r) => tables.includes(r.tbl_name)).map((r) => ({ name: r.name, sql: r.sql }));
+}
+
+/** Puts back the triggers the rebuild dropped with the old table; checks the foreign keys still hold. */
+function restoreTriggers(db: Database.Database, triggers: readonly Trigger[], file: string): void {
+  const exists = db.prepare<[string], number>("SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name = ?").pluck();
+  for (const t of triggers) if (exists.get(t.name) === undefined) db.exec(t.sql);
+  const broken = db.prepare("PRAGMA foreign_key_check").all();
+  if (broken.length > 0) throw new Error(`Migration ${file} left ${broken.length} row(s) whose foreign key names no row; nothing was changed.`);
+}
+
+/** Foreign keys can only be switched outside a transaction; on again (if they were) afterwards. */
+function withoutForeignKeys(db: Database.Database, run: () => void): void {
+  const wasOn = db.pragma("foreign_keys", { simple: true }) === 1;
+  db.pragma("foreign_keys = OFF");
+  try {
+    run();
+  } finally {
+    if (wasOn) db.pragma("foreign_keys = ON");
+  }
 }

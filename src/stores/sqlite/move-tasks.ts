@@ -71,7 +71,8 @@ export class SqliteMoveTasks {
         `SELECT seq, dead_letter_source FROM messages INDEXED BY messages_visible
          WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
       ),
-      queueIdByName: db.prepare<[string], number>("SELECT id FROM queues WHERE name = ?").pluck(),
+      // The dead-letter source is in the dead-letter queue's own account (RedrivePolicy is same-account).
+      queueIdByName: db.prepare<[number, string], number>("SELECT id FROM queues WHERE account = (SELECT account FROM queues WHERE id = ?) AND name = ?").pluck(),
       // A move is a new enqueue on the destination: visible and sent now, never received.
       move: db.prepare<[number, number, number, number]>(
         `UPDATE messages SET queue_id = ?, visible_at_ms = ?, sent_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
@@ -147,7 +148,7 @@ export class SqliteMoveTasks {
     for (const row of this.sql.movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max)) {
       let destination = p.destinationQueueId;
       if (destination === undefined && row.dead_letter_source !== null) {
-        if (!byName.has(row.dead_letter_source)) byName.set(row.dead_letter_source, this.sql.queueIdByName.get(row.dead_letter_source));
+        if (!byName.has(row.dead_letter_source)) byName.set(row.dead_letter_source, this.sql.queueIdByName.get(p.sourceQueueId, row.dead_letter_source));
         destination = byName.get(row.dead_letter_source);
       }
       if (destination === undefined || destination === p.sourceQueueId) {

@@ -10,8 +10,13 @@ import type { QueueRecord } from "../../core/queue.js";
 
 export interface SharedFile {
   readonly notifier: InProcessNotifier;
-  /** Queue records by name, frozen; cleared by any queue write through any handle. */
+  /** Queue records by queueCacheKey, frozen; cleared by any queue write through any handle. */
   readonly queueCache: Map<string, QueueRecord>;
+}
+
+/** A queue's key in the cache: its account and name (an account id never contains a slash). */
+export function queueCacheKey(account: string, name: string): string {
+  return `${account}/${name}`;
 }
 
 const byPath = new Map<string, { shared: SharedFile; handles: number }>();

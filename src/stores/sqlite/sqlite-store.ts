@@ -27,10 +27,11 @@ import { prepareQueueExists } from "./queue-exists.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
-import { type SharedFile, attachSharedFile, detachSharedFile } from "./shared-file.js";
+import { type SharedFile, attachSharedFile, detachSharedFile, queueCacheKey } from "./shared-file.js";
 
 interface QueueRow {
   id: number;
+  account: string;
   name: string;
   config: string;
   tags: string;
@@ -42,6 +43,7 @@ interface QueueRow {
 function toQueue(row: QueueRow): QueueRecord {
   return {
     id: row.id,
+    account: row.account,
     name: row.name,
     config: JSON.parse(row.config) as QueueConfig,
     tags: JSON.parse(row.tags) as Record<string, string>,
@@ -202,22 +204,23 @@ export class SqliteStore implements Store {
     this.sql = {
       secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
       secretGet: db.prepare<[string], string>("SELECT value FROM server_secrets WHERE name = ?").pluck(),
-      queueByName: db.prepare<[string], QueueRow>("SELECT * FROM queues WHERE name = ?"),
+      queueByName: db.prepare<[string, string], QueueRow>("SELECT * FROM queues WHERE account = ? AND name = ?"),
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
       queueExists: prepareQueueExists(db),
-      queueInsert: db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?)"),
-      queueList: db.prepare<[{ after: string; prefix: string; limit: number }], QueueRow>(
-        `SELECT * FROM queues WHERE name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
+      queueInsert: db.prepare("INSERT INTO queues (account, name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)"),
+      queueList: db.prepare<[{ account: string; after: string; prefix: string; limit: number }], QueueRow>(
+        `SELECT * FROM queues WHERE account = @account AND name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
       ),
+      queueAccounts: db.prepare<[], string>("SELECT DISTINCT account FROM queues ORDER BY account").pluck(),
       queueDelete: db.prepare("DELETE FROM queues WHERE id = ?"),
       // jobs_queue_status: the live jobs only, however many finished ones the queue kept.
       liveJobIds: db.prepare<[number], string>("SELECT id FROM jobs WHERE queue_id = ? AND status IN ('waiting', 'queued', 'running')").pluck(),
       tombstoneUpsert: db.prepare(
-        "INSERT INTO queue_tombstones (name, deleted_at_ms) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
+        "INSERT INTO queue_tombstones (account, name, deleted_at_ms) VALUES (?, ?, ?) ON CONFLICT(account, name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
       ),
       queuePurgedAt: db.prepare<[number], number | null>("SELECT purged_at_ms FROM queues WHERE id = ?").pluck(),
       queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
-      tombstoneGet: db.prepare<[string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE name = ?").pluck(),
+      tombstoneGet: db.prepare<[string, string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = ? AND name = ?").pluck(),
       messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
       messageInsert: prepareMessageInsert(db, this.messageCache),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
@@ -255,29 +258,36 @@ export class SqliteStore implements Store {
     };
   }
 
-  async queueCreate(p: { name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
+  async queueCreate(p: { account?: string; name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
+    const account = p.account ?? "";
     return this.writes.run(() => {
-      const existing = this.sql.queueByName.get(p.name);
+      const existing = this.sql.queueByName.get(account, p.name);
       if (existing) return { queue: toQueue(existing), created: false };
       this.queueCache.clear();
-      const info = this.sql.queueInsert.run(p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs, p.nowMs);
+      const info = this.sql.queueInsert.run(account, p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs, p.nowMs);
       return { queue: toQueue(this.sql.queueById.get(Number(info.lastInsertRowid))!), created: true };
     });
   }
 
   /** Every request reads its queue: records are cached (frozen) until any queue write runs. */
-  async queueGet(p: { name: string }): Promise<QueueRecord | undefined> {
-    const cached = this.queueCache.get(p.name);
+  async queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined> {
+    const account = p.account ?? "";
+    const key = queueCacheKey(account, p.name);
+    const cached = this.queueCache.get(key);
     if (cached) return cached;
-    const row = this.sql.queueByName.get(p.name);
+    const row = this.sql.queueByName.get(account, p.name);
     if (!row) return undefined;
     const queue = Object.freeze(toQueue(row));
-    this.queueCache.set(p.name, queue);
+    this.queueCache.set(key, queue);
     return queue;
   }
 
-  async queueList(p: { prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
-    return this.settled(this.sql.queueList.all({ after: p.afterName ?? "", prefix: p.prefix ?? "", limit: p.limit }).map(toQueue));
+  async queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
+    return this.settled(this.sql.queueList.all({ account: p.account ?? "", after: p.afterName ?? "", prefix: p.prefix ?? "", limit: p.limit }).map(toQueue));
+  }
+
+  async queueAccounts(): Promise<string[]> {
+    return this.settled(this.sql.queueAccounts.all());
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
@@ -305,13 +315,13 @@ export class SqliteStore implements Store {
       this.sql.messagesDeleteAll.run(p.id);
       this.messageCache.clear();
       this.sql.queueDelete.run(p.id);
-      this.sql.tombstoneUpsert.run(row.name, p.nowMs);
+      this.sql.tombstoneUpsert.run(row.account, row.name, p.nowMs);
       return { liveJobIds };
     });
   }
 
-  async queueDeletedAt(p: { name: string }): Promise<number | undefined> {
-    return this.sql.tombstoneGet.get(p.name) ?? undefined;
+  async queueDeletedAt(p: { account?: string; name: string }): Promise<number | undefined> {
+    return this.sql.tombstoneGet.get(p.account ?? "", p.name) ?? undefined;
   }
 
   async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";
 import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
+import { registerAccountCases } from "./conformance-accounts.js";
 import { registerAdminCases } from "./conformance-admin.js";
 import { registerDepthCases } from "./conformance-depth.js";
 import { registerEventLogCases } from "./conformance-events.js";
@@ -354,5 +355,6 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerEventLogCases(context);
     registerJobFlowCases(context);
     registerScheduleCases(context);
+    registerAccountCases(context);
   });
 }

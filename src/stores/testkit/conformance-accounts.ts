@@ -1,0 +1,65 @@
+/**
+ * Conformance cases for accounts: a queue name is unique within its account, each account lists
+ * and finds only its own queues, tombstones are per account, and a dead-letter queue redrives to
+ * the source of that name in its own account. "" (the default) is the server's own account.
+ */
+import { expect } from "vitest";
+import { defaultQueueConfig } from "../../core/queue.js";
+import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+
+const other = "222222222222";
+
+export function registerAccountCases({ store, reopen, test }: ConformanceContext): void {
+  const config = defaultQueueConfig(false);
+
+  test("accounts: the same name in two accounts is two queues; each account gets and lists its own", async () => {
+    const own = await store().queueCreate({ name: "orders", config, tags: { who: "own" }, nowMs: T0 });
+    const theirs = await store().queueCreate({ account: other, name: "orders", config, tags: { who: "theirs" }, nowMs: T0 });
+    expect(theirs.created).toBe(true);
+    expect(theirs.queue.id).not.toBe(own.queue.id);
+    expect(own.queue.account).toBe("");
+    expect(theirs.queue).toMatchObject({ account: other, name: "orders", tags: { who: "theirs" } });
+    await store().queueCreate({ account: other, name: "only-theirs", config, tags: {}, nowMs: T0 });
+    expect((await store().queueGet({ name: "orders" }))!.id).toBe(own.queue.id);
+    expect((await store().queueGet({ account: "", name: "orders" }))!.id).toBe(own.queue.id);
+    expect((await store().queueGet({ account: other, name: "orders" }))!.id).toBe(theirs.queue.id);
+    expect(await store().queueGet({ name: "only-theirs" })).toBeUndefined();
+    expect(await store().queueGet({ account: "333333333333", name: "orders" })).toBeUndefined();
+    expect((await store().queueList({ limit: 10 })).map((q) => q.name)).toEqual(["orders"]);
+    expect((await store().queueList({ account: other, limit: 10 })).map((q) => `${q.account}:${q.name}`)).toEqual([`${other}:only-theirs`, `${other}:orders`]);
+    expect((await store().queueList({ account: other, prefix: "o", afterName: "only-theirs", limit: 10 })).map((q) => q.name)).toEqual(["orders"]);
+    expect(await store().queueAccounts()).toEqual(["", other]);
+    const again = await store().queueCreate({ account: other, name: "orders", config, tags: {}, nowMs: T0 + 1 });
+    expect(again).toMatchObject({ created: false, queue: { id: theirs.queue.id, tags: { who: "theirs" } } });
+    const reopened = await reopen();
+    expect((await reopened.queueGet({ account: other, name: "orders" }))!.tags).toEqual({ who: "theirs" });
+  });
+
+  test("accounts: a deleted queue's tombstone is its account's; the other account's queue stays", async () => {
+    const own = await store().queueCreate({ name: "q", config, tags: {}, nowMs: T0 });
+    const theirs = await store().queueCreate({ account: other, name: "q", config, tags: {}, nowMs: T0 });
+    await store().messageSend({ queueId: own.queue.id, messages: [newMessage({ body: "own" })] });
+    await store().messageSend({ queueId: theirs.queue.id, messages: [newMessage({ body: "theirs" })] });
+    await store().queueDelete({ id: theirs.queue.id, nowMs: T0 + 5 });
+    expect(await store().queueDeletedAt({ account: other, name: "q" })).toBe(T0 + 5);
+    expect(await store().queueDeletedAt({ name: "q" })).toBeUndefined();
+    expect(await store().queueGet({ account: other, name: "q" })).toBeUndefined();
+    expect((await store().queueStats({ queueId: own.queue.id, nowMs: T0, minSentAtMs: 0 })).visible).toBe(1);
+    expect(await store().queueAccounts()).toEqual([""]);
+  });
+
+  test("accounts: a dead-letter queue redrives each message to the source of that name in its own account", async () => {
+    const ownSource = await store().queueCreate({ name: "src", config, tags: {}, nowMs: T0 });
+    const theirSource = await store().queueCreate({ account: other, name: "src", config, tags: {}, nowMs: T0 });
+    const theirDlq = await store().queueCreate({ account: other, name: "dlq", config, tags: {}, nowMs: T0 });
+    await store().messageSend({ queueId: theirSource.queue.id, messages: [newMessage({ body: "poison" })] });
+    const deadLetter = { queueId: theirDlq.queue.id, maxReceiveCount: 0, sourceQueueName: "src" };
+    const r = await store().messageReceive({ queueId: theirSource.queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-acct-0", deadLetter });
+    expect(r.deadLetteredCount).toBe(1);
+    const moved = await store().messageMove({ sourceQueueId: theirDlq.queue.id, max: 10, nowMs: T0 + 10, minSentAtMs: 0 });
+    expect(moved).toMatchObject({ moved: 1, movedByQueueId: { [theirSource.queue.id]: 1 }, sourceUnresolved: false });
+    expect((await store().queueStats({ queueId: ownSource.queue.id, nowMs: T0 + 10, minSentAtMs: 0 })).visible).toBe(0);
+    const back = await store().messageReceive({ queueId: theirSource.queue.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-acct-1" });
+    expect(back.messages.map((m) => m.body)).toEqual(["poison"]);
+  });
+}
