@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Secret } from "../../src/protocols/auth/principal.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
-import { tokens, writeCredentials } from "./fixtures.js";
+import { accountA, tokens, writeCredentials } from "./fixtures.js";
 
 let srv: TestServer;
 
@@ -21,7 +21,7 @@ async function call(method: string, path: string, token?: string, body?: unknown
 
 beforeAll(async () => {
   const dir = await makeTempDir("sluice-auth-");
-  srv = await startTestServer({ config: { credentialsFile: await writeCredentials(dir) } });
+  srv = await startTestServer({ config: { credentialsFile: await writeCredentials(dir), accountId: accountA } });
 });
 afterAll(async () => {
   await stopAllServers();

@@ -52,11 +52,12 @@ describe("CreateQueue / GetQueueUrl / DeleteQueue", () => {
     }
   });
 
-  it("GetQueueUrl of a missing queue or another account is QueueDoesNotExist", async () => {
+  it("GetQueueUrl of a missing queue is QueueDoesNotExist; of another account's queue, AccessDenied", async () => {
     await h.createQueue("mine");
     expect((await h.json("GetQueueUrl", { QueueName: "nope" })).headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.NonExistentQueue;Sender");
     const other = await h.json("GetQueueUrl", { QueueName: "mine", QueueOwnerAWSAccountId: "123456789012" });
-    expect(other.statusCode).toBe(400);
+    expect(other.statusCode).toBe(403);
+    expect(other.headers["x-amzn-query-error"]).toBe("AccessDenied;Sender");
     expect((await h.json("GetQueueUrl", { QueueName: "mine", QueueOwnerAWSAccountId: accountId })).statusCode).toBe(200);
   });
 
@@ -64,8 +65,11 @@ describe("CreateQueue / GetQueueUrl / DeleteQueue", () => {
     await h.createQueue("hosted");
     const elsewhere = await h.json("GetQueueAttributes", { QueueUrl: `http://another-host:1/${accountId}/hosted`, AttributeNames: ["QueueArn"] });
     expect(elsewhere.json()).toEqual({ Attributes: { QueueArn: `arn:aws:sqs:us-east-1:${accountId}:hosted` } });
+    // Another account's queue (accounts: docs/security.md); a segment that is no account id names no queue.
     const wrongAccount = await h.json("GetQueueAttributes", { QueueUrl: `http://${host}/123456789012/hosted` });
-    expect(wrongAccount.headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.NonExistentQueue;Sender");
+    expect(wrongAccount.headers["x-amzn-query-error"]).toBe("AccessDenied;Sender");
+    const notAnAccount = await h.json("GetQueueAttributes", { QueueUrl: `http://${host}/12345/hosted` });
+    expect(notAnAccount.headers["x-amzn-query-error"]).toBe("AWS.SimpleQueueService.NonExistentQueue;Sender");
   });
 
   it("deletes a queue; afterwards it does not exist", async () => {

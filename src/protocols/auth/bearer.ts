@@ -8,7 +8,8 @@
  *
  * A route with neither needs `admin`. The check runs in an onRequest hook (before the body is
  * read or parsed); the handler finds who called in `request.principal`. With no credentials
- * configured (open mode) every request is the default account with every scope.
+ * configured (open mode) every request is the default account with every scope. Only tokens of
+ * the server's own account (--account-id) are let through: these routes serve its queues.
  */
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -79,6 +80,11 @@ export function authenticateBearer(request: FastifyRequest, reply: FastifyReply,
   const needed = requiredScopes(config);
   if (!needed.some((scope) => principal.scopes.has(scope))) {
     throw new SluiceError("AccessDenied", `The token "${principal.name}" lacks the scope this request needs (${needed.join(" or ")}).`);
+  }
+  // These routes work on the server's own account's queues and jobs: another account's token
+  // must not reach them (its SQS keys have queues of its own; docs/security.md, "Accounts").
+  if (principal.accountId !== opts.defaultAccountId) {
+    throw new SluiceError("AccessDenied", `The token "${principal.name}" belongs to account ${principal.accountId}; this API serves only the server's own account (${opts.defaultAccountId}).`);
   }
   return principal;
 }

@@ -10,6 +10,7 @@ import type { CredentialsSource, Principal } from "../auth/principal.js";
 import { type SigV4FailureKind, SigV4Verifier } from "../auth/sigv4.js";
 import { onClientGone } from "../http/client-gone.js";
 import { decodeUtf8 } from "../http/json-depth.js";
+import { AccountScopes } from "./account-scope.js";
 import { scopesFor } from "./action-scopes.js";
 import { type RequestDetails, loggableQueueName } from "../http/request-outcome.js";
 import type { ActionContext } from "./action.js";
@@ -140,7 +141,7 @@ function queueOf(input: WireObject): string | undefined {
 }
 
 export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
-  const identity = { accountId: opts.accountId, region: opts.region };
+  const scopes = new AccountScopes({ queues: opts.queues, defaultAccountId: opts.accountId, region: opts.region });
   const onUnexpected = opts.onUnexpectedError ?? ((err: unknown) => console.error("sluice: unexpected error in SQS action", err));
   const verifier = new SigV4Verifier();
   const signatureNowMs = opts.signatureNowMs ?? Date.now;
@@ -194,12 +195,9 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
         const q = request.url.indexOf("?");
         input.QueueUrl = q === -1 ? request.url : request.url.slice(0, q);
       }
-      const ctx: ActionContext = {
-        queues: opts.queues,
-        identity,
-        baseUrl: `http://${header(request.headers, "host") ?? "localhost"}`,
-        signal,
-      };
+      const baseUrl = `http://${header(request.headers, "host") ?? "localhost"}`;
+      const scope = await scopes.resolve({ callerAccountId: principal?.accountId, action, input, baseUrl });
+      const ctx: ActionContext = { queues: scope.queues, identity: scope.identity, baseUrl, signal };
       const result = await registered.invoke(input, ctx);
       details.queue = queueOf(input);
       if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json(), details };
