@@ -8,6 +8,8 @@ export const activeMoveTaskStatuses: readonly MoveTaskStatus[] = ["RUNNING", "CA
 export interface MoveTaskRecord {
   /** Opaque, unique; what CancelMessageMoveTask takes. */
   taskHandle: string;
+  /** The account whose queues the task moves between (QueueRecord.account); absent: the server's own. */
+  account?: string;
   sourceQueueName: string;
   /** Absent: each message goes back to the queue it was dead-lettered from. */
   destinationQueueName?: string;

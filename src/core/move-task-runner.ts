@@ -114,11 +114,12 @@ export class MoveTaskRunner {
         return "done";
       }
       if (task.status !== "RUNNING") return "done";
-      const source = await store.queueGet({ name: task.sourceQueueName });
+      const account = task.account ?? "";
+      const source = await store.queueGet({ account, name: task.sourceQueueName });
       if (!source) return this.failed(task, moveTaskFailures.sourceGone);
       let destinationQueueId: number | undefined;
       if (task.destinationQueueName !== undefined) {
-        const destination = await store.queueGet({ name: task.destinationQueueName });
+        const destination = await store.queueGet({ account, name: task.destinationQueueName });
         if (!destination) return this.failed(task, moveTaskFailures.destinationGone);
         destinationQueueId = destination.id;
       }

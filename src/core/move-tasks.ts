@@ -55,14 +55,22 @@ export class MoveTasks {
     this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, onError: deps.onError, observer: this.observer });
   }
 
+  /** The account whose queues these tasks move between: "" is the server's own (QueueRecord.account). */
+  readonly account: string = "";
+
+  /** These tasks as one account sees them (QueueService.forAccount): `queues` is that account's view. */
+  forAccount(account: string, queues: QueueDirectory): MoveTasks {
+    return Object.create(this, { account: { value: account, enumerable: true }, queues: { value: queues } }) as MoveTasks;
+  }
+
   async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
-    const source = await this.store.queueGet({ name: input.sourceQueueName });
+    const source = await this.store.queueGet({ account: this.account, name: input.sourceQueueName });
     if (!source) resourceNotFound("SourceArn");
     if (!(await isDeadLetterQueue(this.queues, source.name))) {
       fail("InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.");
     }
     if (input.destinationQueueName !== undefined) {
-      const destination = await this.store.queueGet({ name: input.destinationQueueName });
+      const destination = await this.store.queueGet({ account: this.account, name: input.destinationQueueName });
       if (!destination) resourceNotFound("DestinationArn");
       if (destination.id === source.id) fail("InvalidParameterValue", "Value for parameter DestinationArn is invalid. Reason: the destination can't be the source queue.");
       if (destination.config.fifoQueue !== source.config.fifoQueue) {
@@ -77,6 +85,7 @@ export class MoveTasks {
     const stats = await this.store.queueStats({ queueId: source.id, nowMs, minSentAtMs: nowMs - source.config.messageRetentionPeriodSeconds * 1000 });
     const task: MoveTaskRecord = {
       taskHandle: this.ids.messageId(),
+      ...(this.account === "" ? {} : { account: this.account }),
       sourceQueueName: source.name,
       destinationQueueName: input.destinationQueueName,
       maxMessagesPerSecond: rate,
@@ -100,7 +109,8 @@ export class MoveTasks {
     // As SQS: a handle that can't be one is a bad value; one that names no task, not found.
     if (!taskHandlePattern.test(taskHandle)) fail("InvalidParameterValue", "Value for parameter TaskHandle is invalid.");
     const task = await this.store.moveTaskGet({ taskHandle });
-    if (!task) fail("ResourceNotFound", "Task does not exist.");
+    // Another account's task is one this caller can't see.
+    if (!task || (task.account ?? "") !== this.account) fail("ResourceNotFound", "Task does not exist.");
     if (task.status !== "RUNNING") fail("UnsupportedOperation", `Only a RUNNING task can be cancelled; this one is ${task.status}.`);
     await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLING", fromStatuses: ["RUNNING"], nowMs });
     if (this.runner.isTracking(taskHandle)) {
@@ -120,8 +130,8 @@ export class MoveTasks {
     if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > limits.listMoveTasksMaxResults) {
       fail("InvalidParameterValue", `Value ${maxResults} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`);
     }
-    const source = await this.store.queueGet({ name: sourceQueueName });
+    const source = await this.store.queueGet({ account: this.account, name: sourceQueueName });
     if (!source) resourceNotFound("SourceArn");
-    return this.store.moveTaskList({ sourceQueueName, limit: maxResults });
+    return this.store.moveTaskList({ account: this.account, sourceQueueName, limit: maxResults });
   }
 }

@@ -166,7 +166,9 @@ export class QueueService {
    */
   forAccount(account: string): QueueService {
     if (account === this.account) return this;
-    return Object.create(this, { account: { value: account, enumerable: true } }) as QueueService;
+    const view = Object.create(this, { account: { value: account, enumerable: true } }) as QueueService;
+    Object.defineProperty(view, "moveTasks", { value: this.moveTasks.forAccount(account, view) });
+    return view;
   }
 
   // ---- queues ----

@@ -227,11 +227,12 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
    */
   messageMove(p: { sourceQueueId: number; destinationQueueId?: number; max: number; nowMs: number; minSentAtMs: number; taskHandle?: string }): Promise<MessageMoveResult>;
 
-  /** Records a new task unless the source queue already has an active one (`created: false`). */
+  /** Records a new task unless the source queue (in the task's account) already has an active one (`created: false`). */
   moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }>;
+  /** The task; its `account` is set only when it isn't the server's own (""). */
   moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined>;
-  /** Newest first; by source queue, or only active tasks (RUNNING/CANCELLING). */
-  moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]>;
+  /** Newest first; by source queue (in `account`, default ""), or every account's active tasks (RUNNING/CANCELLING). */
+  moveTaskList(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]>;
   /** Sets the status (and failure reason) if the task's status is one of `fromStatuses`. */
   moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean>;
 

@@ -2,14 +2,16 @@
  * Accounts through a real server and the real clients (@aws-sdk/client-sqs v3 on JSON, aws-sdk v2
  * on query): each account has its own queues, URLs and ListQueues; another account's queue answers
  * AccessDenied (whether or not it exists) until AddPermission or the queue's Policy grants the
- * caller's account the action, and RemovePermission takes it back. The jobs API serves only the
- * server's own account.
+ * caller's account the action, and RemovePermission takes it back; a dead-letter redrive stays in
+ * its account. The jobs API serves only the server's own account.
  */
 import {
   AddPermissionCommand,
+  CancelMessageMoveTaskCommand,
   CreateQueueCommand,
   DeleteQueueCommand,
   GetQueueUrlCommand,
+  ListMessageMoveTasksCommand,
   ListQueuesCommand,
   ReceiveMessageCommand,
   RemovePermissionCommand,
@@ -126,9 +128,28 @@ describe("each account has its own queues", () => {
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe("AccessDenied");
   });
 
-  it("message move tasks stay with the server's own account for now (UnsupportedOperation)", async () => {
-    const arn = `arn:aws:sqs:us-east-1:${accountB}:orders`;
-    expect(await v3Error(keys.other, new StartMessageMoveTaskCommand({ SourceArn: arn }))).toMatchObject({ name: "UnsupportedOperation", status: 400 });
+  it("a dead-letter redrive (message move task) stays within its account", async () => {
+    const arn = (account: string, name: string): string => `arn:aws:sqs:us-east-1:${account}:${name}`;
+    for (const key of [keys.admin, keys.other]) {
+      await v3(key).send(new CreateQueueCommand({ QueueName: "redrive-dlq" }));
+      await v3(key).send(new CreateQueueCommand({ QueueName: "redrive-src", Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn(key.accountId, "redrive-dlq"), maxReceiveCount: 1 }) } }));
+    }
+    const source = urlOf(accountB, "redrive-src");
+    await v3(keys.other).send(new SendMessageCommand({ QueueUrl: source, MessageBody: "poison" }));
+    // Received once (its limit), then moved to B's dead-letter queue by the next receive.
+    await v3(keys.other).send(new ReceiveMessageCommand({ QueueUrl: source, VisibilityTimeout: 0 }));
+    expect((await v3(keys.other).send(new ReceiveMessageCommand({ QueueUrl: source }))).Messages ?? []).toEqual([]);
+    expect(await bodies(keys.other, urlOf(accountB, "redrive-dlq"))).toEqual(["poison"]);
+
+    const { TaskHandle } = await v3(keys.other).send(new StartMessageMoveTaskCommand({ SourceArn: arn(accountB, "redrive-dlq") }));
+    const { Messages } = await v3(keys.other).send(new ReceiveMessageCommand({ QueueUrl: source, WaitTimeSeconds: 20 }));
+    expect(Messages?.map((m) => m.Body)).toEqual(["poison"]);
+    expect(await bodies(keys.admin, urlOf(accountA, "redrive-src"))).toEqual([]);
+    const listed = await v3(keys.other).send(new ListMessageMoveTasksCommand({ SourceArn: arn(accountB, "redrive-dlq") }));
+    expect(listed.Results?.[0]).toMatchObject({ SourceArn: arn(accountB, "redrive-dlq") });
+    // The own account's queue of the same name has no task, and can't cancel the other account's.
+    expect((await v3(keys.admin).send(new ListMessageMoveTasksCommand({ SourceArn: arn(accountA, "redrive-dlq") }))).Results ?? []).toEqual([]);
+    expect(await v3Error(keys.admin, new CancelMessageMoveTaskCommand({ TaskHandle }))).toMatchObject({ name: "ResourceNotFoundException" });
   });
 });
 

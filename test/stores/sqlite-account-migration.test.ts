@@ -1,8 +1,8 @@
 /**
- * Migration 016 (queues get an account) on a database written before it: every queue, message,
- * job and tombstone is kept and belongs to the server's own account (""), queue ids are never
- * reused, foreign keys still cascade, and triggers other migrations put on the queues table survive
- * the table's rebuild.
+ * Migrations 016 and 017 (queues and move tasks get an account) on a database written before
+ * them: every queue, message, job, tombstone and move task is kept and belongs to the server's own
+ * account (""), queue ids are never reused, foreign keys still cascade, and triggers other
+ * migrations put on the queues table survive the table's rebuild.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +37,7 @@ function databaseBefore016(): { db: Database.Database; migrations: string } {
   return { db, migrations };
 }
 
-describe("migration 016: queues belong to accounts", () => {
+describe("migrations 016 and 017: queues and move tasks belong to accounts", () => {
   it("keeps every queue, message, job and tombstone in the server's own account; ids are never reused", () => {
     const { db, migrations } = databaseBefore016();
     const insertQueue = db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms, purged_at_ms) VALUES (?, '{}', '{\"t\":\"v\"}', 1, 2, 3)");
@@ -51,9 +51,10 @@ describe("migration 016: queues belong to accounts", () => {
     db.prepare(
       `INSERT INTO jobs (id, queue_id, queue_name, status, input, attempt, max_attempts, priority, created_at_ms, updated_at_ms) VALUES ('job-1', ?, 'a', 'queued', '{}', 0, 3, 0, 1, 1)`,
     ).run(a);
+    db.prepare("INSERT INTO move_tasks (task_handle, source_queue, status, to_move_count, started_at_ms, updated_at_ms) VALUES ('t1', 'a', 'RUNNING', 1, 1, 1)").run();
 
-    copyFileSync(join(migrationsDir(), "016_queue_accounts.sql"), join(migrations, "016_queue_accounts.sql"));
-    expect(migrate(db, migrations)).toEqual(["016_queue_accounts.sql"]);
+    for (const file of ["016_queue_accounts.sql", "017_move_task_accounts.sql"]) copyFileSync(join(migrationsDir(), file), join(migrations, file));
+    expect(migrate(db, migrations)).toEqual(["016_queue_accounts.sql", "017_move_task_accounts.sql"]);
 
     expect(db.prepare("SELECT id, account, name, tags, created_at_ms, updated_at_ms, purged_at_ms FROM queues").all()).toEqual([
       { id: a, account: "", name: "a", tags: '{"t":"v"}', created_at_ms: 1, updated_at_ms: 2, purged_at_ms: 3 },
@@ -61,6 +62,7 @@ describe("migration 016: queues belong to accounts", () => {
     expect(db.prepare("SELECT account, name, deleted_at_ms FROM queue_tombstones").all()).toEqual([{ account: "", name: "gone", deleted_at_ms: 9 }]);
     expect(db.prepare("SELECT body FROM messages").pluck().all()).toEqual(["hello"]);
     expect(db.prepare("SELECT id FROM jobs").pluck().all()).toEqual(["job-1"]);
+    expect(db.prepare("SELECT account, source_queue FROM move_tasks").all()).toEqual([{ account: "", source_queue: "a" }]);
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
     // A new queue gets an id above every id there ever was, and the other migration's trigger still fires.
     const next = Number(db.prepare("INSERT INTO queues (account, name, config, tags, created_at_ms, updated_at_ms) VALUES ('222222222222', 'a', '{}', '{}', 1, 1)").run().lastInsertRowid);

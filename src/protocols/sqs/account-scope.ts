@@ -6,7 +6,7 @@
  * AddPermission or SetQueueAttributes). Anything else is AccessDenied, as SQS answers — a missing
  * queue too, so no account learns which queues another has.
  */
-import { type QueueService, fail } from "../../core/index.js";
+import type { QueueService } from "../../core/index.js";
 import { crossAccountActionOf, queuePolicyAllows } from "./queue-policy.js";
 import type { SqsIdentity } from "./queue-url.js";
 import { protocolFail } from "./sqs-errors.js";
@@ -27,8 +27,6 @@ export interface AccountScopeOptions {
 }
 
 const accountIdPattern = /^\d{12}$/;
-/** Message move tasks are recorded by queue name alone: only the server's own account has them yet. */
-const ownAccountOnlyActions = new Set(["StartMessageMoveTask", "CancelMessageMoveTask", "ListMessageMoveTasks"]);
 
 /** The account segment of a queue URL (`…/<account>/<queue>`) and its queue name, when it has one. */
 function urlAccount(url: string): { accountId: string; queueName: string } | undefined {
@@ -64,12 +62,7 @@ export class AccountScopes {
   async resolve(p: { callerAccountId: string | undefined; action: string; input: WireObject; baseUrl: string }): Promise<AccountScope> {
     const caller = p.callerAccountId ?? this.o.defaultAccountId;
     const owner = namedOwner(p.action, p.input);
-    if (owner === undefined || owner.accountId === caller) {
-      if (ownAccountOnlyActions.has(p.action) && caller !== this.o.defaultAccountId) {
-        fail("UnsupportedOperation", `${p.action} is available only to the server's own account (${this.o.defaultAccountId}) for now.`);
-      }
-      return this.scope(caller);
-    }
+    if (owner === undefined || owner.accountId === caller) return this.scope(caller);
     const scope = this.scope(owner.accountId);
     const queue = crossAccountActionOf(p.action) === undefined ? undefined : await scope.queues.findQueue(owner.queueName);
     const queueArn = `arn:aws:sqs:${this.o.region}:${owner.accountId}:${owner.queueName}`;

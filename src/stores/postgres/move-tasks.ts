@@ -22,9 +22,9 @@ export interface MessageMoveParams {
 export async function moveTaskCreate(db: Db, task: MoveTaskRecord): Promise<{ created: boolean }> {
   // The partial unique index allows one active task per source, whichever node asks.
   const { rowCount } = await db.query(
-    `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count, failure_reason, started_at_ms, updated_at_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (source_queue) WHERE status IN ('RUNNING', 'CANCELLING') DO NOTHING`,
+    `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count, failure_reason, started_at_ms, updated_at_ms, account)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (account, source_queue) WHERE status IN ('RUNNING', 'CANCELLING') DO NOTHING`,
     [
       task.taskHandle,
       task.sourceQueueName,
@@ -36,6 +36,7 @@ export async function moveTaskCreate(db: Db, task: MoveTaskRecord): Promise<{ cr
       task.failureReason ?? null,
       task.startedAtMs,
       task.updatedAtMs,
+      task.account ?? "",
     ],
   );
   return { created: (rowCount ?? 0) > 0 };
@@ -46,11 +47,12 @@ export async function moveTaskGet(db: Db, taskHandle: string): Promise<MoveTaskR
   return rows[0] ? toTask(rows[0]) : undefined;
 }
 
-export async function moveTaskList(db: Db, p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+export async function moveTaskList(db: Db, p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+  // A source is named within its account; without one, every account's tasks.
   const { rows } = await db.query<TaskRow>(
-    `SELECT * FROM move_tasks WHERE ($1::text IS NULL OR source_queue = $1) AND (NOT $2 OR status IN ('RUNNING', 'CANCELLING'))
+    `SELECT * FROM move_tasks WHERE ($1::text IS NULL OR (account = $4 AND source_queue = $1)) AND (NOT $2 OR status IN ('RUNNING', 'CANCELLING'))
      ORDER BY id DESC LIMIT $3`,
-    [p.sourceQueueName ?? null, p.activeOnly === true, p.limit],
+    [p.sourceQueueName ?? null, p.activeOnly === true, p.limit, p.account ?? ""],
   );
   return rows.map(toTask);
 }

@@ -278,7 +278,7 @@ export class PostgresStore implements Store {
     return moveTaskGet(this.db, p.taskHandle);
   }
 
-  moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+  moveTaskList(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
     return moveTaskList(this.db, p);
   }
 

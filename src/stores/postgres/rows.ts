@@ -77,6 +77,7 @@ export function toMessage(row: MessageRow): StoredMessage {
 
 export interface TaskRow {
   task_handle: string;
+  account: string;
   source_queue: string;
   destination_queue: string | null;
   max_per_second: number | null;
@@ -91,6 +92,7 @@ export interface TaskRow {
 export function toTask(row: TaskRow): MoveTaskRecord {
   return {
     taskHandle: row.task_handle,
+    ...(row.account === "" ? {} : { account: row.account }),
     sourceQueueName: row.source_queue,
     destinationQueueName: row.destination_queue ?? undefined,
     maxMessagesPerSecond: row.max_per_second ?? undefined,

@@ -11,6 +11,7 @@ import { prepareReenqueue } from "./reenqueue.js";
 
 interface TaskRow {
   task_handle: string;
+  account: string;
   source_queue: string;
   destination_queue: string | null;
   max_per_second: number | null;
@@ -25,6 +26,7 @@ interface TaskRow {
 function toTask(row: TaskRow): MoveTaskRecord {
   return {
     taskHandle: row.task_handle,
+    ...(row.account === "" ? {} : { account: row.account }),
     sourceQueueName: row.source_queue,
     destinationQueueName: row.destination_queue ?? undefined,
     maxMessagesPerSecond: row.max_per_second ?? undefined,
@@ -54,15 +56,15 @@ export class SqliteMoveTasks {
     this.reenqueue = prepareReenqueue(db);
     this.sql = {
       insert: db.prepare(
-        `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,
+        `INSERT INTO move_tasks (task_handle, account, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,
            failure_reason, started_at_ms, updated_at_ms)
-         VALUES (@taskHandle, @sourceQueueName, @destinationQueueName, @maxMessagesPerSecond, @status, @movedCount, @toMoveCount,
+         VALUES (@taskHandle, @account, @sourceQueueName, @destinationQueueName, @maxMessagesPerSecond, @status, @movedCount, @toMoveCount,
            @failureReason, @startedAtMs, @updatedAtMs)`,
       ),
-      activeForSource: db.prepare<[string], number>("SELECT 1 FROM move_tasks WHERE source_queue = ? AND status IN ('RUNNING', 'CANCELLING')").pluck(),
+      activeForSource: db.prepare<[string, string], number>("SELECT 1 FROM move_tasks WHERE account = ? AND source_queue = ? AND status IN ('RUNNING', 'CANCELLING')").pluck(),
       get: db.prepare<[string], TaskRow>("SELECT * FROM move_tasks WHERE task_handle = ?"),
       status: db.prepare<[string], MoveTaskStatus>("SELECT status FROM move_tasks WHERE task_handle = ?").pluck(),
-      bySource: db.prepare<[string, number], TaskRow>(`SELECT * FROM move_tasks WHERE source_queue = ? ORDER BY id DESC ${boundLimit()}`),
+      bySource: db.prepare<[string, string, number], TaskRow>(`SELECT * FROM move_tasks WHERE account = ? AND source_queue = ? ORDER BY id DESC ${boundLimit()}`),
       active: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks WHERE status IN ('RUNNING', 'CANCELLING') ORDER BY id DESC ${boundLimit()}`),
       all: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks ORDER BY id DESC ${boundLimit()}`),
       progress: db.prepare<[number, number, string]>("UPDATE move_tasks SET moved_count = moved_count + ?, updated_at_ms = ? WHERE task_handle = ?"),
@@ -85,9 +87,10 @@ export class SqliteMoveTasks {
 
   /** Inside a write: records the task unless its source already has an active one. */
   create(task: MoveTaskRecord): { created: boolean } {
-    if (this.sql.activeForSource.get(task.sourceQueueName) !== undefined) return { created: false };
+    if (this.sql.activeForSource.get(task.account ?? "", task.sourceQueueName) !== undefined) return { created: false };
     this.sql.insert.run({
       ...task,
+      account: task.account ?? "",
       destinationQueueName: task.destinationQueueName ?? null,
       maxMessagesPerSecond: task.maxMessagesPerSecond ?? null,
       failureReason: task.failureReason ?? null,
@@ -100,11 +103,11 @@ export class SqliteMoveTasks {
     return row ? toTask(row) : undefined;
   }
 
-  list(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): MoveTaskRecord[] {
+  list(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): MoveTaskRecord[] {
     const limit = Math.min(p.limit, Number.MAX_SAFE_INTEGER);
     let rows: TaskRow[];
     if (p.sourceQueueName !== undefined) {
-      rows = this.sql.bySource.all(p.sourceQueueName, limit);
+      rows = this.sql.bySource.all(p.account ?? "", p.sourceQueueName, limit);
       if (p.activeOnly) rows = rows.filter((r) => r.status === "RUNNING" || r.status === "CANCELLING");
     } else {
       rows = p.activeOnly ? this.sql.active.all(limit) : this.sql.all.all(limit);

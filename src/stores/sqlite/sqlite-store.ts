@@ -482,7 +482,7 @@ export class SqliteStore implements Store {
     return this.settled(this.moveTasks.get(p.taskHandle));
   }
 
-  async moveTaskList(p: { sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
+  async moveTaskList(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
     return this.settled(this.moveTasks.list(p));
   }
 

@@ -1,7 +1,8 @@
 /**
  * Conformance cases for accounts: a queue name is unique within its account, each account lists
- * and finds only its own queues, tombstones are per account, and a dead-letter queue redrives to
- * the source of that name in its own account. "" (the default) is the server's own account.
+ * and finds only its own queues, tombstones and move tasks are per account, and a dead-letter
+ * queue redrives to the source of that name in its own account. "" (the default) is the server's
+ * own account.
  */
 import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
@@ -61,5 +62,27 @@ export function registerAccountCases({ store, reopen, test }: ConformanceContext
     expect((await store().queueStats({ queueId: ownSource.queue.id, nowMs: T0 + 10, minSentAtMs: 0 })).visible).toBe(0);
     const back = await store().messageReceive({ queueId: theirSource.queue.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-acct-1" });
     expect(back.messages.map((m) => m.body)).toEqual(["poison"]);
+  });
+
+  test("accounts: move tasks are per account: one active task per source in each, listed by the account's source", async () => {
+    const task = (taskHandle: string, account?: string) => ({
+      taskHandle,
+      ...(account === undefined ? {} : { account }),
+      sourceQueueName: "dlq",
+      status: "RUNNING" as const,
+      movedCount: 0,
+      toMoveCount: 1,
+      startedAtMs: T0,
+      updatedAtMs: T0,
+    });
+    expect(await store().moveTaskCreate({ task: task("own-1") })).toEqual({ created: true });
+    expect(await store().moveTaskCreate({ task: task("theirs-1", other) })).toEqual({ created: true });
+    expect(await store().moveTaskCreate({ task: task("theirs-2", other) })).toEqual({ created: false });
+    expect(await store().moveTaskCreate({ task: task("own-2") })).toEqual({ created: false });
+    expect((await store().moveTaskList({ sourceQueueName: "dlq", limit: 10 })).map((t) => t.taskHandle)).toEqual(["own-1"]);
+    expect((await store().moveTaskList({ account: other, sourceQueueName: "dlq", limit: 10 })).map((t) => t.taskHandle)).toEqual(["theirs-1"]);
+    expect((await store().moveTaskList({ activeOnly: true, limit: 10 })).map((t) => t.taskHandle).sort()).toEqual(["own-1", "theirs-1"]);
+    expect(await store().moveTaskGet({ taskHandle: "theirs-1" })).toMatchObject({ account: other, sourceQueueName: "dlq" });
+    expect((await store().moveTaskGet({ taskHandle: "own-1" }))!.account).toBeUndefined();
   });
 }
