@@ -22,7 +22,8 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-describe("sluice jobs", () => {
+// Each case starts CLI processes (a TypeScript load each): slow on a busy machine, not wrong.
+describe("sluice jobs", { timeout: 180_000 }, () => {
   it("submit prints the queued job; get and cancel print it again; list finds it", async () => {
     const { url } = await theServer();
     const submitted = await runCli(["jobs", "submit", "cli-q", '{"prompt":"hi"}', "--priority", "7", "--idempotency-key", "cli-key", "--url", url]);
@@ -182,7 +183,8 @@ describe("sluice jobs", () => {
   });
 });
 
-describe("sluice worker", () => {
+// Each case starts CLI processes (a TypeScript load each): slow on a busy machine, not wrong.
+describe("sluice worker", { timeout: 180_000 }, () => {
   it("runs a batch module: items fail one by one, the rest succeed; SIGTERM drains and exits 0", async () => {
     const { url } = await theServer();
     const sluice = new Sluice({ url });

@@ -27,14 +27,15 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-describe("sluice worker", () => {
+// Each case starts CLI processes (a TypeScript load each): slow on a busy machine, not wrong.
+describe("sluice worker", { timeout: 180_000 }, () => {
   // wire: drain
   it("SIGTERM while an ack request is in flight: exits 0 with the job that request leased released", async () => {
     const srv = await server();
     const a = (await srv.api("POST", "/v1/queues/cli-term/jobs", { input: "A", maxAttempts: 1 })).body.job;
     const b = (await srv.api("POST", "/v1/queues/cli-term/jobs", { input: "B", maxAttempts: 1 })).body.job;
     const w = await spawnWorker({ url: srv.url, module: join(fixturesDir, "sigterm-on-ack.ts"), queue: "cli-term", args: ["--wait-seconds", "1"] });
-    const exit = await within(20_000, w.exited, "the worker to exit");
+    const exit = await within(60_000, w.exited, "the worker to exit");
     expect(exit, w.stderr()).toEqual({ code: 0, signal: null });
     expect((await srv.api("GET", `/v1/jobs/${a.id}`)).body.job.status).toBe("succeeded");
     // Checked right at exit: the release was confirmed before the process went.
@@ -46,11 +47,11 @@ describe("sluice worker", () => {
     const srv = await server();
     const env = { SLUICE_TEST_LOG: join(srv.dataDir, "unused.log") };
     const bad = spawnCliCommand(["worker", join(fixturesDir, "record.ts"), "--queue", "bad name!", "--url", srv.url], env);
-    expect(await within(20_000, bad.exited, "the worker to refuse its flags")).toEqual({ code: 2, signal: null });
+    expect(await within(60_000, bad.exited, "the worker to refuse its flags")).toEqual({ code: 2, signal: null });
     expect(bad.stderr()).toContain('--queue must be 1–80 characters of A–Z, a–z, 0–9, _ and -, got "bad name!"');
     expect(bad.stdout()).not.toContain("ready");
     const long = spawnCliCommand(["worker", join(fixturesDir, "record.ts"), "--queue", "q".repeat(81), "--url", srv.url], env);
-    expect((await within(20_000, long.exited, "the worker to refuse its flags")).code).toBe(2);
+    expect((await within(60_000, long.exited, "the worker to refuse its flags")).code).toBe(2);
   });
 
   it("a handler module that can't be loaded: missing is a usage error (exit 2); one that throws, or has a syntax error in a file it imports, names the module and where (exit 1)", async () => {
@@ -61,7 +62,7 @@ describe("sluice worker", () => {
     await writeFile(join(dir, "broken.mjs"), "export default async (job) => {\n  return { ok: true\n};\n");
     const run = async (module: string): Promise<{ code: number | null; stderr: string }> => {
       const p = spawnCliCommand(["worker", module, "--queue", "cli-bad-module", "--url", srv.url]);
-      const { code } = await within(20_000, p.exited, "the worker to refuse its module");
+      const { code } = await within(60_000, p.exited, "the worker to refuse its module");
       expect(p.stdout()).not.toContain("ready");
       return { code, stderr: p.stderr() };
     };
@@ -87,7 +88,7 @@ describe("sluice worker", () => {
     const srv = await server();
     // A URL that reaches a server but not the jobs API: every lease is a 404 that no retry can fix.
     const w = await spawnWorker({ url: `${srv.url}/not-sluice`, module: join(fixturesDir, "record.ts"), queue: "cli-refused", env: { SLUICE_TEST_LOG: join(srv.dataDir, "unused.log") } });
-    const exit = await within(20_000, w.exited, "the worker to stop on its own");
+    const exit = await within(60_000, w.exited, "the worker to stop on its own");
     expect(exit).toEqual({ code: 1, signal: null });
     expect(w.stderr()).toContain("sluice worker: stopped: the server refuses its lease requests");
     expect(w.stderr()).toContain("RouteNotFound (HTTP 404)");

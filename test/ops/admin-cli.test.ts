@@ -62,7 +62,8 @@ async function deadLetterAll(queue: string): Promise<void> {
   await sqs("ReceiveMessage", { QueueUrl, MaxNumberOfMessages: 10 });
 }
 
-describe("the admin CLI", () => {
+// Each case starts CLI processes (a TypeScript load each): slow on a busy machine, not wrong.
+describe("the admin CLI", { timeout: 180_000 }, () => {
   beforeAll(async () => {
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-admin-cli-"), logger: createLogger({ level: "silent" }) });
   });
