@@ -97,7 +97,10 @@ describe("the job event log across kill -9", () => {
     const replay: Seen[] = [];
     const replaying = record(`${second.url}/v1/events?since=${seen[0]!.id - 1}`, {}, replay, stop.signal);
     const ackedIds = new Set(acknowledged.map((a) => `${a.type} ${a.jobId}`));
-    await waitFor(() => replay.length > 0 && seen.length >= replay.length && [...ackedIds].every((k) => replay.some((e) => `${e.type} ${e.jobId}` === k)), {
+    // Wait on what was acknowledged, not on counts: a duplicate or a phantom event in `seen` must
+    // reach the assertions below, not satisfy the wait early.
+    const carries = (events: Seen[]): boolean => [...ackedIds].every((k) => events.some((e) => `${e.type} ${e.jobId}` === k));
+    await waitFor(() => carries(replay) && carries(seen), {
       what: "the resumed stream to catch up with the replay",
       timeoutMs: 30_000,
     });
