@@ -11,6 +11,8 @@ import { JobPage } from "./pages/job.js";
 import { JobsPage } from "./pages/jobs.js";
 import { QueuePage } from "./pages/queue.js";
 import { QueuesPage } from "./pages/queues.js";
+import { SchedulePage } from "./pages/schedule.js";
+import { SchedulesPage } from "./pages/schedules.js";
 import { SignIn } from "./pages/sign-in.js";
 
 /** @param {{ path: string, query: URLSearchParams }} loc */
@@ -19,6 +21,8 @@ function page(loc) {
   if (parts[0] === "queues" && parts[1]) return { nav: "queues", view: html`<${QueuePage} key=${parts[1]} name=${parts[1]} />` };
   if (parts[0] === "jobs" && parts[1]) return { nav: "jobs", view: html`<${JobPage} key=${parts[1]} id=${parts[1]} />` };
   if (parts[0] === "jobs") return { nav: "jobs", view: html`<${JobsPage} queue=${loc.query.get("queue") ?? ""} status=${loc.query.get("status") ?? ""} />` };
+  if (parts[0] === "schedules" && parts[1]) return { nav: "schedules", view: html`<${SchedulePage} key=${parts[1]} name=${parts[1]} />` };
+  if (parts[0] === "schedules") return { nav: "schedules", view: html`<${SchedulesPage} />` };
   if (parts.length === 0 || parts[0] === "queues") return { nav: "queues", view: null };
   return { nav: "", view: html`<section><h1>Not found</h1><p>No page here. <a href="/ui/">Queues</a></p></section>` };
 }
@@ -37,6 +41,7 @@ function App() {
       <nav aria-label="Main">
         <a href="/ui/" aria-current=${nav === "queues" ? "page" : undefined}>Queues</a>
         <a href="/ui/jobs" aria-current=${nav === "jobs" ? "page" : undefined}>Jobs</a>
+        <a href="/ui/schedules" aria-current=${nav === "schedules" ? "page" : undefined}>Schedules</a>
       </nav>
       ${token() && !needsToken ? html`<button type="button" class="link" onClick=${() => { setToken(undefined); location.reload(); }}>Sign out</button>` : null}
     </header>
