@@ -2,11 +2,13 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Two projects: every test on the default store (SQLite), and the SQS compatibility and jobs
- * end-to-end suites again on PostgreSQL — the same test files, with SLUICE_TEST_STORE=postgres
+ * end-to-end suites again on PostgreSQL, with the jobs API tests of dependencies, tenants and
+ * limits — the same test files, with SLUICE_TEST_STORE=postgres
  * (test/support/test-store.ts). The jobs files that only drive the CLI or the packaging, whatever
  * the store, run once.
  */
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1" };
+const workflowJobsFiles = ["dependencies", "pipeline-example"];
 const storeIndependentJobsE2e = ["cli-jobs", "cli-schedules", "cli-worker", "docs-cli-commands", "example-walkthrough", "readme-sdk", "sdk-package", "worker-processes"];
 
 export default defineConfig({
@@ -25,7 +27,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "postgres",
-          include: ["test/sqs-compat/**/*.test.ts", "test/smoke/**/*.test.ts", "test/jobs-e2e/**/*.test.ts"],
+          // With the jobs files of what PostgreSQL does its own way (dependencies, tenants and limits).
+          include: ["test/sqs-compat/**/*.test.ts", "test/smoke/**/*.test.ts", "test/jobs-e2e/**/*.test.ts", ...workflowJobsFiles.map((name) => `test/jobs/${name}.test.ts`)],
           exclude: storeIndependentJobsE2e.map((name) => `test/jobs-e2e/${name}.test.ts`),
           env: { ...env, SLUICE_TEST_STORE: "postgres" },
         },

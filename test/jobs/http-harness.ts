@@ -1,6 +1,7 @@
 /** A real Sluice server (listening on 127.0.0.1) on a manual clock, and a small JSON client for the jobs API. */
 import { ManualClock } from "../../src/core/clock.js";
 import { type RunningServer, startServer } from "../../src/server/index.js";
+import { testStoreConfig } from "../support/test-store.js";
 import { makeTempDir, removeTempDir } from "../support/tmp.js";
 import { openApiProblem } from "./openapi-answers.js";
 
@@ -34,7 +35,8 @@ export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: str
   // Near real time: webhook receivers check the signed timestamp against their own clock.
   const clock = opts.clock ?? new ManualClock(Date.now());
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-jobs-http-"));
-  const server = await startServer({ host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true, logLevel: "warn" });
+  // The run's store (SQLite, or PostgreSQL in vitest's postgres project: test-store.ts).
+  const server = await startServer({ ...(await testStoreConfig(dataDir)), host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true, logLevel: "warn" });
   let stopped = false;
   let openApi: Promise<Json> | undefined;
   return {

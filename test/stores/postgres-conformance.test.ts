@@ -26,14 +26,10 @@ async function emptyTables(url: string): Promise<void> {
   }
 }
 
-/** Job dependencies, tenants and start limits: refused by the PostgreSQL store (UnsupportedOperation), not yet built. */
-const notYet = "job dependencies, tenants and start limits are SQLite-only for now";
+/** Tenants and start limits: refused by the PostgreSQL store (UnsupportedOperation), not yet built. */
+const notYet = "tenants and start limits are SQLite-only for now";
 const refused = Object.fromEntries(
   [
-    "dependsOn: a child waits (its message unleasable) until its parents succeed, then is queued in the same write",
-    "dependsOn: a failed parent fails its child and the child's children, a canceled one cancels; ignore runs it anyway",
-    "dependsOn: submitted after its parent ended, a child is queued or ended at once; an unknown parent refuses the submit",
-    "dependsOn: canceling a waiting child ends it; a parent waited on is not pruned until its children ran",
     "tenants: a tenant with a backlog does not hold back another's first job; each lease takes one per tenant in turn",
     "limits: maxRunning and maxRunningPerTenant cap what a lease starts, saying which held it back",
     "limits: rateLimitPerSecond starts at most a bucket of one second's worth, refilled with time, shared by every lease",

@@ -1,7 +1,7 @@
 /**
  * The workflow cases of the conformance suite (the event log, schedules) on the PostgreSQL store,
  * a fresh database per case: until the suite runs whole on PostgreSQL, this holds its store to them.
- * dependsOn, tenants and start limits are not implemented on PostgreSQL yet: refused, checked here.
+ * Tenants and start limits are not implemented on PostgreSQL yet: refused, checked here.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultJobQueueSettings } from "../../src/core/jobs/job-settings.js";
@@ -47,7 +47,7 @@ describe("Store conformance (workflows): postgres", () => {
   registerScheduleCases(context);
 
   // Not implemented on PostgreSQL yet: refused with a clear error, never ignored, and nothing written.
-  describe("refused until implemented: dependsOn, tenant, start limits", () => {
+  describe("refused until implemented: tenant, start limits", () => {
     const kit = jobCaseKit(() => store);
     it("start limits in a queue's settings are refused, and the settings stay as they were", async () => {
       const q = await kit.makeQueue();
@@ -58,10 +58,9 @@ describe("Store conformance (workflows): postgres", () => {
       await store.jobQueueSettingsPut({ queueId: q.id, settings: { ...defaultJobQueueSettings, maxAttempts: 7 }, nowMs: T0 });
       expect((await store.jobQueueSettingsGet({ queueId: q.id }))?.maxAttempts).toBe(7);
     });
-    it("a submit with dependsOn or tenant is refused, creating no job", async () => {
+    it("a submit with tenant is refused, creating no job", async () => {
       const q = await kit.makeQueue();
       const parent = (await kit.submit(q)).job;
-      await expect(kit.submit(q, { dependsOn: [parent.id], onParentFailure: "fail" })).rejects.toMatchObject({ code: "UnsupportedOperation" });
       await expect(kit.submit(q, { tenant: "customer-42" })).rejects.toMatchObject({ code: "UnsupportedOperation" });
       expect((await store.jobList({ queueId: q.id, limit: 10 })).map((j) => j.id)).toEqual([parent.id]);
     });

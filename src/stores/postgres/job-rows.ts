@@ -1,5 +1,5 @@
 /** The `jobs` table's rows and their mapping to core's JobRecord, for PostgreSQL. */
-import type { JobError, JobRecord, JobStatus, JobWebhook } from "../../core/jobs/job.js";
+import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/jobs/job.js";
 
 export interface JobRow {
   seq: number;
@@ -30,6 +30,10 @@ export interface JobRow {
   available_at_ms: number | null;
   expires_at_ms: number | null;
   message_seq: number | null;
+  tenant: string | null;
+  /** JSON array of parent job ids. */
+  depends_on: string | null;
+  on_parent_failure: string | null;
 }
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -65,6 +69,9 @@ export function toJob(row: JobRow): JobRecord {
     availableAtMs: opt(row.available_at_ms),
     expiresAtMs: opt(row.expires_at_ms),
     messageSeq: opt(row.message_seq),
+    tenant: opt(row.tenant),
+    dependsOn: row.depends_on === null ? undefined : (JSON.parse(row.depends_on) as string[]),
+    onParentFailure: opt(row.on_parent_failure) as OnParentFailure | undefined,
   };
 }
 
@@ -99,6 +106,9 @@ const insertColumns: Array<[string, string, (j: Omit<JobRecord, "seq">) => Value
   ["available_at_ms", "bigint", (j) => j.availableAtMs ?? null],
   ["expires_at_ms", "bigint", (j) => j.expiresAtMs ?? null],
   ["message_seq", "bigint", (j) => j.messageSeq ?? null],
+  ["tenant", "text", (j) => j.tenant ?? null],
+  ["depends_on", "text", (j) => (j.dependsOn === undefined ? null : JSON.stringify(j.dependsOn))],
+  ["on_parent_failure", "text", (j) => j.onParentFailure ?? null],
 ];
 
 /** The columns a transition may change (the rest are fixed at submit). */
@@ -145,12 +155,17 @@ export function jobInsertValues(jobs: ReadonlyArray<Omit<JobRecord, "seq">>): Va
 export const jobUpdateStatement = `UPDATE jobs SET ${updateColumns.map(([n]) => `${n} = t.${n}`).join(", ")}, version = jobs.version + 1
   FROM unnest($1::text[], ${updateColumns.map(([, type], i) => `$${i + 2}::${type}[]`).join(", ")}) AS t (id, ${updateColumns.map(([n]) => n).join(", ")})
   WHERE jobs.id = t.id
-  RETURNING jobs.id, jobs.version`;
+  RETURNING jobs.id, jobs.version, EXISTS (SELECT 1 FROM job_dependencies d WHERE d.parent_id = jobs.id) AS has_children`;
 
-/** What jobUpdateStatement returns: each updated job's new version. */
+/**
+ * What jobUpdateStatement returns: each updated job's new version, and whether jobs depend on it
+ * (read in the UPDATE's own snapshot, taken after the caller locked the row: a child submitted
+ * while the caller waited for that lock is seen).
+ */
 export interface JobVersionRow {
   id: string;
   version: number;
+  has_children: boolean;
 }
 
 export function jobUpdateValues(jobs: ReadonlyArray<Omit<JobRecord, "seq">>): Value[][] {

@@ -24,7 +24,8 @@ import type {
   RetryPolicy,
   WebhookDelivery,
 } from "../../core/jobs/job-store.js";
-import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, jobStatuses, newJobRecord } from "../../core/jobs/job.js";
+import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/jobs/job.js";
+import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
 import {
   type JobTransition,
   cancelTransition,
@@ -46,6 +47,7 @@ import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
 import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
 import { appendEvents } from "./event-log.js";
+import { addDependencies, childrenReleased, lockParentsOf, parentsForSubmit } from "./job-dependencies.js";
 
 /** Start limits (rateLimitPerSecond, maxRunning, maxRunningPerTenant) aren't enforced here yet: refused, never ignored. */
 function refuseStartLimits(subject: string): never {
@@ -73,8 +75,7 @@ export class PostgresJobStore implements JobStore {
   async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
     try {
       return await this.db.transaction(async (tx): Promise<JobCreateManyResult> => {
-        const results: JobCreateResult[] = [];
-        for (const item of p.items) results.push(await createOne(tx, item, p.nowMs));
+        const results = await createJobsInTx(tx, p.items, p.nowMs);
         if (!p.handoff || !results.some((r) => r.created)) return { results };
         await tx.query("SAVEPOINT handoff");
         const r: JobLeaseResult = { leased: [], changes: [], acks: [] };
@@ -198,6 +199,7 @@ export class PostgresJobStore implements JobStore {
            SELECT seq FROM jobs WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= $1
              AND NOT EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.job_id = jobs.id AND o.status = 'pending')
              AND NOT EXISTS (SELECT 1 FROM job_idempotency_keys k WHERE k.queue_id = jobs.queue_id AND k.key = jobs.idempotency_key AND k.job_id = jobs.id AND k.expires_at_ms > $1)
+             AND NOT EXISTS (SELECT 1 FROM job_dependencies d JOIN jobs c ON c.id = d.child_id WHERE d.parent_id = jobs.id AND c.status IN ('waiting', 'queued', 'running'))
            LIMIT $2 FOR UPDATE SKIP LOCKED)
          RETURNING id`,
         [p.nowMs, p.limit],
@@ -254,7 +256,7 @@ export class PostgresJobStore implements JobStore {
    */
   async endJobsOfMessages(tx: Queryable, p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): Promise<JobChange[]> {
     const { rows } = await tx.query<JobRow>(
-      `SELECT * FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = $1 AND sent_at_ms < $2) AND status IN ('queued', 'running')
+      `SELECT * FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = $1 AND sent_at_ms < $2) AND status IN ('waiting', 'queued', 'running')
        ORDER BY id FOR UPDATE`,
       [p.queueId, p.beforeSentAtMs],
     );
@@ -291,27 +293,45 @@ async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined
 /** One item of jobCreateMany: its key claimed (or the job it names answered), its rows inserted. */
 /** jobCreateMany's items inside a caller's transaction (a schedule's fire), in order. */
 export async function createJobsInTx(tx: Queryable, items: readonly JobCreateItem[], nowMs: number): Promise<JobCreateResult[]> {
+  // Row locks before any event is appended (the log's lock is held to commit: job-dependencies.ts).
+  await lockParentsOf(tx, items);
   const results: JobCreateResult[] = [];
   for (const item of items) results.push(await createOne(tx, item, nowMs));
   return results;
 }
 
+/**
+ * One item: its key claimed (or the job it names answered), its rows inserted. A child (dependsOn)
+ * is judged by its parents as they are now (lockParentsOf locked them): waiting with its message
+ * invisible, queued, or ended already without a message.
+ */
 async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Promise<JobCreateResult> {
-  // Refused, not ignored: a child run before its parents, or a tenant's job never leased, is worse.
-  if (item.job.dependsOn !== undefined || item.job.tenant !== undefined) {
-    fail("UnsupportedOperation", "dependsOn and tenant are not supported by the PostgreSQL store yet; use the SQLite store for job dependencies and tenants.");
-  }
+  // Refused, not ignored: a tenant's job never leased is worse.
+  if (item.job.tenant !== undefined) fail("UnsupportedOperation", "tenant is not supported by the PostgreSQL store yet; use the SQLite store for tenants.");
   if (item.idempotency) {
     const existing = await claimKey(tx, item.job, item.idempotency, nowMs);
     if (existing) return existing;
   }
-  // Job messages have no group: leases read the ungrouped ready order.
-  const message = item.message.groupId === undefined && item.message.deduplicationId === undefined ? item.message : { ...item.message, groupId: undefined, deduplicationId: undefined };
-  const [messageSeq] = await insertMessages(tx, item.job.queueId, [message]);
-  const job = newJobRecord(item.job, 0, messageSeq);
+  let newJob = item.job;
+  let events: readonly JobEventType[] = submittedEvents;
+  let withMessage = true;
+  if (newJob.dependsOn !== undefined) {
+    const parents = await parentsForSubmit(tx, newJob.dependsOn);
+    const resultTtlSeconds = ((await settingsOf(tx, newJob.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;
+    ({ job: newJob, events, withMessage } = childOnSubmit(newJob, dependencyVerdict(parents, newJob.onParentFailure ?? "fail"), nowMs, resultTtlSeconds));
+  }
+  let messageSeq: number | undefined;
+  if (withMessage) {
+    // Job messages have no group: leases read the ungrouped ready order. A waiting job's is invisible.
+    const message: NewMessage = { ...item.message, groupId: undefined, deduplicationId: undefined, visibleAtMs: newJob.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+    [messageSeq] = await insertMessages(tx, newJob.queueId, [message]);
+  }
+  const job = newJobRecord(newJob, 0, messageSeq);
   const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
   job.seq = rows[0]!.seq;
-  await appendEvents(tx, [{ job, events: submittedEvents }], nowMs);
+  // A child that is still to run keeps its parents from being pruned; a waiting one is released by them.
+  if (job.dependsOn !== undefined && (job.status === "waiting" || job.status === "queued")) await addDependencies(tx, job.id, job.dependsOn);
+  await appendEvents(tx, [{ job, events }], nowMs);
   return { created: true, job };
 }
 
@@ -377,7 +397,11 @@ async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): 
       if ("skip" in t) skipped.push({ seq: row.seq, effect: t.message });
       else transitions.push(t);
     }
-    for (const s of skipped) if (s.effect.kind === "delete") await tx.query("DELETE FROM messages WHERE seq = $1", [s.seq]);
+    for (const s of skipped) {
+      if (s.effect.kind === "delete") await tx.query("DELETE FROM messages WHERE seq = $1", [s.seq]);
+      // A waiting job's message made visible from outside (SQS): hidden again.
+      else if (s.effect.kind === "visibleAt") await tx.query("UPDATE messages SET visible_at_ms = $2 WHERE seq = $1", [s.seq, s.effect.visibleAtMs]);
+    }
     for (const change of await applyTransitions(tx, transitions, p.nowMs)) {
       r.changes.push(change);
       if (change.job.status === "running") r.leased.push(change.job as LeasedJob);
@@ -418,12 +442,42 @@ async function jobsForMessages(tx: Queryable, rows: ReadyRow[], p: JobLeaseParam
 }
 
 /**
- * Applies transitions: job rows (one UPDATE), message effects (one statement per kind) and webhook
- * outbox rows (one INSERT). Returns each one's change, in order.
+ * Applies transitions: job rows (one UPDATE), message effects (one statement per kind), then the
+ * waiting children the ended jobs release (dependsOn: their JobChange.followOn, in turn), then the
+ * events of all of them and their webhook outbox rows (one INSERT each). Returns each one's change, in order.
  */
 async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: number): Promise<JobChange[]> {
   if (decided.length === 0) return [];
-  const transitions = await withLiveDeadLetterQueues(tx, decided);
+  const ttls = new Map<number, number>();
+  const resultTtlOf = async (queueId: number): Promise<number> => {
+    let ttl = ttls.get(queueId);
+    if (ttl === undefined) ttls.set(queueId, (ttl = ((await settingsOf(tx, queueId)) ?? defaultJobQueueSettings).resultTtlSeconds));
+    return ttl;
+  };
+  const { changes, parents } = await writeTransitions(tx, decided, nowMs);
+  const logged = [...changes];
+  for (let ended = parents; ended.length > 0; ) {
+    const released = await childrenReleased(tx, ended.map((c) => c.job), nowMs, resultTtlOf);
+    if (released.length === 0) break;
+    const next = await writeTransitions(tx, released.map((r) => r.transition), nowMs);
+    next.changes.forEach((change, i) => {
+      const parent = logged.find((c) => c.job.id === released[i]!.parentId)!;
+      (parent.followOn ??= []).push(change);
+    });
+    logged.push(...next.changes);
+    ended = next.parents;
+  }
+  // The event log's lock last: it is held to commit, and row locks are taken before it.
+  await logEvents(tx, logged, nowMs);
+  return changes;
+}
+
+/**
+ * Job rows and message effects of transitions; their changes, in order, and those of jobs that
+ * ended with children waiting on them (their own UPDATE said so).
+ */
+async function writeTransitions(tx: Queryable, planned: JobTransition[], nowMs: number): Promise<{ changes: JobChange[]; parents: JobChange[] }> {
+  const transitions = await withLiveDeadLetterQueues(tx, planned);
   const changed: JobRecord[] = [];
   const deletes: number[] = [];
   const visibleAt: Array<[number, number]> = [];
@@ -443,11 +497,15 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
     }
     return { job, events: t.events };
   });
-  await logEvents(tx, changes, nowMs);
+  const parents: JobChange[] = [];
   if (changed.length > 0) {
     const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues(changed));
-    const versions = new Map(rows.map((r) => [r.id, r.version]));
-    for (const change of changes) change.version = versions.get(change.job.id);
+    const updated = new Map(rows.map((r) => [r.id, r]));
+    for (const change of changes) {
+      const row = updated.get(change.job.id);
+      change.version = row?.version;
+      if (row?.has_children && isTerminal(change.job.status)) parents.push(change);
+    }
   }
   if (deletes.length > 0) await tx.query("DELETE FROM messages WHERE seq = ANY ($1::bigint[])", [deletes]);
   if (visibleAt.length > 0) {
@@ -468,7 +526,7 @@ async function applyTransitions(tx: Queryable, decided: JobTransition[], nowMs: 
       [deadLetters.map((d) => d[0]), deadLetters.map((d) => d[1]), deadLetters.map((d) => d[2]), nowMs],
     );
   }
-  return changes;
+  return { changes, parents };
 }
 
 /**
