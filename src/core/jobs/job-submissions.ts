@@ -1,0 +1,135 @@
+/**
+ * Submissions: a job and its message written in one store call, with its Idempotency-Key claim,
+ * and handed in the same write to a worker long-polling the queue (a parked lease) when one
+ * waits; and the jobs of a schedule's fire, built the same way.
+ */
+import { fail, SluiceError } from "../errors.js";
+import type { QueueRecord } from "../queue.js";
+import { scheduleRunKey } from "../schedules/due-runs.js";
+import type { ScheduleJobOptions, ScheduleRecord } from "../schedules/schedule.js";
+import type { ScheduleRunJobs } from "../schedules/schedule-service.js";
+import { requestFingerprint } from "./idempotency.js";
+import { newJobItem } from "./job-item.js";
+import { checkJobInput } from "./job-message.js";
+import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
+import type { JobCreateItem, JobCreateResult } from "./job-store.js";
+import { type SubmitInput, normalizeWebhook, validateSubmit } from "./job-validation.js";
+import type { JobEventType, JobRecord, JobWebhook } from "./job.js";
+
+export interface SubmitResult {
+  job: JobRecord;
+  /** True when an Idempotency-Key matched an earlier submit with the same body. */
+  replayed: boolean;
+}
+
+export class JobSubmissions extends JobServicePart {
+  constructor(
+    shared: JobServiceShared,
+    private readonly idempotencyKeyTtlMs: number,
+  ) {
+    super(shared);
+  }
+
+  /** `presetId`: submitAndWait subscribes to the job's events before the job exists. */
+  async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined): Promise<SubmitResult> {
+    validateSubmit(input);
+    const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
+    const inputJson = JSON.stringify(input.input);
+    checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
+    const first = await this.jobQueues.ensure(queueName);
+    try {
+      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId);
+    } catch (err) {
+      // The queue was deleted since it was cached (createOn forgot it): ensure() once more answers
+      // QueueDeletedRecently, or creates it anew once that minute has passed.
+      if (!(err instanceof SluiceError && err.code === "QueueNotFound")) throw err;
+      return this.createOn(await this.jobQueues.ensure(queueName), input, inputJson, webhook, idempotencyKey, presetId);
+    }
+  }
+
+  private async createOn(
+    queue: QueueRecord,
+    input: SubmitInput,
+    inputJson: string,
+    webhook: JobWebhook | undefined,
+    idempotencyKey: string | undefined,
+    presetId: string | undefined,
+  ): Promise<SubmitResult> {
+    const { settings } = await this.jobQueues.policyOf(queue);
+    const retentionSeconds = queue.config.messageRetentionPeriodSeconds;
+    if ((input.delaySeconds ?? 0) >= retentionSeconds) {
+      fail("ValidationFailed", `delaySeconds ${input.delaySeconds} is not less than queue ${queue.name}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
+    }
+    const nowMs = this.clock.nowMs();
+    const id = presetId ?? this.ids.messageId();
+    const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
+    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.shared.senderId, idempotency });
+    const availableAtMs = item.job.availableAtMs!;
+    // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
+    // for a child: it may well wait for its parents, and the worker would be held for nothing.)
+    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined ? this.parked.claim(queue.id) : undefined;
+    const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
+      claimed?.deliver(undefined);
+      this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
+      throw err;
+    });
+    const lease = written.handoff;
+    claimed?.deliver(lease);
+    const result = written.results[0]!;
+    if (!result.created) {
+      if (result.fingerprint !== fingerprint) {
+        fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
+      }
+      return { job: result.job, replayed: true };
+    }
+    // Unless the lease in this write took the job, someone else should come for it (once it is queued:
+    // a child may be waiting for its parents, or ended already by a failed one).
+    const taken = lease?.changes.find((c) => c.job.id === id)?.job;
+    if (!taken && result.job.status === "queued") this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
+    this.shared.publish({ job: result.job, events: [submittedEventOf(result.job)], version: 1 });
+    // Answered as it is after the write: already running when a waiting worker took it.
+    return { job: taken ?? result.job, replayed: false };
+  }
+
+  /**
+   * What a schedule's fire needs of the jobs layer (ScheduleRunJobs): each run's job built as a
+   * submit of the schedule's input and options, keyed by schedule and run time; then, once the
+   * fire committed, workers woken and the jobs told of like any submit's.
+   */
+  readonly scheduleRuns: ScheduleRunJobs = {
+    itemsFor: async (schedule: ScheduleRecord, runs: readonly number[], nowMs: number): Promise<JobCreateItem[]> => {
+      const queue = await this.jobQueues.ensure(schedule.queueName);
+      const { settings } = await this.jobQueues.policyOf(queue);
+      // Checked when the schedule was written (schedule-validation.ts); the webhook is normalized.
+      const options = JSON.parse(schedule.optionsJson) as ScheduleJobOptions;
+      const webhook = options.webhook as JobWebhook | undefined;
+      return runs.map((runAtMs) => {
+        const key = scheduleRunKey(schedule.name, runAtMs);
+        const idempotency = { key, fingerprint: key, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
+        return newJobItem({ queue, settings, input: options, inputJson: schedule.inputJson, webhook, id: this.ids.messageId(), nowMs, senderId: this.shared.senderId, idempotency });
+      });
+    },
+    created: (results: readonly JobCreateResult[]): void => {
+      for (const r of results) {
+        if (!r.created) continue;
+        this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }]);
+        this.shared.publish({ job: r.job, events: [submittedEventOf(r.job)], version: 1 });
+      }
+    },
+  };
+}
+
+/** The event a created job was logged with: a child may be waiting, or ended already by a failed parent. */
+function submittedEventOf(job: JobRecord): JobEventType {
+  switch (job.status) {
+    case "waiting":
+      return "job.waiting";
+    case "failed":
+      return "job.failed";
+    case "canceled":
+      return "job.canceled";
+    default:
+      return "job.queued";
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * How the jobs half of the SQLite store writes a job transition inside a write: core decides
+ * (transitions.ts), this applies the result — the job row, the message effect, the events in the
+ * durable log with the webhook outbox rows they feed, and the children a finished parent releases
+ * — and finds the jobs writes act on (a submit of the running group not yet written included).
+ */
+import { SluiceError, fail } from "../../core/errors.js";
+import { childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { eventSnapshotJson, webhookIdOfEvent } from "../../core/jobs/job-event-log.js";
+import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
+import type { JobAck, JobAckResult, JobChange, JobLeaseParams } from "../../core/jobs/job-store.js";
+import { type JobEventType, type JobRecord, isTerminal } from "../../core/jobs/job.js";
+import { type JobTransition, type MessageEffect, completeTransition, failTransition, jobFromMessage, webhookEventsOf } from "../../core/jobs/transitions.js";
+import type { DeferredCreates } from "./deferred-creates.js";
+import type { SqliteEventLog } from "./event-log.js";
+import type { SqliteJobDependencies } from "./job-dependencies.js";
+import { jobInsertValues, jobRowOf, jobUpdateValues, toJob } from "./job-rows.js";
+import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
+import type { MessageContentCache } from "./message-content-cache.js";
+import type { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
+
+/** The event a submit's job is logged with when its rows are written. */
+export const submittedEvents: readonly JobEventType[] = ["job.queued"];
+
+export class JobTransitionWriter {
+  constructor(
+    private readonly sql: JobStatements,
+    private readonly outbox: SqliteWebhookOutbox,
+    private readonly eventLog: SqliteEventLog,
+    private readonly dependencies: SqliteJobDependencies,
+    private readonly deferredCreates: DeferredCreates,
+    /** The SQS side's: a message sent through SQS and run as a job is forgotten when its job deletes it. */
+    private readonly messageCache?: MessageContentCache,
+  ) {}
+
+  insertJobRow(job: Omit<JobRecord, "seq">): number {
+    return Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(jobInsertValues(job))).lastInsertRowid);
+  }
+
+  settingsOf(queueId: number): JobQueueSettings | undefined {
+    const json = this.sql.settingsGet.get(queueId);
+    return json ? (JSON.parse(json) as JobQueueSettings) : undefined;
+  }
+
+  /** A job by id (its row read as an array: job-rows.ts). */
+  findJob(id: string): JobRecord | undefined {
+    const values = this.sql.jobById.get(id);
+    return values && toJob(jobRowOf(values));
+  }
+
+  /**
+   * A job by id, a submit of this group not yet written included: for the writes that run beside
+   * deferred submits (besideDeferred) and may name one — a replayed Idempotency-Key, an ack.
+   */
+  findJobOrDeferred(id: string): JobRecord | undefined {
+    return this.findJob(id) ?? this.deferredCreates.job(id);
+  }
+
+  /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
+  applyAck(ack: JobAck, nowMs: number): JobAckResult {
+    try {
+      // A submit of this group not written yet is queued, so its transition refuses the ack before any write.
+      const job = this.findJobOrDeferred(ack.id);
+      if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
+      const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
+      return { ok: true, change: this.apply(t, nowMs) };
+    } catch (err) {
+      if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
+      throw err;
+    }
+  }
+
+  /** The message's job; a message without one (sent through SQS, or its job pruned) is adopted as a new job. */
+  jobForMessage(row: ReadyMessageRow, p: JobLeaseParams): JobRecord {
+    const existing = this.findJob(row.message_id);
+    if (existing) return existing;
+    const adopted = {
+      ...jobFromMessage({ message: { messageId: row.message_id, body: this.sql.messageBody.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
+      messageSeq: row.seq,
+    };
+    const info = this.sql.jobInsert.run(jobInsertValues(adopted));
+    return { ...adopted, seq: Number(info.lastInsertRowid) };
+  }
+
+  apply(decided: JobTransition, nowMs: number): JobChange {
+    const t = this.withLiveDeadLetterQueue(decided);
+    const messageSeq = t.job.messageSeq;
+    const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
+    // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
+    if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobUpdateValues(job));
+    if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
+    this.logEvents(job, t.events, nowMs);
+    const followOn = isTerminal(job.status) ? this.releaseChildren(job, nowMs) : undefined;
+    return followOn ? { job, events: t.events, followOn } : { job, events: t.events };
+  }
+
+  /**
+   * A parent just finished: each of its waiting children is judged again by all its parents (core's
+   * dependencyVerdict) and queued, or ended like it — their own children in turn, in this write.
+   * One index seek for a job nobody depends on.
+   */
+  private releaseChildren(parent: JobRecord, nowMs: number): JobChange[] | undefined {
+    const childIds = this.dependencies.childrenOf(parent.id);
+    if (childIds.length === 0) return undefined;
+    const changes: JobChange[] = [];
+    for (const childId of childIds) {
+      const child = this.findJob(childId);
+      if (!child || child.status !== "waiting") continue;
+      const parents = child.dependsOn!.map((id) => {
+        const p = id === parent.id ? parent : this.findJob(id);
+        // A parent pruned or deleted meanwhile finished long ago: it counts as it ended, or as gone.
+        return p ? { id, status: p.status, error: p.error } : { id, status: "canceled" as const, error: { message: `Job ${id} no longer exists.` } };
+      });
+      const resultTtlSeconds = (this.settingsOf(child.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
+      const t = childOnParentDone(child, dependencyVerdict(parents, child.onParentFailure ?? "fail"), nowMs, resultTtlSeconds);
+      if (t) changes.push(this.apply(t, nowMs));
+    }
+    return changes.length > 0 ? changes : undefined;
+  }
+
+  /**
+   * Core names the dead-letter queue from its policy cache (seconds old) before this write: a
+   * queue deleted since gets no message (queue-exists.ts). The job fails all the same, and its
+   * message is deleted, as on a queue without a dead-letter queue — left in the source, it would
+   * be leased again and rerun the failed job as a redrive does. One seek per dead-lettered job,
+   * on the failure path only.
+   */
+  private withLiveDeadLetterQueue(t: JobTransition): JobTransition {
+    if (t.message.kind !== "deadLetter" || this.sql.queueExists(t.message.queueId)) return t;
+    return { ...t, message: { kind: "delete" } };
+  }
+
+  /**
+   * Appends a change's events to the durable log and queues the webhooks the job subscribed to,
+   * each delivery named by its event's id (the log feeds the outbox, in the same write).
+   */
+  logEvents(job: JobRecord, events: readonly JobEventType[], nowMs: number): void {
+    if (events.length === 0) return;
+    const snapshot = eventSnapshotJson(job);
+    const wanted = webhookEventsOf(job, events);
+    for (const event of events) {
+      const id = this.eventLog.appendOne(job, snapshot, event, nowMs);
+      if (wanted.includes(event)) this.outbox.insert(job, event, nowMs, webhookIdOfEvent(id));
+    }
+  }
+
+  applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number): void {
+    switch (effect.kind) {
+      case "none":
+        return;
+      case "delete":
+        this.sql.messageDelete.run(seq);
+        this.messageCache?.forget(seq);
+        return;
+      case "visibleAt":
+        this.sql.messageVisibleAt.run(effect.visibleAtMs, seq);
+        return;
+      case "lease":
+        this.sql.messageLease.run(effect.visibleUntilMs, nowMs, effect.receiptToken, seq);
+        return;
+      case "deadLetter":
+        this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
+        return;
+    }
+  }
+}
+
+/**
+ * A write naming a queue that was deleted meanwhile (the caller held it from a cache) fails on the
+ * foreign key; it is reported as QueueNotFound, which callers know how to recover from, rather
+ * than as a raw SQLite error (an InternalError on the wire).
+ */
+export function queueMustExist<T>(queueName: string, write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") queueGone(queueName);
+    throw err;
+  }
+}
+
+export function queueGone(queueName: string): never {
+  fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
+}

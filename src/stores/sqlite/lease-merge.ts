@@ -1,0 +1,123 @@
+/**
+ * The SQLite store's lease: ready job messages of the table and the running group's submits not
+ * yet written (deferred-creates.ts) merged in receive order, so a lease at the end of a group
+ * takes the jobs submitted beside it as their rows are written, leased; on a queue with limits or
+ * tenants, as many as the limits allow (limited-lease.ts).
+ */
+import type { JobLeaseParams, JobLeaseResult } from "../../core/jobs/job-store.js";
+import type { LeasedJob } from "../../core/jobs/job.js";
+import { leaseTransition } from "../../core/jobs/transitions.js";
+import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferred-creates.js";
+import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
+import { type JobTransitionWriter, submittedEvents } from "./job-transition-writer.js";
+import type { SqliteLeaseLimits } from "./limited-lease.js";
+
+export class LeaseMerge {
+  constructor(
+    private readonly sql: JobStatements,
+    private readonly deferredCreates: DeferredCreates,
+    private readonly writer: JobTransitionWriter,
+    private readonly leaseLimits: SqliteLeaseLimits,
+  ) {}
+
+  /**
+   * Leases ready jobs in receive order into `r`, up to `p.max`: messages of the table and the
+   * group's submits not yet written (deferred-creates.ts), merged. If it fails, the submits it
+   * took are left to be written queued: their rows go with its savepoint.
+   */
+  leaseReady(p: JobLeaseParams, r: JobLeaseResult): void {
+    const taken: DeferredCreate[] = [];
+    try {
+      if (this.leaseLimits.applies(p)) this.leaseLimited(p, r, taken);
+      else this.leaseReadyMerged(p, r, taken);
+    } catch (err) {
+      for (const entry of taken) entry.taken = false;
+      throw err;
+    }
+  }
+
+  /**
+   * A lease on a queue with limits or tenants (limited-lease.ts): as many as the limits allow now,
+   * tenants' jobs in fair order; `r.limited` says what held it back with jobs ready.
+   */
+  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+    const before = r.leased.length;
+    const allowance = this.leaseLimits.allowance(p, p.max - before);
+    let capped = false;
+    if (allowance.allowed > 0) {
+      if (this.leaseLimits.hasTenants(p.queueId)) {
+        ({ capped } = this.leaseLimits.pickFair(p, allowance.allowed, (row) => {
+          const n = r.leased.length;
+          this.leaseRow(row, p, r);
+          return r.leased.length > n;
+        }));
+      } else {
+        this.leaseReadyMerged({ ...p, max: before + allowance.allowed }, r, taken);
+      }
+    }
+    if (allowance.bucket) this.leaseLimits.spend(p.queueId, allowance.bucket, r.leased.length - before);
+    if (r.leased.length < p.max && (allowance.limitedBy !== undefined || capped)) {
+      r.limited = allowance.limitedBy !== undefined ? { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs } : { by: "maxRunningPerTenant" };
+    }
+  }
+
+  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+    // Every job taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+    while (r.leased.length < p.max) {
+      const wanted = p.max - r.leased.length;
+      // The ten-priority ready query only if the table has anything visible (one seek says).
+      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined ? [] : this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      const fresh = this.deferredCreates.ready(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      let i = 0;
+      let j = 0;
+      for (let n = 0; n < wanted && (i < rows.length || j < fresh.length); n++) {
+        if (j < fresh.length && (i === rows.length || comesBefore(fresh[j]!, rows[i]!))) {
+          const entry = fresh[j++]!;
+          this.leaseDeferred(entry, p, r);
+          taken.push(entry);
+        } else {
+          this.leaseRow(rows[i++]!, p, r);
+        }
+      }
+      // A source that gave fewer than asked for and was used up is empty now (taking never adds).
+      const tableEmpty = rows.length < wanted && i === rows.length;
+      const deferredEmpty = fresh.length < wanted && j === fresh.length;
+      if (tableEmpty && deferredEmpty) break;
+    }
+  }
+
+  /** Leases one ready message of the table (or skips it, if its job is over). */
+  private leaseRow(row: ReadyMessageRow, p: JobLeaseParams, r: JobLeaseResult): void {
+    const job = this.writer.jobForMessage(row, p);
+    const t = leaseTransition(job, p, row.seq);
+    if ("skip" in t) {
+      this.writer.applyMessageEffect(t.message, row.seq, p.nowMs);
+      return;
+    }
+    const applied = this.writer.apply(t, p.nowMs);
+    r.changes.push(applied);
+    if (applied.job.status === "running") r.leased.push(applied.job as LeasedJob);
+  }
+
+  /** Leases a submit of this group as its rows are written: the job running, its message in flight. */
+  private leaseDeferred(entry: DeferredCreate, p: JobLeaseParams, r: JobLeaseResult): void {
+    const t = leaseTransition(entry.job, p, 0);
+    // A fresh job is queued: its lease is never skipped and always leaves it running.
+    if ("skip" in t || t.message.kind !== "lease") throw new Error(`a submitted job ${entry.job.id} could not be leased`);
+    const messageSeq = this.sql.messageInsert.leased(entry.job.queueId, entry.message, {
+      visibleUntilMs: t.message.visibleUntilMs,
+      receiptToken: t.message.receiptToken,
+      receivedAtMs: p.nowMs,
+    });
+    // One copy of the record, its seq filled in once the row has one (jobColumns has no seq).
+    const job = { ...t.job, messageSeq };
+    job.seq = this.writer.insertJobRow(job);
+    entry.taken = true;
+    entry.job.seq = job.seq;
+    entry.job.messageSeq = messageSeq;
+    this.writer.logEvents(entry.job, submittedEvents, entry.job.createdAtMs);
+    this.writer.logEvents(job, t.events, p.nowMs);
+    r.changes.push({ job, events: t.events });
+    r.leased.push(job as LeasedJob);
+  }
+}
