@@ -49,18 +49,31 @@ export const errorCatalog = {
 
 export type ErrorCode = keyof typeof errorCatalog;
 
+/**
+ * What an error is about, in core's terms, for a protocol that names things its own way: the SQS
+ * layer words these with its parameter names and ARNs; other protocols show the message as it is.
+ */
+export type ErrorSubject =
+  | { kind: "moveTaskSource" | "moveTaskDestination" | "moveTaskHandle" }
+  /** The destination is the source itself, or a queue of the other type (FIFO or standard). */
+  | { kind: "moveTaskDestinationInvalid"; reason: "isSource" | "otherType" }
+  | { kind: "moveTaskRate"; value: number }
+  | { kind: "moveTaskListLimit"; value: number }
+  | { kind: "deadLetterQueue"; problem: "missing" | "otherType" | "notAllowed"; deadLetterQueueName: string; maxReceiveCount: number; fifoSource: boolean };
+
 export class SluiceError extends Error {
   override readonly name = "SluiceError";
   constructor(
     readonly code: ErrorCode,
     message: string = errorCatalog[code],
+    readonly subject?: ErrorSubject,
   ) {
     super(message);
   }
 }
 
-export function fail(code: ErrorCode, message?: string): never {
-  throw new SluiceError(code, message);
+export function fail(code: ErrorCode, message?: string, subject?: ErrorSubject): never {
+  throw new SluiceError(code, message, subject);
 }
 
 /** Programmer errors crash loudly (TigerBeetle style): they are never a user's fault. */

@@ -8,7 +8,7 @@
 export { type Clock, type TimerHandle, ManualClock, systemClock } from "./clock.js";
 export type { IdSource } from "./ids.js";
 export { limits } from "./limits.js";
-export { type ErrorCode, SluiceError, assert, errorCatalog, fail } from "./errors.js";
+export { type ErrorCode, type ErrorSubject, SluiceError, assert, errorCatalog, fail } from "./errors.js";
 
 // Queues and messages
 export { type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, defaultQueueConfig, isFifoName, validateQueueName } from "./queue.js";
@@ -30,10 +30,9 @@ export {
   differingConfigKeys,
 } from "./queue-service.js";
 export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
-export { listDeadLetterSourceQueues, queueNameOfArn } from "./redrive.js";
+export { listDeadLetterSourceQueues } from "./redrive.js";
 export { loadReceiptSecret } from "./receipt.js";
 export type { QueueThroughput } from "./queue-activity.js";
-export { addPermission, removePermission } from "./permissions.js";
 
 // The store contract (implemented under src/stores)
 export type { QueueStats, Store } from "./store.js";

@@ -10,11 +10,15 @@ import type { MoveTaskRecord } from "./move-task-record.js";
 import type { QueueObserver } from "./observer.js";
 import type { Store } from "./store.js";
 
+/**
+ * Why a task failed (its failureReason), in core's words: each protocol words them its own way.
+ * An unexpected error is recorded as `InternalError: <message>`.
+ */
 export const moveTaskFailures = {
-  sourceGone: "AWS.SimpleQueueService.NonExistentQueue",
-  destinationGone: "AWS.SimpleQueueService.NonExistentQueue",
-  /** SQS's reason when a message's original source queue can't be found. */
-  sourceUnresolved: "CouldNotDetermineMessageSource",
+  sourceGone: "SourceQueueGone",
+  destinationGone: "DestinationQueueGone",
+  /** A message's original source queue (it goes back there) is unknown or gone. */
+  sourceUnresolved: "MessageSourceUnknown",
 } as const;
 
 interface Running {

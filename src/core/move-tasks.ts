@@ -1,7 +1,7 @@
 /**
  * Message move tasks (DLQ redrive): StartMessageMoveTask, CancelMessageMoveTask and
  * ListMessageMoveTasks, protocol-neutral. Tasks are store rows run by MoveTaskRunner; queues are
- * named by name here (the SQS layer turns ARNs into names and back).
+ * named by name here, and errors carry a subject (errors.ts) for protocols that word them their way.
  */
 import type { Clock } from "./clock.js";
 import { fail } from "./errors.js";
@@ -33,8 +33,8 @@ export interface MoveTasksDeps {
 /** Task handles are message ids (UUIDs). */
 const taskHandlePattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function resourceNotFound(what: string): never {
-  fail("ResourceNotFound", `The resource that you specified for the ${what} parameter doesn't exist.`);
+function queueNotFound(role: "source" | "destination", name: string): never {
+  fail("ResourceNotFound", `The ${role} queue ${name} does not exist.`, { kind: role === "source" ? "moveTaskSource" : "moveTaskDestination" });
 }
 
 export class MoveTasks {
@@ -65,21 +65,21 @@ export class MoveTasks {
 
   async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
     const source = await this.store.queueGet({ account: this.account, name: input.sourceQueueName });
-    if (!source) resourceNotFound("SourceArn");
+    if (!source) queueNotFound("source", input.sourceQueueName);
     if (!(await isDeadLetterQueue(this.queues, source.name))) {
       fail("InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.");
     }
     if (input.destinationQueueName !== undefined) {
       const destination = await this.store.queueGet({ account: this.account, name: input.destinationQueueName });
-      if (!destination) resourceNotFound("DestinationArn");
-      if (destination.id === source.id) fail("InvalidParameterValue", "Value for parameter DestinationArn is invalid. Reason: the destination can't be the source queue.");
+      if (!destination) queueNotFound("destination", input.destinationQueueName);
+      if (destination.id === source.id) fail("InvalidParameterValue", "The destination can't be the source queue.", { kind: "moveTaskDestinationInvalid", reason: "isSource" });
       if (destination.config.fifoQueue !== source.config.fifoQueue) {
-        fail("InvalidParameterValue", "Value for parameter DestinationArn is invalid. Reason: source and destination queues must be of the same type (both FIFO or both standard).");
+        fail("InvalidParameterValue", "The source and destination queues must be of the same type (both FIFO or both standard).", { kind: "moveTaskDestinationInvalid", reason: "otherType" });
       }
     }
     const rate = input.maxMessagesPerSecond;
     if (rate !== undefined && (!Number.isInteger(rate) || rate < limits.moveTaskRateMin || rate > limits.moveTaskRateMax)) {
-      fail("InvalidParameterValue", `Value ${rate} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between ${limits.moveTaskRateMin} and ${limits.moveTaskRateMax}.`);
+      fail("InvalidParameterValue", `The rate must be an integer from ${limits.moveTaskRateMin} to ${limits.moveTaskRateMax} messages per second, got ${rate}.`, { kind: "moveTaskRate", value: rate });
     }
     const nowMs = this.clock.nowMs();
     const stats = await this.store.queueStats({ queueId: source.id, nowMs, minSentAtMs: nowMs - source.config.messageRetentionPeriodSeconds * 1000 });
@@ -96,8 +96,8 @@ export class MoveTasks {
       updatedAtMs: nowMs,
     };
     const { created } = await this.store.moveTaskCreate({ task });
-    // SQS's words; on the SQS wire an InvalidParameterValue (sqs-errors.ts), as SQS answers.
-    if (!created) fail("RedriveInProgress", "There is already a task running. Only one active task is allowed for a source queue arn at a given time.");
+    // On the SQS wire an InvalidParameterValue in SQS's words (sqs-errors.ts, sqs-wording.ts), as SQS answers.
+    if (!created) fail("RedriveInProgress", `A move task is already running on ${source.name}: one at a time per source queue.`);
     this.observer.moveTaskStarted?.(task);
     this.runner.run(task.taskHandle);
     return task;
@@ -107,7 +107,7 @@ export class MoveTasks {
   async cancel(taskHandle: string): Promise<MoveTaskRecord> {
     const nowMs = this.clock.nowMs();
     // As SQS: a handle that can't be one is a bad value; one that names no task, not found.
-    if (!taskHandlePattern.test(taskHandle)) fail("InvalidParameterValue", "Value for parameter TaskHandle is invalid.");
+    if (!taskHandlePattern.test(taskHandle)) fail("InvalidParameterValue", "Not a move task handle.", { kind: "moveTaskHandle" });
     const task = await this.store.moveTaskGet({ taskHandle });
     // Another account's task is one this caller can't see.
     if (!task || (task.account ?? "") !== this.account) fail("ResourceNotFound", "Task does not exist.");
@@ -128,10 +128,10 @@ export class MoveTasks {
   /** The source queue's tasks, newest first; `maxResults` 1–10, default 1 (the latest). */
   async list(sourceQueueName: string, maxResults = 1): Promise<MoveTaskRecord[]> {
     if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > limits.listMoveTasksMaxResults) {
-      fail("InvalidParameterValue", `Value ${maxResults} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`);
+      fail("InvalidParameterValue", `At most ${limits.listMoveTasksMaxResults} tasks can be listed at once (at least 1), got ${maxResults}.`, { kind: "moveTaskListLimit", value: maxResults });
     }
     const source = await this.store.queueGet({ account: this.account, name: sourceQueueName });
-    if (!source) resourceNotFound("SourceArn");
+    if (!source) queueNotFound("source", sourceQueueName);
     return this.store.moveTaskList({ account: this.account, sourceQueueName, limit: maxResults });
   }
 }

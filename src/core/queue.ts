@@ -2,14 +2,16 @@
 import { fail } from "./errors.js";
 import { limits } from "./limits.js";
 
+/** Where a queue's messages go after maxReceiveCount receives. Queues by name: ARNs are the SQS layer's. */
 export interface RedrivePolicy {
-  deadLetterTargetArn: string;
+  deadLetterQueueName: string;
   maxReceiveCount: number;
 }
 
+/** Which queues may use this one as their dead-letter queue (with byQueue: those named). */
 export interface RedriveAllowPolicy {
   redrivePermission: "allowAll" | "denyAll" | "byQueue";
-  sourceQueueArns?: string[];
+  sourceQueueNames?: string[];
 }
 
 /** Everything a queue can be configured with. Units last in names. */

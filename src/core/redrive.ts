@@ -1,24 +1,20 @@
 /**
  * Dead-letter queues: checking a RedrivePolicy against its target (exists, same queue type, its
  * RedriveAllowPolicy admits the source), resolving the target on receive, and finding a DLQ's
- * source queues. ARNs arrive already checked for account and region by the protocol layer; core
- * only needs the queue name, their last segment.
+ * source queues. Queues are named by name (the SQS layer turns its ARNs into names and back).
  */
-import { fail } from "./errors.js";
+import { type ErrorSubject, fail } from "./errors.js";
 import { limits } from "./limits.js";
 import type { QueueConfig, QueueRecord, RedrivePolicy } from "./queue.js";
 import type { DeadLetterTarget } from "./store.js";
 
-/** The queue name an SQS ARN names (`arn:aws:sqs:<region>:<account>:<name>`). */
-export function queueNameOfArn(arn: string): string {
-  return arn.slice(arn.lastIndexOf(":") + 1);
-}
-
 export type QueueLookup = (name: string) => Promise<QueueRecord | undefined>;
 
-function invalidPolicy(policy: RedrivePolicy, reason: string): never {
-  const value = JSON.stringify({ deadLetterTargetArn: policy.deadLetterTargetArn, maxReceiveCount: policy.maxReceiveCount });
-  fail("InvalidParameterValue", `Value ${value} for parameter RedrivePolicy is invalid. Reason: ${reason}`);
+type PolicyProblem = Extract<ErrorSubject, { kind: "deadLetterQueue" }>["problem"];
+
+function invalidPolicy(policy: RedrivePolicy, fifoSource: boolean, problem: PolicyProblem, message: string): never {
+  const { deadLetterQueueName, maxReceiveCount } = policy;
+  fail("InvalidParameterValue", message, { kind: "deadLetterQueue", problem, deadLetterQueueName, maxReceiveCount, fifoSource });
 }
 
 /**
@@ -29,22 +25,23 @@ function invalidPolicy(policy: RedrivePolicy, reason: string): never {
 export async function checkRedrivePolicy(sourceName: string, config: QueueConfig, lookup: QueueLookup): Promise<void> {
   const policy = config.redrivePolicy;
   if (!policy) return;
-  const target = await lookup(queueNameOfArn(policy.deadLetterTargetArn));
-  if (!target) invalidPolicy(policy, "Dead letter target does not exist.");
-  if (target.config.fifoQueue !== config.fifoQueue) {
-    invalidPolicy(policy, config.fifoQueue ? "Dead-letter queue of a FIFO queue must be a FIFO queue." : "Dead-letter queue of a standard queue must be a standard queue.");
+  const fifo = config.fifoQueue;
+  const target = await lookup(policy.deadLetterQueueName);
+  if (!target) invalidPolicy(policy, fifo, "missing", `The dead-letter queue ${policy.deadLetterQueueName} does not exist.`);
+  if (target.config.fifoQueue !== fifo) {
+    invalidPolicy(policy, fifo, "otherType", fifo ? "The dead-letter queue of a FIFO queue must be a FIFO queue." : "The dead-letter queue of a standard queue must be a standard queue.");
   }
   const allow = target.config.redriveAllowPolicy;
   if (!allow || allow.redrivePermission === "allowAll") return;
-  const admitted = allow.redrivePermission === "byQueue" && (allow.sourceQueueArns ?? []).some((arn) => queueNameOfArn(arn) === sourceName);
-  if (!admitted) invalidPolicy(policy, `The RedriveAllowPolicy of ${target.name} does not allow this queue to use it as a dead-letter queue.`);
+  const admitted = allow.redrivePermission === "byQueue" && (allow.sourceQueueNames ?? []).includes(sourceName);
+  if (!admitted) invalidPolicy(policy, fifo, "notAllowed", `The RedriveAllowPolicy of ${target.name} does not allow this queue to use it as a dead-letter queue.`);
 }
 
 /** Where this queue's receives dead-letter to, or undefined (no policy, or the target is gone). */
 export async function deadLetterTargetFor(queue: QueueRecord, lookup: QueueLookup): Promise<DeadLetterTarget | undefined> {
   const policy = queue.config.redrivePolicy;
   if (!policy) return undefined;
-  const target = await lookup(queueNameOfArn(policy.deadLetterTargetArn));
+  const target = await lookup(policy.deadLetterQueueName);
   // A deleted DLQ stops dead-lettering rather than losing messages (SQS keeps them in the source too).
   if (!target || target.id === queue.id) return undefined;
   return { queueId: target.id, maxReceiveCount: policy.maxReceiveCount, sourceQueueName: queue.name };
@@ -52,7 +49,7 @@ export async function deadLetterTargetFor(queue: QueueRecord, lookup: QueueLooku
 
 export function isDeadLetterSourceOf(queue: QueueRecord, deadLetterQueueName: string): boolean {
   const policy = queue.config.redrivePolicy;
-  return policy !== undefined && queueNameOfArn(policy.deadLetterTargetArn) === deadLetterQueueName;
+  return policy !== undefined && policy.deadLetterQueueName === deadLetterQueueName;
 }
 
 /** The part of QueueService this module needs (keeps the dependency one-way). */

@@ -153,8 +153,6 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     clock,
     ids,
     senderId: config.accountId,
-    region: config.region,
-    accountId: config.accountId,
     idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     eventRetentionSeconds: config.eventRetentionSeconds,
     onError: logUnexpected,

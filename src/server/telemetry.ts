@@ -26,10 +26,9 @@ export interface Telemetry {
   followJobs(jobs: JobService): () => void;
 }
 
-/** The dead-letter queue a queue's redrive policy names (its ARN's last segment). */
+/** The dead-letter queue a queue's redrive policy names. */
 function deadLetterQueueOf(queue: QueueRecord): string | undefined {
-  const arn = queue.config.redrivePolicy?.deadLetterTargetArn;
-  return arn === undefined ? undefined : arn.slice(arn.lastIndexOf(":") + 1);
+  return queue.config.redrivePolicy?.deadLetterQueueName;
 }
 
 export function createTelemetry(p: {

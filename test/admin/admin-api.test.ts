@@ -151,7 +151,7 @@ describe("purge and attributes", () => {
     await s.server.queues.createQueue({ name: "f.fifo", config: { fifoQueue: true } });
     const put = await ok("PUT", "/v1/queues/src/attributes", { visibilityTimeoutSeconds: 90, delaySeconds: 5, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 4 }, defaultPriority: 3 });
     expect(put.queue).toMatchObject({ deadLetterQueue: "dlq", attributes: { visibilityTimeoutSeconds: 90, delaySeconds: 5, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 4 }, defaultPriority: 3 } });
-    expect((await s.server.queues.getQueue("src")).config).toMatchObject({ visibilityTimeoutSeconds: 90, redrivePolicy: { deadLetterTargetArn: "arn:aws:sqs:us-east-1:000000000000:dlq", maxReceiveCount: 4 } });
+    expect((await s.server.queues.getQueue("src")).config).toMatchObject({ visibilityTimeoutSeconds: 90, redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 4 } });
     const before = await ok("GET", "/v1/queues/src");
     expect(await errorCode("PUT", "/v1/queues/src/attributes", { visibilityTimeoutSeconds: 43_201 })).toEqual([400, "ValidationFailed"]);
     expect(await errorCode("PUT", "/v1/queues/src/attributes", { redrivePolicy: { deadLetterQueue: "missing", maxReceiveCount: 1 } })).toEqual([400, "InvalidParameterValue"]);

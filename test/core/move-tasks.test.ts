@@ -56,7 +56,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const arn = (name: string): string => `arn:aws:sqs:us-east-1:000000000000:${name}`;
 
 async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
   try {
@@ -72,7 +71,7 @@ async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
 async function deadLettered(count: number, source = "src", config: Partial<QueueConfig> = {}): Promise<{ src: QueueRecord; dlq: QueueRecord }> {
   const s = node.service;
   const dlq = (await s.getQueue("dlq").catch(() => undefined)) ?? (await s.createQueue({ name: "dlq" })).queue;
-  const { queue: src } = await s.createQueue({ name: source, config: { visibilityTimeoutSeconds: 0, redrivePolicy: { deadLetterTargetArn: arn("dlq"), maxReceiveCount: 1 }, ...config } });
+  const { queue: src } = await s.createQueue({ name: source, config: { visibilityTimeoutSeconds: 0, redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 1 }, ...config } });
   await Promise.all(Array.from({ length: Math.ceil(count / 10) }, (_, b) => s.sendMessages(src, Array.from({ length: Math.min(10, count - b * 10) }, (_, i) => ({ body: `${source}-${b * 10 + i}` })))));
   // First receive delivers (count 1, visibility 0); the next moves everything to the DLQ.
   while ((await s.queueStats(src)).visible > 0) {
@@ -160,7 +159,7 @@ describe("StartMessageMoveTask", () => {
     await node.service.deleteQueue("gone");
     await node.service.moveTasks.start({ sourceQueueName: "dlq" });
     await node.service.moveTasks.runner.idle();
-    expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "CouldNotDetermineMessageSource", movedCount: 0 });
+    expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "MessageSourceUnknown", movedCount: 0 });
   });
 
   it("fails, moving nothing, when the destination is deleted after the runner read it", async () => {
@@ -175,7 +174,7 @@ describe("StartMessageMoveTask", () => {
     await node.service.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "dest" });
     await node.service.moveTasks.runner.idle();
     expect(raced).toHaveBeenCalledTimes(1);
-    expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "AWS.SimpleQueueService.NonExistentQueue", movedCount: 0 });
+    expect((await node.service.moveTasks.list("dlq"))[0]).toMatchObject({ status: "FAILED", failureReason: "DestinationQueueGone", movedCount: 0 });
     expect((await bodiesIn(dlq)).length).toBe(5); // still where they were
   });
 
@@ -191,7 +190,7 @@ describe("StartMessageMoveTask", () => {
     await node.service.moveTasks.runner.idle();
     expect(raced).toHaveBeenCalledTimes(1);
     // Its messages went with it: an empty batch, which must not pass for "all moved" (COMPLETED).
-    expect(await node.store.moveTaskGet({ taskHandle })).toMatchObject({ status: "FAILED", failureReason: "AWS.SimpleQueueService.NonExistentQueue", movedCount: 0 });
+    expect(await node.store.moveTaskGet({ taskHandle })).toMatchObject({ status: "FAILED", failureReason: "SourceQueueGone", movedCount: 0 });
   });
 
   it("resumes after a restart", async () => {
@@ -231,7 +230,7 @@ describe("StartMessageMoveTask on FIFO queues", () => {
     const { queue: dlq } = await s.createQueue({ name: "dlq.fifo", config: { fifoQueue: true, contentBasedDeduplication: true } });
     const { queue: src } = await s.createQueue({
       name: "src.fifo",
-      config: { fifoQueue: true, contentBasedDeduplication: true, visibilityTimeoutSeconds: 0, redrivePolicy: { deadLetterTargetArn: arn("dlq.fifo"), maxReceiveCount: 1 } },
+      config: { fifoQueue: true, contentBasedDeduplication: true, visibilityTimeoutSeconds: 0, redrivePolicy: { deadLetterQueueName: "dlq.fifo", maxReceiveCount: 1 } },
     });
     await s.sendMessages(src, Array.from({ length: count }, (_, i) => ({ body: `old-${i}`, groupId: "g" })));
     while ((await s.queueStats(src)).visible > 0) await s.receiveMessages(src, { maxMessages: 10 });

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SluiceError } from "../../src/core/errors.js";
-import { addPermission, removePermission } from "../../src/core/permissions.js";
 import type { QueueConfig } from "../../src/core/queue.js";
 import { listDeadLetterSourceQueues } from "../../src/core/redrive.js";
 import { type ServiceHarness, openServiceHarness, settle } from "./service-harness.js";
@@ -23,12 +22,14 @@ async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
   throw new Error("expected an error");
 }
 
-const arn = (name: string): string => `arn:aws:sqs:us-east-1:000000000000:${name}`;
-const redrive = (dlq: string, maxReceiveCount = 2): Partial<QueueConfig> => ({ redrivePolicy: { deadLetterTargetArn: arn(dlq), maxReceiveCount } });
+const redrive = (dlq: string, maxReceiveCount = 2): Partial<QueueConfig> => ({ redrivePolicy: { deadLetterQueueName: dlq, maxReceiveCount } });
 
 describe("RedrivePolicy", () => {
   it("needs an existing dead-letter queue of the same type", async () => {
-    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("missing") }))).message).toMatch(/does not exist/);
+    const missing = await errorOf(h.service.createQueue({ name: "src", config: redrive("missing", 3) }));
+    expect([missing.code, missing.message]).toEqual(["InvalidParameterValue", "The dead-letter queue missing does not exist."]);
+    // What the error is about, for a protocol that words it its own way (SQS: ARNs, RedrivePolicy).
+    expect(missing.subject).toEqual({ kind: "deadLetterQueue", problem: "missing", deadLetterQueueName: "missing", maxReceiveCount: 3, fifoSource: false });
     await h.service.createQueue({ name: "dlq.fifo", config: { fifoQueue: true } });
     await h.service.createQueue({ name: "dlq" });
     expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("dlq.fifo") }))).code).toBe("InvalidParameterValue");
@@ -40,7 +41,7 @@ describe("RedrivePolicy", () => {
 
   it("is refused when the dead-letter queue's RedriveAllowPolicy does not admit the source", async () => {
     await h.service.createQueue({ name: "closed", config: { redriveAllowPolicy: { redrivePermission: "denyAll" } } });
-    await h.service.createQueue({ name: "picky", config: { redriveAllowPolicy: { redrivePermission: "byQueue", sourceQueueArns: [arn("friend")] } } });
+    await h.service.createQueue({ name: "picky", config: { redriveAllowPolicy: { redrivePermission: "byQueue", sourceQueueNames: ["friend"] } } });
     expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("closed") }))).code).toBe("InvalidParameterValue");
     expect((await errorOf(h.service.createQueue({ name: "stranger", config: redrive("picky") }))).code).toBe("InvalidParameterValue");
     await h.service.createQueue({ name: "friend", config: redrive("picky") });
@@ -109,43 +110,5 @@ describe("dead-lettering", () => {
     expect([page2.queues.map((q) => q.name), page2.hasMore]).toEqual([["s3"], false]);
     expect((await errorOf(listDeadLetterSourceQueues(h.service, "nope"))).code).toBe("QueueNotFound");
     expect((await errorOf(listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 0 }))).code).toBe("InvalidParameterValue");
-  });
-});
-
-describe("AddPermission / RemovePermission", () => {
-  const queueArn = arn("q");
-
-  it("maintain one Policy statement per label", async () => {
-    await h.service.createQueue({ name: "q" });
-    await addPermission(h.service, "q", { label: "send", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn });
-    await addPermission(h.service, "q", { label: "both", accountIds: ["111122223333", "444455556666"], actions: ["ReceiveMessage", "DeleteMessage"], queueArn });
-    const policy = JSON.parse((await h.service.getQueue("q")).config.policy!);
-    expect(policy).toMatchObject({ Version: "2008-10-17", Id: `${queueArn}/SQSDefaultPolicy` });
-    expect(policy.Statement).toEqual([
-      { Sid: "send", Effect: "Allow", Principal: { AWS: "arn:aws:iam::111122223333:root" }, Action: "SQS:SendMessage", Resource: queueArn },
-      {
-        Sid: "both",
-        Effect: "Allow",
-        Principal: { AWS: ["arn:aws:iam::111122223333:root", "arn:aws:iam::444455556666:root"] },
-        Action: ["SQS:ReceiveMessage", "SQS:DeleteMessage"],
-        Resource: queueArn,
-      },
-    ]);
-    await removePermission(h.service, "q", "send");
-    expect(JSON.parse((await h.service.getQueue("q")).config.policy!).Statement.map((s: { Sid: string }) => s.Sid)).toEqual(["both"]);
-    await removePermission(h.service, "q", "both");
-    expect((await h.service.getQueue("q")).config.policy).toBeUndefined();
-  });
-
-  it("reject duplicate or unknown labels, bad accounts and actions", async () => {
-    await h.service.createQueue({ name: "q" });
-    const ok = { label: "l", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn };
-    await addPermission(h.service, "q", ok);
-    expect((await errorOf(addPermission(h.service, "q", ok))).message).toMatch(/Already exists/);
-    expect((await errorOf(removePermission(h.service, "q", "nope"))).message).toMatch(/can't find label/);
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", accountIds: ["123"] }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", actions: ["CreateQueue"] }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "bad label" }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "nope", { ...ok, label: "x" }))).code).toBe("QueueNotFound");
   });
 });

@@ -7,7 +7,7 @@ import type { Clock } from "../clock.js";
 import { SluiceError, fail } from "../errors.js";
 import type { QueueConfig, QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
-import { deadLetterTargetFor, queueNameOfArn } from "../redrive.js";
+import { deadLetterTargetFor } from "../redrive.js";
 import type { Store } from "../store.js";
 import type { JobStore } from "./job-store.js";
 import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings, withSettingDefaults } from "./job-settings.js";
@@ -30,8 +30,6 @@ export interface JobQueuesDeps {
   store: JobStore & Pick<Store, "queueGet" | "notifier">;
   queues: QueueService;
   clock: Clock;
-  region: string;
-  accountId: string;
 }
 
 export class JobQueues {
@@ -69,10 +67,9 @@ export class JobQueues {
     if (!(await this.deps.store.queueGet({ name: dlqName }))) {
       await this.createOrGet(dlqName, { messageRetentionPeriodSeconds: jobQueueRetentionSeconds });
     }
-    const arn = `arn:aws:sqs:${this.deps.region}:${this.deps.accountId}:${dlqName}`;
     return this.createOrGet(name, {
       messageRetentionPeriodSeconds: jobQueueRetentionSeconds,
-      redrivePolicy: { deadLetterTargetArn: arn, maxReceiveCount: backstopMaxReceiveCount },
+      redrivePolicy: { deadLetterQueueName: dlqName, maxReceiveCount: backstopMaxReceiveCount },
     });
   }
 
@@ -101,7 +98,7 @@ export class JobQueues {
       deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ name: n })),
     ]);
     const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
-    if (target) policy.deadLetter = { queueId: target.queueId, name: queueNameOfArn(queue.config.redrivePolicy!.deadLetterTargetArn) };
+    if (target) policy.deadLetter = { queueId: target.queueId, name: queue.config.redrivePolicy!.deadLetterQueueName };
     this.byId.set(queue.id, { policy, fetchedAtMs: nowMs });
     return policy;
   }

@@ -43,9 +43,6 @@ export interface JobServiceDeps {
   clock: Clock;
   ids: IdSource;
   senderId: string;
-  /** For the ARN of an auto-created dead-letter queue. */
-  region?: string;
-  accountId?: string;
   /** Uniform in [0, 1): backoff jitter. */
   random?: () => number;
   idempotencyKeyTtlSeconds?: number;
@@ -83,7 +80,7 @@ export class JobService {
     this.queues = deps.queues;
     this.clock = deps.clock;
     this.feed = new JobEventFeed(deps.store, deps.onError);
-    this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock, region: deps.region ?? "us-east-1", accountId: deps.accountId ?? "000000000000" });
+    this.jobQueues = new JobQueues({ store: deps.store, queues: deps.queues, clock: deps.clock });
     this.shared = {
       store: deps.store,
       queues: deps.queues,

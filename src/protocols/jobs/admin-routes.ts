@@ -79,7 +79,7 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     const { redrivePolicy, ...rest } = body;
     const patch: Partial<QueueConfig> = { ...rest };
     if (redrivePolicy === null) patch.redrivePolicy = undefined;
-    else if (redrivePolicy) patch.redrivePolicy = { deadLetterTargetArn: arnOf(redrivePolicy.deadLetterQueue), maxReceiveCount: redrivePolicy.maxReceiveCount };
+    else if (redrivePolicy) patch.redrivePolicy = { deadLetterQueueName: redrivePolicy.deadLetterQueue, maxReceiveCount: redrivePolicy.maxReceiveCount };
     return patch;
   }
 

@@ -2,7 +2,7 @@
  * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
  * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
  */
-import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, queueNameOfArn, type WorkersAdvice } from "../../core/index.js";
+import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, type WorkersAdvice } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {
@@ -116,7 +116,7 @@ export function attributesWire(config: QueueConfig): Record<string, unknown> {
     messageRetentionPeriodSeconds: config.messageRetentionPeriodSeconds,
     maximumMessageSizeBytes: config.maximumMessageSizeBytes,
     receiveMessageWaitTimeSeconds: config.receiveMessageWaitTimeSeconds,
-    redrivePolicy: policy ? { deadLetterQueue: queueNameOfArn(policy.deadLetterTargetArn), maxReceiveCount: policy.maxReceiveCount } : null,
+    redrivePolicy: policy ? { deadLetterQueue: policy.deadLetterQueueName, maxReceiveCount: policy.maxReceiveCount } : null,
     contentBasedDeduplication: config.contentBasedDeduplication,
     defaultPriority: config.defaultPriority,
   };

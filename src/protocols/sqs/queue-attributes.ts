@@ -6,6 +6,7 @@
 import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import { differingConfigKeys, fail, limits, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
 import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
+import { redrivePolicyJson } from "./sqs-wording.js";
 
 type ConfigPatch = Partial<QueueConfig>;
 
@@ -59,13 +60,12 @@ function parseRedrivePolicy(value: string, identity: SqsIdentity): RedrivePolicy
   if (value === "") return undefined;
   const json = parseJsonObject("RedrivePolicy", value);
   const arn = json.deadLetterTargetArn;
-  if (typeof arn !== "string" || queueNameFromArn(identity, arn) === undefined) {
-    invalidValue("RedrivePolicy", value, "deadLetterTargetArn must be the ARN of a queue of this account and region");
-  }
+  const deadLetterQueueName = typeof arn === "string" ? queueNameFromArn(identity, arn) : undefined;
+  if (deadLetterQueueName === undefined) invalidValue("RedrivePolicy", value, "deadLetterTargetArn must be the ARN of a queue of this account and region");
   const count = json.maxReceiveCount;
   const maxReceiveCount = typeof count === "number" ? count : typeof count === "string" && /^\d{1,10}$/.test(count) ? Number(count) : Number.NaN;
   if (!Number.isInteger(maxReceiveCount)) invalidValue("RedrivePolicy", value, "maxReceiveCount must be an integer");
-  return { deadLetterTargetArn: arn, maxReceiveCount };
+  return { deadLetterQueueName, maxReceiveCount };
 }
 
 const redrivePermissions = new Set(["allowAll", "denyAll", "byQueue"]);
@@ -82,9 +82,10 @@ function parseRedriveAllowPolicy(value: string, identity: SqsIdentity): RedriveA
     if (arns !== undefined) invalidValue("RedriveAllowPolicy", value, "sourceQueueArns is allowed only with redrivePermission byQueue");
     return { redrivePermission: permission as RedriveAllowPolicy["redrivePermission"] };
   }
-  const valid = Array.isArray(arns) && arns.length >= 1 && arns.length <= 10 && arns.every((a) => typeof a === "string" && queueNameFromArn(identity, a) !== undefined);
+  const names = Array.isArray(arns) ? arns.map((a: unknown) => (typeof a === "string" ? queueNameFromArn(identity, a) : undefined)) : [];
+  const valid = names.length >= 1 && names.length <= 10 && names.every((n) => n !== undefined);
   if (!valid) invalidValue("RedriveAllowPolicy", value, "sourceQueueArns must list 1 to 10 queue ARNs of this account and region");
-  return { redrivePermission: "byQueue", sourceQueueArns: arns as string[] };
+  return { redrivePermission: "byQueue", sourceQueueNames: names as string[] };
 }
 
 function integerAttribute(name: string, key: "visibilityTimeoutSeconds" | "delaySeconds" | "messageRetentionPeriodSeconds" | "maximumMessageSizeBytes" | "receiveMessageWaitTimeSeconds" | "defaultPriority"): AttributeSpec {
@@ -120,16 +121,18 @@ const attributeSpecs: Record<string, AttributeSpec> = {
   DelaySeconds: integerAttribute("DelaySeconds", "delaySeconds"),
   ReceiveMessageWaitTimeSeconds: integerAttribute("ReceiveMessageWaitTimeSeconds", "receiveMessageWaitTimeSeconds"),
   RedrivePolicy: {
-    read: ({ queue }) => {
+    read: ({ queue, identity }) => {
       const p = queue.config.redrivePolicy;
-      return p && JSON.stringify({ deadLetterTargetArn: p.deadLetterTargetArn, maxReceiveCount: p.maxReceiveCount });
+      return p && redrivePolicyJson(identity, p);
     },
     write: (value, patch, identity) => void (patch.redrivePolicy = parseRedrivePolicy(value, identity)),
   },
   RedriveAllowPolicy: {
-    read: ({ queue }) => {
+    read: ({ queue, identity }) => {
       const p = queue.config.redriveAllowPolicy;
-      return p && JSON.stringify(p.sourceQueueArns ? { redrivePermission: p.redrivePermission, sourceQueueArns: p.sourceQueueArns } : { redrivePermission: p.redrivePermission });
+      if (!p) return undefined;
+      const sourceQueueArns = p.sourceQueueNames?.map((name) => queueArn(identity, name));
+      return JSON.stringify(sourceQueueArns ? { redrivePermission: p.redrivePermission, sourceQueueArns } : { redrivePermission: p.redrivePermission });
     },
     write: (value, patch, identity) => void (patch.redriveAllowPolicy = parseRedriveAllowPolicy(value, identity)),
   },

@@ -4,6 +4,8 @@
  * smithy model's `awsQueryError` traits; codes the model doesn't define use one name for both.
  */
 import { type ErrorCode, SluiceError } from "../../core/index.js";
+import type { SqsIdentity } from "./queue-url.js";
+import { sqsMessageOf } from "./sqs-wording.js";
 
 export type SqsFault = "Sender" | "Receiver";
 
@@ -126,10 +128,12 @@ export function inQueryWording(error: SqsWireError): SqsWireError {
 
 /**
  * Any thrown value → the error to send. Unknown errors are programmer errors: the client gets
- * a generic InternalError, and `onUnexpected` (the server's logger) gets the real one.
+ * a generic InternalError, and `onUnexpected` (the server's logger) gets the real one. With the
+ * identity of the account the request works on, core's errors are worded as SQS words them
+ * (sqs-wording.ts).
  */
-export function toSqsWireError(err: unknown, onUnexpected?: (err: unknown) => void): SqsWireError {
-  if (err instanceof SluiceError) return { ...sqsErrorForCode[err.code], message: err.message };
+export function toSqsWireError(err: unknown, onUnexpected?: (err: unknown) => void, identity?: SqsIdentity): SqsWireError {
+  if (err instanceof SluiceError) return { ...sqsErrorForCode[err.code], message: identity === undefined ? err.message : sqsMessageOf(err, identity) };
   if (err instanceof SqsProtocolError) return { ...protocolErrors[err.errorName], message: err.message };
   onUnexpected?.(err);
   return { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." };

@@ -19,6 +19,7 @@ import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./det
 import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
 import { decodeQueryInput } from "./query-codec.js";
 import { actsOnQueue } from "./query-shapes.js";
+import type { SqsIdentity } from "./queue-url.js";
 import { type ProtocolErrorName, type SqsWireError, inQueryWording, protocolFail, sqsErrorForCode, toSqsWireError } from "./sqs-errors.js";
 import type { WireObject } from "./wire-input.js";
 import { xmlErrorResponse, xmlResponse } from "./xml.js";
@@ -165,6 +166,8 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     // Here, not in front of one route: the fast path and the fastify routes refuse alike.
     if (opts.shutdownSignal?.aborted) return { ...retryShortly(errorResponse(protocol, shuttingDown, requestId)), details: { ...details, errorCode: shuttingDown.shape } };
     let input: WireObject = {};
+    // The account the request works on, once known: its errors name that account's ARNs (sqs-wording.ts).
+    let identity: SqsIdentity | undefined;
     try {
       // Before anything is decoded: an unsigned request learns nothing but that it must sign.
       const principal = authenticate(request);
@@ -197,13 +200,14 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
       }
       const baseUrl = `http://${header(request.headers, "host") ?? "localhost"}`;
       const scope = await scopes.resolve({ callerAccountId: principal?.accountId, action, input, baseUrl });
-      const ctx: ActionContext = { queues: scope.queues, identity: scope.identity, baseUrl, signal };
+      identity = scope.identity;
+      const ctx: ActionContext = { queues: scope.queues, identity, baseUrl, signal };
       const result = await registered.invoke(input, ctx);
       details.queue = queueOf(input);
       if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json(), details };
       return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlResponse(action, result.xml(), requestId), details };
     } catch (err) {
-      const error = toSqsWireError(err, onUnexpected);
+      const error = toSqsWireError(err, onUnexpected, identity);
       details.queue = queueOf(input);
       details.errorCode = error.shape;
       return { ...errorResponse(protocol, error, requestId), details };

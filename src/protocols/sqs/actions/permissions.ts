@@ -1,9 +1,9 @@
 /**
  * AddPermission and RemovePermission: they maintain the queue's Policy document (one statement per
- * label). Sluice stores and returns the policy; it does not enforce it (docs/sqs-compatibility.md).
+ * label, permission-statements.ts); queue-policy.ts enforces it for other accounts.
  */
-import { addPermission as addToPolicy, removePermission as removeFromPolicy } from "../../../core/index.js";
 import { defineAction, queueForUrl } from "../action.js";
+import { addPermission as addToPolicy, removePermission as removeFromPolicy } from "../permission-statements.js";
 import { queueArn } from "../queue-url.js";
 import { optionalStringList, requiredString } from "../wire-input.js";
 

@@ -6,6 +6,7 @@
 import { fail, type MoveTaskRecord, listDeadLetterSourceQueues as listSources } from "../../../core/index.js";
 import { type ActionContext, defineAction, queueForUrl, urlOfQueue } from "../action.js";
 import { queueArn, queueNameFromArn } from "../queue-url.js";
+import { sqsFailureReason } from "../sqs-wording.js";
 import { optionalInteger, optionalString, requiredString } from "../wire-input.js";
 import { xmlElement } from "../xml.js";
 
@@ -106,7 +107,7 @@ function taskEntry(ctx: ActionContext, t: MoveTaskRecord): MoveTaskEntry {
     MaxNumberOfMessagesPerSecond: t.maxMessagesPerSecond,
     ApproximateNumberOfMessagesMoved: t.movedCount,
     ApproximateNumberOfMessagesToMove: t.toMoveCount,
-    FailureReason: t.failureReason,
+    FailureReason: sqsFailureReason(t),
     StartedTimestamp: t.startedAtMs,
   };
 }

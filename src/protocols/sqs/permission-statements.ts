@@ -1,11 +1,9 @@
 /**
  * AddPermission / RemovePermission: they edit the queue's Policy document (IAM JSON), one
- * statement per label, as SQS does. Sluice stores and returns the policy but does not enforce it
- * yet — enforcement comes with authentication (docs/sqs-compatibility.md).
+ * statement per label, as SQS does. What the policy then lets another account do is
+ * queue-policy.ts's to decide.
  */
-import { fail } from "./errors.js";
-import { limits } from "./limits.js";
-import type { QueueConfig, QueueRecord } from "./queue.js";
+import { type QueueConfig, type QueueRecord, fail, limits } from "../../core/index.js";
 
 /** The actions SQS lets AddPermission grant (cross-account permissions exist only for these). */
 const grantableActions = new Set([
@@ -44,7 +42,7 @@ export interface AddPermissionInput {
   label: string;
   accountIds: string[];
   actions: string[];
-  /** The queue's ARN, the statements' Resource (core doesn't know region and account). */
+  /** The queue's ARN, the statements' Resource. */
   queueArn: string;
 }
 

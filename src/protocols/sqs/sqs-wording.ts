@@ -1,0 +1,63 @@
+/**
+ * Core's words turned into SQS's, in one place: core names queues by name and its inputs its own
+ * way (an error's `subject`, a move task's failure); SQS answers with ARNs, its parameter names and
+ * the texts it is recorded giving.
+ */
+import type { MoveTaskRecord, RedrivePolicy, SluiceError } from "../../core/index.js";
+import { limits } from "../../core/index.js";
+import { type SqsIdentity, queueArn } from "./queue-url.js";
+
+/** A RedrivePolicy as SQS writes it: the dead-letter queue as an ARN. */
+export function redrivePolicyJson(identity: SqsIdentity, policy: RedrivePolicy): string {
+  return JSON.stringify({ deadLetterTargetArn: queueArn(identity, policy.deadLetterQueueName), maxReceiveCount: policy.maxReceiveCount });
+}
+
+const resourceMissing = (parameter: string): string => `The resource that you specified for the ${parameter} parameter doesn't exist.`;
+
+/** The message of a core error as SQS words it; the core message when SQS has no words of its own for it. */
+export function sqsMessageOf(err: SluiceError, identity: SqsIdentity): string {
+  // SQS's words for a second active task, whatever the code becomes on its wire (sqs-errors.ts).
+  if (err.code === "RedriveInProgress") return "There is already a task running. Only one active task is allowed for a source queue arn at a given time.";
+  const subject = err.subject;
+  if (subject === undefined) return err.message;
+  switch (subject.kind) {
+    case "moveTaskSource":
+      return err.code === "ResourceNotFound" ? resourceMissing("SourceArn") : err.message;
+    case "moveTaskDestination":
+      return err.code === "ResourceNotFound" ? resourceMissing("DestinationArn") : err.message;
+    case "moveTaskDestinationInvalid":
+      return `Value for parameter DestinationArn is invalid. Reason: ${
+        subject.reason === "isSource" ? "the destination can't be the source queue." : "source and destination queues must be of the same type (both FIFO or both standard)."
+      }`;
+    case "moveTaskHandle":
+      return "Value for parameter TaskHandle is invalid.";
+    case "moveTaskRate":
+      return `Value ${subject.value} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between ${limits.moveTaskRateMin} and ${limits.moveTaskRateMax}.`;
+    case "moveTaskListLimit":
+      return `Value ${subject.value} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`;
+    case "deadLetterQueue": {
+      const policy = redrivePolicyJson(identity, subject);
+      const reason =
+        subject.problem === "missing"
+          ? "Dead letter target does not exist."
+          : subject.problem === "otherType"
+            ? subject.fifoSource
+              ? "Dead-letter queue of a FIFO queue must be a FIFO queue."
+              : "Dead-letter queue of a standard queue must be a standard queue."
+            : `The RedriveAllowPolicy of ${subject.deadLetterQueueName} does not allow this queue to use it as a dead-letter queue.`;
+      return `Value ${policy} for parameter RedrivePolicy is invalid. Reason: ${reason}`;
+    }
+  }
+}
+
+/** Move task failures, from core's reasons (stores may hold SQS's own from before: they pass as they are). */
+const failureReasons: Readonly<Record<string, string>> = {
+  SourceQueueGone: "AWS.SimpleQueueService.NonExistentQueue",
+  DestinationQueueGone: "AWS.SimpleQueueService.NonExistentQueue",
+  MessageSourceUnknown: "CouldNotDetermineMessageSource",
+};
+
+export function sqsFailureReason(task: MoveTaskRecord): string | undefined {
+  const reason = task.failureReason;
+  return reason === undefined ? undefined : (failureReasons[reason] ?? reason);
+}

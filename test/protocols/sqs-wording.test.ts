@@ -1,0 +1,97 @@
+/**
+ * Core words its errors and move-task failures protocol-neutrally (queues by name, its own input
+ * names); the SQS layer answers in SQS's words: ARNs, SQS parameter names, SQS's recorded texts.
+ * Each case goes through the real SQS handler on a real SQLite store.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type SqsHarness, accountId, openHarness, region } from "./sqs-harness.js";
+
+let h: SqsHarness;
+beforeEach(async () => {
+  h = await openHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const arn = (name: string): string => `arn:aws:sqs:${region}:${accountId}:${name}`;
+
+async function errorOf(action: string, body: unknown): Promise<{ type: string; message: string }> {
+  const res = await h.json(action, body);
+  expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
+  const json = res.json() as { __type: string; message: string };
+  return { type: json.__type.replace("com.amazonaws.sqs#", ""), message: json.message };
+}
+
+describe("core's errors in SQS's words", () => {
+  it("a RedrivePolicy refused by core names the policy with its ARN, and SQS's reason", async () => {
+    await h.createQueue("fifo-dlq.fifo", { FifoQueue: "true" });
+    await h.createQueue("closed", { RedriveAllowPolicy: JSON.stringify({ redrivePermission: "denyAll" }) });
+    const policy = (dlq: string): string => JSON.stringify({ deadLetterTargetArn: arn(dlq), maxReceiveCount: 3 });
+    const value = (dlq: string): string => `Value {"deadLetterTargetArn":"${arn(dlq)}","maxReceiveCount":3} for parameter RedrivePolicy is invalid. Reason:`;
+    expect(await errorOf("CreateQueue", { QueueName: "a", Attributes: { RedrivePolicy: policy("ghost") } })).toEqual({
+      type: "InvalidParameterValueException",
+      message: `${value("ghost")} Dead letter target does not exist.`,
+    });
+    expect((await errorOf("CreateQueue", { QueueName: "b", Attributes: { RedrivePolicy: policy("fifo-dlq.fifo") } })).message).toBe(
+      `${value("fifo-dlq.fifo")} Dead-letter queue of a standard queue must be a standard queue.`,
+    );
+    expect((await errorOf("CreateQueue", { QueueName: "c", Attributes: { RedrivePolicy: policy("closed") } })).message).toBe(
+      `${value("closed")} The RedriveAllowPolicy of closed does not allow this queue to use it as a dead-letter queue.`,
+    );
+  });
+
+  it("move task inputs are named as StartMessageMoveTask, CancelMessageMoveTask and ListMessageMoveTasks name them", async () => {
+    await h.createQueue("dlq");
+    await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });
+    await h.createQueue("f.fifo", { FifoQueue: "true" });
+    expect(await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq"), DestinationArn: arn("ghost") })).toEqual({
+      type: "ResourceNotFoundException",
+      message: "The resource that you specified for the DestinationArn parameter doesn't exist.",
+    });
+    expect((await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq"), DestinationArn: arn("dlq") })).message).toBe(
+      "Value for parameter DestinationArn is invalid. Reason: the destination can't be the source queue.",
+    );
+    expect((await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq"), DestinationArn: arn("f.fifo") })).message).toBe(
+      "Value for parameter DestinationArn is invalid. Reason: source and destination queues must be of the same type (both FIFO or both standard).",
+    );
+    expect((await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq"), MaxNumberOfMessagesPerSecond: 501 })).message).toBe(
+      "Value 501 for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between 1 and 500.",
+    );
+    expect(await errorOf("CancelMessageMoveTask", { TaskHandle: "not-a-handle" })).toEqual({ type: "InvalidParameterValueException", message: "Value for parameter TaskHandle is invalid." });
+    expect((await errorOf("ListMessageMoveTasks", { SourceArn: arn("dlq"), MaxResults: 11 })).message).toBe("Value 11 for parameter MaxResults is invalid. Reason: Must be between 1 and 10.");
+    expect((await errorOf("ListMessageMoveTasks", { SourceArn: arn("ghost") })).message).toBe("The resource that you specified for the SourceArn parameter doesn't exist.");
+
+    // The same refusals keep core's own words where no SQS parameter is involved (the admin API shows these).
+    const refused = await h.queues.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "ghost" }).catch((err: Error) => err);
+    expect((refused as Error).message).toBe("The destination queue ghost does not exist.");
+  });
+
+  it("a second active move task is refused with SQS's text", async () => {
+    await h.createQueue("dlq");
+    await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });
+    await h.queues.sendMessage(await h.queues.getQueue("dlq"), { body: "m" });
+    // Rate-limited, on a clock that doesn't move: it stays RUNNING after its first batch.
+    expect((await h.json("StartMessageMoveTask", { SourceArn: arn("dlq"), DestinationArn: arn("src"), MaxNumberOfMessagesPerSecond: 1 })).statusCode).toBe(200);
+    expect(await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq") })).toEqual({
+      type: "InvalidParameterValueException",
+      message: "There is already a task running. Only one active task is allowed for a source queue arn at a given time.",
+    });
+  });
+
+  it("a failed move task's FailureReason is SQS's code for core's reason", async () => {
+    await h.createQueue("dlq");
+    await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });
+    await h.createQueue("dest");
+    await h.queues.sendMessage(await h.queues.getQueue("dlq"), { body: "m" });
+    // The destination was checked when the task started; deleted before the runner's first step, it fails the task.
+    await h.queues.moveTasks.runner.stop();
+    const started = await h.queues.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "dest" });
+    await h.queues.deleteQueue("dest");
+    await h.queues.moveTasks.runner.start();
+    await h.queues.moveTasks.runner.idle();
+    expect((await h.queues.moveTasks.list("dlq"))[0]).toMatchObject({ taskHandle: started.taskHandle, status: "FAILED", failureReason: "DestinationQueueGone" });
+    const listed = (await h.json("ListMessageMoveTasks", { SourceArn: arn("dlq") })).json() as { Results: Array<{ Status: string; FailureReason: string }> };
+    expect(listed.Results[0]).toMatchObject({ Status: "FAILED", FailureReason: "AWS.SimpleQueueService.NonExistentQueue" });
+  });
+});
