@@ -18,6 +18,16 @@ export function attributesToJson(attributes: MessageAttributes): string | null {
   return JSON.stringify(out);
 }
 
+/** The attributes as attributesFromJson(attributesToJson(attributes)) gives them, without the JSON: a binary value a Buffer, a missing string "". */
+export function attributesAsStored(attributes: MessageAttributes): MessageAttributes {
+  const out: MessageAttributes = {};
+  for (const name of Object.keys(attributes)) {
+    const v = attributes[name]!;
+    out[name] = v.binaryValue ? { dataType: v.dataType, binaryValue: Buffer.from(v.binaryValue) } : { dataType: v.dataType, stringValue: v.stringValue ?? "" };
+  }
+  return out;
+}
+
 export function attributesFromJson(json: string | null): MessageAttributes {
   if (!json) return {};
   const parsed = JSON.parse(json) as Record<string, StoredAttribute>;

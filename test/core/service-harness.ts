@@ -57,13 +57,18 @@ export async function settlesAfter<T>(clock: ManualClock, ms: number, pending: P
   return observed;
 }
 
-/** The core error code a promise rejects with (fails if it resolves or throws something else). */
-export async function errorCode(p: Promise<unknown>): Promise<string> {
+/** The core error a promise rejects with (fails if it resolves or throws something else). */
+export async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
   try {
     await p;
   } catch (err) {
-    if (err instanceof SluiceError) return err.code;
+    if (err instanceof SluiceError) return err;
     throw err;
   }
   throw new Error("expected an error");
+}
+
+/** The core error code a promise rejects with (fails if it resolves or throws something else). */
+export async function errorCode(p: Promise<unknown>): Promise<string> {
+  return (await errorOf(p)).code;
 }

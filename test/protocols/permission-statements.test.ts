@@ -1,8 +1,7 @@
 /** AddPermission / RemovePermission: the queue's Policy document (IAM JSON), edited by the SQS layer. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SluiceError } from "../../src/core/index.js";
 import { addPermission, removePermission } from "../../src/protocols/sqs/permission-statements.js";
-import { type ServiceHarness, openServiceHarness } from "../core/service-harness.js";
+import { type ServiceHarness, errorOf, openServiceHarness } from "../core/service-harness.js";
 
 let h: ServiceHarness;
 beforeEach(() => {
@@ -11,16 +10,6 @@ beforeEach(() => {
 afterEach(async () => {
   await h.close();
 });
-
-async function errorOf(p: Promise<unknown>): Promise<SluiceError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof SluiceError) return err;
-    throw err;
-  }
-  throw new Error("expected an error");
-}
 
 describe("AddPermission / RemovePermission", () => {
   const queueArn = "arn:aws:sqs:us-east-1:000000000000:q";

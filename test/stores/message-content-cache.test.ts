@@ -15,17 +15,17 @@ import { newMessage } from "../../src/stores/testkit/conformance.js";
 
 function content(messageId: string, body: string): MessageContent {
   return {
-    message_id: messageId,
+    messageId,
     body,
-    attributes: null,
-    system_attributes: null,
-    body_md5: "md5",
-    attributes_md5: null,
-    system_attributes_md5: null,
+    attributes: {},
+    systemAttributes: {},
+    bodyMd5: "md5",
+    attributesMd5: undefined,
+    systemAttributesMd5: undefined,
     priority: 0,
-    group_id: null,
-    dedup_id: null,
-    sender_id: "000000000000",
+    groupId: undefined,
+    deduplicationId: undefined,
+    senderId: "000000000000",
   };
 }
 
@@ -138,6 +138,30 @@ describe("SQLite receives with the content cache", () => {
       const { messages } = await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
       expect(messages.map((m) => m.body)).toEqual([expected]);
     }
+  });
+
+  it("a hit is the very message a read of its row gives, and the caller's to change", async () => {
+    const sent = newMessage({
+      body: "with attributes",
+      attributes: { s: { dataType: "String", stringValue: "v" }, n: { dataType: "Number.int", stringValue: "5" }, b: { dataType: "Binary", binaryValue: new Uint8Array([1, 2, 3]) } },
+      systemAttributes: { AWSTraceHeader: { dataType: "String", stringValue: "Root=1-abc" } },
+      attributesMd5: "md5-a",
+      systemAttributesMd5: "md5-s",
+      sentAtMs: 1_000,
+      visibleAtMs: 1_000,
+    });
+    const receiveWith = async (bytes: number) => {
+      const { store, queueId } = await open(bytes);
+      await store.messageSend({ queueId, messages: [sent] });
+      return (await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" })).messages[0]!;
+    };
+    const fromCache = await receiveWith(32 * 1024 * 1024);
+    const fromRow = await receiveWith(0);
+    expect(fromCache).toStrictEqual(fromRow);
+    expect(Object.keys(fromCache)).toEqual(Object.keys(fromRow));
+    // Not the cached objects: changing them changes no other receive of the message (nor the sender's).
+    expect(fromCache.attributes).not.toBe(sent.attributes);
+    expect(fromCache.attributes.b!.binaryValue).not.toBe(sent.attributes.b!.binaryValue);
   });
 
   it("serves FIFO receives from the cache too", async () => {

@@ -1,6 +1,8 @@
 /**
- * The immutable columns of recently sent messages, kept in memory by seq so a receive can read
+ * The immutable part of recently sent messages, kept in memory by seq so a receive can read
  * only the columns that change (visibility, receive count, receipt) and skip decoding the body.
+ * It is kept as core reads it (camelCase, attributes as objects): a hit is not converted to a row
+ * and back, and its attributes' JSON is not parsed again.
  * Measured: the full-row SELECT of a receive costs ≈ 4.9 µs per 1 KiB message, the narrow one
  * ≈ 2.5 µs, about 4 % of the server's CPU per message cycled.
  *
@@ -11,25 +13,16 @@
  * only while under its byte budget, and clears itself when full, so a backlog larger than the
  * budget costs nothing more than a receive without the cache.
  */
+import { attributesAsStored } from "../../core/attributes-json.js";
+import type { MessageAttributes, NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageRow } from "./message-row.js";
 
 /**
- * The columns of a message row that an INSERT sets once and no statement updates afterwards
- * (every `UPDATE messages` sets only columns of MessageState).
+ * What an INSERT sets once and no statement updates afterwards (every `UPDATE messages` sets only
+ * columns of MessageState), as a received message carries it.
  */
-export type MessageContent = Pick<
-  MessageRow,
-  | "message_id"
-  | "body"
-  | "attributes"
-  | "system_attributes"
-  | "body_md5"
-  | "attributes_md5"
-  | "system_attributes_md5"
-  | "priority"
-  | "group_id"
-  | "dedup_id"
-  | "sender_id"
+export type MessageContent = Readonly<
+  Pick<StoredMessage, "messageId" | "body" | "attributes" | "systemAttributes" | "bodyMd5" | "attributesMd5" | "systemAttributesMd5" | "priority" | "groupId" | "deduplicationId" | "senderId">
 >;
 
 /** The columns a receive reads from the row when the content comes from the cache. */
@@ -77,7 +70,7 @@ export class MessageContentCache {
   /** The content of message `seq` if cached and it is the message `messageId` names. */
   recall(seq: number, messageId: string): MessageContent | undefined {
     const content = this.entries.get(seq);
-    return content !== undefined && content.message_id === messageId ? content : undefined;
+    return content !== undefined && content.messageId === messageId ? content : undefined;
   }
 
   forget(seq: number): void {
@@ -93,32 +86,59 @@ export class MessageContentCache {
   }
 }
 
-/** A full row from a narrow one and cached content. */
-export function rowOf(state: MessageState, content: MessageContent): MessageRow {
+/** A new message's content as a receive returns it: its attributes as a read of the row gives them (attributesAsStored). */
+export function contentOf(m: NewMessage): MessageContent {
+  return {
+    messageId: m.messageId,
+    body: m.body,
+    attributes: attributesAsStored(m.attributes),
+    systemAttributes: attributesAsStored(m.systemAttributes),
+    bodyMd5: m.bodyMd5,
+    attributesMd5: m.attributesMd5,
+    systemAttributesMd5: m.systemAttributesMd5,
+    priority: m.priority,
+    groupId: m.groupId,
+    deduplicationId: m.deduplicationId,
+    senderId: m.senderId,
+  };
+}
+
+/**
+ * The message from a narrow row and its cached content: the same object (keys in the same order)
+ * as the store's toMessage of the full row, and the caller's to change (Store's contract), so its
+ * attributes are copies of the cached ones.
+ */
+export function messageOf(state: MessageState, content: MessageContent): StoredMessage {
   return {
     seq: state.seq,
-    queue_id: state.queue_id,
-    message_id: state.message_id,
+    queueId: state.queue_id,
+    messageId: content.messageId,
     body: content.body,
-    attributes: content.attributes,
-    system_attributes: content.system_attributes,
-    body_md5: content.body_md5,
-    attributes_md5: content.attributes_md5,
-    system_attributes_md5: content.system_attributes_md5,
-    sent_at_ms: state.sent_at_ms,
-    visible_at_ms: state.visible_at_ms,
+    attributes: attributesAsStored(content.attributes),
+    systemAttributes: attributesAsStored(content.systemAttributes),
+    bodyMd5: content.bodyMd5,
+    attributesMd5: content.attributesMd5,
+    systemAttributesMd5: content.systemAttributesMd5,
+    sentAtMs: state.sent_at_ms,
+    visibleAtMs: state.visible_at_ms,
     priority: content.priority,
-    group_id: content.group_id,
-    dedup_id: content.dedup_id,
-    sender_id: content.sender_id,
-    receive_count: state.receive_count,
-    first_received_at_ms: state.first_received_at_ms,
-    receipt_token: state.receipt_token,
-    dead_letter_source: state.dead_letter_source,
+    groupId: content.groupId,
+    deduplicationId: content.deduplicationId,
+    senderId: content.senderId,
+    receiveCount: state.receive_count,
+    firstReceivedAtMs: state.first_received_at_ms ?? undefined,
+    receiptToken: state.receipt_token ?? undefined,
+    deadLetterSourceQueueName: state.dead_letter_source ?? undefined,
   };
+}
+
+function attributesSize(attributes: MessageAttributes): number {
+  let n = 0;
+  for (const [name, v] of Object.entries(attributes)) n += name.length + v.dataType.length + (v.stringValue?.length ?? v.binaryValue?.byteLength ?? 0);
+  return n;
 }
 
 function sizeOf(c: MessageContent): number {
   // UTF-16 code units × 2 over-counts one-byte strings; a budget that errs high is fine.
-  return entryOverheadBytes + 2 * (c.body.length + (c.attributes?.length ?? 0) + (c.system_attributes?.length ?? 0));
+  return entryOverheadBytes + 2 * (c.body.length + attributesSize(c.attributes) + attributesSize(c.systemAttributes));
 }

@@ -3,7 +3,8 @@ import type Database from "better-sqlite3";
 import { attributesToJson } from "../../core/attributes-json.js";
 import { limits } from "../../core/limits.js";
 import type { NewMessage } from "../../core/message.js";
-import type { MessageContent, MessageContentCache } from "./message-content-cache.js";
+import { type MessageContentCache, contentOf } from "./message-content-cache.js";
+import type { MessageRow } from "./message-row.js";
 import { checkPriority } from "./ready-order.js";
 import { marks, sizedStatements } from "./sized-statements.js";
 
@@ -45,18 +46,16 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
   /** Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive seqs. */
   const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[]): void => {
     const params: unknown[] = [];
-    const contents: MessageContent[] = [];
     for (const m of messages) {
       checkPriority(m.priority);
-      const c = contentOf(m);
-      contents.push(c);
-      pushRowValues(params, queueId, c, m.sentAtMs, m.visibleAtMs);
+      pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
     }
     const last = Number(statementFor(messages.length).run(...params).lastInsertRowid);
     const first = last - messages.length + 1;
-    contents.forEach((c, i) => {
+    messages.forEach((m, i) => {
       seqs.push(first + i);
-      cache?.remember(first + i, c);
+      // Remembered as a receive returns it: a hit is never converted back from row columns.
+      cache?.remember(first + i, contentOf(m));
     });
   };
 
@@ -70,21 +69,26 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
   const leasedStatement = db.prepare(`INSERT INTO messages (${columns}, receive_count, first_received_at_ms, receipt_token) VALUES (${marks(17)})`);
   const leased = (queueId: number, m: NewMessage, lease: InsertedLease): number => {
     checkPriority(m.priority);
-    const c = contentOf(m);
     const params: unknown[] = [];
-    pushRowValues(params, queueId, c, m.sentAtMs, lease.visibleUntilMs);
+    pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, lease.visibleUntilMs);
     params.push(1, lease.receivedAtMs, lease.receiptToken);
     return Number(leasedStatement.run(...params).lastInsertRowid);
   };
   return Object.assign(one, { many, leased });
 }
 
+/** The columns an INSERT sets once, as the row holds them. */
+type RowContent = Pick<
+  MessageRow,
+  "message_id" | "body" | "attributes" | "system_attributes" | "body_md5" | "attributes_md5" | "system_attributes_md5" | "priority" | "group_id" | "dedup_id" | "sender_id"
+>;
+
 /** Appends one row's values, in `columns` order (pushed in place: a send batch's hot path). */
-function pushRowValues(out: unknown[], queueId: number, c: MessageContent, sentAtMs: number, visibleAtMs: number): void {
+function pushRowValues(out: unknown[], queueId: number, c: RowContent, sentAtMs: number, visibleAtMs: number): void {
   out.push(queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, sentAtMs, visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id);
 }
 
-function contentOf(m: NewMessage): MessageContent {
+function rowContentOf(m: NewMessage): RowContent {
   return {
     message_id: m.messageId,
     body: m.body,

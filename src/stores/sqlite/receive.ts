@@ -12,7 +12,7 @@ import type Database from "better-sqlite3";
 import { limits } from "../../core/limits.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
-import { type MessageContentCache, type MessageState, rowOf } from "./message-content-cache.js";
+import { type MessageContent, type MessageContentCache, type MessageState, messageOf } from "./message-content-cache.js";
 import type { MessageRow } from "./message-row.js";
 import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
@@ -153,13 +153,19 @@ export class SqliteReceiver {
     const p = run.p;
     for (;;) {
       const wanted = run.remaining;
-      const rows =
-        this.cachedRows(() => this.sql.readyUngroupedState.all(p.queueId, p.nowMs, p.minSentAtMs, wanted)) ??
-        this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
-      for (const row of rows) run.take(row, true);
+      const cached = this.cachedContents(() => this.sql.readyUngroupedState.all(p.queueId, p.nowMs, p.minSentAtMs, wanted));
+      let found: number;
+      if (cached) {
+        for (let k = 0; k < cached.states.length; k++) run.take(cached.states[k]!, true, cached.contents[k]);
+        found = cached.states.length;
+      } else {
+        const rows = this.sql.readyUngrouped.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+        for (const row of rows) run.take(row, true);
+        found = rows.length;
+      }
       run.flushLeases(this.leaseStatement);
       // Dead-lettered rows left room: look again, unless the queue ran out.
-      if (run.remaining === 0 || rows.length < wanted) return;
+      if (run.remaining === 0 || found < wanted) return;
     }
   }
 
@@ -168,23 +174,24 @@ export class SqliteReceiver {
    * cached: the caller then reads full rows, and as nothing was written in between they are the
    * same rows.
    */
-  private cachedRows(readStates: () => MessageState[]): MessageRow[] | undefined {
+  private cachedContents(readStates: () => MessageState[]): { states: MessageState[]; contents: MessageContent[] } | undefined {
     const cache = this.cache;
     if (cache === undefined || cache.size === 0) return undefined;
     if (this.fullReadsLeft > 0) {
       this.fullReadsLeft--;
       return undefined;
     }
-    const rows: MessageRow[] = [];
-    for (const state of readStates()) {
+    const states = readStates();
+    const contents: MessageContent[] = [];
+    for (const state of states) {
       const content = cache.recall(state.seq, state.message_id);
       if (content === undefined) {
         this.fullReadsLeft = cacheMissBackoff;
         return undefined;
       }
-      rows.push(rowOf(state, content));
+      contents.push(content);
     }
-    return rows;
+    return { states, contents };
   }
 
   /** Rounds over flows in least-served order, one message per flow per round. */
@@ -235,13 +242,15 @@ export class SqliteReceiver {
       while (visible < probe.length && probe[visible]![0] <= p.nowMs) visible++;
       if (visible === 0) return; // empty, or its head is delayed
       // Nothing was written since the probe: these are its first rows, now in full.
-      const rows =
-        this.cachedRows(() => this.sql.groupHeadState.all(p.queueId, groupId, p.minSentAtMs, visible)) ??
-        this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, visible);
+      const cached = this.cachedContents(() => this.sql.groupHeadState.all(p.queueId, groupId, p.minSentAtMs, visible));
+      const rows: readonly MessageState[] = cached?.states ?? this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, visible);
       let deadLettered = 0;
-      for (const row of rows) {
+      for (let k = 0; k < rows.length; k++) {
+        const row = rows[k]!;
         if (run.remaining === 0 || row.visible_at_ms > p.nowMs) return; // a delayed message keeps its place
-        if (!run.take(row)) deadLettered++;
+        // Not cached: `rows` are the full rows.
+        const taken = cached ? run.take(row, false, cached.contents[k]) : run.take(row as MessageRow);
+        if (!taken) deadLettered++;
       }
       // Only dead-lettering can leave more of this group to look at.
       if (deadLettered === 0 || probe.length < fifoLookahead) return;
@@ -302,7 +311,10 @@ class ReceiveRun {
    * `deferLease`: the UPDATE waits for flushLeases(), which must run before the next read of
    * ready messages (until then this row still looks ready).
    */
-  take(row: MessageRow, deferLease = false): boolean {
+  take(row: MessageRow, deferLease?: boolean): boolean;
+  /** The same, for a row read narrow, its content from the cache. */
+  take(row: MessageState, deferLease: boolean, content: MessageContent | undefined): boolean;
+  take(row: MessageState, deferLease = false, content?: MessageContent): boolean {
     const p = this.p;
     if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && this.deadLetterTargetExists()) {
       // SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message
@@ -315,7 +327,8 @@ class ReceiveRun {
     if (deferLease) this.deferredLeases.push(row.seq);
     else this.sql.lease.run(p.visibleUntilMs, p.nowMs, p.nowMs, p.receiptToken, row.seq);
     // The row as the UPDATE left it (set on the message: no second copy of a 19-column row).
-    const m = this.toMessage(row);
+    // Without cached content the caller passed the full row (the first overload).
+    const m = content === undefined ? this.toMessage(row as MessageRow) : messageOf(row, content);
     m.visibleAtMs = p.visibleUntilMs;
     m.receiveCount = row.receive_count + 1;
     m.firstReceivedAtMs = row.first_received_at_ms ?? p.nowMs;
