@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
 import { jobColumns, jobSelectColumns, mutableJobColumns } from "./job-rows.js";
-import { prepareMessageInsert } from "./message-insert.js";
+import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { marks } from "./sized-statements.js";
@@ -18,10 +18,38 @@ export interface ReadyMessageRow {
   visible_at_ms: number;
 }
 
-export type JobStatements = ReturnType<typeof prepareJobStatements>;
+type Statement<Params extends unknown[] = unknown[], Result = unknown> = Database.Statement<Params, Result>;
+type JobRowsRead = Statement<[number, number], { id: string; queue_name: string }>;
 
-/** Each statement typed as its prepare() infers it (JobStatements is this function's return type). */
-export function prepareJobStatements(db: Database.Database) {
+/** Spelled out, not inferred: the build's declarations can't name better-sqlite3's inner Statement type. */
+export interface JobStatements {
+  jobById: Statement<[string], unknown[]>;
+  jobInsert: Statement;
+  jobUpdate: Statement;
+  listAll: Statement<[number, number, number], unknown[]>;
+  listByStatus: Statement<[number, string, number, number], unknown[]>;
+  countByStatus: Statement<[number], { status: string; n: number }>;
+  leaseExpired: JobRowsRead;
+  deadlinePassed: JobRowsRead;
+  prune: Statement<[number, number, number]>;
+  keyGet: Statement<[number, string], { fingerprint: string; job_id: string; expires_at_ms: number }>;
+  keyPut: Statement;
+  keysPrune: Statement<[number, number]>;
+  settingsGet: Statement<[number], string>;
+  liveJobsOfMessages: Statement<[number, number], unknown[]>;
+  settingsPut: Statement;
+  messageInsert: MessageInserter;
+  anyVisible: Statement<[number, number], number>;
+  ready: Statement<[number, number, number, number], ReadyMessageRow>;
+  messageBody: Statement<[number], string>;
+  messageDelete: Statement<[number]>;
+  messageVisibleAt: Statement<[number, number]>;
+  messageLease: Statement<[number, number, string, number]>;
+  messageDeadLetter: Statement<[number, number, string, number]>;
+  queueExists: (queueId: number) => boolean;
+}
+
+export function prepareJobStatements(db: Database.Database): JobStatements {
   return {
     // Job rows are read as arrays and written with positional parameters (job-rows.ts says why).
     jobById: db.prepare<[string], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE id = ?`).raw(),
