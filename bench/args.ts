@@ -18,6 +18,8 @@ export interface BenchArgs {
   waitQuietS: number;
   /** Rounds per comparison (peers alternate); the table shows each peer's best round. */
   repeat: number;
+  /** PostgreSQL rows: list the statements run per 10 messages. */
+  pgStats: boolean;
 }
 
 export const usage = `npm run bench -- [options]
@@ -44,6 +46,8 @@ export const usage = `npm run bench -- [options]
   --wait-quiet S      before each row, wait up to S s until other processes use < 15% of a core
                       (default 60; 0 to start at once) — the machines are shared
   --repeat N          rounds per comparison, peers alternating; shows each peer's best (default 1)
+  --pg-stats          PostgreSQL rows: also load pg_stat_statements and log the statements run
+                      per 10 messages (the database's CPU, write transactions and WAL are always logged)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -76,6 +80,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "no-write": { type: "boolean" },
       "wait-quiet": { type: "string" },
       repeat: { type: "string" },
+      "pg-stats": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -99,7 +104,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq" && values.only !== "pgboss") throw new Error(`--only must be sluice, bullmq or pgboss, got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
-  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1) };
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true };
   if (values.only !== undefined) args.only = values.only;
   if (values.compare !== undefined) args.compare = values.compare.split(",").map((id) => id.trim());
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];

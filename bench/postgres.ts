@@ -9,6 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { startCluster, stopCluster } from "../test/support/postgres-cluster.js";
 import { trackDir } from "./cleanup.js";
+import { type DatabaseMeter, startDatabaseMeter } from "./postgres-meter.js";
 
 export const benchPostgresSettings: Readonly<Record<string, string>> = {
   fsync: "on",
@@ -24,13 +25,17 @@ export interface BenchPostgres {
   /** A connection string to a database made for the row. */
   url: string;
   port: number;
+  /** Starts measuring the database's work (bench/postgres-meter.ts). */
+  meter(): Promise<DatabaseMeter>;
   stop(): Promise<void>;
 }
 
-export async function startBenchPostgres(log: (line: string) => void): Promise<BenchPostgres> {
+/** `statements` (--pg-stats): load pg_stat_statements, so the meter lists the statements run. */
+export async function startBenchPostgres(log: (line: string) => void, statements = false): Promise<BenchPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bench-pg-"));
   trackDir(dir);
-  const cluster = await startCluster(dir, benchPostgresSettings);
+  const settings = statements ? { ...benchPostgresSettings, shared_preload_libraries: "pg_stat_statements" } : benchPostgresSettings;
+  const cluster = await startCluster(dir, settings);
   const admin = new pg.Client({ connectionString: cluster.adminUrl });
   await admin.connect();
   try {
@@ -38,6 +43,12 @@ export async function startBenchPostgres(log: (line: string) => void): Promise<B
   } finally {
     await admin.end();
   }
-  log(`postgres: cluster on port ${cluster.port} (${Object.entries(benchPostgresSettings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
-  return { url: `postgres://postgres@127.0.0.1:${cluster.port}/bench`, port: cluster.port, stop: () => stopCluster(dir) };
+  const url = `postgres://postgres@127.0.0.1:${cluster.port}/bench`;
+  if (statements) {
+    const bench = new pg.Client({ connectionString: url });
+    await bench.connect();
+    await bench.query("CREATE EXTENSION pg_stat_statements").finally(() => bench.end());
+  }
+  log(`postgres: cluster on port ${cluster.port} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
+  return { url, port: cluster.port, meter: () => startDatabaseMeter(url, join(dir, "data"), statements), stop: () => stopCluster(dir) };
 }

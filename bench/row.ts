@@ -41,6 +41,8 @@ export interface RowContext {
   serverRev?: string;
   /** Run the Sluice server from this directory (another checkout) instead of the repo. */
   serverDir?: string;
+  /** PostgreSQL rows: list the statements the database ran (pg_stat_statements). */
+  pgStats?: boolean;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */

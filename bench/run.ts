@@ -29,7 +29,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const startedAt = new Date().toISOString();
-  const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry };
+  const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry, pgStats: args.pgStats };
   if (args.serverRev !== undefined) ctx.serverRev = args.serverRev;
   if (args.serverDir !== undefined) ctx.serverDir = resolve(args.serverDir);
   if (args.cpuProfDir !== undefined) {

@@ -13,6 +13,7 @@ import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
 import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
+import { describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 
 const emptyFetchPauseMs = 20;
@@ -26,16 +27,18 @@ export const pgbossRow: Row = {
   label: "pg-boss (same PostgreSQL)",
   async run(ctx: RowContext): Promise<RowResult> {
     const w = ctx.workload;
-    const db = await startBenchPostgres(ctx.log);
+    const db = await startBenchPostgres(ctx.log, ctx.pgStats);
     const boss = new PgBoss({ connectionString: db.url, max: Math.max(10, Math.ceil((w.producers + w.consumers) / 2)), supervise: false, schedule: false });
     boss.on("error", (err) => ctx.log(`pgboss: ${err instanceof Error ? err.message : String(err)}`));
     try {
       await boss.start();
       await runBossPhase(boss, "bench-warmup", w, { label: "pgboss warm-up", messages: w.warmupMessages });
       ctx.log(`pgboss: measuring ${w.messages} messages…`);
+      const dbMeter = await db.meter();
       const stopMeter = startCpuMeter(undefined);
       const saturated = await runBossPhase(boss, "bench-main", w, { label: "pgboss saturated", messages: w.messages });
       const cpu = stopMeter();
+      await dbMeter.stop();
       let paced: PhaseResult | undefined;
       if (w.pacedMessages > 0) paced = await runBossPhase(boss, "bench-paced", w, { label: "pgboss paced", messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec });
       const result: RowResult = {
@@ -48,6 +51,10 @@ export const pgbossRow: Row = {
         notes: ["pg-boss runs in the load-generator process; PostgreSQL's CPU counts as \"other\""],
       };
       if (paced !== undefined) result.paced = paced;
+      await boss.stop({ graceful: false, wait: true });
+      const dbLines = describeDatabaseUse("pgboss", await dbMeter.finish(), w.messages);
+      for (const line of dbLines) ctx.log(line);
+      result.notes.push(...dbLines);
       return result;
     } finally {
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);

@@ -6,6 +6,7 @@
 import { startCpuMeter } from "../cpu.js";
 import type { PhaseResult } from "../phase.js";
 import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
+import { describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
 import { runSqsPhase, type SqsTarget } from "./sluice.js";
@@ -18,7 +19,7 @@ export function sluicePostgresRow(nodes: number): Row {
     label: `Sluice on PostgreSQL, ${nodes} node${nodes === 1 ? "" : "s"}`,
     async run(ctx: RowContext): Promise<RowResult> {
       const w = ctx.workload;
-      const db = await startBenchPostgres(ctx.log);
+      const db = await startBenchPostgres(ctx.log, ctx.pgStats);
       const servers: RowServer[] = [];
       const clients: LeanSqsClient[] = [];
       try {
@@ -34,9 +35,11 @@ export function sluicePostgresRow(nodes: number): Row {
         await runSqsPhase(await targets("bench-warmup"), w, { label: `${tag} warm-up`, messages: w.warmupMessages });
         const main = await targets("bench-main");
         ctx.log(`${tag}: measuring ${w.messages} messages…`);
+        const dbMeter = await db.meter();
         const stopMeters = servers.map((rs) => startCpuMeter(rs.server.pid));
         const saturated = await runSqsPhase(main, w, { label: `${tag} saturated`, messages: w.messages });
         const cpus = stopMeters.map((stop) => stop());
+        await dbMeter.stop();
         let paced: PhaseResult | undefined;
         if (w.pacedMessages > 0) {
           ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
@@ -51,7 +54,13 @@ export function sluicePostgresRow(nodes: number): Row {
           cpu,
           notes: [`server CPU is the ${nodes} Sluice node${nodes === 1 ? "" : "s"} together; PostgreSQL's own CPU counts as "other"`],
         };
-        return completeResult(result, servers[0]!, paced, servers[0]!.server.rssMiB());
+        const completed = completeResult(result, servers[0]!, paced, servers[0]!.server.rssMiB());
+        await Promise.all(clients.map((c) => c.close()));
+        for (const rs of servers.splice(0)) await rs.stop();
+        const dbLines = describeDatabaseUse(tag, await dbMeter.finish(), w.messages);
+        for (const line of dbLines) ctx.log(line);
+        completed.notes.push(...dbLines);
+        return completed;
       } catch (err) {
         throw servers[0] ? withServerOutput(err, servers[0]) : err;
       } finally {
