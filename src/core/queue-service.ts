@@ -420,7 +420,7 @@ export class QueueService {
     for (;;) {
       const version = this.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
-      const { messages, deadLetteredCount } = await this.store.messageReceive({
+      const { messages, deadLetteredCount, nextVisible } = await this.store.messageReceive({
         queueId: queue.id,
         max,
         nowMs,
@@ -430,6 +430,7 @@ export class QueueService {
         fifo,
         deadLetter,
         attempt: attemptId === undefined ? undefined : { attemptId, expiresAtMs: nowMs + limits.receiveAttemptWindowMs },
+        waitUntilMs: deadlineMs > nowMs ? deadlineMs : undefined,
       });
       if (deadLetteredCount > 0) {
         this.announceVisible(deadLetter!.queueId, deadLetteredCount, nowMs);
@@ -445,7 +446,7 @@ export class QueueService {
       const remainingMs = deadlineMs - this.clock.nowMs();
       signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
       if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed || this.waiters.isGone(queue.id)) return [];
-      const nextVisibleAt = await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
+      const nextVisibleAt = nextVisible !== undefined ? nextVisible.atMs : await this.store.messageNextVisibleAt({ queueId: queue.id, nowMs });
       const untilNextMs = nextVisibleAt === undefined ? remainingMs : Math.max(1, nextVisibleAt - this.clock.nowMs());
       await this.waiters.wait(queue.id, version, Math.min(remainingMs, untilNextMs), max, signal);
       // Woken by a send while its client was leaving: receiving now would hide messages from

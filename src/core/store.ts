@@ -89,6 +89,13 @@ export interface ReceiveResult {
   messages: StoredMessage[];
   /** Messages moved to the dead-letter target by this receive. */
   deadLetteredCount: number;
+  /**
+   * Optional, only when the receive was given `waitUntilMs` and received nothing: the earliest
+   * time after `nowMs`, and not after `waitUntilMs`, at which one of the queue's messages becomes
+   * visible (`atMs` undefined: none by then) — messageNextVisibleAt's answer, bounded, read in
+   * the same round trip. When absent, core asks messageNextVisibleAt.
+   */
+  nextVisible?: { atMs: number | undefined };
 }
 
 /**
@@ -123,6 +130,8 @@ export interface MessageReceiveParams {
   fifo?: boolean;
   deadLetter?: DeadLetterTarget;
   attempt?: ReceiveAttempt;
+  /** A long poll: if nothing is received, the caller waits until then (see ReceiveResult.nextVisible). */
+  waitUntilMs?: number;
 }
 
 export interface Store extends JobStore, JobEventLog, ScheduleStore {

@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../src/core/queue.js";
 import { ReceiptCodec, loadReceiptSecret } from "../../src/core/receipt.js";
+import { Db } from "../../src/stores/postgres/db.js";
 import { SchemaTooNewError, readMigrations } from "../../src/stores/postgres/migrate.js";
 import { DatabaseUnreachableError, openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
@@ -139,6 +140,66 @@ describe("PostgreSQL store: receives that dead-letter", () => {
     expect(second.messages.map((m) => m.body)).toEqual(["next"]);
     const moved = await store.messageReceive({ queueId: dlq.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-3", fifo });
     expect(moved.messages.map((m) => m.body)).toEqual(["poison"]);
+  });
+});
+
+describe("PostgreSQL store: prepared statements", () => {
+  const statement = { name: "sluice_test_statement", text: "SELECT $1::int + 1 AS n" };
+  const preparedNames = async (db: Db): Promise<string[]> => (await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements")).rows.map((r) => r.name);
+
+  it("a named statement is prepared once per connection, in and out of transactions; not when the Db is told not to", async () => {
+    const url = await freshDatabase();
+    for (const prepare of [true, false]) {
+      // One connection: what pg_prepared_statements shows is that connection's.
+      const db = new Db({ url, poolSize: 1, prepare });
+      try {
+        expect((await db.query<{ n: number }>(statement, [1])).rows).toEqual([{ n: 2 }]);
+        expect(await db.transaction(async (tx) => (await tx.query<{ n: number }>(statement, [2])).rows)).toEqual([{ n: 3 }]);
+        expect(await preparedNames(db)).toEqual(prepare ? [statement.name] : []);
+      } finally {
+        await db.close();
+      }
+    }
+  });
+
+  it("a node whose requests go through a transaction-mode pool (a separate listening URL) prepares nothing", async () => {
+    const url = await freshDatabase();
+    const direct = await open(url);
+    const pooled = await openPostgresStore({ url, listenUrl: url, poolSize: 2 });
+    opened.push(pooled);
+    expect(direct.db.options.prepare).toBe(true);
+    expect(pooled.db.options.prepare).toBe(false);
+  });
+});
+
+describe("PostgreSQL store: an empty long-poll receive", () => {
+  const T0 = 1_700_000_000_000;
+
+  // Core skips its messageNextVisibleAt when the receive answers it: a wrong answer would hold a
+  // long poll past a delay's end, or end it at nothing.
+  it("tells, in its own answer, when a message becomes visible before the poll ends", async () => {
+    const store = await open(await freshDatabase());
+    const { queue } = await store.queueCreate({ name: "later", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "in 1.5 s", sentAtMs: T0, visibleAtMs: T0 + 1_500 }), newMessage({ body: "in 9 s", sentAtMs: T0, visibleAtMs: T0 + 9_000 })] });
+    const receive = (waitUntilMs: number | undefined) => store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs });
+    expect(await receive(T0 + 2_000)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 1_500 } });
+    expect(await receive(T0 + 1_500)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 1_500 } });
+    expect(await receive(T0 + 1_000)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: undefined } });
+    expect((await receive(undefined)).nextVisible).toBeUndefined();
+    // A receive that got messages says nothing of later ones.
+    const got = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0 + 1_500, visibleUntilMs: T0 + 31_500, minSentAtMs: 0, receiptToken: "tok-2", waitUntilMs: T0 + 20_000 });
+    expect(got.messages.map((m) => m.body)).toEqual(["in 1.5 s"]);
+    expect(got.nextVisible).toBeUndefined();
+    expect((await receive(T0 + 20_000)).nextVisible).toEqual({ atMs: T0 + 9_000 });
+  });
+
+  it("on a queue with message groups, leaves the question to core (the receive takes its other path)", async () => {
+    const store = await open(await freshDatabase());
+    const { queue } = await store.queueCreate({ name: "fair", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "grouped", groupId: "g", sentAtMs: T0, visibleAtMs: T0 + 1_500 })] });
+    const empty = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs: T0 + 2_000 });
+    expect(empty).toEqual({ messages: [], deadLetteredCount: 0 });
+    expect(await store.messageNextVisibleAt({ queueId: queue.id, nowMs: T0 })).toBe(T0 + 1_500);
   });
 });
 

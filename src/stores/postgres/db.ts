@@ -13,8 +13,20 @@ const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === int8Oid ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text"))) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A statement run on every request (receive, send, delete): PostgreSQL parses and plans it once
+ * per connection instead of on every call, when the Db prepares statements. Its text names its
+ * columns (no `*`), so a column another node's newer migration adds can't change its result.
+ */
+export interface NamedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+export type Sql = string | NamedStatement;
+
 export interface Queryable {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: Sql, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 /** SQLSTATEs after which running the whole transaction again is correct. */
@@ -42,6 +54,11 @@ export interface DbOptions {
   poolSize: number;
   /** How long a request waits for a free connection before failing. */
   connectTimeoutMs?: number;
+  /**
+   * Keep NamedStatements prepared on each connection. Not through a pool in transaction mode
+   * (PgBouncer before 1.21 doesn't carry prepared statements between server connections).
+   */
+  prepare?: boolean;
   onError?: (err: unknown) => void;
 }
 
@@ -61,9 +78,14 @@ export class Db implements Queryable {
     this.pool.on("error", (err) => options.onError?.(err));
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  private config(sql: Sql, values: unknown[] | undefined): pg.QueryConfig {
+    if (typeof sql === "string") return { text: sql, values };
+    return this.options.prepare === true ? { name: sql.name, text: sql.text, values } : { text: sql.text, values };
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: Sql, values?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(text, values);
+      return await this.pool.query<R>(this.config(sql, values));
     } catch (err) {
       throw isConnectionError(err) ? unavailable(err) : err;
     }
@@ -81,7 +103,8 @@ export class Db implements Queryable {
       let broken = false;
       try {
         await client.query("BEGIN");
-        const result = await fn(client);
+        const tx: Queryable = { query: <R extends pg.QueryResultRow>(sql: Sql, values?: unknown[]) => client.query<R>(this.config(sql, values)) };
+        const result = await fn(tx);
         await client.query("COMMIT");
         return result;
       } catch (err) {

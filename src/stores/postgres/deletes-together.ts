@@ -4,7 +4,7 @@
  * one commit for all of them. Each delete gets the rows it removed; a message two of them listed
  * counts for the first, as two deletes one after the other would answer.
  */
-import type { Db } from "./db.js";
+import type { Db, NamedStatement } from "./db.js";
 import { type Pending, TurnBatch } from "./turn-batch.js";
 
 export interface DeletedRow {
@@ -18,9 +18,12 @@ interface Delete {
   seqs: readonly number[];
 }
 
-const statement = `DELETE FROM messages m USING unnest($1::bigint[], $2::bigint[]) AS r (queue_id, seq)
+const statement: NamedStatement = {
+  name: "sluice_delete_messages_queues",
+  text: `DELETE FROM messages m USING unnest($1::bigint[], $2::bigint[]) AS r (queue_id, seq)
   WHERE m.seq = r.seq AND m.queue_id = r.queue_id
-  RETURNING m.seq, m.receipt_token, m.group_id`;
+  RETURNING m.seq, m.receipt_token, m.group_id`,
+};
 
 export class DeletesTogether {
   private readonly batch = new TurnBatch<Delete, DeletedRow[]>((calls) => this.write(calls));

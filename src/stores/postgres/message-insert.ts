@@ -5,7 +5,7 @@
  */
 import { attributesToJson } from "../../core/attributes-json.js";
 import type { NewMessage } from "../../core/message.js";
-import type { Queryable } from "./db.js";
+import type { NamedStatement, Queryable } from "./db.js";
 
 const columns = [
   ["message_id", "text"],
@@ -23,23 +23,29 @@ const columns = [
   ["sender_id", "text"],
 ] as const;
 
-function statement(withSeqs: boolean): string {
+function statement(withSeqs: boolean): NamedStatement {
   const all: Array<readonly [string, string]> = withSeqs ? [...columns, ["seq", "bigint"]] : [...columns];
   const names = all.map(([name]) => name);
   const arrays = all.map(([, type], i) => `$${i + 2}::${type}[]`);
-  return `INSERT INTO messages (queue_id, ${names.join(", ")})
+  return {
+    name: withSeqs ? "sluice_insert_messages_seqs" : "sluice_insert_messages",
+    text: `INSERT INTO messages (queue_id, ${names.join(", ")})
     SELECT $1, ${names.map((n) => `t.${n}`).join(", ")} FROM unnest(${arrays.join(", ")}) WITH ORDINALITY AS t (${names.join(", ")}, ord)
-    ORDER BY t.ord RETURNING seq`;
+    ORDER BY t.ord RETURNING seq`,
+  };
 }
 
 const withoutSeqs = statement(false);
 const withSeqs = statement(true);
 
 /** Messages of several queues in one statement (sends-together.ts): the queue is a column too. */
-export const insertManyQueuesStatement = `INSERT INTO messages (queue_id, ${columns.map(([n]) => n).join(", ")})
+export const insertManyQueuesStatement: NamedStatement = {
+  name: "sluice_insert_messages_queues",
+  text: `INSERT INTO messages (queue_id, ${columns.map(([n]) => n).join(", ")})
     SELECT t.queue_id, ${columns.map(([n]) => `t.${n}`).join(", ")}
     FROM unnest($1::bigint[], ${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(", ")}) WITH ORDINALITY AS t (queue_id, ${columns.map(([n]) => n).join(", ")}, ord)
-    ORDER BY t.ord RETURNING seq, message_id`;
+    ORDER BY t.ord RETURNING seq, message_id`,
+};
 
 /** Each column's values, in `columns` order. */
 export function columnArrays(messages: readonly NewMessage[]): unknown[][] {

@@ -41,7 +41,8 @@ export function describeUrl(url: string): string {
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
-  const db = new Db({ url: options.url, poolSize: options.poolSize, onError: options.onError });
+  // A separate listening URL means requests go through a transaction-mode pool: no prepared statements then.
+  const db = new Db({ url: options.url, poolSize: options.poolSize, onError: options.onError, prepare: options.listenUrl === undefined });
   const deadline = Date.now() + (options.connectTimeoutMs ?? 30_000);
   try {
     for (let attempt = 1, delayMs = firstDelayMs; ; attempt++, delayMs = Math.min(maxDelayMs, delayMs * 2)) {

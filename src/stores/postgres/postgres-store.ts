@@ -9,7 +9,7 @@ import type { NewMessage, StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
-import type { Db } from "./db.js";
+import type { Db, NamedStatement } from "./db.js";
 import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
 import { PostgresEventLog } from "./event-log.js";
@@ -22,6 +22,9 @@ import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
 import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
+
+/** Asked by empty long polls the receive didn't answer (queues with groups, job leases). */
+const nextVisibleStatement: NamedStatement = { name: "sluice_next_visible", text: "SELECT min(visible_at_ms) AS at FROM messages WHERE queue_id = $1 AND visible_at_ms > $2" };
 
 export class PostgresStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
@@ -227,7 +230,7 @@ export class PostgresStore implements Store {
   }
 
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
-    const { rows } = await this.db.query<{ at: number | null }>("SELECT min(visible_at_ms) AS at FROM messages WHERE queue_id = $1 AND visible_at_ms > $2", [p.queueId, p.nowMs]);
+    const { rows } = await this.db.query<{ at: number | null }>(nextVisibleStatement, [p.queueId, p.nowMs]);
     return rows[0]?.at ?? undefined;
   }
 

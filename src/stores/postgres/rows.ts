@@ -51,6 +51,12 @@ export interface MessageRow {
   dead_letter_source: string | null;
 }
 
+/** MessageRow's columns, for statements that name them (prepared ones: db.ts). */
+export const messageColumns = [
+  "seq", "queue_id", "message_id", "body", "attributes", "system_attributes", "body_md5", "attributes_md5", "system_attributes_md5", "sent_at_ms",
+  "visible_at_ms", "priority", "group_id", "dedup_id", "sender_id", "receive_count", "first_received_at_ms", "received_at_ms", "receipt_token", "dead_letter_source",
+] as const satisfies ReadonlyArray<keyof MessageRow>;
+
 export function toMessage(row: MessageRow): StoredMessage {
   return {
     seq: row.seq,
