@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config";
  * the store, run once.
  */
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1" };
-const workflowJobsFiles = ["dependencies", "pipeline-example"];
+const workflowJobsFiles = ["dependencies", "lease-limits", "pipeline-example"];
 const storeIndependentJobsE2e = ["cli-jobs", "cli-schedules", "cli-worker", "docs-cli-commands", "example-walkthrough", "readme-sdk", "sdk-package", "worker-processes"];
 
 export default defineConfig({

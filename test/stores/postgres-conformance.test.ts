@@ -26,16 +26,6 @@ async function emptyTables(url: string): Promise<void> {
   }
 }
 
-/** Tenants and start limits: refused by the PostgreSQL store (UnsupportedOperation), not yet built. */
-const notYet = "tenants and start limits are SQLite-only for now";
-const refused = Object.fromEntries(
-  [
-    "tenants: a tenant with a backlog does not hold back another's first job; each lease takes one per tenant in turn",
-    "limits: maxRunning and maxRunningPerTenant cap what a lease starts, saying which held it back",
-    "limits: rateLimitPerSecond starts at most a bucket of one second's worth, refilled with time, shared by every lease",
-  ].map((title) => [title, notYet]),
-);
-
 describeStoreConformance("postgres", async () => {
   const open = (): Promise<PostgresStore> => openPostgresStore({ url: database.url, poolSize: 6 });
   let store = await open();
@@ -60,4 +50,4 @@ describeStoreConformance("postgres", async () => {
       await store.close();
     },
   };
-}, {}, refused);
+});

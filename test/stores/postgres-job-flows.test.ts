@@ -1,19 +1,19 @@
 /**
- * Job dependencies on PostgreSQL across nodes: two store handles on one database (two nodes),
- * made to overlap on purpose. A third connection holds the event log's append lock, which every
+ * Job dependencies, start limits and tenants on PostgreSQL across nodes: two store handles on one
+ * database (two nodes), made to overlap on purpose. A third connection holds the event log's append lock, which every
  * job transition takes last and holds to commit: each node's transaction runs up to it (or up to
  * a row lock the other holds), the test sees both waiting in pg_stat_activity, then lets them go.
  * Without the store's locks, both would decide on what they read before either committed.
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { JobChange, JobLeaseResult } from "../../src/core/jobs/job-store.js";
+import type { JobChange, JobLeaseParams, JobLeaseResult } from "../../src/core/jobs/job-store.js";
 import type { QueueRecord } from "../../src/core/queue.js";
 import { eventAppendLockKey } from "../../src/stores/postgres/event-log.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
 import { T0 } from "../../src/stores/testkit/conformance-context.js";
-import { jobCaseKit } from "../../src/stores/testkit/conformance-jobs-kit.js";
+import { jobCaseKit, leaseParamsFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 import { createDatabase } from "../support/postgres.js";
 import { waitFor } from "../support/wait.js";
 
@@ -105,5 +105,41 @@ describe("dependencies across two nodes", () => {
     );
     expect(submitted.job.status).toBe("queued");
     expect((await lease(b, q, "c-aaaaaaaa")).leased.map((j) => j.id)).toEqual([submitted.job.id]);
+  });
+});
+
+describe("limits and tenants across two nodes", () => {
+  const limitedLease = (store: PostgresStore, queue: QueueRecord, token: string, limits: JobLeaseParams["limits"], max = 10): Promise<JobLeaseResult> =>
+    store.jobLease({ ...leaseParamsFor(queue, `${queue.id}.${token}`), max, limits });
+
+  it("maxRunning holds for two nodes leasing at once", async () => {
+    const kit = jobCaseKit(() => a);
+    const q = await kit.makeQueue();
+    for (let i = 0; i < 10; i++) await kit.submit(q);
+    const limits = { maxRunning: 3 };
+    const [ra, rb] = await overlapping(2, () => Promise.all([limitedLease(a, q, "a-aaaaaaaa", limits), limitedLease(b, q, "b-aaaaaaaa", limits)]));
+    expect(ra.leased.length + rb.leased.length).toBe(3);
+    expect((await a.jobCountByStatus({ queueId: q.id })).running).toBe(3);
+    expect([ra.limited?.by, rb.limited?.by]).toEqual(["maxRunning", "maxRunning"]);
+  });
+
+  it("rateLimitPerSecond's bucket is one for every node", async () => {
+    const kit = jobCaseKit(() => a);
+    const q = await kit.makeQueue();
+    for (let i = 0; i < 10; i++) await kit.submit(q);
+    const limits = { rateLimitPerSecond: 4 };
+    const [ra, rb] = await overlapping(2, () => Promise.all([limitedLease(a, q, "a-aaaaaaaa", limits), limitedLease(b, q, "b-aaaaaaaa", limits)]));
+    expect(ra.leased.length + rb.leased.length).toBe(4);
+    const held = ra.leased.length === 0 ? ra : rb;
+    expect(held.limited).toEqual({ by: "rateLimitPerSecond", retryAtMs: T0 + 250 });
+  });
+
+  it("two nodes leasing at once serve two tenants, not one twice", async () => {
+    const kit = jobCaseKit(() => a);
+    const q = await kit.makeQueue();
+    for (let i = 0; i < 5; i++) await kit.submit(q, { tenant: "alpha" });
+    for (let i = 0; i < 5; i++) await kit.submit(q, { tenant: "beta" });
+    const [ra, rb] = await overlapping(2, () => Promise.all([lease(a, q, "a-aaaaaaaa"), lease(b, q, "b-aaaaaaaa")]));
+    expect([...ra.leased, ...rb.leased].map((j) => j.tenant).sort()).toEqual(["alpha", "beta"]);
   });
 });

@@ -43,27 +43,17 @@ import {
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
 import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
+import { holdTenantGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
 import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
+import { type ReadyRow, leaseLimited, lockLimitedLeases, queueHasTenants } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, parentsForSubmit } from "./job-dependencies.js";
-
-/** Start limits (rateLimitPerSecond, maxRunning, maxRunningPerTenant) aren't enforced here yet: refused, never ignored. */
-function refuseStartLimits(subject: string): never {
-  return fail("UnsupportedOperation", `${subject} start limits (rateLimitPerSecond, maxRunning, maxRunningPerTenant), which the PostgreSQL store does not enforce yet: set them to null, or use the SQLite store.`);
-}
 
 /** The event a created job is logged with. */
 const submittedEvents: readonly JobEventType[] = ["job.queued"];
 import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
-
-interface ReadyRow {
-  seq: number;
-  message_id: string;
-  priority: number;
-  sent_at_ms: number;
-}
 
 export class PostgresJobStore implements JobStore {
   constructor(private readonly db: Db) {}
@@ -75,6 +65,8 @@ export class PostgresJobStore implements JobStore {
   async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
     try {
       return await this.db.transaction(async (tx): Promise<JobCreateManyResult> => {
+        // A limited handoff's queue lock before anything else (limited-lease.ts: lock order).
+        if (p.handoff) await lockLimitedLeases(tx, p.handoff);
         const results = await createJobsInTx(tx, p.items, p.nowMs);
         if (!p.handoff || !results.some((r) => r.created)) return { results };
         await tx.query("SAVEPOINT handoff");
@@ -117,19 +109,26 @@ export class PostgresJobStore implements JobStore {
 
   /** Acks first, then ready messages in receive order, all in one transaction (at `nowMs`). */
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
-    // Said out loud rather than ignored: a lease that skipped the queue's limits would break them.
-    if (hasLeaseLimits(p.limits)) refuseStartLimits(`Queue ${p.queueName} has`);
     const reports = (p.acks?.length ?? 0) > 0;
-    // A long poll's first try usually finds nothing: one cheap probe, no transaction.
+    // A long poll's first try usually finds nothing: one cheap probe, no transaction. It also says
+    // whether the queue has tenants (a lease that just missed the first one serves it next time).
+    let tenants: boolean | undefined;
     if (!reports) {
-      const { rowCount } = await this.db.query("SELECT 1 FROM messages WHERE queue_id = $1 AND visible_at_ms <= $2 LIMIT 1", [p.queueId, p.nowMs]);
-      if ((rowCount ?? 0) === 0) return { leased: [], changes: [], acks: [] };
+      const { rows } = await this.db.query<{ ready: boolean; tenants: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM messages WHERE queue_id = $1 AND visible_at_ms <= $2) AS ready,
+                EXISTS (SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '') AS tenants`,
+        [p.queueId, p.nowMs],
+      );
+      if (!rows[0]!.ready) return { leased: [], changes: [], acks: [] };
+      tenants = rows[0]!.tenants;
     }
     return this.db.transaction(async (tx) => {
+      // The queue's lease lock before the acks' row locks (limited-lease.ts: lock order).
+      if (p.max > 0) await lockLimitedLeases(tx, p);
       const acks: JobAckResult[] = [];
       for (const ack of p.acks ?? []) acks.push(await applyAck(tx, ack, p.nowMs));
       const r: JobLeaseResult = { leased: [], changes: [], acks };
-      if (p.max > 0) await leaseReady(tx, p, r);
+      if (p.max > 0) await leaseReady(tx, p, r, tenants);
       return r;
     });
   }
@@ -220,8 +219,6 @@ export class PostgresJobStore implements JobStore {
   }
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
-    // Refused when set, so a queue never holds limits its leases would then refuse.
-    if (hasLeaseLimits(p.settings)) refuseStartLimits("Queue settings with");
     try {
       await this.db.query(
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES ($1, $2, $3)
@@ -293,8 +290,12 @@ async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined
 /** One item of jobCreateMany: its key claimed (or the job it names answered), its rows inserted. */
 /** jobCreateMany's items inside a caller's transaction (a schedule's fire), in order. */
 export async function createJobsInTx(tx: Queryable, items: readonly JobCreateItem[], nowMs: number): Promise<JobCreateResult[]> {
-  // Row locks before any event is appended (the log's lock is held to commit: job-dependencies.ts).
+  // Row locks before any event is appended (the log's lock is held to commit: job-dependencies.ts):
+  // the parents named, and the tenants' group rows (made if new).
   await lockParentsOf(tx, items);
+  const tenantsByQueue = new Map<number, string[]>();
+  for (const { job } of items) if (job.tenant !== undefined) tenantsByQueue.set(job.queueId, [...(tenantsByQueue.get(job.queueId) ?? []), job.tenant]);
+  for (const [queueId, tenants] of [...tenantsByQueue].sort((x, y) => x[0] - y[0])) await holdTenantGroups(tx, queueId, tenants);
   const results: JobCreateResult[] = [];
   for (const item of items) results.push(await createOne(tx, item, nowMs));
   return results;
@@ -306,8 +307,6 @@ export async function createJobsInTx(tx: Queryable, items: readonly JobCreateIte
  * invisible, queued, or ended already without a message.
  */
 async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Promise<JobCreateResult> {
-  // Refused, not ignored: a tenant's job never leased is worse.
-  if (item.job.tenant !== undefined) fail("UnsupportedOperation", "tenant is not supported by the PostgreSQL store yet; use the SQLite store for tenants.");
   if (item.idempotency) {
     const existing = await claimKey(tx, item.job, item.idempotency, nowMs);
     if (existing) return existing;
@@ -322,8 +321,8 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   }
   let messageSeq: number | undefined;
   if (withMessage) {
-    // Job messages have no group: leases read the ungrouped ready order. A waiting job's is invisible.
-    const message: NewMessage = { ...item.message, groupId: undefined, deduplicationId: undefined, visibleAtMs: newJob.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+    // A tenant's job messages are its group (fair leases serve groups); others have none. A waiting job's is invisible.
+    const message: NewMessage = { ...item.message, groupId: newJob.tenant, deduplicationId: undefined, visibleAtMs: newJob.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
     [messageSeq] = await insertMessages(tx, newJob.queueId, [message]);
   }
   const job = newJobRecord(newJob, 0, messageSeq);
@@ -375,9 +374,26 @@ async function applyAck(tx: Queryable, ack: JobAck, nowMs: number): Promise<JobA
   }
 }
 
-/** Leases ready jobs in receive order into `r`, up to `p.max`. */
-async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): Promise<void> {
-  // Every message taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
+/**
+ * Leases ready jobs into `r`, up to `p.max`: on a queue with limits or tenants as limited-lease.ts
+ * says, otherwise in receive order. `tenants`: whether the queue has any, if already known.
+ */
+async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants?: boolean): Promise<void> {
+  const hasTenants = tenants ?? (await queueHasTenants(tx, p.queueId));
+  if (!hasTenants && !hasLeaseLimits(p.limits)) return leasePlain(tx, p, r);
+  return leaseLimited(
+    tx,
+    p,
+    r,
+    hasTenants,
+    (bounded, into) => leasePlain(tx, bounded, into),
+    (rows, into) => leaseRows(tx, rows, p, into),
+  );
+}
+
+/** Ungrouped ready jobs in receive order into `r`, up to `p.max`. */
+async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): Promise<void> {
+  // Every message taken leaves the ready set (leased, deleted or hidden), so this ends.
   while (r.leased.length < p.max) {
     const wanted = p.max - r.leased.length;
     const { rows } = await tx.query<ReadyRow>(
@@ -387,27 +403,43 @@ async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): 
       [p.queueId, p.nowMs, p.minSentAtMs, wanted],
     );
     if (rows.length === 0) return;
-    const jobs = await jobsForMessages(tx, rows, p);
-    const transitions: JobTransition[] = [];
-    const skipped: Array<{ seq: number; effect: JobTransition["message"] }> = [];
-    for (const row of rows) {
-      const job = jobs.get(row.message_id);
-      if (!job) continue; // changing on another node right now: left for the next lease
-      const t = leaseTransition(job, p, row.seq);
-      if ("skip" in t) skipped.push({ seq: row.seq, effect: t.message });
-      else transitions.push(t);
-    }
-    for (const s of skipped) {
-      if (s.effect.kind === "delete") await tx.query("DELETE FROM messages WHERE seq = $1", [s.seq]);
-      // A waiting job's message made visible from outside (SQS): hidden again.
-      else if (s.effect.kind === "visibleAt") await tx.query("UPDATE messages SET visible_at_ms = $2 WHERE seq = $1", [s.seq, s.effect.visibleAtMs]);
-    }
-    for (const change of await applyTransitions(tx, transitions, p.nowMs)) {
-      r.changes.push(change);
-      if (change.job.status === "running") r.leased.push(change.job as LeasedJob);
-    }
-    if (rows.length < wanted || jobs.size === 0) return;
+    const { passedBy } = await leaseRows(tx, rows, p, r);
+    if (rows.length < wanted || passedBy === rows.length) return;
   }
+}
+
+/**
+ * Leases ready messages (locked by the caller), in order, into `r`: each one's job is locked
+ * (SKIP LOCKED) and leased, or its stale message deleted or hidden again. Answers the seqs that
+ * started a job, and how many rows were passed by untouched (their job changing on another node).
+ */
+async function leaseRows(tx: Queryable, rows: ReadyRow[], p: JobLeaseParams, r: JobLeaseResult): Promise<{ started: Set<number>; passedBy: number }> {
+  const started = new Set<number>();
+  if (rows.length === 0) return { started, passedBy: 0 };
+  const jobs = await jobsForMessages(tx, rows, p);
+  const transitions: JobTransition[] = [];
+  const skipped: Array<{ seq: number; effect: JobTransition["message"] }> = [];
+  for (const row of rows) {
+    const job = jobs.get(row.message_id);
+    if (!job) continue; // changing on another node right now: left for the next lease
+    const t = leaseTransition(job, p, row.seq);
+    if ("skip" in t) skipped.push({ seq: row.seq, effect: t.message });
+    else transitions.push(t);
+  }
+  for (const s of skipped) {
+    if (s.effect.kind === "delete") await tx.query("DELETE FROM messages WHERE seq = $1", [s.seq]);
+    // A waiting job's message made visible from outside (SQS): hidden again.
+    else if (s.effect.kind === "visibleAt") await tx.query("UPDATE messages SET visible_at_ms = $2 WHERE seq = $1", [s.seq, s.effect.visibleAtMs]);
+  }
+  const seqOf = new Map(rows.map((row) => [row.message_id, row.seq]));
+  for (const change of await applyTransitions(tx, transitions, p.nowMs)) {
+    r.changes.push(change);
+    if (change.job.status === "running") {
+      r.leased.push(change.job as LeasedJob);
+      started.add(seqOf.get(change.job.id)!);
+    }
+  }
+  return { started, passedBy: rows.length - jobs.size };
 }
 
 /**

@@ -12,6 +12,7 @@
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import type { Db, NamedStatement, Queryable } from "./db.js";
+import { joinUngroupedFlow } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import { type MessageRow, messageColumns, toMessage } from "./rows.js";
 
@@ -108,24 +109,7 @@ async function receivePlain(run: ReceiveRun): Promise<void> {
 /** Rounds over flows in least-served order, one message per flow per round (docs/fair-queues.md). */
 async function receiveFair(run: ReceiveRun): Promise<void> {
   const { tx, p } = run;
-  const ungroupedReady = await tx.query(
-    "SELECT 1 FROM messages WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3 LIMIT 1",
-    [p.queueId, p.nowMs, p.minSentAtMs],
-  );
-  if ((ungroupedReady.rowCount ?? 0) > 0) {
-    // The ungrouped flow joins at the lowest count (it can't bank credit while the queue had no groups).
-    await tx.query(
-      `INSERT INTO message_groups (queue_id, group_id, served)
-       SELECT $1, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > ''), 0)
-       ON CONFLICT (queue_id, group_id) DO NOTHING`,
-      [p.queueId],
-    );
-    await tx.query(
-      `UPDATE message_groups SET served = (SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > '')
-       WHERE queue_id = $1 AND group_id = '' AND served < (SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > '')`,
-      [p.queueId],
-    );
-  }
+  await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
   const flows = await lockReadyFlows(tx, p, false);
   if (flows.length === 0) return;
   const { rows } = await tx.query<MessageRow & { flow: number }>(

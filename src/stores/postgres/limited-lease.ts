@@ -1,0 +1,185 @@
+/**
+ * What a job lease needs beyond the plain ready order on PostgreSQL, inside its transaction: the
+ * queue's limits on starting jobs (core's lease-limits.ts decides from the running count and the
+ * token bucket read here) and fair sharing between tenants. Across nodes:
+ * - limits: every limited lease of a queue first takes the queue's lease lock (a transaction-level
+ *   advisory lock, held to commit), then counts and reads the bucket in later statements. So two
+ *   nodes' leases run one after the other: the second counts the first's jobs, and spends from the
+ *   bucket the first left. Jobs leave `running` without it (that only frees slots).
+ * - tenants: a tenant's jobs are its message group; a lease serves the least-served ready tenants
+ *   first, one job each per round (docs/fair-queues.md), locking their group rows (FOR NO KEY
+ *   UPDATE SKIP LOCKED: a tenant another node is serving right now is passed by; submits, which
+ *   key-share lock them, are not waited for) and counting what it served in them.
+ * Lock order, against deadlocks: the queue's lease lock first, then rows, then the event log's lock.
+ */
+import type { JobLeaseParams, JobLeaseResult } from "../../core/jobs/job-store.js";
+import { type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens } from "../../core/jobs/lease-limits.js";
+import type { Queryable } from "./db.js";
+import { joinUngroupedFlow } from "./fair-flows.js";
+
+/** The first key of pg_advisory_xact_lock(int, int) for a queue's lease lock; the second is the queue's id. */
+const leaseLockClass = 0x511d0;
+
+export interface ReadyRow {
+  seq: number;
+  message_id: string;
+  priority: number;
+  sent_at_ms: number;
+}
+
+/**
+ * Leases the given ready rows (locked by the caller) in order into `r`: answers the seqs of those
+ * that started a job, and how many were passed by untouched (their job changing on another node).
+ */
+export type LeaseRows = (rows: ReadyRow[], r: JobLeaseResult) => Promise<{ started: Set<number>; passedBy: number }>;
+
+/** The plain lease: ready ungrouped messages in receive order, up to `p.max` in `r`. */
+export type LeasePlain = (p: JobLeaseParams, r: JobLeaseResult) => Promise<void>;
+
+/**
+ * Takes the queue's lease lock when its leases are limited (a no-op otherwise). Taken again in the
+ * same transaction, it is held once more: callers take it before anything else, then lease.
+ */
+export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; limits?: JobLeaseParams["limits"] }): Promise<void> {
+  if (!hasLeaseLimits(p.limits)) return;
+  await tx.query("SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)", [leaseLockClass, p.queueId]);
+}
+
+/** Whether the queue has tenants (message groups): its leases then share it fairly. */
+export async function queueHasTenants(q: Queryable, queueId: number): Promise<boolean> {
+  const { rowCount } = await q.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [queueId]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * A lease on a queue with limits or tenants: as many as the limits allow now, tenants' jobs in fair
+ * order; `r.limited` says what held it back with jobs ready.
+ */
+export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows): Promise<void> {
+  const before = r.leased.length;
+  const limits = p.limits ?? {};
+  let allowed = p.max - before;
+  let limitedBy: NonNullable<JobLeaseResult["limited"]> | undefined;
+  let bucket: TokenBucket | undefined;
+  if (hasLeaseLimits(limits)) {
+    await lockLimitedLeases(tx, p);
+    // Statements after the lock: they see every lease that held it before.
+    const running = limits.maxRunning === undefined ? 0 : await countRunning(tx, p.queueId);
+    if (limits.rateLimitPerSecond !== undefined) {
+      const { rows } = await tx.query<{ tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = $1", [p.queueId]);
+      bucket = refillBucket(rows[0] && { tokens: rows[0].tokens, atMs: rows[0].at_ms }, limits.rateLimitPerSecond, p.nowMs);
+    }
+    const allowance = leaseAllowance({ wanted: allowed, limits, running, bucket });
+    allowed = allowance.allowed;
+    if (allowance.limitedBy !== undefined) limitedBy = { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs };
+  }
+  let capped = false;
+  if (allowed > 0) {
+    const bounded = { ...p, max: before + allowed };
+    if (tenants) capped = await leaseFair(tx, bounded, r, leaseRows);
+    else await leasePlain(bounded, r);
+  }
+  if (bucket) {
+    const after = spendTokens(bucket, r.leased.length - before);
+    await tx.query(
+      "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES ($1, $2, $3) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
+      [p.queueId, after.tokens, after.atMs],
+    );
+  }
+  if (r.leased.length < p.max && (limitedBy !== undefined || capped)) r.limited = limitedBy ?? { by: "maxRunningPerTenant" };
+}
+
+async function countRunning(tx: Queryable, queueId: number): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE queue_id = $1 AND status = 'running'", [queueId]);
+  return rows[0]!.n;
+}
+
+const readyOrder = "priority DESC, visible_at_ms, seq";
+
+/**
+ * Rounds over the ready tenants, least served first, one job per tenant per round, up to
+ * `p.max` in `r` (a tenant at its maxRunningPerTenant is passed by). Answers whether one was
+ * passed by for its cap while it had a job ready.
+ */
+async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<boolean> {
+  await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
+  const cap = p.limits?.maxRunningPerTenant ?? null;
+  for (;;) {
+    const wanted = p.max - r.leased.length;
+    if (wanted <= 0) return false;
+    // The first round serves at most `wanted` tenants: the least-served ready ones, with room
+    // under their cap (counted on the latest rows: this statement comes after the lease lock).
+    const { rows: flows } = await tx.query<{ group_id: string; room: number | null }>(
+      `SELECT g.group_id, CASE WHEN $4::int IS NULL OR g.group_id = '' THEN NULL ELSE $4 - c.running END AS room
+       FROM message_groups g
+       CROSS JOIN LATERAL (SELECT count(*)::int AS running FROM jobs j WHERE j.queue_id = $1 AND j.tenant = g.group_id AND j.status = 'running' AND j.tenant IS NOT NULL) c
+       WHERE g.queue_id = $1
+         AND ($4::int IS NULL OR g.group_id = '' OR c.running < $4)
+         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+           OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
+       ORDER BY g.served, g.group_id LIMIT $5 FOR NO KEY UPDATE OF g SKIP LOCKED`,
+      [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted],
+    );
+    if (flows.length === 0) return cap !== null && (await cappedTenantReady(tx, p, cap));
+    // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
+    const perFlow = Math.ceil(wanted / flows.length);
+    const { rows: candidates } = await tx.query<ReadyRow & { flow: number }>(
+      `SELECT m.seq, m.message_id, m.priority, m.sent_at_ms, f.ord::int AS flow FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS f (group_id, k, ord)
+       CROSS JOIN LATERAL (
+         (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
+          WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
+         UNION ALL
+         (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
+          WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
+       ) m ORDER BY f.ord, m.priority DESC, m.visible_at_ms, m.seq`,
+      [p.queueId, flows.map((f) => f.group_id), flows.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
+    );
+    // Round by round in memory: one per tenant per round, in the flows' order.
+    const perTenant: ReadyRow[][] = flows.map(() => []);
+    for (const c of candidates) perTenant[c.flow - 1]!.push(c);
+    const chosen: ReadyRow[] = [];
+    for (let round = 0; chosen.length < wanted; round++) {
+      const before = chosen.length;
+      for (const list of perTenant) if (round < list.length && chosen.length < wanted) chosen.push(list[round]!);
+      if (chosen.length === before) break;
+    }
+    if (chosen.length === 0) return false;
+    // Locked now, visibility checked again on each row's latest version: a job leased meanwhile
+    // (by a lease that didn't know of tenants yet) is passed by.
+    const { rows: locked } = await tx.query<{ seq: number }>("SELECT seq FROM messages WHERE seq = ANY ($1::bigint[]) AND visible_at_ms <= $2 FOR UPDATE SKIP LOCKED", [
+      chosen.map((c) => c.seq),
+      p.nowMs,
+    ]);
+    const lockedSeqs = new Set(locked.map((l) => l.seq));
+    const { started, passedBy } = await leaseRows(
+      chosen.filter((c) => lockedSeqs.has(c.seq)),
+      r,
+    );
+    const servedBy = new Map<string, number>();
+    candidates.forEach((c) => {
+      if (started.has(c.seq)) servedBy.set(flows[c.flow - 1]!.group_id, (servedBy.get(flows[c.flow - 1]!.group_id) ?? 0) + 1);
+    });
+    if (servedBy.size > 0) {
+      await tx.query("UPDATE message_groups g SET served = g.served + t.n FROM unnest($2::text[], $3::int[]) AS t (group_id, n) WHERE g.queue_id = $1 AND g.group_id = t.group_id", [
+        p.queueId,
+        [...servedBy.keys()],
+        [...servedBy.values()],
+      ]);
+    }
+    // Every row taken leaves the ready set (leased, deleted, hidden) and another round looks again;
+    // when none was (all locked or changing elsewhere), this lease is done.
+    if (lockedSeqs.size - passedBy === 0) return false;
+  }
+}
+
+/** Whether a tenant at its cap has a job ready: what held the lease back, if it got fewer than asked. */
+async function cappedTenantReady(tx: Queryable, p: JobLeaseParams, cap: number): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `SELECT 1 FROM message_groups g WHERE g.queue_id = $1 AND g.group_id <> ''
+       AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)
+       AND (SELECT count(*) FROM jobs j WHERE j.queue_id = $1 AND j.tenant = g.group_id AND j.status = 'running' AND j.tenant IS NOT NULL) >= $4
+     LIMIT 1`,
+    [p.queueId, p.nowMs, p.minSentAtMs, cap],
+  );
+  return (rowCount ?? 0) > 0;
+}
