@@ -282,12 +282,6 @@ async function lockJob(tx: Queryable, id: string): Promise<JobRecord | undefined
   return rows[0] ? toJob(rows[0]) : undefined;
 }
 
-/**
- * Claims the key for this job, or returns the job a live claim names. The key row is locked
- * before its job is looked up (in a later statement), so a claim whose job is being created by
- * another node is seen with its job, never taken as free.
- */
-/** One item of jobCreateMany: its key claimed (or the job it names answered), its rows inserted. */
 /** jobCreateMany's items inside a caller's transaction (a schedule's fire), in order. */
 export async function createJobsInTx(tx: Queryable, items: readonly JobCreateItem[], nowMs: number): Promise<JobCreateResult[]> {
   // Row locks before any event is appended (the log's lock is held to commit: job-dependencies.ts):
@@ -334,6 +328,11 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   return { created: true, job };
 }
 
+/**
+ * Claims the key for this job, or returns the job a live claim names. The key row is locked
+ * before its job is looked up (in a later statement), so a claim whose job is being created by
+ * another node is seen with its job, never taken as free.
+ */
 async function claimKey(tx: Queryable, job: NewJob, claim: IdempotencyClaim, nowMs: number): Promise<JobCreateResult | undefined> {
   const inserted = await tx.query(
     `INSERT INTO job_idempotency_keys (queue_id, key, fingerprint, job_id, expires_at_ms) VALUES ($1, $2, $3, $4, $5)
