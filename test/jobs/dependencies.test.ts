@@ -153,8 +153,10 @@ describe("dependencies: refused submits", () => {
     expect((await s.api("GET", "/v1/queues/b/jobs")).body.jobs).toHaveLength(before);
     // With ?wait each entry is created in its turn, then held: here until the (manual) clock passes 1 s.
     const base = s.server.jobs.subscriberCount();
+    const timers = s.clock.pendingTimers();
     const held = s.api("POST", "/v1/queues/b/jobs/batch?wait=1", { jobs: [{ input: "a" }, { input: "b", dependsOn: [{ entry: 0 }] }] });
-    await waitFor(() => s.server.jobs.subscriberCount() === base + 2, { what: "both entries held" });
+    // Held once each hold has read its job and armed its time limit (a read away from subscribing).
+    await waitFor(() => s.server.jobs.subscriberCount() === base + 2 && s.clock.pendingTimers() >= timers + 2, { what: "both entries held" });
     s.clock.advance(1_000);
     const waited = await within(10_000, held);
     expect((waited.body as Json[]).map((l) => [l.index, l.status, l.job.status]).sort()).toEqual([
