@@ -1,11 +1,10 @@
 /**
  * The SDK's workflow helpers against a real server: `sluice.schedules`, and event streams as
  * async iterables that reconnect by themselves and resume with Last-Event-ID — here made to
- * reconnect every few hundred milliseconds, while jobs keep changing, without missing or
- * repeating an event.
+ * reconnect between submits, while jobs keep changing, without missing or repeating an event.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type JobEventMessage, Sluice, SluiceApiError } from "../../client/src/index.js";
+import { type JobEventMessage, Sluice, SluiceApiError, type Timers, systemTimers } from "../../client/src/index.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
@@ -52,32 +51,73 @@ describe("event streams", () => {
   it("sluice.events() resumes by itself after every reconnect: each event once, in order", async () => {
     const queue = freshQueue();
     const stop = new AbortController();
-    // Counts the stream's (re)connections, to submit between reconnects rather than after a sleep.
-    let connects = 0;
-    const counting = (input: string, init: RequestInit): Promise<Response> => {
-      if (input.includes("/v1/events")) connects++;
-      return fetch(input, init);
+    // The test makes the stream reconnect between submits, by a dropped connection or by its idle
+    // timer, rather than by waiting: a short real idle timeout would starve a slow replay under load.
+    const idleTimeoutMs = 123_456;
+    let fireIdle: (() => void) | undefined;
+    const timers: Timers = {
+      nowMs: systemTimers.nowMs,
+      schedule(delayMs, fn) {
+        if (delayMs !== idleTimeoutMs) return systemTimers.schedule(delayMs, fn);
+        const fire = (): void => {
+          if (fireIdle === fire) fireIdle = undefined;
+          fn();
+        };
+        fireIdle = fire;
+        return () => {
+          if (fireIdle === fire) fireIdle = undefined;
+        };
+      },
     };
-    const client = new Sluice({ url: server.url, fetch: counting });
-    // A stream taken for dead after 300 ms without a byte: it reconnects over and over as the test runs.
-    const stream = client.events({ queue, signal: stop.signal, idleTimeoutMs: 300 });
+    let connects = 0;
+    let dropConnection: (() => void) | undefined;
+    const droppable = async (input: string, init: RequestInit): Promise<Response> => {
+      const res = await fetch(input, init);
+      if (!input.includes("/v1/events") || res.body === null) return res;
+      connects++;
+      const upstream = res.body.getReader();
+      let ended = false;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          dropConnection = () => {
+            if (!ended) controller.close();
+            ended = true;
+            void upstream.cancel();
+          };
+        },
+        async pull(controller) {
+          const { done, value } = await upstream.read();
+          if (ended) return;
+          if (done) {
+            ended = true;
+            controller.close();
+          } else controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    };
+    const client = new Sluice({ url: server.url, fetch: droppable, timers });
+    const stream = client.events({ queue, signal: stop.signal, idleTimeoutMs });
     const seen: JobEventMessage[] = [];
     const reading = (async () => {
       for await (const e of stream) seen.push(e);
     })();
+    await waitFor(() => connects === 1, { what: "the stream to connect" });
     const submitted: string[] = [];
     for (let i = 0; i < 20; i++) {
       submitted.push((await sluice.queue(queue).submit({ n: i })).id);
-      if (i % 5 === 4) {
-        // Four reconnects in the run, each between submits: the events after one come on the next connection.
+      if (i % 5 === 4 && i < 19) {
+        // Three reconnects in the run, each between submits: the events after one come on the next connection.
         const before = connects;
+        if (i === 9) fireIdle?.();
+        else dropConnection?.();
         await waitFor(() => connects > before, { what: "the stream to reconnect" });
       }
     }
     await waitFor(() => seen.length >= 20, { what: "20 events", timeoutMs: 20_000 });
     stop.abort();
     await reading;
-    expect(connects).toBeGreaterThanOrEqual(5);
+    expect(connects).toBe(4);
     expect(seen.map((e) => e.job.id)).toEqual(submitted);
     expect(seen.every((e) => e.type === "job.queued")).toBe(true);
     const ids = seen.map((e) => Number(e.id));
