@@ -1,6 +1,7 @@
 /**
  * What a job lease needs beyond the plain ready order, inside its write: the queue's limits on
- * starting jobs (the running count, the token bucket — core's lease-limits.ts decides with them)
+ * starting jobs (the running counts, kept by triggers — migration 022 — and the token bucket;
+ * core's lease-limits.ts decides with them)
  * and fair sharing between tenants. A tenant's jobs are its messages' group (fair queues), so the
  * order is docs/fair-queues.md's: least-served tenant first, one job per tenant per round, a new
  * tenant starting level with the others — and a tenant at its maxRunningPerTenant is passed by.
@@ -28,8 +29,17 @@ export class SqliteLeaseLimits {
   constructor(db: Database.Database) {
     this.sql = {
       hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
-      running: db.prepare<[number], number>("SELECT count(*) FROM jobs WHERE queue_id = ? AND status = 'running'").pluck(),
-      runningInTenant: db.prepare<[number, string], number>("SELECT count(*) FROM jobs INDEXED BY jobs_running_tenant WHERE queue_id = ? AND tenant = ? AND status = 'running' AND tenant IS NOT NULL").pluck(),
+      // The counts migration 022's triggers keep; a missing row is counted once and kept from then on.
+      running: db.prepare<[number], number>("SELECT running FROM job_queue_running WHERE queue_id = ?").pluck(),
+      countRunning: db
+        .prepare<[number, number], number>("INSERT INTO job_queue_running (queue_id, running) SELECT ?, count(*) FROM jobs WHERE queue_id = ? AND status = 'running' RETURNING running")
+        .pluck(),
+      runningInTenant: db.prepare<[number, string], number>("SELECT running FROM job_tenant_running WHERE queue_id = ? AND tenant = ?").pluck(),
+      countRunningInTenant: db
+        .prepare<[number, string, number, string], number>(
+          "INSERT INTO job_tenant_running (queue_id, tenant, running) SELECT ?, ?, count(*) FROM jobs INDEXED BY jobs_running_tenant WHERE queue_id = ? AND tenant = ? AND status = 'running' AND tenant IS NOT NULL RETURNING running",
+        )
+        .pluck(),
       bucketGet: db.prepare<[number], { tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = ?"),
       bucketPut: db.prepare<[number, number, number]>(
         "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES (?, ?, ?) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
@@ -54,7 +64,7 @@ export class SqliteLeaseLimits {
   /** How many of `wanted` may start now, with the queue's bucket refilled to now (to debit after). */
   allowance(p: JobLeaseParams, wanted: number): LeaseAllowance & { bucket?: TokenBucket } {
     const limits = p.limits ?? {};
-    const running = limits.maxRunning === undefined ? 0 : this.sql.running.get(p.queueId)!;
+    const running = limits.maxRunning === undefined ? 0 : this.running(p.queueId);
     let bucket: TokenBucket | undefined;
     if (limits.rateLimitPerSecond !== undefined) {
       const row = this.sql.bucketGet.get(p.queueId);
@@ -85,7 +95,7 @@ export class SqliteLeaseLimits {
       for (const flow of this.flows(p.queueId)) {
         if (started >= n) break;
         const tenant = flow === ungroupedFlow ? undefined : flow;
-        if (tenant !== undefined && limits.maxRunningPerTenant !== undefined && !tenantAdmits(this.sql.runningInTenant.get(p.queueId, tenant)!, limits)) {
+        if (tenant !== undefined && limits.maxRunningPerTenant !== undefined && !tenantAdmits(this.runningInTenant(p.queueId, tenant), limits)) {
           if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) capped = true;
           continue;
         }
@@ -104,6 +114,15 @@ export class SqliteLeaseLimits {
     }
     for (const [flow, count] of servedBy) this.sql.served.run(count, p.queueId, flow);
     return { capped };
+  }
+
+  /** The queue's running jobs: its counter row, made (by counting) the first time it is asked for. Inside the lease's write. */
+  private running(queueId: number): number {
+    return this.sql.running.get(queueId) ?? this.sql.countRunning.get(queueId, queueId)!;
+  }
+
+  private runningInTenant(queueId: number, tenant: string): number {
+    return this.sql.runningInTenant.get(queueId, tenant) ?? this.sql.countRunningInTenant.get(queueId, tenant, queueId, tenant)!;
   }
 
   /** The queue's flows in least-served order, a page at a time (leases happen between pages). */
