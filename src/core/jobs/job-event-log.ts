@@ -23,8 +23,13 @@ export interface LoggedJobEvent {
 }
 
 export interface JobEventLog {
-  /** Events after `afterId` (and at most `throughId`), in id order, at most `limit`; only one queue's or one job's when asked. */
-  jobEventList(p: { afterId: number; throughId?: number; limit: number; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]>;
+  /**
+   * Events after `afterId` (and at most `throughId`), in id order, at most `limit`; only one
+   * account's, one queue's or one job's when asked. `account` ("" for the server's own: the job's
+   * JobRecord.account, absent there) is kept with each event; without it every account's events
+   * are listed, and `queueName` then matches that name in any account.
+   */
+  jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]>;
   /** `headId`: the latest id appended (0 when none); `floorId`: the latest id pruned (0 when none). */
   jobEventBounds(): Promise<{ headId: number; floorId: number }>;
   /** Deletes up to `limit` of the oldest events appended before `beforeAtMs`; answers how many. */

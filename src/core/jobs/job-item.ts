@@ -30,6 +30,7 @@ export function newJobItem(p: JobItemParams): JobCreateItem {
     id: p.id,
     queueId: queue.id,
     queueName: queue.name,
+    account: queue.account === "" ? undefined : queue.account,
     status: "queued",
     inputJson: p.inputJson,
     attempt: 0,

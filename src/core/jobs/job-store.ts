@@ -87,8 +87,11 @@ export interface JobLeaseParams extends RetryPolicy {
   /** Messages sent before this are past retention and never leased. */
   minSentAtMs: number;
   leaseToken: string;
-  /** Defaults for adopting a message that has no job (sent through the SQS API, or redriven after its job was pruned). */
-  adopt: { maxAttempts: number; timeoutSeconds?: number };
+  /**
+   * Defaults for adopting a message that has no job (sent through the SQS API, or redriven after
+   * its job was pruned), and the queue's account the adopted job belongs to (absent: the server's own).
+   */
+  adopt: { maxAttempts: number; timeoutSeconds?: number; account?: string };
   /** Applied first, in order, in the same transaction; `max` may then be 0 (acks only). */
   acks?: JobAck[];
   /**
@@ -186,8 +189,8 @@ export interface JobStore {
    * job's old message, if it still has one (in the dead-letter queue), is deleted.
    */
   jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange>;
-  /** Running jobs whose lease expired or whose attempt timed out, oldest first. */
-  jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>>;
+  /** Running jobs whose lease expired or whose attempt timed out, oldest first; `account` as JobRecord's. */
+  jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string; account?: string }>>;
   /** transitions.expiryTransition, re-checked inside the write; undefined when there was nothing to do. */
   jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined>;
   /** Deletes up to `limit` finished jobs past their expiresAtMs, and expired idempotency keys. */

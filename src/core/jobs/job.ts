@@ -56,6 +56,11 @@ export interface JobRecord {
   seq: number;
   queueId: number;
   queueName: string;
+  /**
+   * The account its queue belongs to (QueueRecord.account): set only for an account other than the
+   * server's own (""). The jobs API answers a job only to a token of its account.
+   */
+  account?: string;
   status: JobStatus;
   inputJson: string;
   outputJson?: string;
@@ -108,6 +113,7 @@ export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: nu
     seq,
     queueId: job.queueId,
     queueName: job.queueName,
+    account: job.account,
     status: job.status,
     inputJson: job.inputJson,
     outputJson: job.outputJson,

@@ -284,6 +284,8 @@ export function jobFromMessage(p: {
   message: { messageId: string; body: string; priority: number; sentAtMs: number };
   queueId: number;
   queueName: string;
+  /** The queue's account, when not the server's own. */
+  account?: string;
   nowMs: number;
   maxAttempts: number;
   timeoutSeconds?: number;
@@ -292,6 +294,7 @@ export function jobFromMessage(p: {
     id: p.message.messageId,
     queueId: p.queueId,
     queueName: p.queueName,
+    account: p.account,
     status: "queued",
     inputJson: isJsonText(p.message.body) ? p.message.body : JSON.stringify(p.message.body),
     attempt: 0,

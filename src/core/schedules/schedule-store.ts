@@ -10,19 +10,23 @@ import type { ScheduleRecord } from "./schedule.js";
 
 export type ScheduleWriteResult = { written: true } | { written: false; current?: ScheduleRecord };
 
+/**
+ * A schedule's name is unique within its account (ScheduleRecord.account); every `account` below
+ * defaults to "", the server's own, and a write's account is its record's.
+ */
 export interface ScheduleStore {
-  scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined>;
-  /** By name, after `afterName` when paging. */
-  scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]>;
+  scheduleGet(p: { account?: string; name: string }): Promise<ScheduleRecord | undefined>;
+  /** The account's, by name, after `afterName` when paging. */
+  scheduleList(p: { account?: string; afterName?: string; limit: number }): Promise<ScheduleRecord[]>;
   /**
-   * Writes `schedule` whole. `expectedVersion` undefined: creates it, refused if the name exists;
+   * Writes `schedule` whole. `expectedVersion` undefined: creates it, refused if the name exists in its account;
    * otherwise replaces it only while the stored version is `expectedVersion`. A refusal writes
    * nothing and answers the stored record (absent if there is none).
    */
   scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult>;
   /** True if it existed. Jobs it created stay. */
-  scheduleDelete(p: { name: string }): Promise<boolean>;
-  /** Schedules whose nextRunAtMs ≤ nowMs (paused ones have none), earliest first. */
+  scheduleDelete(p: { account?: string; name: string }): Promise<boolean>;
+  /** Schedules of every account whose nextRunAtMs ≤ nowMs (paused ones have none), earliest first. */
   scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]>;
   /** The earliest nextRunAtMs of any schedule, or undefined. */
   scheduleNextDueAt(): Promise<number | undefined>;

@@ -26,6 +26,8 @@ export interface ScheduleInput {
 }
 
 export interface ScheduleRecord {
+  /** Unique within its account (set only for an account other than the server's own, ""), whose queue its jobs go to. */
+  account?: string;
   name: string;
   queueName: string;
   cron?: string;

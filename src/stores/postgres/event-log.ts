@@ -23,6 +23,7 @@ export interface EventToLog {
  */
 export async function appendEvents(tx: Queryable, changes: readonly EventToLog[], atMs: number): Promise<string[]> {
   const jobIds: string[] = [];
+  const accounts: string[] = [];
   const queues: string[] = [];
   const types: string[] = [];
   const snapshots: string[] = [];
@@ -31,6 +32,7 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
     const snapshot = eventSnapshotJson(job);
     for (const type of events) {
       jobIds.push(job.id);
+      accounts.push(job.account ?? "");
       queues.push(job.queueName);
       types.push(type);
       snapshots.push(snapshot);
@@ -39,10 +41,10 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
   if (types.length === 0) return [];
   await tx.query("SELECT pg_advisory_xact_lock($1)", [eventAppendLockKey]);
   const { rows } = await tx.query<{ id: number }>(
-    `INSERT INTO job_events (at_ms, queue_name, job_id, type, job)
-     SELECT $1, t.queue_name, t.job_id, t.type, t.job FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t (queue_name, job_id, type, job, ord)
+    `INSERT INTO job_events (at_ms, queue_name, job_id, type, job, account)
+     SELECT $1, t.queue_name, t.job_id, t.type, t.job, t.account FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS t (queue_name, job_id, type, job, account, ord)
      ORDER BY t.ord RETURNING id`,
-    [atMs, queues, jobIds, types, snapshots],
+    [atMs, queues, jobIds, types, snapshots, accounts],
   );
   return rows.map((r) => webhookIdOfEvent(r.id));
 }
@@ -60,12 +62,12 @@ interface EventRow {
 export class PostgresEventLog implements JobEventLog {
   constructor(private readonly db: Db) {}
 
-  async jobEventList(p: { afterId: number; throughId?: number; limit: number; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
+  async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
     const { rows } = await this.db.query<EventRow>(
       `SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id
-       WHERE e.id > $1 AND e.id <= $2 AND ($3::text IS NULL OR e.queue_name = $3) AND ($4::text IS NULL OR e.job_id = $4)
+       WHERE e.id > $1 AND e.id <= $2 AND ($3::text IS NULL OR e.queue_name = $3) AND ($4::text IS NULL OR e.job_id = $4) AND ($6::text IS NULL OR e.account = $6)
        ORDER BY e.id LIMIT $5`,
-      [p.afterId, p.throughId ?? Number.MAX_SAFE_INTEGER, p.queueName ?? null, p.jobId ?? null, p.limit],
+      [p.afterId, p.throughId ?? Number.MAX_SAFE_INTEGER, p.queueName ?? null, p.jobId ?? null, p.limit, p.account ?? null],
     );
     return rows.map((row) => ({ id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job: jobOfSnapshot(row.job, row.input ?? undefined) }));
   }

@@ -6,6 +6,8 @@ export interface JobRow {
   id: string;
   queue_id: number;
   queue_name: string;
+  /** '' for the server's own account. */
+  account: string;
   status: string;
   input: string;
   output: string | null;
@@ -45,6 +47,7 @@ export function toJob(row: JobRow): JobRecord {
     seq: row.seq,
     queueId: row.queue_id,
     queueName: row.queue_name,
+    account: row.account === "" ? undefined : row.account,
     status: row.status as JobStatus,
     inputJson: row.input,
     outputJson: opt(row.output),
@@ -82,6 +85,7 @@ const insertColumns: Array<[string, string, (j: Omit<JobRecord, "seq">) => Value
   ["id", "text", (j) => j.id],
   ["queue_id", "bigint", (j) => j.queueId],
   ["queue_name", "text", (j) => j.queueName],
+  ["account", "text", (j) => j.account ?? ""],
   ["status", "text", (j) => j.status],
   ["input", "text", (j) => j.inputJson],
   ["output", "text", (j) => j.outputJson ?? null],

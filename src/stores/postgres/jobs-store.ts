@@ -169,14 +169,14 @@ export class PostgresJobStore implements JobStore {
     });
   }
 
-  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {
-    const { rows } = await this.db.query<{ id: string; queue_name: string }>(
-      `(SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= $1 ORDER BY deadline_at_ms LIMIT $2)
+  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string; account?: string }>> {
+    const { rows } = await this.db.query<{ id: string; queue_name: string; account: string }>(
+      `(SELECT id, queue_name, account FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= $1 ORDER BY deadline_at_ms LIMIT $2)
        UNION
-       (SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= $1 ORDER BY lease_expires_at_ms LIMIT $2)`,
+       (SELECT id, queue_name, account FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= $1 ORDER BY lease_expires_at_ms LIMIT $2)`,
       [p.nowMs, p.limit],
     );
-    return rows.slice(0, p.limit).map((r) => ({ id: r.id, queueName: r.queue_name }));
+    return rows.slice(0, p.limit).map((r) => ({ id: r.id, queueName: r.queue_name, ...(r.account === "" ? {} : { account: r.account }) }));
   }
 
   /** Re-checked on the locked row: when two nodes' sweeps find the same job, one expires it. */

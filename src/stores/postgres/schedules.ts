@@ -18,12 +18,26 @@ const parse = (json: string): ScheduleRecord => JSON.parse(json) as ScheduleReco
 async function writeIn(q: Queryable, schedule: ScheduleRecord, expectedVersion: number | undefined): Promise<ScheduleWriteResult> {
   const json = JSON.stringify(schedule);
   const next = schedule.nextRunAtMs ?? null;
+  const account = schedule.account ?? "";
   const changed =
     expectedVersion === undefined
-      ? await q.query("INSERT INTO schedules (name, version, next_run_at_ms, record) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING", [schedule.name, schedule.version, next, json])
-      : await q.query("UPDATE schedules SET version = $2, next_run_at_ms = $3, record = $4 WHERE name = $1 AND version = $5", [schedule.name, schedule.version, next, json, expectedVersion]);
+      ? await q.query("INSERT INTO schedules (account, name, version, next_run_at_ms, record) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account, name) DO NOTHING", [
+          account,
+          schedule.name,
+          schedule.version,
+          next,
+          json,
+        ])
+      : await q.query("UPDATE schedules SET version = $3, next_run_at_ms = $4, record = $5 WHERE account = $1 AND name = $2 AND version = $6", [
+          account,
+          schedule.name,
+          schedule.version,
+          next,
+          json,
+          expectedVersion,
+        ]);
   if ((changed.rowCount ?? 0) > 0) return { written: true };
-  const { rows } = await q.query<{ record: string }>("SELECT record FROM schedules WHERE name = $1", [schedule.name]);
+  const { rows } = await q.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name = $2", [account, schedule.name]);
   return rows[0] ? { written: false, current: parse(rows[0].record) } : { written: false };
 }
 
@@ -33,13 +47,17 @@ export class PostgresSchedules implements ScheduleStore {
     private readonly createJobs: CreateJobsInTx,
   ) {}
 
-  async scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined> {
-    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE name = $1", [p.name]);
+  async scheduleGet(p: { account?: string; name: string }): Promise<ScheduleRecord | undefined> {
+    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name = $2", [p.account ?? "", p.name]);
     return rows[0] ? parse(rows[0].record) : undefined;
   }
 
-  async scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
-    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE name > $1 ORDER BY name LIMIT $2", [p.afterName ?? "", p.limit]);
+  async scheduleList(p: { account?: string; afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
+    const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name > $2 ORDER BY name LIMIT $3", [
+      p.account ?? "",
+      p.afterName ?? "",
+      p.limit,
+    ]);
     return rows.map((r) => parse(r.record));
   }
 
@@ -47,8 +65,8 @@ export class PostgresSchedules implements ScheduleStore {
     return writeIn(this.db, p.schedule, p.expectedVersion);
   }
 
-  async scheduleDelete(p: { name: string }): Promise<boolean> {
-    return ((await this.db.query("DELETE FROM schedules WHERE name = $1", [p.name])).rowCount ?? 0) > 0;
+  async scheduleDelete(p: { account?: string; name: string }): Promise<boolean> {
+    return ((await this.db.query("DELETE FROM schedules WHERE account = $1 AND name = $2", [p.account ?? "", p.name])).rowCount ?? 0) > 0;
   }
 
   async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {

@@ -9,6 +9,8 @@ import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 
+type Nullable = string | null;
+
 interface EventRow {
   id: number;
   at_ms: number;
@@ -30,11 +32,12 @@ export class SqliteEventLog implements JobEventLog {
 
   constructor(db: Database.Database, private readonly writes: GroupCommitter) {
     this.sql = {
-      append: db.prepare<[number, string, string, string, string]>("INSERT INTO job_events (at_ms, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?)"),
+      append: db.prepare<[number, string, string, string, string, string]>("INSERT INTO job_events (at_ms, account, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?, ?)"),
+      // Each filter is matched when given and skipped when NULL: one statement for every combination.
+      filtered: db.prepare<[number, number, Nullable, Nullable, Nullable, Nullable, Nullable, Nullable, number], EventRow>(
+        `${select} AND (? IS NULL OR e.account = ?) AND (? IS NULL OR e.queue_name = ?) AND (? IS NULL OR e.job_id = ?) ORDER BY e.id ${boundLimit()}`,
+      ),
       all: db.prepare<[number, number, number], EventRow>(`${select} ORDER BY e.id ${boundLimit()}`),
-      byQueue: db.prepare<[number, number, string, number], EventRow>(`${select} AND e.queue_name = ? ORDER BY e.id ${boundLimit()}`),
-      byJob: db.prepare<[number, number, string, number], EventRow>(`${select} AND e.job_id = ? ORDER BY e.id ${boundLimit()}`),
-      byJobInQueue: db.prepare<[number, number, string, string, number], EventRow>(`${select} AND e.job_id = ? AND e.queue_name = ? ORDER BY e.id ${boundLimit()}`),
       head: db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'job_events'").pluck(),
       floor: db.prepare<[], number>("SELECT pruned_through_id FROM job_event_floor").pluck(),
       oldest: db.prepare<[number], { id: number; at_ms: number }>(`SELECT id, at_ms FROM job_events ORDER BY id ${boundLimit()}`),
@@ -45,17 +48,18 @@ export class SqliteEventLog implements JobEventLog {
 
   /** Inside a write: appends one event of `job` (its snapshot made by eventSnapshotJson); answers its id. */
   appendOne(job: JobRecord, snapshot: string, type: JobEventType, atMs: number): number {
-    return Number(this.sql.append.run(atMs, job.queueName, job.id, type, snapshot).lastInsertRowid);
+    return Number(this.sql.append.run(atMs, job.account ?? "", job.queueName, job.id, type, snapshot).lastInsertRowid);
   }
 
-  async jobEventList(p: { afterId: number; throughId?: number; limit: number; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
+  async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
     const through = p.throughId ?? Number.MAX_SAFE_INTEGER;
-    let rows: EventRow[];
-    if (p.jobId !== undefined && p.queueName !== undefined) rows = this.sql.byJobInQueue.all(p.afterId, through, p.jobId, p.queueName, p.limit);
-    else if (p.jobId !== undefined) rows = this.sql.byJob.all(p.afterId, through, p.jobId, p.limit);
-    else if (p.queueName !== undefined) rows = this.sql.byQueue.all(p.afterId, through, p.queueName, p.limit);
-    else rows = this.sql.all.all(p.afterId, through, p.limit);
+    const unfiltered = p.account === undefined && p.queueName === undefined && p.jobId === undefined;
+    const rows = unfiltered ? this.sql.all.all(p.afterId, through, p.limit) : this.filtered(p.afterId, through, p.account ?? null, p.queueName ?? null, p.jobId ?? null, p.limit);
     return rows.map(toEvent);
+  }
+
+  private filtered(afterId: number, through: number, account: string | null, queueName: string | null, jobId: string | null, limit: number): EventRow[] {
+    return this.sql.filtered.all(afterId, through, account, account, queueName, queueName, jobId, jobId, limit);
   }
 
   async jobEventBounds(): Promise<{ headId: number; floorId: number }> {

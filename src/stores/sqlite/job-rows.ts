@@ -6,6 +6,8 @@ export interface JobRow {
   id: string;
   queue_id: number;
   queue_name: string;
+  /** '' for the server's own account. */
+  account: string;
   status: string;
   input: string;
   output: string | null;
@@ -39,6 +41,7 @@ export const jobColumns = [
   "id",
   "queue_id",
   "queue_name",
+  "account",
   "status",
   "input",
   "output",
@@ -96,6 +99,7 @@ export function toJob(row: JobRow): JobRecord {
     seq: row.seq,
     queueId: row.queue_id,
     queueName: row.queue_name,
+    account: row.account === "" ? undefined : row.account,
     status: row.status as JobStatus,
     inputJson: row.input,
     outputJson: opt(row.output),
@@ -144,6 +148,7 @@ export function jobRowOf(v: readonly unknown[]): JobRow {
     id: v[at.id] as string,
     queue_id: v[at.queue_id] as number,
     queue_name: v[at.queue_name] as string,
+    account: v[at.account] as string,
     status: v[at.status] as string,
     input: v[at.input] as string,
     output: v[at.output] as string | null,
@@ -199,6 +204,7 @@ function jobParams(job: Omit<JobRecord, "seq">): Record<(typeof jobColumns)[numb
     id: job.id,
     queue_id: job.queueId,
     queue_name: job.queueName,
+    account: job.account ?? "",
     status: job.status,
     input: job.inputJson,
     output: job.outputJson ?? null,

@@ -19,7 +19,7 @@ export interface ReadyMessageRow {
 }
 
 type Statement<Params extends unknown[] = unknown[], Result = unknown> = Database.Statement<Params, Result>;
-type JobRowsRead = Statement<[number, number], { id: string; queue_name: string }>;
+type JobRowsRead = Statement<[number, number], { id: string; queue_name: string; account: string }>;
 
 /** Spelled out, not inferred: the build's declarations can't name better-sqlite3's inner Statement type. */
 export interface JobStatements {
@@ -60,11 +60,11 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
       .prepare<[number, string, number, number], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE queue_id = ? AND status = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`)
       .raw(),
     countByStatus: db.prepare<[number], { status: string; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = ? GROUP BY status"),
-    leaseExpired: db.prepare<[number, number], { id: string; queue_name: string }>(
-      `SELECT id, queue_name FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms ${boundLimit()}`,
+    leaseExpired: db.prepare<[number, number], { id: string; queue_name: string; account: string }>(
+      `SELECT id, queue_name, account FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= ? ORDER BY lease_expires_at_ms ${boundLimit()}`,
     ),
-    deadlinePassed: db.prepare<[number, number], { id: string; queue_name: string }>(
-      `SELECT id, queue_name FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms ${boundLimit()}`,
+    deadlinePassed: db.prepare<[number, number], { id: string; queue_name: string; account: string }>(
+      `SELECT id, queue_name, account FROM jobs WHERE status = 'running' AND deadline_at_ms IS NOT NULL AND deadline_at_ms <= ? ORDER BY deadline_at_ms ${boundLimit()}`,
     ),
     // A finished job is kept while a webhook about it is still being delivered, and while its
     // Idempotency-Key holds: a replay must find the job, not create a second one.

@@ -157,7 +157,8 @@ export class SqliteJobStore implements JobStore {
     if (job.dependsOn !== undefined) {
       const parents = job.dependsOn.map((id) => {
         const parent = this.writer.findJobOrDeferred(id);
-        if (!parent) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
+        // Another account's job is no parent: answered as one that doesn't exist.
+        if (!parent || (parent.account ?? "") !== (job.account ?? "")) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
         return { id, status: parent.status, error: parent.error };
       });
       const resultTtlSeconds = (this.writer.settingsOf(job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
@@ -309,11 +310,12 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string }>> {
-    const found = new Map<string, string>();
-    for (const row of this.sql.deadlinePassed.all(p.nowMs, p.limit)) found.set(row.id, row.queue_name);
-    for (const row of this.sql.leaseExpired.all(p.nowMs, p.limit)) found.set(row.id, row.queue_name);
-    return [...found].slice(0, p.limit).map(([id, queueName]) => ({ id, queueName }));
+  async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string; account?: string }>> {
+    const found = new Map<string, { id: string; queueName: string; account?: string }>();
+    for (const row of [...this.sql.deadlinePassed.all(p.nowMs, p.limit), ...this.sql.leaseExpired.all(p.nowMs, p.limit)]) {
+      found.set(row.id, { id: row.id, queueName: row.queue_name, ...(row.account === "" ? {} : { account: row.account }) });
+    }
+    return [...found.values()].slice(0, p.limit);
   }
 
   async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {

@@ -24,31 +24,33 @@ export class SqliteSchedules implements ScheduleStore {
     private readonly createJobs: CreateJobsInWrite,
   ) {
     this.sql = {
-      get: db.prepare<[string], string>("SELECT record FROM schedules WHERE name = ?").pluck(),
-      list: db.prepare<[string, number], string>(`SELECT record FROM schedules WHERE name > ? ORDER BY name ${boundLimit()}`).pluck(),
-      insert: db.prepare<[string, number, number | null, string]>("INSERT INTO schedules (name, version, next_run_at_ms, record) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING"),
-      update: db.prepare<[number, number | null, string, string, number]>("UPDATE schedules SET version = ?, next_run_at_ms = ?, record = ? WHERE name = ? AND version = ?"),
-      delete: db.prepare<[string]>("DELETE FROM schedules WHERE name = ?"),
+      get: db.prepare<[string, string], string>("SELECT record FROM schedules WHERE account = ? AND name = ?").pluck(),
+      list: db.prepare<[string, string, number], string>(`SELECT record FROM schedules WHERE account = ? AND name > ? ORDER BY name ${boundLimit()}`).pluck(),
+      insert: db.prepare<[string, string, number, number | null, string]>(
+        "INSERT INTO schedules (account, name, version, next_run_at_ms, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
+      ),
+      update: db.prepare<[number, number | null, string, string, string, number]>("UPDATE schedules SET version = ?, next_run_at_ms = ?, record = ? WHERE account = ? AND name = ? AND version = ?"),
+      delete: db.prepare<[string, string]>("DELETE FROM schedules WHERE account = ? AND name = ?"),
       due: db.prepare<[number, number], string>(`SELECT record FROM schedules WHERE next_run_at_ms <= ? ORDER BY next_run_at_ms ${boundLimit()}`).pluck(),
       nextDue: db.prepare<[], number | null>("SELECT min(next_run_at_ms) FROM schedules").pluck(),
     };
   }
 
-  async scheduleGet(p: { name: string }): Promise<ScheduleRecord | undefined> {
-    const json = this.sql.get.get(p.name);
+  async scheduleGet(p: { account?: string; name: string }): Promise<ScheduleRecord | undefined> {
+    const json = this.sql.get.get(p.account ?? "", p.name);
     return json === undefined ? undefined : parse(json);
   }
 
-  async scheduleList(p: { afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
-    return this.sql.list.all(p.afterName ?? "", p.limit).map(parse);
+  async scheduleList(p: { account?: string; afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
+    return this.sql.list.all(p.account ?? "", p.afterName ?? "", p.limit).map(parse);
   }
 
   async scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult> {
     return this.writes.run(() => this.writeNow(p.schedule, p.expectedVersion));
   }
 
-  async scheduleDelete(p: { name: string }): Promise<boolean> {
-    return this.writes.run(() => this.sql.delete.run(p.name).changes > 0);
+  async scheduleDelete(p: { account?: string; name: string }): Promise<boolean> {
+    return this.writes.run(() => this.sql.delete.run(p.account ?? "", p.name).changes > 0);
   }
 
   async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {
@@ -70,12 +72,13 @@ export class SqliteSchedules implements ScheduleStore {
   private writeNow(schedule: ScheduleRecord, expectedVersion: number | undefined): ScheduleWriteResult {
     const json = JSON.stringify(schedule);
     const next = schedule.nextRunAtMs ?? null;
+    const account = schedule.account ?? "";
     const changed =
       expectedVersion === undefined
-        ? this.sql.insert.run(schedule.name, schedule.version, next, json).changes
-        : this.sql.update.run(schedule.version, next, json, schedule.name, expectedVersion).changes;
+        ? this.sql.insert.run(account, schedule.name, schedule.version, next, json).changes
+        : this.sql.update.run(schedule.version, next, json, account, schedule.name, expectedVersion).changes;
     if (changed > 0) return { written: true };
-    const current = this.sql.get.get(schedule.name);
+    const current = this.sql.get.get(account, schedule.name);
     return current === undefined ? { written: false } : { written: false, current: parse(current) };
   }
 }

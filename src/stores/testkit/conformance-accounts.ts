@@ -1,12 +1,15 @@
 /**
  * Conformance cases for accounts: a queue name is unique within its account, each account lists
  * and finds only its own queues, tombstones and move tasks are per account, and a dead-letter
- * queue redrives to the source of that name in its own account. "" (the default) is the server's
- * own account.
+ * queue redrives to the source of that name in its own account; a job keeps its account (an
+ * adopted message's job too), the event log lists one account's events, and a schedule's name is
+ * unique within its account. "" (the default) is the server's own account.
  */
 import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
+import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { jobCaseKit } from "./conformance-jobs-kit.js";
 
 const other = "222222222222";
 
@@ -84,5 +87,67 @@ export function registerAccountCases({ store, reopen, test }: ConformanceContext
     expect((await store().moveTaskList({ activeOnly: true, limit: 10 })).map((t) => t.taskHandle).sort()).toEqual(["own-1", "theirs-1"]);
     expect(await store().moveTaskGet({ taskHandle: "theirs-1" })).toMatchObject({ account: other, sourceQueueName: "dlq" });
     expect((await store().moveTaskGet({ taskHandle: "own-1" }))!.account).toBeUndefined();
+  });
+
+  test("accounts: a job keeps its account through writes and reads, an adopted message's job too", async () => {
+    const jobs = jobCaseKit(store);
+    const theirs = (await store().queueCreate({ account: other, name: "jobs", config, tags: {}, nowMs: T0 })).queue;
+    const own = (await store().queueCreate({ name: "jobs", config, tags: {}, nowMs: T0 })).queue;
+    const submitted = await jobs.submit(theirs, { account: other });
+    const ownJob = await jobs.submit(own);
+    expect(submitted.job.account).toBe(other);
+    expect((await store().jobGet({ id: submitted.job.id }))!.account).toBe(other);
+    expect((await store().jobGet({ id: ownJob.job.id }))!.account).toBeUndefined();
+    await store().messageSend({ queueId: theirs.id, messages: [newMessage({ body: '{"sent":"through SQS"}' })] });
+    const leased = await store().jobLease({ ...jobs.leaseParams(theirs, `${theirs.id}.lease-acct`), leaseSeconds: 1, adopt: { maxAttempts: 3, account: other } });
+    expect(leased.leased).toHaveLength(2);
+    for (const job of leased.leased) expect((await store().jobGet({ id: job.id }))!.account).toBe(other);
+    const expired = await store().jobListExpired({ nowMs: T0 + 5_000, limit: 10 });
+    expect(expired.map((e) => e.account)).toEqual([other, other]);
+  });
+
+  test("accounts: the event log keeps each event's account and lists one account's when asked", async () => {
+    const jobs = jobCaseKit(store);
+    const theirs = (await store().queueCreate({ account: other, name: "events", config, tags: {}, nowMs: T0 })).queue;
+    const own = (await store().queueCreate({ name: "events", config, tags: {}, nowMs: T0 })).queue;
+    const theirJob = (await jobs.submit(theirs, { account: other })).job.id;
+    const ownJob = (await jobs.submit(own)).job.id;
+    const list = async (p: { account?: string; queueName?: string }): Promise<string[]> => (await store().jobEventList({ afterId: 0, limit: 100, ...p })).map((e) => e.jobId);
+    expect(await list({})).toEqual([theirJob, ownJob]);
+    expect(await list({ account: other })).toEqual([theirJob]);
+    expect(await list({ account: "" })).toEqual([ownJob]);
+    expect(await list({ account: other, queueName: "events" })).toEqual([theirJob]);
+    expect(await list({ queueName: "events" })).toEqual([theirJob, ownJob]);
+    expect((await store().jobEventList({ afterId: 0, limit: 100, account: other }))[0]!.job.account).toBe(other);
+  });
+
+  test("accounts: a schedule's name is unique within its account; each account gets, lists and deletes its own", async () => {
+    const schedule = (account: string | undefined, inputJson: string): ScheduleRecord => ({
+      ...(account === undefined ? {} : { account }),
+      name: "nightly",
+      queueName: "jobs",
+      everySeconds: 60,
+      timezone: "UTC",
+      inputJson,
+      optionsJson: "{}",
+      catchUp: "latest",
+      paused: false,
+      nextRunAtMs: T0,
+      createdAtMs: T0,
+      updatedAtMs: T0,
+      version: 1,
+    });
+    expect(await store().scheduleWrite({ schedule: schedule(undefined, '"own"') })).toEqual({ written: true });
+    expect(await store().scheduleWrite({ schedule: schedule(other, '"theirs"') })).toEqual({ written: true });
+    expect((await store().scheduleGet({ name: "nightly" }))!.inputJson).toBe('"own"');
+    expect((await store().scheduleGet({ account: other, name: "nightly" }))!.inputJson).toBe('"theirs"');
+    expect(await store().scheduleGet({ account: "333333333333", name: "nightly" })).toBeUndefined();
+    expect((await store().scheduleList({ account: other, limit: 10 })).map((s) => s.inputJson)).toEqual(['"theirs"']);
+    expect(await store().scheduleWrite({ schedule: { ...schedule(other, '"again"'), version: 2 }, expectedVersion: 1 })).toEqual({ written: true });
+    expect((await store().scheduleGet({ name: "nightly" }))!.version).toBe(1);
+    expect((await store().scheduleListDue({ nowMs: T0, limit: 10 })).map((s) => s.account ?? "").sort()).toEqual(["", other]);
+    expect(await store().scheduleDelete({ account: other, name: "nightly" })).toBe(true);
+    expect(await store().scheduleGet({ account: other, name: "nightly" })).toBeUndefined();
+    expect(await store().scheduleGet({ name: "nightly" })).toBeDefined();
   });
 }
