@@ -139,7 +139,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   }).catch((err: unknown) => {
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
-  const telemetry = createTelemetry({ logger, clock, version: packageVersion(), metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
+  const telemetry = createTelemetry({ logger, clock, version: packageVersion(), accountId: config.accountId, metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
   const { store, backup } = await openStore(config, logger, telemetry.store);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
     await store.close();
@@ -191,7 +191,18 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
-  const jobsBackground = startJobsBackground({ jobs, schedules, clock, webhookSecret, webhookPolicy, onError: logUnexpected, onWebhookAttempt: telemetry.onWebhookAttempt });
+  // An account's jobs are signed with its own secret when the credentials give it one (as last reloaded).
+  const accountWebhookSecret = (account: string): string | undefined => credentials.current()?.accounts.get(account === "" ? config.accountId : account)?.webhookSecret?.reveal();
+  const jobsBackground = startJobsBackground({
+    jobs,
+    schedules,
+    clock,
+    webhookSecret,
+    accountWebhookSecret,
+    webhookPolicy,
+    onError: logUnexpected,
+    onWebhookAttempt: telemetry.onWebhookAttempt,
+  });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
   const url = `http://${urlHost(config.host)}:${port}`;

@@ -3,7 +3,7 @@
  * on query): each account has its own queues, URLs and ListQueues; another account's queue answers
  * AccessDenied (whether or not it exists) until AddPermission or the queue's Policy grants the
  * caller's account the action, and RemovePermission takes it back; a dead-letter redrive stays in
- * its account. The jobs API serves only the server's own account.
+ * its account. The jobs API works on the bearer token's account (test/jobs-e2e/accounts.test.ts).
  */
 import {
   AddPermissionCommand,
@@ -119,13 +119,14 @@ describe("each account has its own queues", () => {
     expect(await bodies(keys.admin, urlOf(accountA, "private"))).toEqual([]);
   });
 
-  it("the jobs API serves only the server's own account: another account's token is AccessDenied 403", async () => {
+  it("the jobs API works on the token's own account: a job queue made with B's token is B's SQS queue", async () => {
     const put = (token: string): Promise<Response> =>
       fetch(`${srv.url}/v1/queues/jobs-a`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
     expect((await put(tokens.admin.token)).status).toBe(200);
-    const denied = await put(tokenB);
-    expect(denied.status).toBe(403);
-    expect(((await denied.json()) as { error: { code: string } }).error.code).toBe("AccessDenied");
+    expect((await v3(keys.admin).send(new GetQueueUrlCommand({ QueueName: "jobs-a" }))).QueueUrl).toBe(urlOf(accountA, "jobs-a"));
+    expect(await v3Error(keys.other, new GetQueueUrlCommand({ QueueName: "jobs-a" }))).toMatchObject({ name: "QueueDoesNotExist" });
+    expect((await put(tokenB)).status).toBe(200);
+    expect((await v3(keys.other).send(new GetQueueUrlCommand({ QueueName: "jobs-a" }))).QueueUrl).toBe(urlOf(accountB, "jobs-a"));
   });
 
   it("a dead-letter redrive (message move task) stays within its account", async () => {

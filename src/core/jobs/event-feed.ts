@@ -11,6 +11,8 @@ import { limits } from "../limits.js";
 import type { JobEventLog, LoggedJobEvent } from "./job-event-log.js";
 
 export interface EventFeedFilter {
+  /** One account's events ("" is the server's own); absent: every account's. */
+  account?: string;
   queueName?: string;
   jobId?: string;
 }
@@ -33,7 +35,11 @@ interface Subscriber {
 const page = limits.events.readPageMax;
 
 function matches(filter: EventFeedFilter, e: LoggedJobEvent): boolean {
-  return (filter.jobId === undefined || filter.jobId === e.jobId) && (filter.queueName === undefined || filter.queueName === e.queueName);
+  return (
+    (filter.jobId === undefined || filter.jobId === e.jobId) &&
+    (filter.queueName === undefined || filter.queueName === e.queueName) &&
+    (filter.account === undefined || filter.account === (e.job.account ?? ""))
+  );
 }
 
 export class JobEventFeed {

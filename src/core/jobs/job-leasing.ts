@@ -55,6 +55,7 @@ export class JobLeasing extends JobServicePart {
    */
   async leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
     const result = await this.leaseOrWait(queueName, input, ackInputs);
+    await this.hideOtherAccountsAcks(result.acks);
     if (!result.leased.some((job) => job.dependsOn !== undefined)) return result;
     const parents = new Map<string, JobRecord[]>();
     await Promise.all(
@@ -65,6 +66,34 @@ export class JobLeasing extends JobServicePart {
       }),
     );
     return { ...result, parents };
+  }
+
+  /** A refused ack on another account's job says JobNotFound, as a lone complete or fail would. */
+  private async hideOtherAccountsAcks(acks: LeaseWithAcksResult["acks"]): Promise<void> {
+    await Promise.all(
+      acks.map(async (a, i) => {
+        if (a.ok || a.error.code === "JobNotFound") return;
+        const ours = await this.shared.get(a.id).then(
+          () => true,
+          () => false,
+        );
+        if (!ours) acks[i] = { id: a.id, ok: false, error: { code: "JobNotFound", message: `Job ${a.id} does not exist.` } };
+      }),
+    );
+  }
+
+  /**
+   * A worker's call on a job by id and lease (heartbeat, complete, fail, release): the lease id
+   * is the job's secret, so a call that succeeds is on a job of this account; a refused one is
+   * answered JobNotFound when the job is another account's, like every other lookup.
+   */
+  private async ownJob<T>(id: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof SluiceError && err.code !== "JobNotFound") await this.shared.get(id);
+      throw err;
+    }
   }
 
   private async leaseOrWait(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
@@ -96,7 +125,7 @@ export class JobLeasing extends JobServicePart {
       leaseSeconds,
       minSentAtMs: nowMs - queue.config.messageRetentionPeriodSeconds * 1000,
       leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
-      adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds },
+      adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds, ...(queue.account === "" ? {} : { account: queue.account }) },
       limits: leaseLimits,
     });
     const leaseLimits = leaseLimitsOf(policy.settings);
@@ -221,7 +250,10 @@ export class JobLeasing extends JobServicePart {
   async heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
     if (p.leaseSeconds !== undefined) checkJobInteger("leaseSeconds", p.leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
     validateProgress(p.progress);
-    const change = await this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress });
+    // The lease's queue must be this account's (a cache hit, as for complete): a lease id is a
+    // secret, but one that leaked to another account must not let it touch the job.
+    await this.policyForLease(id, p.leaseId);
+    const change = await this.ownJob(id, () => this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress }));
     this.shared.publish(change);
     return { cancelRequested: change.job.cancelRequested, leaseExpiresAtMs: change.job.leaseExpiresAtMs!, job: change.job };
   }
@@ -229,7 +261,7 @@ export class JobLeasing extends JobServicePart {
   async complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
     const outputJson = this.checkOutput(p.output);
     const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds });
+    const change = await this.ownJob(id, () => this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds }));
     this.shared.publish(change);
     return change.job;
   }
@@ -238,15 +270,17 @@ export class JobLeasing extends JobServicePart {
     const error = validateJobError(p.error);
     if (p.retryAfterSeconds !== undefined) checkJobInteger("retryAfterSeconds", p.retryAfterSeconds, 0, limits.jobs.retryDelayMaxSeconds);
     const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.store.jobFail({
-      ...this.retryPolicy(policy),
-      id,
-      leaseToken: p.leaseId,
-      nowMs: this.clock.nowMs(),
-      error,
-      retryable: p.retryable ?? true,
-      retryAfterSeconds: p.retryAfterSeconds,
-    });
+    const change = await this.ownJob(id, () =>
+      this.store.jobFail({
+        ...this.retryPolicy(policy),
+        id,
+        leaseToken: p.leaseId,
+        nowMs: this.clock.nowMs(),
+        error,
+        retryable: p.retryable ?? true,
+        retryAfterSeconds: p.retryAfterSeconds,
+      }),
+    );
     this.shared.publish(change);
     this.afterAttemptEnded(policy, change);
     return change.job;
@@ -255,7 +289,7 @@ export class JobLeasing extends JobServicePart {
   /** The worker hands back a lease it never started: queued again at once, the attempt given back. */
   async release(id: string, p: { leaseId: string }): Promise<JobRecord> {
     const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds });
+    const change = await this.ownJob(id, () => this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds }));
     this.shared.publish(change);
     this.afterAttemptEnded(policy, change);
     return change.job;

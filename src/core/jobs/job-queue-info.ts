@@ -8,6 +8,8 @@ import type { JobStatus } from "./job.js";
 
 export interface JobQueueInfo {
   name: string;
+  /** The queue's account ("" is the server's own). */
+  account: string;
   deadLetterQueue?: string;
   /** The queue's SQS attributes. */
   config: QueueConfig;
@@ -34,6 +36,7 @@ export function queueInfoOf(p: {
   const d = p.deadLetterStats;
   return {
     name: queue.name,
+    account: queue.account,
     deadLetterQueue: deadLetter?.name,
     config: queue.config,
     settings,

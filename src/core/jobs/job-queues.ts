@@ -33,18 +33,37 @@ export interface JobQueuesDeps {
 }
 
 export class JobQueues {
+  /** By queue id: ids are never reused, so one map serves every account. */
   private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
-  private readonly byName = new Map<string, { queue: QueueRecord; fetchedAtMs: number }>();
+  /** By name, then account: a name may be a queue in several accounts. */
+  private readonly byName = new Map<string, Map<string, { queue: QueueRecord; fetchedAtMs: number }>>();
+  /** The account names resolve in ("" is the server's own): QueueRecord.account. */
+  readonly account: string = "";
+  /** The queue service of this view's account: creates and gets resolve there. */
+  private readonly queues: QueueService;
 
-  constructor(private readonly deps: JobQueuesDeps) {}
+  constructor(private readonly deps: JobQueuesDeps) {
+    this.queues = deps.queues;
+  }
+
+  /**
+   * These job queues in another account, sharing the caches: `queues` is the queue service's
+   * view of that account (QueueService.forAccount).
+   */
+  forAccount(account: string, queues: QueueService): JobQueues {
+    if (account === this.account) return this;
+    return Object.create(this, { account: { value: account, enumerable: true }, queues: { value: queues } }) as JobQueues;
+  }
 
   /** The queue, created with its dead-letter queue when missing (so the first submit is the whole setup). */
   async ensure(name: string): Promise<QueueRecord> {
     const nowMs = this.deps.clock.nowMs();
-    const cached = this.byName.get(name);
+    const cached = this.byName.get(name)?.get(this.account);
     if (cached && nowMs - cached.fetchedAtMs < policyTtlMs) return cached.queue;
-    const existing = (await this.deps.store.queueGet({ name })) ?? (await this.create(name));
-    this.byName.set(name, { queue: existing, fetchedAtMs: nowMs });
+    const existing = (await this.lookUp(name)) ?? (await this.create(name));
+    let accounts = this.byName.get(name);
+    if (!accounts) this.byName.set(name, (accounts = new Map()));
+    accounts.set(this.account, { queue: existing, fetchedAtMs: nowMs });
     return existing;
   }
 
@@ -53,10 +72,14 @@ export class JobQueues {
     this.forgetQueue(queue.id, queue.name);
   }
 
-  /** The same, by id and name (a queueChanged notice: Store.notifier). */
+  /** The same, by id and name (a queueChanged notice: Store.notifier), in every account. */
   forgetQueue(queueId: number, name: string): void {
     this.byName.delete(name);
     this.byId.delete(queueId);
+  }
+
+  private lookUp(name: string): Promise<QueueRecord | undefined> {
+    return this.deps.store.queueGet({ account: this.account, name });
   }
 
   private async create(name: string): Promise<QueueRecord> {
@@ -64,7 +87,7 @@ export class JobQueues {
     const dlqName = `${name}${deadLetterSuffix}`;
     if (dlqName.length > 80) fail("ValidationFailed", `Queue name ${name} is too long to create with its dead-letter queue ${dlqName} (at most 80 characters).`);
     // A DLQ of that name that already exists (made through SQS, say) is used as it is.
-    if (!(await this.deps.store.queueGet({ name: dlqName }))) {
+    if (!(await this.lookUp(dlqName))) {
       await this.createOrGet(dlqName, { messageRetentionPeriodSeconds: jobQueueRetentionSeconds });
     }
     return this.createOrGet(name, {
@@ -76,16 +99,16 @@ export class JobQueues {
   /** Creates the queue; one created meanwhile with other attributes (a race with the SQS API) is taken as it is. */
   private async createOrGet(name: string, config: Partial<QueueConfig>): Promise<QueueRecord> {
     try {
-      return (await this.deps.queues.createQueue({ name, config })).queue;
+      return (await this.queues.createQueue({ name, config })).queue;
     } catch (err) {
-      const existing = err instanceof SluiceError && err.code === "QueueAlreadyExists" ? await this.deps.store.queueGet({ name }) : undefined;
+      const existing = err instanceof SluiceError && err.code === "QueueAlreadyExists" ? await this.lookUp(name) : undefined;
       if (!existing) throw err;
       return existing;
     }
   }
 
   async get(name: string): Promise<QueueRecord> {
-    return this.deps.queues.getQueue(name);
+    return this.queues.getQueue(name);
   }
 
   /** Settings and dead-letter target of a queue, fresh (and cached for the id-based lookups). */
@@ -95,7 +118,7 @@ export class JobQueues {
     if (cached && nowMs - cached.fetchedAtMs < policyTtlMs && cached.policy.queue.updatedAtMs === queue.updatedAtMs) return cached.policy;
     const [stored, target] = await Promise.all([
       this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
-      deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ name: n })),
+      deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ account: queue.account, name: n })),
     ]);
     const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
     if (target) policy.deadLetter = { queueId: target.queueId, name: queue.config.redrivePolicy!.deadLetterQueueName };
@@ -103,12 +126,15 @@ export class JobQueues {
     return policy;
   }
 
-  /** By queue id (from a lease id); undefined when not cached (the caller then looks the job up). */
+  /**
+   * By queue id (from a lease id); undefined when not cached, or when the queue is another
+   * account's (the caller then looks the job up, which answers JobNotFound to this account).
+   */
   async policyById(queueId: number): Promise<JobQueuePolicy | undefined> {
     const cached = this.byId.get(queueId);
-    if (!cached) return undefined;
+    if (!cached || cached.policy.queue.account !== this.account) return undefined;
     if (this.deps.clock.nowMs() - cached.fetchedAtMs < policyTtlMs) return cached.policy;
-    const queue = await this.deps.store.queueGet({ name: cached.policy.queue.name });
+    const queue = await this.deps.store.queueGet({ account: cached.policy.queue.account, name: cached.policy.queue.name });
     if (!queue || queue.id !== queueId) {
       this.byId.delete(queueId);
       return undefined;
@@ -123,13 +149,13 @@ export class JobQueues {
   async updateSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
     // Read fresh, not from the cache: a queue deleted since would fail the write. The patch is
     // checked before the queue is created on first use, so a refused PUT creates nothing.
-    const known = await this.deps.store.queueGet({ name });
+    const known = await this.lookUp(name);
     const stored = known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }));
     const current = stored ? withSettingDefaults(stored) : defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
     // Not there: a record cached from before a delete must not stand in for it (ensure() asks the
     // store, which answers QueueDeletedRecently or creates the queue).
-    if (!known) this.byName.delete(name);
+    if (!known) this.byName.get(name)?.delete(this.account);
     const queue = known ?? (await this.ensure(name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
     this.forget(queue);

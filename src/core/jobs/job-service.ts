@@ -92,6 +92,7 @@ export class JobService {
       parked: new ParkedLeases(),
       publish: (change) => this.publish(change),
       get: (id) => this.get(id),
+      jobQueuesOf: (account) => this.forAccount(account).jobQueues,
       isClosed: () => this.closed,
     };
     this.submissions = new JobSubmissions(this.shared, (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000);
@@ -102,6 +103,42 @@ export class JobService {
     this.unsubscribe = deps.store.notifier.subscribe(new JobNotices(this.shared, this.events, this.feed, this.leasing).onNotice);
   }
 
+  /** The account names and ids resolve in: "" is the server's own (QueueRecord.account, JobRecord.account). */
+  readonly account: string = "";
+  /** Each account's view, made once (forAccount runs on every request). */
+  private readonly views = new Map<string, JobService>();
+
+  /**
+   * This service for another account: its queue names are that account's queues, and a job of
+   * any other account is not found (JobNotFound) — everything else (waits, streams, parked
+   * leases, limits, caches) is shared. What a bearer token of that account works through. Each
+   * part is seen through a view of its own (Object.create) that keeps the part's state and
+   * resolves names in the account.
+   */
+  forAccount(account: string): JobService {
+    if (account === this.account) return this;
+    const known = this.views.get(account);
+    if (known) return known;
+    const queues = this.queues.forAccount(account);
+    const jobQueues = this.jobQueues.forAccount(account, queues);
+    const view = Object.create(this) as JobService;
+    const shared: JobServiceShared = { ...this.shared, queues, jobQueues, get: (id) => view.get(id) };
+    const inAccount = <T extends object>(part: T, more: PropertyDescriptorMap = {}): T =>
+      Object.create(part, { shared: { value: shared }, queues: { value: queues }, jobQueues: { value: jobQueues }, ...more }) as T;
+    const submissions = inAccount(this.submissions);
+    Object.defineProperties(view, {
+      account: { value: account, enumerable: true },
+      queues: { value: queues },
+      jobQueues: { value: jobQueues },
+      shared: { value: shared },
+      submissions: { value: submissions },
+      leasing: { value: inAccount(this.leasing) },
+      holds: { value: inAccount(this.holds, { submissions: { value: submissions } }) },
+    });
+    this.views.set(account, view);
+    return view;
+  }
+
   // ---- clients ----
 
   async submit(queueName: string, input: SubmitInput, idempotencyKey?: string): Promise<SubmitResult> {
@@ -110,7 +147,8 @@ export class JobService {
 
   async get(id: string): Promise<JobRecord> {
     const job = await this.store.jobGet({ id });
-    if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
+    // Another account's job is answered as one that doesn't exist: nothing tells it is there.
+    if (!job || (job.account ?? "") !== this.account) fail("JobNotFound", `Job ${id} does not exist.`);
     return job;
   }
 
@@ -289,7 +327,7 @@ export class JobService {
    */
   private async infoOf(policy: JobQueuePolicy): Promise<JobQueueInfo> {
     const queue: QueueRecord = policy.queue;
-    const deadLetterQueue = policy.deadLetter ? await this.store.queueGet({ name: policy.deadLetter.name }) : undefined;
+    const deadLetterQueue = policy.deadLetter ? await this.store.queueGet({ account: queue.account, name: policy.deadLetter.name }) : undefined;
     const [jobCounts, messages, deadLetterStats] = await Promise.all([
       this.store.jobCountByStatus({ queueId: queue.id }),
       this.queues.queueDepth(queue),

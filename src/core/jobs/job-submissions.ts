@@ -99,8 +99,9 @@ export class JobSubmissions extends JobServicePart {
    */
   readonly scheduleRuns: ScheduleRunJobs = {
     itemsFor: async (schedule: ScheduleRecord, runs: readonly number[], nowMs: number): Promise<JobCreateItem[]> => {
-      const queue = await this.jobQueues.ensure(schedule.queueName);
-      const { settings } = await this.jobQueues.policyOf(queue);
+      const jobQueues = this.shared.jobQueuesOf(schedule.account ?? "");
+      const queue = await jobQueues.ensure(schedule.queueName);
+      const { settings } = await jobQueues.policyOf(queue);
       // Checked when the schedule was written (schedule-validation.ts); the webhook is normalized.
       const options = JSON.parse(schedule.optionsJson) as ScheduleJobOptions;
       const webhook = options.webhook as JobWebhook | undefined;

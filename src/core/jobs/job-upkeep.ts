@@ -25,8 +25,8 @@ export class JobUpkeep extends JobServicePart {
       const nowMs = this.clock.nowMs();
       const due = await this.store.jobListExpired({ nowMs, limit: batch });
       await Promise.all(
-        due.map(async ({ id, queueName }) => {
-          const policy = await this.jobQueues.policyByName(queueName).catch((err: unknown) => {
+        due.map(async ({ id, queueName, account }) => {
+          const policy = await this.shared.jobQueuesOf(account ?? "").policyByName(queueName).catch((err: unknown) => {
             if (err instanceof SluiceError && err.code === "QueueNotFound") return undefined;
             throw err;
           });

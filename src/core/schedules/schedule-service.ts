@@ -59,11 +59,28 @@ export class ScheduleService {
     this.clock = deps.clock;
   }
 
+  /** The account schedule names resolve in: "" is the server's own (ScheduleRecord.account). */
+  readonly account: string = "";
+
+  /**
+   * This service with schedule names in another account (the same store and listeners): its
+   * schedules' jobs go to that account's queues. What a token of that account works through.
+   */
+  forAccount(account: string): ScheduleService {
+    if (account === this.account) return this;
+    return Object.create(this, { account: { value: account, enumerable: true } }) as ScheduleService;
+  }
+
+  /** The store's selector for this view's account. */
+  private get owner(): { account?: string } {
+    return this.account === "" ? {} : { account: this.account };
+  }
+
   async put(name: string, input: ScheduleInput): Promise<{ view: ScheduleView; created: boolean }> {
     const { definition, times } = validateScheduleInput(name, input, this.deps.cron);
     const result = await this.update(name, (current, nowMs) => {
       if (!current) {
-        return { name, ...definition, paused: false, nextRunAtMs: times.nextAfter(nowMs), createdAtMs: nowMs, updatedAtMs: nowMs, version: 1 };
+        return { ...this.owner, name, ...definition, paused: false, nextRunAtMs: times.nextAfter(nowMs), createdAtMs: nowMs, updatedAtMs: nowMs, version: 1 };
       }
       // The same run times: a run due but not fired yet stays due (a PUT that changes nothing moves nothing).
       const sameTimes = current.cron === definition.cron && current.everySeconds === definition.everySeconds && current.timezone === definition.timezone;
@@ -75,7 +92,7 @@ export class ScheduleService {
 
   async get(name: string): Promise<ScheduleView> {
     checkScheduleName(name);
-    const schedule = await this.store.scheduleGet({ name });
+    const schedule = await this.store.scheduleGet({ ...this.owner, name });
     if (!schedule) return notFound(name);
     return this.viewOf(schedule);
   }
@@ -84,14 +101,14 @@ export class ScheduleService {
     const limit = p.limit ?? limits.schedules.listDefault;
     if (!Number.isInteger(limit) || limit < 1 || limit > limits.schedules.listMax) fail("ValidationFailed", `limit must be an integer from 1 to ${limits.schedules.listMax}, got ${limit}.`);
     if (p.cursor !== undefined) checkScheduleName(p.cursor);
-    const rows = await this.store.scheduleList({ afterName: p.cursor, limit: limit + 1 });
+    const rows = await this.store.scheduleList({ ...this.owner, afterName: p.cursor, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return { schedules: page.map((s) => this.viewOf(s)), nextCursor: rows.length > limit ? page[page.length - 1]!.name : undefined };
   }
 
   async delete(name: string): Promise<void> {
     checkScheduleName(name);
-    if (!(await this.store.scheduleDelete({ name }))) notFound(name);
+    if (!(await this.store.scheduleDelete({ ...this.owner, name }))) notFound(name);
   }
 
   /** No run submits a job while paused; runs due meanwhile are skipped (resume starts after now). */
@@ -160,7 +177,7 @@ export class ScheduleService {
     decide: (current: ScheduleRecord | undefined, nowMs: number) => ScheduleRecord | undefined,
     create = false,
   ): Promise<{ schedule: ScheduleRecord; created: boolean }> {
-    let current = await this.store.scheduleGet({ name });
+    let current = await this.store.scheduleGet({ ...this.owner, name });
     for (let attempt = 0; attempt < casAttempts; attempt++) {
       if (!current && !create) return notFound(name);
       const next = decide(current, this.clock.nowMs());

@@ -8,8 +8,10 @@
  *
  * A route with neither needs `admin`. The check runs in an onRequest hook (before the body is
  * read or parsed); the handler finds who called in `request.principal`. With no credentials
- * configured (open mode) every request is the default account with every scope. Only tokens of
- * the server's own account (--account-id) are let through: these routes serve its queues.
+ * configured (open mode) every request is the default account with every scope. A route that
+ * works on the caller's own account's queues and jobs says so (`anyAccount: true`) and takes
+ * every account's tokens; any other route serves the server as a whole (backups, metrics of all
+ * accounts) and takes only tokens of the server's own account (--account-id).
  */
 import { createHash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -21,12 +23,15 @@ export interface RouteAuthConfig {
   scope?: Scope | readonly Scope[];
   /** "open": no token needed (health checks); "sigv4": the route authenticates itself (SQS). */
   auth?: "open" | "sigv4";
+  /** The route serves the caller's own account (request.principal.accountId), so every account's tokens may call it. */
+  anyAccount?: boolean;
 }
 
 declare module "fastify" {
   interface FastifyContextConfig {
     scope?: RouteAuthConfig["scope"];
     auth?: RouteAuthConfig["auth"];
+    anyAccount?: RouteAuthConfig["anyAccount"];
   }
   interface FastifyRequest {
     /** Who made the request; set by the bearer hook on every route it guards. */
@@ -81,10 +86,10 @@ export function authenticateBearer(request: FastifyRequest, reply: FastifyReply,
   if (!needed.some((scope) => principal.scopes.has(scope))) {
     throw new SluiceError("AccessDenied", `The token "${principal.name}" lacks the scope this request needs (${needed.join(" or ")}).`);
   }
-  // These routes work on the server's own account's queues and jobs: another account's token
-  // must not reach them (its SQS keys have queues of its own; docs/security.md, "Accounts").
-  if (principal.accountId !== opts.defaultAccountId) {
-    throw new SluiceError("AccessDenied", `The token "${principal.name}" belongs to account ${principal.accountId}; this API serves only the server's own account (${opts.defaultAccountId}).`);
+  // A route over the whole server (every account's data) is the server's own account's to call
+  // (docs/security.md, "Accounts").
+  if (config.anyAccount !== true && principal.accountId !== opts.defaultAccountId) {
+    throw new SluiceError("AccessDenied", `The token "${principal.name}" belongs to account ${principal.accountId}; this route serves only the server's own account (${opts.defaultAccountId}).`);
   }
   return principal;
 }

@@ -3,9 +3,9 @@
  * to, purged and reconfigured; dead-letter queues redriven; finished jobs retried. The dashboard
  * and the `sluice` CLI use nothing else.
  */
-import { type QueueConfig, SluiceError, fail, limits } from "../../core/index.js";
+import { type JobService, type QueueConfig, type QueueService, SluiceError, fail, limits } from "../../core/index.js";
 import { peekedMessageWire, messageAttributesOf, redriveTaskWire, sentMessageWire, type WireAttributeValue } from "./admin-wire.js";
-import { type Handler, type JobsRoutesOptions, sendJson } from "./route-handler.js";
+import { type Handler, type JobsRoutesOptions, type Request, sendJson, storeAccountOf } from "./route-handler.js";
 import { sseHeaders } from "./sse.js";
 import { type StatsEvent, streamStats } from "./stats-stream.js";
 import { jobJson, queueWire } from "./wire.js";
@@ -61,12 +61,22 @@ async function translating<T>(run: Promise<T>, from: string, to: (err: SluiceErr
   }
 }
 
-export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
-  const { jobs, queues } = o;
-  const arnOf = (name: string): string => `arn:aws:sqs:${o.region}:${o.accountId}:${name}`;
-  const statsDeps = { clock: o.clock, shutdownSignal: o.shutdownSignal, onUnexpectedError: o.onUnexpectedError };
+/** What an admin request works on: its token's account's queues and jobs, and the ARNs that name them (peeked messages' sources). */
+interface AccountView {
+  jobs: JobService;
+  queues: QueueService;
+  arnOf(name: string): string;
+}
 
-  async function queuePageJson(q: PageQuery): Promise<string> {
+export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
+  const statsDeps = { clock: o.clock, shutdownSignal: o.shutdownSignal, onUnexpectedError: o.onUnexpectedError };
+  const viewOf = (request: Request): AccountView => {
+    const account = storeAccountOf(request, o.accountId);
+    const accountId = account === "" ? o.accountId : account;
+    return { jobs: o.jobs.forAccount(account), queues: o.queues.forAccount(account), arnOf: (name) => `arn:aws:sqs:${o.region}:${accountId}:${name}` };
+  };
+
+  async function queuePageJson({ jobs }: AccountView, q: PageQuery): Promise<string> {
     const afterName = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
     const page = await jobs.listQueueInfos({ prefix: q.prefix, limit: q.limit, afterName });
     const last = page.queues[page.queues.length - 1];
@@ -83,12 +93,12 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     return patch;
   }
 
-  async function queueJson(name: string): Promise<string> {
+  async function queueJson({ jobs }: AccountView, name: string): Promise<string> {
     const info = await jobs.queueInfo(name);
     return JSON.stringify(queueWire(info, o.workersAdvice?.(info)));
   }
 
-  async function redrivesJson(name: string): Promise<string> {
+  async function redrivesJson({ queues }: AccountView, name: string): Promise<string> {
     return JSON.stringify((await queues.moveTasks.list(name, redrivesShown)).map(redriveTaskWire));
   }
 
@@ -96,26 +106,28 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
 
   return {
     async listQueues(request, reply) {
-      return sendJson(reply, 200, `{${await queuePageJson(request.query as PageQuery)}}`);
+      return sendJson(reply, 200, `{${await queuePageJson(viewOf(request), request.query as PageQuery)}}`);
     },
 
     async streamQueues(request, reply) {
       const q = request.query as PageQuery;
+      const view = viewOf(request);
       if (q.cursor !== undefined) decodeCursor(q.cursor); // a bad cursor is a 400, before the stream starts
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async () => ({ event: "queues", json: `{"at":${JSON.stringify(new Date(o.clock.nowMs()).toISOString())},${await queuePageJson(q)}}` }));
+      streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async () => ({ event: "queues", json: `{"at":${JSON.stringify(new Date(o.clock.nowMs()).toISOString())},${await queuePageJson(view, q)}}` }));
     },
 
     async streamQueue(request, reply) {
       const name = request.params.queue!;
-      await queues.getQueue(name); // a missing queue is a plain 404, before the stream starts
+      const view = viewOf(request);
+      await view.queues.getQueue(name); // a missing queue is a plain 404, before the stream starts
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
       streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async (): Promise<StatsEvent> => {
         const at = JSON.stringify(new Date(o.clock.nowMs()).toISOString());
         try {
-          return { event: "queue", json: `{"at":${at},"queue":${await queueJson(name)},"redrives":${await redrivesJson(name)}}` };
+          return { event: "queue", json: `{"at":${at},"queue":${await queueJson(view, name)},"redrives":${await redrivesJson(view, name)}}` };
         } catch (err) {
           if (!(err instanceof SluiceError && (err.code === "QueueNotFound" || err.code === "ResourceNotFound"))) throw err;
           return { event: "gone", json: `{"at":${at},"queue":${JSON.stringify(name)}}`, end: true };
@@ -124,13 +136,17 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async peekMessages(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const name = request.params.queue!;
       const queue = await queues.getQueue(name);
       const messages = await queues.peekMessages(name, request.query.limit as number | undefined);
-      return sendJson(reply, 200, JSON.stringify({ messages: messages.map((m) => peekedMessageWire(m, queue.config.fifoQueue, arnOf)) }));
+      return sendJson(reply, 200, JSON.stringify({ messages: messages.map((m) => peekedMessageWire(m, queue.config.fifoQueue, view.arnOf)) }));
     },
 
     async sendMessage(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const body = request.body as SendBody;
       const queue = await queues.getQueue(request.params.queue!);
       const sent = await queues.sendMessage(queue, {
@@ -145,35 +161,45 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async purgeQueue(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       return sendJson(reply, 200, JSON.stringify({ deleted: await queues.purgeQueue(request.params.queue!) }));
     },
 
     async createQueue(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const body = request.body as { name: string; attributes?: AttributesBody };
       const fifoQueue = body.name.endsWith(".fifo");
       const config = { ...configPatchOf(body.attributes ?? {}, fifoQueue, "body.attributes"), fifoQueue };
       const { created } = await queues.createQueue({ name: body.name, config });
-      return sendJson(reply, created ? 201 : 200, `{"queue":${await queueJson(body.name)}}`);
+      return sendJson(reply, created ? 201 : 200, `{"queue":${await queueJson(view, body.name)}}`);
     },
 
     async deleteQueue(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const name = request.params.queue!;
       await queues.deleteQueue(name);
       return sendJson(reply, 200, JSON.stringify({ deleted: name }));
     },
 
     async updateQueueAttributes(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const name = request.params.queue!;
       const body = request.body as AttributesBody;
       const queue = await queues.getQueue(name);
       const patch = configPatchOf(body, queue.config.fifoQueue, "body");
       const updated = await queues.updateQueueConfig(name, patch);
       // Its job policy (dead-letter target) is cached by queue record: the next read must see the change.
-      jobs.jobQueues.forget(updated);
-      return sendJson(reply, 200, `{"queue":${await queueJson(name)}}`);
+      view.jobs.jobQueues.forget(updated);
+      return sendJson(reply, 200, `{"queue":${await queueJson(view, name)}}`);
     },
 
     async startRedrive(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const name = request.params.queue!;
       const body = request.body as { destination?: string; maxPerSecond?: number };
       await queues.getQueue(name);
@@ -188,12 +214,16 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async listRedrives(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const name = request.params.queue!;
       await queues.getQueue(name);
-      return sendJson(reply, 200, `{"tasks":${await redrivesJson(name)}}`);
+      return sendJson(reply, 200, `{"tasks":${await redrivesJson(view, name)}}`);
     },
 
     async cancelRedrive(request, reply) {
+      const view = viewOf(request);
+      const { queues } = view;
       const handle = request.params.taskHandle!;
       const noSuchRedrive = (): never => fail("ResourceNotFound", `No redrive has taskHandle ${handle}.`);
       // A handle that can't be one (SQS's answer: InvalidParameterValue) names no redrive either.
@@ -203,7 +233,7 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async retryJob(request, reply) {
-      return sendJson(reply, 200, `{"job":${jobJson(await jobs.retry(request.params.id!))}}`);
+      return sendJson(reply, 200, `{"job":${jobJson(await viewOf(request).jobs.retry(request.params.id!))}}`);
     },
   };
 }

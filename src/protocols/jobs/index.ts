@@ -25,13 +25,15 @@ export function startJobsBackground(p: {
   schedules: ScheduleService;
   clock: Clock;
   webhookSecret: string;
+  /** An account's own webhook secret, when it has one (WebhookDispatcherDeps.accountSecret). */
+  accountWebhookSecret?: (account: string) => string | undefined;
   webhookPolicy: WebhookUrlPolicy;
   onError: (err: unknown) => void;
   onWebhookAttempt?: (report: WebhookAttemptReport) => void;
 }): JobsBackground {
   const maintenance = startJobMaintenance({ jobs: p.jobs, clock: p.clock, onError: p.onError });
   const scheduler = startScheduler({ schedules: p.schedules, clock: p.clock, onError: p.onError });
-  const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, policy: p.webhookPolicy, onError: p.onError, onAttempt: p.onWebhookAttempt });
+  const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, accountSecret: p.accountWebhookSecret, policy: p.webhookPolicy, onError: p.onError, onAttempt: p.onWebhookAttempt });
   webhooks.start();
   return {
     maintenance,

@@ -24,6 +24,16 @@ export interface JobsRoutesOptions {
 }
 
 
+/**
+ * The store's name for the account a request acts as (its bearer token's): "" for the server's
+ * own (--account-id, and every anonymous request in open mode), so the queues, jobs and schedules
+ * made before accounts existed stay its own.
+ */
+export function storeAccountOf(request: FastifyRequest, defaultAccountId: string): string {
+  const accountId = request.principal?.accountId;
+  return accountId === undefined || accountId === defaultAccountId ? "" : accountId;
+}
+
 export type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
 export type Handler = (request: Request, reply: FastifyReply) => Promise<unknown>;
 

@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, isTerminal, parseIdempotencyKey, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -13,7 +13,7 @@ import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { adminHandlers } from "./admin-routes.js";
 import { adminRouteSpecs } from "./admin-route-specs.js";
-import { type Handler, type JobsRoutesOptions, type Request, sendJson } from "./route-handler.js";
+import { type Handler, type JobsRoutesOptions, type Request, sendJson, storeAccountOf } from "./route-handler.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
 import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./submit-batch.js";
@@ -49,10 +49,13 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal 
 }
 
 function handlers(o: JobsRoutesOptions): Record<string, Handler> {
-  const { jobs } = o;
+  // Everything a request names — queues, jobs, events, schedules — is its token's account's: the
+  // services' views of that account (another account's job or queue is simply not found there).
+  const jobsOf = (request: Request): JobService => o.jobs.forAccount(storeAccountOf(request, o.accountId));
   const openApi = buildOpenApiDocument({ version: o.version });
   return {
     async submitJob(request, reply) {
+      const jobs = jobsOf(request);
       const body = request.body as SubmitInput;
       const header = request.headers["idempotency-key"];
       // node:http joins repeated headers with ", ": count them in the raw list instead.
@@ -68,6 +71,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async submitJobs(request, reply) {
+      const jobs = jobsOf(request);
       const entries = (request.body as { jobs: SubmitBatchEntry[] }).jobs;
       const wait = (request.query.wait as number | undefined) ?? 0;
       const ctx = { jobs, webhookPolicy: o.webhookPolicy, onUnexpectedError: o.onUnexpectedError, shutdownSignal: o.shutdownSignal };
@@ -76,6 +80,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async getJob(request, reply) {
+      const jobs = jobsOf(request);
       const id = request.params.id!;
       const wait = (request.query.wait as number | undefined) ?? 0;
       const job = wait > 0 ? await jobs.wait(id, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.get(id);
@@ -84,16 +89,19 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async cancelJob(request, reply) {
+      const jobs = jobsOf(request);
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.cancel(request.params.id!))}}`);
     },
 
     async listJobs(request, reply) {
+      const jobs = jobsOf(request);
       const q = request.query as { status?: JobStatus; limit?: number; cursor?: string };
       const page = await jobs.list(request.params.queue!, q);
       return sendJson(reply, 200, `{"jobs":[${page.jobs.map((j) => jobJson(j)).join(",")}],"nextCursor":${JSON.stringify(page.nextCursor ?? null)}}`);
     },
 
     async streamJobEvents(request, reply) {
+      const jobs = jobsOf(request);
       const id = request.params.id!;
       const job = await jobs.get(id); // a missing job is a plain 404, before the stream starts
       const afterId = resumePosition(request);
@@ -101,18 +109,20 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       if (afterId !== undefined && isTerminal(job.status) && !(await jobs.hasEventsAfter(id, afterId))) return reply.code(204).send();
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents(o, reply.raw, { jobId: id, afterId, ...(afterId === undefined ? { snapshot: () => jobs.get(id) } : {}) });
+      await streamEvents({ ...o, jobs }, reply.raw, { account: jobs.account, jobId: id, afterId, ...(afterId === undefined ? { snapshot: () => jobs.get(id) } : {}) });
     },
 
     async streamEvents(request, reply) {
+      const jobs = jobsOf(request);
       const queue = request.query.queue as string | undefined;
       const afterId = resumePosition(request);
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents(o, reply.raw, { queueName: queue, afterId });
+      await streamEvents({ ...o, jobs }, reply.raw, { account: jobs.account, queueName: queue, afterId });
     },
 
     async leaseJobs(request, reply) {
+      const jobs = jobsOf(request);
       const { complete, fail: failed, ...body } = request.body as LeaseBody;
       const acks: LeaseAckInput[] = [...(complete ?? []).map((a) => ({ kind: "complete" as const, ...a })), ...(failed ?? []).map((a) => ({ kind: "fail" as const, ...a }))];
       // A request with acks doesn't wait (see leaseWithAcks): no need to watch for a disconnect.
@@ -125,32 +135,38 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     async heartbeatJob(request, reply) {
+      const jobs = jobsOf(request);
       const body = request.body as { leaseId: string; leaseSeconds?: number; progress?: number };
       const beat = await jobs.heartbeat(request.params.id!, body);
       return sendJson(reply, 200, JSON.stringify({ cancelRequested: beat.cancelRequested, leaseExpiresAt: new Date(beat.leaseExpiresAtMs).toISOString() }));
     },
 
     async completeJob(request, reply) {
+      const jobs = jobsOf(request);
       const body = request.body as { leaseId: string; output?: unknown };
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.complete(request.params.id!, body))}}`);
     },
 
     async failJob(request, reply) {
+      const jobs = jobsOf(request);
       const body = request.body as { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number };
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.fail(request.params.id!, body))}}`);
     },
 
     async releaseJob(request, reply) {
+      const jobs = jobsOf(request);
       const body = request.body as { leaseId: string };
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.release(request.params.id!, body))}}`);
     },
 
     async getQueue(request, reply) {
+      const jobs = jobsOf(request);
       const info = await jobs.queueInfo(request.params.queue!);
       return sendJson(reply, 200, JSON.stringify({ queue: queueWire(info, o.workersAdvice?.(info)) }));
     },
 
     async updateQueue(request, reply) {
+      const jobs = jobsOf(request);
       const patch = request.body as JobQueueSettingsPatch;
       const info = await jobs.updateQueueSettings(request.params.queue!, patch);
       return sendJson(reply, 200, JSON.stringify({ queue: queueWire(info, o.workersAdvice?.(info)) }));
@@ -160,7 +176,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       return reply.code(200).send(openApi);
     },
 
-    ...scheduleHandlers(o.schedules, sendJson),
+    ...scheduleHandlers((request) => o.schedules.forAccount(storeAccountOf(request, o.accountId)), sendJson),
   };
 }
 
@@ -214,7 +230,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(bodySchema ? { body: bodySchema } : {}),
       },
-      config: { scope: spec.scopes },
+      // Every route here works on the caller's own account (handlers resolve names and ids in it).
+      config: { scope: spec.scopes, anyAccount: true },
       ...(preValidation ? { preValidation } : {}),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });

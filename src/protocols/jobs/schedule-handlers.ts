@@ -28,28 +28,35 @@ export function scheduleWire(view: ScheduleView): Record<string, unknown> {
 
 const answer = (view: ScheduleView): string => JSON.stringify({ schedule: scheduleWire(view) });
 
-export function scheduleHandlers(schedules: ScheduleService, sendJson: (reply: FastifyReply, status: number, json: string) => FastifyReply): Record<string, Handler> {
+/** `schedulesOf`: the schedules a request works on (its account's). */
+export function scheduleHandlers(schedulesOf: (request: Request) => ScheduleService, sendJson: (reply: FastifyReply, status: number, json: string) => FastifyReply): Record<string, Handler> {
   return {
     async listSchedules(request, reply) {
+      const schedules = schedulesOf(request);
       const q = request.query as { limit?: number; cursor?: string };
       const page = await schedules.list(q);
       return sendJson(reply, 200, JSON.stringify({ schedules: page.schedules.map(scheduleWire), nextCursor: page.nextCursor ?? null }));
     },
     async putSchedule(request, reply) {
+      const schedules = schedulesOf(request);
       const { view, created } = await schedules.put(request.params.name!, request.body as ScheduleInput);
       return sendJson(reply, created ? 201 : 200, answer(view));
     },
     async getSchedule(request, reply) {
+      const schedules = schedulesOf(request);
       return sendJson(reply, 200, answer(await schedules.get(request.params.name!)));
     },
     async deleteSchedule(request, reply) {
+      const schedules = schedulesOf(request);
       await schedules.delete(request.params.name!);
       return reply.code(204).send();
     },
     async pauseSchedule(request, reply) {
+      const schedules = schedulesOf(request);
       return sendJson(reply, 200, answer(await schedules.pause(request.params.name!)));
     },
     async resumeSchedule(request, reply) {
+      const schedules = schedulesOf(request);
       return sendJson(reply, 200, answer(await schedules.resume(request.params.name!)));
     },
   };

@@ -49,6 +49,8 @@ function dataLines(json: string): string {
 }
 
 export interface StreamSpec {
+  /** Only this account's events ("" is the server's own). */
+  account: string;
   queueName?: string;
   jobId?: string;
   /** Resume after this event id (Last-Event-ID, or ?since=); undefined: from now on. */
@@ -117,7 +119,7 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, spec: Str
       if (afterId < floorId) write(`event: truncated\ndata: ${JSON.stringify({ type: "truncated", afterId, prunedThroughId: floorId })}\n\n`);
     }
     if (ended) return;
-    const sub = feed.subscribe({ queueName: spec.queueName, jobId: spec.jobId }, afterId, send);
+    const sub = feed.subscribe({ account: spec.account, queueName: spec.queueName, jobId: spec.jobId }, afterId, send);
     subscription = sub;
     if (ended) return sub.close();
     if (!spec.snapshot) {

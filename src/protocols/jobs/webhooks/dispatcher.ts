@@ -36,7 +36,14 @@ function hostOf(url: string): string {
 export interface WebhookDispatcherDeps {
   jobs: JobService;
   clock: Clock;
+  /** The server's `whsec_…` secret: signs the webhooks of every account that has none of its own. */
   secret: string;
+  /**
+   * An account's own secret (the credentials file's `[[accounts]] webhookSecret`), read at each
+   * delivery so a reload takes effect at once; `account` is the job's (JobRecord.account, "" for
+   * the server's own). Undefined: the server's secret.
+   */
+  accountSecret?: (account: string) => string | undefined;
   policy: WebhookUrlPolicy;
   onError: (err: unknown) => void;
   /** Replaceable in tests; defaults to a real HTTP POST. */
@@ -59,6 +66,8 @@ const claimErrorBackoffMs = 1_000;
  */
 export class WebhookDispatcher {
   private readonly key: Buffer;
+  /** Accounts' signing keys by secret: decoded once each, whatever reloads bring. */
+  private readonly accountKeys = new Map<string, Buffer>();
   private readonly send: typeof postWebhook;
   private readonly concurrency: number;
   private timer: TimerHandle | undefined;
@@ -160,7 +169,7 @@ export class WebhookDispatcher {
       outcome = await this.send({
         url: d.url,
         body,
-        headers: { ...signWebhook(this.key, d.id, timestampSeconds, body) },
+        headers: { ...signWebhook(this.keyFor(d), d.id, timestampSeconds, body) },
         timeoutMs: webhookRetry.attemptTimeoutMs,
         policy: this.deps.policy,
         signal: this.stopping.signal,
@@ -181,6 +190,19 @@ export class WebhookDispatcher {
       statusCode: outcome.statusCode,
       error: outcome.error,
     });
+  }
+
+  /** The key that signs a delivery: its job's account's secret, or the server's. */
+  private keyFor(d: WebhookDelivery): Buffer {
+    const secret = this.deps.accountSecret?.(d.job.account ?? "");
+    if (secret === undefined) return this.key;
+    let key = this.accountKeys.get(secret);
+    if (!key) {
+      // A small, bounded set in practice (one per account); a reload that replaced many is forgotten here.
+      if (this.accountKeys.size >= 1_000) this.accountKeys.clear();
+      this.accountKeys.set(secret, (key = webhookSecretKey(secret)));
+    }
+    return key;
   }
 
   private scheduleNext(): void {
