@@ -36,7 +36,7 @@ export type { QueueThroughput } from "./queue-activity.js";
 
 // The store contract (implemented under src/stores)
 export type { QueueStats, Store } from "./store.js";
-export type { QueueObserver } from "./observer.js";
+export type { QueueObserver, QueueRef } from "./observer.js";
 export { InProcessNotifier, type Notifier, type StoreNotice } from "./notifier.js";
 
 // Jobs

@@ -4,15 +4,19 @@
  * observer must be cheap and must not throw (sends and receives call it on the hot path).
  */
 import type { MoveTaskRecord } from "./move-task-record.js";
+import type { QueueRecord } from "./queue.js";
+
+/** Which queue traffic was on: two accounts may each have a queue of one name ("" is the server's own account). */
+export type QueueRef = Pick<QueueRecord, "id" | "account" | "name">;
 
 export interface QueueObserver {
   /** Messages enqueued by a send (FIFO duplicates, acknowledged but not enqueued, excluded). */
-  messagesSent?(queueName: string, count: number): void;
-  messagesReceived?(queueName: string, count: number): void;
+  messagesSent?(queue: QueueRef, count: number): void;
+  messagesReceived?(queue: QueueRef, count: number): void;
   /** Messages a delete removed (stale receipt handles remove nothing). */
-  messagesDeleted?(queueName: string, count: number): void;
-  /** Messages a receive moved to the queue's dead-letter queue (`queueName` is the source). */
-  messagesDeadLettered?(queueName: string, count: number): void;
+  messagesDeleted?(queue: QueueRef, count: number): void;
+  /** Messages a receive moved to the queue's dead-letter queue (`queue` is the source). */
+  messagesDeadLettered?(queue: QueueRef, count: number): void;
   moveTaskStarted?(task: MoveTaskRecord): void;
   /** The task as it ended: COMPLETED, CANCELLED or FAILED. */
   moveTaskFinished?(task: MoveTaskRecord): void;

@@ -2,7 +2,8 @@
  * Per-queue throughput since the server started: messages sent (SQS sends, job submits and
  * retries) and completed (deleted by a consumer, or a job that succeeded or failed), counted in
  * fixed buckets of the injected clock. It feeds the dashboard's sparklines; memory is bounded by
- * queues × buckets, and a deleted queue's counts go with it.
+ * queues × buckets, and a deleted queue's counts go with it. Keyed by queue id: two accounts'
+ * queues of one name are two queues.
  */
 import type { Clock } from "./clock.js";
 import { limits } from "./limits.js";
@@ -25,26 +26,26 @@ interface Ring {
 }
 
 export class QueueActivity {
-  private readonly byQueue = new Map<string, Ring>();
+  private readonly byQueue = new Map<number, Ring>();
   private readonly bucketMs = limits.admin.activityBucketSeconds * 1000;
   /** The complete buckets reported, plus the one in progress. */
   private readonly slots = limits.admin.activityBuckets + 1;
 
   constructor(private readonly clock: Clock) {}
 
-  record(queueName: string, kind: ActivityKind, count: number): void {
+  record(queueId: number, kind: ActivityKind, count: number): void {
     if (count <= 0) return;
     const bucket = Math.floor(this.clock.nowMs() / this.bucketMs);
-    let ring = this.byQueue.get(queueName);
-    if (!ring) this.byQueue.set(queueName, (ring = { latest: bucket, sent: new Array<number>(this.slots).fill(0), completed: new Array<number>(this.slots).fill(0) }));
+    let ring = this.byQueue.get(queueId);
+    if (!ring) this.byQueue.set(queueId, (ring = { latest: bucket, sent: new Array<number>(this.slots).fill(0), completed: new Array<number>(this.slots).fill(0) }));
     this.advance(ring, bucket);
     ring[kind][bucket % this.slots]! += count;
   }
 
-  throughput(queueName: string): QueueThroughput {
+  throughput(queueId: number): QueueThroughput {
     const reported = this.slots - 1;
     const out: QueueThroughput = { bucketSeconds: limits.admin.activityBucketSeconds, sent: new Array<number>(reported).fill(0), completed: new Array<number>(reported).fill(0) };
-    const ring = this.byQueue.get(queueName);
+    const ring = this.byQueue.get(queueId);
     if (!ring) return out;
     const current = Math.floor(this.clock.nowMs() / this.bucketMs);
     this.advance(ring, current);
@@ -57,8 +58,8 @@ export class QueueActivity {
     return out;
   }
 
-  forget(queueName: string): void {
-    this.byQueue.delete(queueName);
+  forget(queueId: number): void {
+    this.byQueue.delete(queueId);
   }
 
   /** Zeroes the slots of buckets that passed with nothing recorded, up to `bucket`. */
@@ -77,13 +78,13 @@ export class QueueActivity {
 export function observingActivity(observer: QueueObserver, activity: QueueActivity): QueueObserver {
   return {
     ...observer,
-    messagesSent(queueName, count) {
-      activity.record(queueName, "sent", count);
-      observer.messagesSent?.(queueName, count);
+    messagesSent(queue, count) {
+      activity.record(queue.id, "sent", count);
+      observer.messagesSent?.(queue, count);
     },
-    messagesDeleted(queueName, count) {
-      activity.record(queueName, "completed", count);
-      observer.messagesDeleted?.(queueName, count);
+    messagesDeleted(queue, count) {
+      activity.record(queue.id, "completed", count);
+      observer.messagesDeleted?.(queue, count);
     },
   };
 }

@@ -144,7 +144,7 @@ export class QueueService {
       // Long polls on a deleted queue (receives, job leases) answer now, with nothing, not at their limit.
       if (notice.deleted) {
         this.waiters.queueGone(notice.queueId, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
-        this.activity.forget(notice.queueName);
+        this.activity.forget(notice.queueId);
       }
       // A shorter visibility or delay can make messages visible sooner than a waiter expects.
       else this.waiters.notify(notice.queueId);
@@ -339,7 +339,7 @@ export class QueueService {
       // A FIFO duplicate is acknowledged (with the original's id) but not enqueued again.
       const enqueued = accepted.filter((_, k) => !stored[k]!.duplicate);
       this.wakePollers(queue.id, enqueued);
-      if (enqueued.length > 0) this.observer.messagesSent?.(queue.name, enqueued.length);
+      if (enqueued.length > 0) this.observer.messagesSent?.(queue, enqueued.length);
     }
     return outcomes;
   }
@@ -434,10 +434,10 @@ export class QueueService {
       });
       if (deadLetteredCount > 0) {
         this.announceVisible(deadLetter!.queueId, deadLetteredCount, nowMs);
-        this.observer.messagesDeadLettered?.(queue.name, deadLetteredCount);
+        this.observer.messagesDeadLettered?.(queue, deadLetteredCount);
       }
       if (messages.length > 0) {
-        this.observer.messagesReceived?.(queue.name, messages.length);
+        this.observer.messagesReceived?.(queue, messages.length);
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.
         if (messages.length === max) this.waiters.notify(queue.id, 1);
         // The store's objects are ours (Store.messageReceive): one property added, not a 20-field copy each.
@@ -501,7 +501,7 @@ export class QueueService {
       if (this.observer.messagesDeleted) {
         let count = 0;
         for (const d of deleted) if (d) count++;
-        if (count > 0) this.observer.messagesDeleted(queue.name, count);
+        if (count > 0) this.observer.messagesDeleted(queue, count);
       }
     }
     return outcomes;

@@ -12,3 +12,8 @@ export async function* allQueues(queues: QueueService): AsyncGenerator<QueueReco
     afterName = page.queues[page.queues.length - 1]!.name;
   }
 }
+
+/** Every queue of every account ("" first: the server's own), each account's in name order. */
+export async function* everyAccountsQueues(queues: QueueService): AsyncGenerator<QueueRecord> {
+  for (const account of await queues.listAccounts()) yield* allQueues(queues.forAccount(account));
+}

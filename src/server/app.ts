@@ -44,8 +44,8 @@ export interface AppDeps {
   onRequestDone?: RequestObserver;
   /** POST /v1/backup: the store's online backup (absent: the store has none), and where to stage it. */
   backup?: { take: BackupFn | undefined; dataDir: string; logger: Logger };
-  /** Serves GET /metrics (Prometheus text format) when given. */
-  metrics?: { render(): Promise<{ contentType: string; body: string }> };
+  /** Serves GET /metrics (Prometheus text format) when given: everything, or one account's series. */
+  metrics?: { render(accountId?: string): Promise<{ contentType: string; body: string }> };
   /** The jobs API (docs/jobs-api.md), when the composition root wires it. */
   jobs?: Omit<JobsRoutesOptions, "shutdownSignal" | "onUnexpectedError" | "queues" | "accountId" | "region">;
   /** Shorter head/request timeouts than the defaults below (tests). */
@@ -125,8 +125,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.backup) registerBackupRoute(app, { backup: deps.backup.take, dataDir: deps.backup.dataDir, logger: deps.backup.logger });
   const metrics = deps.metrics;
   if (metrics) {
-    app.get("/metrics", { config: { scope: "read" } }, async (_request, reply) => {
-      const { contentType, body } = await metrics.render();
+    // The server's own account's tokens (and open mode) see everything; another account's see
+    // the series of its own queues only (docs/security.md, "Accounts").
+    app.get("/metrics", { config: { scope: "read", anyAccount: true } }, async (request, reply) => {
+      const accountId = request.principal?.accountId;
+      const { contentType, body } = await metrics.render(accountId === undefined || accountId === deps.accountId ? undefined : accountId);
       return reply.type(contentType).send(body);
     });
   }

@@ -10,6 +10,8 @@ export type JobOutcome = "submitted" | "succeeded" | "failed" | "canceled" | "re
 
 export interface JobEventFacts {
   queue: string;
+  /** The queue's account ("" is the server's own: JobRecord.account). */
+  account: string;
   outcome?: JobOutcome;
   /** Work entered the queue: a submit or a retry. */
   arrival: boolean;
@@ -21,7 +23,7 @@ export interface JobEventFacts {
 
 export function jobEventFacts(event: JobEvent): JobEventFacts {
   const job = event.job;
-  const facts: JobEventFacts = { queue: job.queueName, arrival: false };
+  const facts: JobEventFacts = { queue: job.queueName, account: job.account ?? "", arrival: false };
   const ran = job.startedAtMs !== undefined ? Math.max(0, event.atMs - job.startedAtMs) / 1000 : undefined;
   switch (event.type) {
     case "job.queued":

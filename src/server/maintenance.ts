@@ -4,7 +4,7 @@
  * on the injected clock (tests drive it with ManualClock) and never overlaps itself.
  */
 import type { Clock, TimerHandle, QueueService } from "../core/index.js";
-import { allQueues } from "./all-queues.js";
+import { everyAccountsQueues } from "./all-queues.js";
 
 export interface Maintenance {
   /** One pass over every queue (also what the timer runs). */
@@ -22,12 +22,9 @@ export function startMaintenance(p: { queues: QueueService; clock: Clock; interv
   let stopped = false;
 
   async function pass(): Promise<void> {
-    for (const account of await p.queues.listAccounts()) {
-      const queues = p.queues.forAccount(account);
-      for await (const queue of allQueues(queues)) {
-        if (stopped) return;
-        await queues.expireMessages(queue);
-      }
+    for await (const queue of everyAccountsQueues(p.queues)) {
+      if (stopped) return;
+      await p.queues.forAccount(queue.account).expireMessages(queue);
     }
   }
 

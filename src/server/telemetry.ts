@@ -6,7 +6,7 @@
 import { type Clock, type JobQueueInfo, type JobService, type QueueObserver, type QueueRecord, type QueueService, type WorkersAdvice, WorkloadTracker, adviseWorkers } from "../core/index.js";
 import type { RequestObserver } from "../protocols/http/request-outcome.js";
 import type { WebhookAttemptReport } from "../protocols/jobs/index.js";
-import { allQueues } from "./all-queues.js";
+import { everyAccountsQueues } from "./all-queues.js";
 import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
 import { jobEventFacts } from "./job-event-facts.js";
 import type { Logger } from "./logger.js";
@@ -19,7 +19,8 @@ export interface Telemetry {
   onRequestDone: RequestObserver;
   onWebhookAttempt: (report: WebhookAttemptReport) => void;
   workersAdvice: (info: JobQueueInfo) => WorkersAdvice;
-  metrics: { render(): Promise<{ contentType: string; body: string }> };
+  /** GET /metrics: everything, or one account's series (ServerMetrics.render). */
+  metrics: { render(accountId?: string): Promise<{ contentType: string; body: string }> };
   /** For the SQLite store: its commits and WAL syncs. */
   store: StoreTelemetry;
   /** Starts following the jobs' lifecycle events; returns the function that stops it. */
@@ -31,10 +32,17 @@ function deadLetterQueueOf(queue: QueueRecord): string | undefined {
   return queue.config.redrivePolicy?.deadLetterQueueName;
 }
 
+/** The autoscaling advisor's key for a queue: a name is a queue in each account. */
+function workloadKey(queue: { account: string; name: string }): string {
+  return queue.account === "" ? queue.name : `${queue.account}/${queue.name}`;
+}
+
 export function createTelemetry(p: {
   logger: Logger;
   clock: Clock;
   version: string;
+  /** The server's own account id (--account-id): its queues' `account` label. */
+  accountId: string;
   metricsQueueLimit: number;
   /** Late-bound: the services are built with this telemetry's observers. */
   services: () => { queues: QueueService; jobs: JobService };
@@ -42,17 +50,18 @@ export function createTelemetry(p: {
   const workload = new WorkloadTracker(p.clock);
   const metrics = createServerMetrics({
     version: p.version,
+    accountId: p.accountId,
     queueLabelLimit: p.metricsQueueLimit,
     sources: {
       queues: () => {
         workload.sweep();
-        return allQueues(p.services().queues);
+        return everyAccountsQueues(p.services().queues);
       },
       depthOf: (queue) => p.services().queues.queueDepth(queue),
       deadLetterQueueOf,
       async workersDesired(queue, visible) {
         const { settings } = await p.services().jobs.jobQueues.policyOf(queue);
-        return adviseWorkers({ ...workload.rates(queue.name), backlog: visible, drainTargetSeconds: settings.drainTargetSeconds, workerConcurrency: settings.workerConcurrency }).workersDesired;
+        return adviseWorkers({ ...workload.rates(workloadKey(queue)), backlog: visible, drainTargetSeconds: settings.drainTargetSeconds, workerConcurrency: settings.workerConcurrency }).workersDesired;
       },
       nowMs: () => p.clock.nowMs(),
     },
@@ -66,7 +75,7 @@ export function createTelemetry(p: {
       ...moveTaskLog(p.logger),
       messagesSent(queue, count) {
         traffic.messagesSent(queue, count);
-        workload.arrived(queue, count);
+        workload.arrived(workloadKey(queue), count);
       },
     },
     onRequestDone(outcome) {
@@ -79,7 +88,7 @@ export function createTelemetry(p: {
     },
     workersAdvice: (info) =>
       adviseWorkers({
-        ...workload.rates(info.name),
+        ...workload.rates(workloadKey(info)),
         backlog: info.stats.messages.visible,
         drainTargetSeconds: info.settings.drainTargetSeconds,
         workerConcurrency: info.settings.workerConcurrency,
@@ -90,8 +99,9 @@ export function createTelemetry(p: {
       return jobs.events.subscribe({}, (event) => {
         const facts = jobEventFacts(event);
         metrics.onJobEvent(facts);
-        if (facts.arrival) workload.arrived(facts.queue);
-        if (facts.runSeconds !== undefined) workload.served(facts.queue, facts.runSeconds);
+        const key = workloadKey({ account: facts.account, name: facts.queue });
+        if (facts.arrival) workload.arrived(key);
+        if (facts.runSeconds !== undefined) workload.served(key, facts.runSeconds);
       });
     },
   };

@@ -11,35 +11,35 @@ describe("QueueActivity", () => {
   it("reports complete buckets only, oldest first, and zero for buckets that saw nothing", () => {
     const clock = new ManualClock(1_000 * bucketMs);
     const activity = new QueueActivity(clock);
-    activity.record("a", "sent", 3);
-    activity.record("a", "completed", 1);
-    expect(activity.throughput("a").sent.every((n) => n === 0)).toBe(true); // the bucket is still in progress
+    activity.record(1, "sent", 3);
+    activity.record(1, "completed", 1);
+    expect(activity.throughput(1).sent.every((n) => n === 0)).toBe(true); // the bucket is still in progress
     clock.advance(bucketMs);
-    activity.record("a", "sent", 2);
+    activity.record(1, "sent", 2);
     clock.advance(2 * bucketMs);
-    const t = activity.throughput("a");
+    const t = activity.throughput(1);
     expect(t).toMatchObject({ bucketSeconds: limits.admin.activityBucketSeconds });
     expect(t.sent).toHaveLength(buckets);
     expect(t.sent.slice(-3)).toEqual([3, 2, 0]);
     expect(t.completed.slice(-3)).toEqual([1, 0, 0]);
-    expect(activity.throughput("b").sent).toEqual(new Array(buckets).fill(0));
+    expect(activity.throughput(2).sent).toEqual(new Array(buckets).fill(0));
   });
 
   it("forgets what is older than its history, and a deleted queue's counts", () => {
     const clock = new ManualClock(1_000 * bucketMs);
     const activity = new QueueActivity(clock);
-    activity.record("q", "sent", 5);
+    activity.record(3, "sent", 5);
     clock.advance(buckets * bucketMs);
-    expect(activity.throughput("q").sent[0]).toBe(5);
+    expect(activity.throughput(3).sent[0]).toBe(5);
     clock.advance(bucketMs);
-    expect(activity.throughput("q").sent).toEqual(new Array(buckets).fill(0));
-    activity.record("q", "sent", 1);
+    expect(activity.throughput(3).sent).toEqual(new Array(buckets).fill(0));
+    activity.record(3, "sent", 1);
     clock.advance(10 * buckets * bucketMs); // far past: every slot is stale
-    activity.record("q", "completed", 4);
+    activity.record(3, "completed", 4);
     clock.advance(bucketMs);
-    expect(activity.throughput("q")).toMatchObject({ sent: new Array(buckets).fill(0), completed: [...new Array(buckets - 1).fill(0), 4] });
-    activity.forget("q");
-    expect(activity.throughput("q").completed).toEqual(new Array(buckets).fill(0));
+    expect(activity.throughput(3)).toMatchObject({ sent: new Array(buckets).fill(0), completed: [...new Array(buckets - 1).fill(0), 4] });
+    activity.forget(3);
+    expect(activity.throughput(3).completed).toEqual(new Array(buckets).fill(0));
   });
 });
 
@@ -49,19 +49,27 @@ describe("observingActivity", () => {
     const activity = new QueueActivity(clock);
     const heard: string[] = [];
     const observer = observingActivity(
-      { messagesSent: (q, n) => heard.push(`sent ${q} ${n}`), messagesDeleted: (q, n) => heard.push(`deleted ${q} ${n}`), messagesReceived: (q, n) => heard.push(`received ${q} ${n}`) },
+      {
+        messagesSent: (q, n) => heard.push(`sent ${q.name} ${n}`),
+        messagesDeleted: (q, n) => heard.push(`deleted ${q.name} ${n}`),
+        messagesReceived: (q, n) => heard.push(`received ${q.name} ${n}`),
+      },
       activity,
     );
-    observer.messagesSent!("q", 3);
-    observer.messagesReceived!("q", 2);
-    observer.messagesDeleted!("q", 2);
+    // Queue 3 is "q" in the server's own account; another account's "q" (queue 4) counts apart.
+    const q = { id: 3, account: "", name: "q" };
+    observer.messagesSent!(q, 3);
+    observer.messagesSent!({ id: 4, account: "222222222222", name: "q" }, 7);
+    observer.messagesReceived!(q, 2);
+    observer.messagesDeleted!(q, 2);
     clock.advance(bucketMs);
-    expect(heard).toEqual(["sent q 3", "received q 2", "deleted q 2"]);
-    expect([activity.throughput("q").sent.at(-1), activity.throughput("q").completed.at(-1)]).toEqual([3, 2]);
+    expect(heard).toEqual(["sent q 3", "sent q 7", "received q 2", "deleted q 2"]);
+    expect([activity.throughput(3).sent.at(-1), activity.throughput(3).completed.at(-1)]).toEqual([3, 2]);
+    expect(activity.throughput(4).sent.at(-1)).toBe(7);
     // With no observer of its own, the server still gets the counts.
     const bare = observingActivity({}, activity);
-    bare.messagesDeleted!("q", 1);
+    bare.messagesDeleted!(q, 1);
     clock.advance(bucketMs);
-    expect(activity.throughput("q").completed.at(-1)).toBe(1);
+    expect(activity.throughput(3).completed.at(-1)).toBe(1);
   });
 });

@@ -98,7 +98,8 @@ describe("the advisor on a running server", () => {
 
   async function gauge(url: string, queue: string): Promise<number> {
     const text = await (await fetch(`${url}/metrics`)).text();
-    const line = text.split("\n").find((l) => l.startsWith(`sluice_queue_workers_desired{queue="${queue}"}`));
+    // The server's own account (the default, 000000000000) owns the queue.
+    const line = text.split("\n").find((l) => l.startsWith(`sluice_queue_workers_desired{account="000000000000",queue="${queue}"}`));
     expect(line, "the workers gauge").toBeDefined();
     return Number(line!.split(" ")[1]);
   }

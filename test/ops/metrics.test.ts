@@ -1,6 +1,7 @@
 /**
  * GET /metrics: the Prometheus text format promtool accepts, the numbers each metric reports after
- * real SQS and jobs traffic, bounded queue labels, and the `read` scope once credentials exist.
+ * real SQS and jobs traffic, bounded queue labels, and the `read` scope once credentials exist;
+ * two accounts' queues of one name as two series, and another account's token seeing its own.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -195,5 +196,36 @@ describe("GET /metrics", () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${submitter}` } })).status).toBe(403);
     expect(sample(await scrape(server.url, { authorization: `Bearer ${reader}` }), "sluice_queues")).toBe(0);
+  });
+
+  it("keeps two accounts' queues of one name apart by `account`, and shows another account only its own series", async () => {
+    const dataDir = await makeTempDir("sluice-metrics-");
+    const credentialsFile = join(dataDir, "credentials.json");
+    const own = "metrics-own-token-0123456789abcdef";
+    const other = "metrics-other-token-0123456789abcdef";
+    await writeFile(
+      credentialsFile,
+      JSON.stringify({ tokens: [{ name: "own", token: own, accountId: "111111111111" }, { name: "tenant", token: other, accountId: "222222222222" }] }),
+    );
+    server = await startServer({ port: 0, dataDir, credentialsFile, accountId: "111111111111", logger: quiet });
+    const submit = (token: string, n: number): Promise<Response> =>
+      fetch(`${server!.url}/v1/queues/orders/jobs`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ input: n }) });
+    for (const n of [1, 2, 3]) expect((await submit(own, n)).status).toBe(201);
+    expect((await submit(other, 4)).status).toBe(201);
+
+    const all = await scrape(server.url, { authorization: `Bearer ${own}` });
+    expect((await promtool(["check", "metrics"], all)).code).toBe(0);
+    expect(sample(all, "sluice_queue_messages", { account: "111111111111", queue: "orders", state: "visible" })).toBe(3);
+    expect(sample(all, "sluice_queue_messages", { account: "222222222222", queue: "orders", state: "visible" })).toBe(1);
+    expect(sample(all, "sluice_jobs_total", { account: "111111111111", queue: "orders", outcome: "submitted" })).toBe(3);
+    expect(sample(all, "sluice_jobs_total", { account: "222222222222", queue: "orders", outcome: "submitted" })).toBe(1);
+    expect(sample(all, "sluice_queues")).toBe(4);
+
+    const theirs = await scrape(server.url, { authorization: `Bearer ${other}` });
+    expect((await promtool(["check", "metrics"], theirs)).code).toBe(0);
+    expect(sample(theirs, "sluice_queue_messages", { account: "222222222222", queue: "orders", state: "visible" })).toBe(1);
+    expect(sample(theirs, "sluice_jobs_total", { account: "222222222222", queue: "orders", outcome: "submitted" })).toBe(1);
+    expect(theirs).not.toContain("111111111111");
+    for (const serverWide of ["sluice_queues ", "sluice_requests_total", "process_", "nodejs_", "sluice_build_info"]) expect(theirs).not.toContain(serverWide);
   });
 });

@@ -93,11 +93,13 @@ describe("docs/operations.md", () => {
           {
             interval: "1m",
             input_series: [
-              { series: 'sluice_queue_dlq_messages{job="sluice",queue="orders"}', values: "0 0 3x10" },
-              { series: 'sluice_queue_oldest_message_age_seconds{job="sluice",queue="embed"}', values: "0+60x30" },
+              { series: 'sluice_queue_dlq_messages{job="sluice",account="111111111111",queue="orders"}', values: "0 0 3x10" },
+              { series: 'sluice_queue_oldest_message_age_seconds{job="sluice",account="111111111111",queue="embed"}', values: "0+60x30" },
               { series: 'sluice_requests_total{job="sluice",instance="a",protocol="sqs_json",action="SendMessage",code="InternalError"}', values: "0+1x20" },
-              { series: 'sluice_jobs_total{job="sluice",queue="embed",outcome="succeeded"}', values: "0+9x30" },
-              { series: 'sluice_jobs_total{job="sluice",queue="embed",outcome="failed"}', values: "0+1x30" },
+              { series: 'sluice_jobs_total{job="sluice",account="111111111111",queue="embed",outcome="succeeded"}', values: "0+9x30" },
+              { series: 'sluice_jobs_total{job="sluice",account="111111111111",queue="embed",outcome="failed"}', values: "0+1x30" },
+              // Another account's queue of the same name fails nothing: it must not dilute (or trip) the first's rate.
+              { series: 'sluice_jobs_total{job="sluice",account="222222222222",queue="embed",outcome="succeeded"}', values: "0+90x30" },
             ],
             alert_rule_test: [
               {
@@ -105,8 +107,8 @@ describe("docs/operations.md", () => {
                 alertname: "SluiceDeadLetters",
                 exp_alerts: [
                   {
-                    exp_labels: { severity: "ticket", job: "sluice", queue: "orders" },
-                    exp_annotations: { summary: "Queue orders has 3 messages in its dead-letter queue", description: "Read them (`sluice queues peek`), fix the cause, then `sluice dlq redrive` them to their source queue." },
+                    exp_labels: { severity: "ticket", job: "sluice", account: "111111111111", queue: "orders" },
+                    exp_annotations: { summary: "Queue orders (account 111111111111) has 3 messages in its dead-letter queue", description: "Read them (`sluice queues peek`), fix the cause, then `sluice dlq redrive` them to their source queue." },
                   },
                 ],
               },
@@ -116,8 +118,8 @@ describe("docs/operations.md", () => {
                 alertname: "SluiceBacklogAging",
                 exp_alerts: [
                   {
-                    exp_labels: { severity: "page", job: "sluice", queue: "embed" },
-                    exp_annotations: { summary: "Queue embed: the oldest waiting message is 25m 0s old", description: "Workers are not keeping up or have stopped. Compare with sluice_queue_workers_desired." },
+                    exp_labels: { severity: "page", job: "sluice", account: "111111111111", queue: "embed" },
+                    exp_annotations: { summary: "Queue embed (account 111111111111): the oldest waiting message is 25m 0s old", description: "Workers are not keeping up or have stopped. Compare with sluice_queue_workers_desired." },
                   },
                 ],
               },
@@ -126,7 +128,11 @@ describe("docs/operations.md", () => {
                 alertname: "SluiceServerErrors",
                 exp_alerts: [{ exp_labels: { severity: "page", instance: "a" }, exp_annotations: { summary: "Sluice on a answers InternalError; its log has the stack at level error" } }],
               },
-              { eval_time: "25m", alertname: "SluiceJobsFailing", exp_alerts: [{ exp_labels: { severity: "page", queue: "embed" }, exp_annotations: { summary: "Queue embed: 10% of jobs fail" } }] },
+              {
+                eval_time: "25m",
+                alertname: "SluiceJobsFailing",
+                exp_alerts: [{ exp_labels: { severity: "page", account: "111111111111", queue: "embed" }, exp_annotations: { summary: "Queue embed (account 111111111111): 10% of jobs fail" } }],
+              },
             ],
           },
         ],

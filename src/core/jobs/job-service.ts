@@ -307,8 +307,8 @@ export class JobService {
     // Throughput (queue-activity.ts), counted by the node that made the change: a job in is a
     // message sent, a job done a message completed.
     for (const type of change.events) {
-      if (type === "job.queued" || type === "job.waiting") this.queues.activity.record(change.job.queueName, "sent", 1);
-      else if (type === "job.succeeded" || type === "job.failed") this.queues.activity.record(change.job.queueName, "completed", 1);
+      if (type === "job.queued" || type === "job.waiting") this.queues.activity.record(change.job.queueId, "sent", 1);
+      else if (type === "job.succeeded" || type === "job.failed") this.queues.activity.record(change.job.queueId, "completed", 1);
     }
     if (change.followOn) this.wakeForReleased(change.followOn);
   }
@@ -333,6 +333,6 @@ export class JobService {
       this.queues.queueDepth(queue),
       deadLetterQueue ? this.queues.queueDepth(deadLetterQueue) : Promise.resolve(undefined),
     ]);
-    return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, throughput: this.queues.activity.throughput(queue.name), nowMs: this.clock.nowMs() });
+    return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, throughput: this.queues.activity.throughput(queue.id), nowMs: this.clock.nowMs() });
   }
 }

@@ -10,28 +10,28 @@ export function jobMetrics(registry: Registry, labels: QueueLabels): (facts: Job
   const total = new Counter({
     name: "sluice_jobs_total",
     help: "Jobs by queue and outcome: submitted, succeeded, failed (attempts exhausted or not retryable), canceled, retried (an attempt failed and the job was queued again).",
-    labelNames: ["queue", "outcome"] as const,
+    labelNames: ["account", "queue", "outcome"] as const,
     registers: [registry],
   });
   const run = new Histogram({
     name: "sluice_job_run_seconds",
     help: "How long attempts ran, from lease to the worker's report (or the lease's expiry), by queue.",
-    labelNames: ["queue"] as const,
+    labelNames: ["account", "queue"] as const,
     buckets: secondsBuckets,
     registers: [registry],
   });
   const wait = new Histogram({
     name: "sluice_job_queue_wait_seconds",
     help: "How long jobs waited from submit to their first attempt's start (a requested delay included), by queue.",
-    labelNames: ["queue"] as const,
+    labelNames: ["account", "queue"] as const,
     buckets: secondsBuckets,
     registers: [registry],
   });
   return (facts) => {
     if (facts.outcome === undefined && facts.runSeconds === undefined && facts.queueWaitSeconds === undefined) return;
-    const queue = labels.of(facts.queue);
-    if (facts.outcome !== undefined) total.inc({ queue, outcome: facts.outcome });
-    if (facts.runSeconds !== undefined) run.observe({ queue }, facts.runSeconds);
-    if (facts.queueWaitSeconds !== undefined) wait.observe({ queue }, facts.queueWaitSeconds);
+    const queue = labels.of(facts.account, facts.queue);
+    if (facts.outcome !== undefined) total.inc({ ...queue, outcome: facts.outcome });
+    if (facts.runSeconds !== undefined) run.observe(queue, facts.runSeconds);
+    if (facts.queueWaitSeconds !== undefined) wait.observe(queue, facts.queueWaitSeconds);
   };
 }

@@ -7,6 +7,7 @@ import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { RequestObserver } from "../../protocols/http/request-outcome.js";
 import type { WebhookAttemptReport } from "../../protocols/jobs/index.js";
 import type { JobEventFacts } from "../job-event-facts.js";
+import { seriesOfAccount } from "./account-series.js";
 import { jobMetrics } from "./job-metrics.js";
 import { QueueGauges, type QueueGaugeSources } from "./queue-gauges.js";
 import { QueueLabels } from "./queue-labels.js";
@@ -21,11 +22,15 @@ export interface ServerMetrics {
   onJobEvent: (facts: JobEventFacts) => void;
   onWebhookAttempt: (report: WebhookAttemptReport) => void;
   store: StoreTelemetry;
-  /** The exposition text, gauges refreshed first. */
-  render(): Promise<{ contentType: string; body: string }>;
+  /**
+   * The exposition text, gauges refreshed first: everything, or with `accountId` only that
+   * account's per-queue series (account-series.ts).
+   */
+  render(accountId?: string): Promise<{ contentType: string; body: string }>;
 }
 
-export function createServerMetrics(p: { version: string; queueLabelLimit: number; sources: QueueGaugeSources }): ServerMetrics {
+/** `accountId`: the server's own account (--account-id), which its queues' series are labelled with. */
+export function createServerMetrics(p: { version: string; accountId: string; queueLabelLimit: number; sources: QueueGaugeSources }): ServerMetrics {
   const registry = new Registry();
   // CPU, memory, event-loop lag, GC, handles: prom-client's standard process_* and nodejs_* set.
   collectDefaultMetrics({ register: registry });
@@ -36,7 +41,7 @@ export function createServerMetrics(p: { version: string; queueLabelLimit: numbe
     { version: p.version },
     1,
   );
-  const labels = new QueueLabels(p.queueLabelLimit);
+  const labels = new QueueLabels(p.queueLabelLimit, p.accountId);
   const gauges = new QueueGauges(registry, labels, p.sources);
   return {
     onRequestDone: requestMetrics(registry),
@@ -44,9 +49,10 @@ export function createServerMetrics(p: { version: string; queueLabelLimit: numbe
     onJobEvent: jobMetrics(registry, labels),
     onWebhookAttempt: webhookMetrics(registry),
     store: storeMetrics(registry),
-    async render() {
+    async render(accountId) {
       await gauges.refresh();
-      return { contentType: registry.contentType, body: await registry.metrics() };
+      const body = await registry.metrics();
+      return { contentType: registry.contentType, body: accountId === undefined ? body : seriesOfAccount(body, accountId) };
     },
   };
 }
