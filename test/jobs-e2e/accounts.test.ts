@@ -232,6 +232,21 @@ describe("jobs per account", () => {
     expect((await api("A", "GET", "/v1/queues/tuned")).body.queue.settings.maxAttempts).not.toBe(7);
   });
 
+  it("the server's own account may act for another with Sluice-Account; no other account may", async () => {
+    const { id } = await sdk("B").queue("operated").submit({ for: "B" });
+    const asB = { "sluice-account": accountB };
+    const listed = await api("A", "GET", "/v1/queues/operated/jobs", undefined, asB);
+    expect(listed.body.jobs.map((j: { id: string }) => j.id)).toEqual([id]);
+    expect((await api("A", "GET", "/v1/queues?prefix=operated", undefined, asB)).body.queues.map((q: { name: string }) => q.name)).toEqual(["operated", "operated-dlq"]);
+    expect((await api("A", "POST", `/v1/jobs/${id}/cancel`, {}, asB)).body.job.status).toBe("canceled");
+    expect((await api("A", "GET", `/v1/jobs/${id}`)).status).toBe(404);
+    const refused = await api("C", "GET", "/v1/queues/operated/jobs", undefined, asB);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("AccessDenied");
+    expect((await api("B", "GET", "/v1/queues/operated/jobs", undefined, asB)).status).toBe(200);
+    expect((await api("A", "GET", "/v1/queues/operated/jobs", undefined, { "sluice-account": "not-an-id" })).status).toBe(400);
+  });
+
   it("routes over the whole server stay the server's own account's: backups refuse another account's token", async () => {
     expect((await api("B", "POST", "/v1/backup", {})).status).toBe(403);
   });

@@ -1,6 +1,6 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Clock, JobQueueInfo, JobService, QueueService, ScheduleService, WorkersAdvice } from "../../core/index.js";
+import { type Clock, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export interface JobsRoutesOptions {
@@ -24,14 +24,28 @@ export interface JobsRoutesOptions {
 }
 
 
+const accountIdPattern = /^\d{12}$/;
+
 /**
- * The store's name for the account a request acts as (its bearer token's): "" for the server's
+ * The store's name for the account a request acts as: its bearer token's, "" for the server's
  * own (--account-id, and every anonymous request in open mode), so the queues, jobs and schedules
- * made before accounts existed stay its own.
+ * made before accounts existed stay its own. The server's own account is the operator's: its
+ * tokens may act for any account with the `Sluice-Account: <account id>` header (to look into,
+ * or fix, another account's queues and jobs); another account's tokens may name only their own.
  */
 export function storeAccountOf(request: FastifyRequest, defaultAccountId: string): string {
-  const accountId = request.principal?.accountId;
-  return accountId === undefined || accountId === defaultAccountId ? "" : accountId;
+  const caller = request.principal?.accountId ?? defaultAccountId;
+  const header = request.headers["sluice-account"];
+  let accountId = caller;
+  if (header !== undefined) {
+    const named = Array.isArray(header) ? undefined : header.trim();
+    if (named === undefined || !accountIdPattern.test(named)) fail("ValidationFailed", "Sluice-Account must be one 12-digit account id.");
+    if (named !== caller && caller !== defaultAccountId) {
+      fail("AccessDenied", `Only tokens of the server's own account may act for another account (Sluice-Account: ${named}); this token is account ${caller}'s.`);
+    }
+    accountId = named;
+  }
+  return accountId === defaultAccountId ? "" : accountId;
 }
 
 export type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
