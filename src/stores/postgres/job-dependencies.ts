@@ -29,12 +29,16 @@ export async function lockParentsOf(tx: Queryable, items: readonly JobCreateItem
   await tx.query("SELECT 1 FROM jobs WHERE id = ANY ($1::text[]) ORDER BY id FOR SHARE", [ids]);
 }
 
-/** A child's parents as they are now (locked by lockParentsOf); an unknown id refuses the submit. */
-export async function parentsForSubmit(tx: Queryable, dependsOn: readonly string[]): Promise<ParentState[]> {
+/**
+ * A child's parents as they are now (locked by lockParentsOf); an unknown id refuses the submit,
+ * and so does a job of another account than the child's (`account`, "" for the server's own): it
+ * is answered as one that doesn't exist.
+ */
+export async function parentsForSubmit(tx: Queryable, dependsOn: readonly string[], account: string): Promise<ParentState[]> {
   const found = await readParents(tx, dependsOn);
   return dependsOn.map((id) => {
     const parent = found.get(id);
-    if (!parent) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
+    if (!parent || parent.account !== account) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
     return parent;
   });
 }
@@ -44,9 +48,9 @@ export async function addDependencies(tx: Queryable, childId: string, parentIds:
   await tx.query("INSERT INTO job_dependencies (parent_id, child_id) SELECT p, $2 FROM unnest($1::text[]) AS p ON CONFLICT DO NOTHING", [parentIds, childId]);
 }
 
-async function readParents(tx: Queryable, ids: readonly string[]): Promise<Map<string, ParentState>> {
-  const { rows } = await tx.query<{ id: string; status: ParentState["status"]; error: string | null }>("SELECT id, status, error FROM jobs WHERE id = ANY ($1::text[])", [ids]);
-  return new Map(rows.map((r) => [r.id, { id: r.id, status: r.status, error: r.error === null ? undefined : (JSON.parse(r.error) as ParentState["error"]) }]));
+async function readParents(tx: Queryable, ids: readonly string[]): Promise<Map<string, ParentState & { account: string }>> {
+  const { rows } = await tx.query<{ id: string; account: string; status: ParentState["status"]; error: string | null }>("SELECT id, account, status, error FROM jobs WHERE id = ANY ($1::text[])", [ids]);
+  return new Map(rows.map((r) => [r.id, { id: r.id, account: r.account, status: r.status, error: r.error === null ? undefined : (JSON.parse(r.error) as ParentState["error"]) }]));
 }
 
 /**

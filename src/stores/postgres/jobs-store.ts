@@ -309,7 +309,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   let events: readonly JobEventType[] = submittedEvents;
   let withMessage = true;
   if (newJob.dependsOn !== undefined) {
-    const parents = await parentsForSubmit(tx, newJob.dependsOn);
+    const parents = await parentsForSubmit(tx, newJob.dependsOn, newJob.account ?? "");
     const resultTtlSeconds = ((await settingsOf(tx, newJob.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;
     ({ job: newJob, events, withMessage } = childOnSubmit(newJob, dependencyVerdict(parents, newJob.onParentFailure ?? "fail"), nowMs, resultTtlSeconds));
   }
