@@ -6,8 +6,7 @@
  * ?wait, cancel, retry, events, worker calls; idempotency keys, schedules and queue settings are
  * per account; each account's webhooks are signed with its own secret.
  */
-import { type IncomingHttpHeaders, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { Sluice } from "@sluice/client";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { type Json, openEventStream } from "../jobs/http-harness.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
+import { startReceiver } from "../support/webhook-receiver.js";
 import { writeCredentials } from "../auth/fixtures.js";
 
 const accountA = "111111111111";
@@ -248,31 +248,6 @@ describe("jobs per account", () => {
     expect((await api("B", "POST", "/v1/backup", {})).status).toBe(403);
   });
 });
-
-interface Receiver {
-  url: string;
-  received: Array<{ headers: IncomingHttpHeaders; body: string }>;
-  close(): Promise<void>;
-}
-
-async function startReceiver(): Promise<Receiver> {
-  const received: Receiver["received"] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (body += chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 function verifies(secret: string, delivery: { headers: IncomingHttpHeaders; body: string }): boolean {
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)]));

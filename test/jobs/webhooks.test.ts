@@ -11,43 +11,9 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../../src/protocols/jobs/webhooks/sender.js";
 import { isPublicAddress } from "../../src/protocols/jobs/webhooks/url-policy.js";
+import { type Receiver, startReceiver } from "../support/webhook-receiver.js";
 import { waitFor } from "../support/wait.js";
 import { type Json, type JobsServer, startJobsServer, testWebhookSecret } from "./http-harness.js";
-
-interface Receiver {
-  url: string;
-  received: Array<{ headers: IncomingHttpHeaders; body: string }>;
-  close(): Promise<void>;
-}
-
-type Answer = number | "hang" | { status: number; headers: Record<string, string> };
-
-/** Answers each delivery with the next of `statuses` (the last one repeats); "hang" never answers. */
-async function startReceiver(statuses: Answer[] = [200]): Promise<Receiver> {
-  const received: Receiver["received"] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => (body += chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body });
-      const answer = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
-      if (answer === "hang") return;
-      if (typeof answer === "number") res.statusCode = answer;
-      else res.writeHead(answer.status, answer.headers);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/sluice`,
-    received,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 const open: Array<{ close(): Promise<void> } | JobsServer> = [];
 afterEach(async () => {
