@@ -59,6 +59,8 @@ export type ErrorSubject =
   | { kind: "moveTaskDestinationInvalid"; reason: "isSource" | "otherType" }
   | { kind: "moveTaskRate"; value: number }
   | { kind: "moveTaskListLimit"; value: number }
+  /** A receive's inputs out of range: how many messages, how long hidden, how long to wait. */
+  | { kind: "receiveMaxMessages" | "receiveVisibilitySeconds" | "receiveWaitSeconds"; value: number }
   | { kind: "deadLetterQueue"; problem: "missing" | "otherType" | "notAllowed"; deadLetterQueueName: string; maxReceiveCount: number; fifoSource: boolean };
 
 export class SluiceError extends Error {

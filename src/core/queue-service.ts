@@ -401,15 +401,19 @@ export class QueueService {
    */
   async receiveMessages(queue: QueueRecord, input: ReceiveInput): Promise<ReceivedMessage[]> {
     const max = input.maxMessages ?? 1;
-    // SQS's own words for these two ranges (recorded against it in LocalStack's AWS-validated suite).
     if (!Number.isInteger(max) || max < 1 || max > limits.receiveMaxMessages) {
-      fail("InvalidParameterValue", `Value ${max} for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and ${limits.receiveMaxMessages}, if provided.`);
+      fail("InvalidParameterValue", `maxMessages must be an integer from 1 to ${limits.receiveMaxMessages}, got ${max}.`, { kind: "receiveMaxMessages", value: max });
     }
     const visibilitySeconds = input.visibilityTimeoutSeconds ?? queue.config.visibilityTimeoutSeconds;
-    checkInteger("VisibilityTimeout", visibilitySeconds, 0, limits.visibilityTimeoutMaxSeconds);
+    if (!Number.isInteger(visibilitySeconds) || visibilitySeconds < 0 || visibilitySeconds > limits.visibilityTimeoutMaxSeconds) {
+      fail("InvalidParameterValue", `visibilitySeconds must be an integer from 0 to ${limits.visibilityTimeoutMaxSeconds}, got ${visibilitySeconds}.`, {
+        kind: "receiveVisibilitySeconds",
+        value: visibilitySeconds,
+      });
+    }
     const waitSeconds = input.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds;
     if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > limits.waitTimeMaxSeconds) {
-      fail("InvalidParameterValue", `Value ${waitSeconds} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${limits.waitTimeMaxSeconds}, if provided.`);
+      fail("InvalidParameterValue", `waitSeconds must be an integer from 0 to ${limits.waitTimeMaxSeconds}, got ${waitSeconds}.`, { kind: "receiveWaitSeconds", value: waitSeconds });
     }
     const fifo = queue.config.fifoQueue;
     const attemptId = fifo ? input.receiveRequestAttemptId : undefined;

@@ -67,6 +67,27 @@ describe("core's errors in SQS's words", () => {
     expect((refused as Error).message).toBe("The destination queue ghost does not exist.");
   });
 
+  it("a receive's out-of-range inputs are named as ReceiveMessage names them, in SQS's texts", async () => {
+    const url = await h.createQueue("q");
+    expect(await errorOf("ReceiveMessage", { QueueUrl: url, MaxNumberOfMessages: 11 })).toEqual({
+      type: "InvalidParameterValueException",
+      message: "Value 11 for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and 10, if provided.",
+    });
+    expect((await errorOf("ReceiveMessage", { QueueUrl: url, VisibilityTimeout: 43201 })).message).toBe(
+      "Value 43201 for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.",
+    );
+    expect((await errorOf("ReceiveMessage", { QueueUrl: url, WaitTimeSeconds: 21 })).message).toBe(
+      "Value 21 for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= 20, if provided.",
+    );
+
+    // Core itself names its own inputs (what a protocol without SQS's names shows).
+    const queue = await h.queues.getQueue("q");
+    const refused = async (input: object): Promise<string> => ((await h.queues.receiveMessages(queue, input).catch((err: Error) => err)) as Error).message;
+    expect(await refused({ maxMessages: 0 })).toBe("maxMessages must be an integer from 1 to 10, got 0.");
+    expect(await refused({ visibilityTimeoutSeconds: -1 })).toBe("visibilitySeconds must be an integer from 0 to 43200, got -1.");
+    expect(await refused({ waitTimeSeconds: 21 })).toBe("waitSeconds must be an integer from 0 to 20, got 21.");
+  });
+
   it("a second active move task is refused with SQS's text", async () => {
     await h.createQueue("dlq");
     await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });

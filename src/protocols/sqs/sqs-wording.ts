@@ -35,6 +35,13 @@ export function sqsMessageOf(err: SluiceError, identity: SqsIdentity): string {
       return `Value ${subject.value} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between ${limits.moveTaskRateMin} and ${limits.moveTaskRateMax}.`;
     case "moveTaskListLimit":
       return `Value ${subject.value} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`;
+    // SQS's own words for a receive's ranges (recorded against it in LocalStack's AWS-validated suite).
+    case "receiveMaxMessages":
+      return `Value ${subject.value} for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and ${limits.receiveMaxMessages}, if provided.`;
+    case "receiveVisibilitySeconds":
+      return `Value ${subject.value} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and ${limits.visibilityTimeoutMaxSeconds}.`;
+    case "receiveWaitSeconds":
+      return `Value ${subject.value} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${limits.waitTimeMaxSeconds}, if provided.`;
     case "deadLetterQueue": {
       const policy = redrivePolicyJson(identity, subject);
       const reason =
