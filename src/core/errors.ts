@@ -61,7 +61,18 @@ export type ErrorSubject =
   | { kind: "moveTaskListLimit"; value: number }
   /** A receive's inputs out of range: how many messages, how long hidden, how long to wait. */
   | { kind: "receiveMaxMessages" | "receiveVisibilitySeconds" | "receiveWaitSeconds"; value: number }
+  /** A FIFO id (message group, deduplication, receive attempt): empty, too long, or characters outside the set. */
+  | { kind: "fifoId"; field: "groupId" | "deduplicationId" | "receiveAttemptId"; value: string }
+  /** What a send to a queue of this type must not carry, or must carry. */
+  | { kind: "deduplicationIdOnStandardQueue" | "fifoGroupIdMissing" | "fifoDeduplicationIdMissing" }
+  | { kind: "fifoMessageDelay"; value: number }
+  | { kind: "messageBodyEmpty" | "invalidCharacters" }
+  | { kind: "messageAttributeCount"; value: number }
+  /** One message attribute's fault; `dataType` as sent ("" when absent). */
+  | { kind: "messageAttribute"; problem: MessageAttributeProblem; name: string; dataType: string }
   | { kind: "deadLetterQueue"; problem: "missing" | "otherType" | "notAllowed"; deadLetterQueueName: string; maxReceiveCount: number; fifoSource: boolean };
+
+export type MessageAttributeProblem = "name" | "typeMissing" | "type" | "binaryValueMissing" | "valueMissing" | "characters" | "notNumber";
 
 export class SluiceError extends Error {
   override readonly name = "SluiceError";

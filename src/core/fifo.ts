@@ -1,20 +1,32 @@
 /**
- * FIFO and message-group rules at send and receive time, with SQS's wording. The store does the
- * atomic parts (dedup check + insert, group-ordered leasing); this file decides what is valid and
- * which deduplication id a message has.
+ * FIFO and message-group rules at send and receive time. The store does the atomic parts (dedup
+ * check + insert, group-ordered leasing); this file decides what is valid and which deduplication
+ * id a message has. Refusals carry a subject: the SQS layer words them as SQS does.
  */
 import { createHash } from "node:crypto";
-import { fail } from "./errors.js";
+import { type ErrorSubject, fail } from "./errors.js";
 import { limits } from "./limits.js";
 import type { QueueConfig } from "./queue.js";
 import type { SendDedup } from "./store.js";
 
-/** SQS: alphanumerics and punctuation `!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~`, 1–128 characters. */
+/** As SQS: alphanumerics and punctuation `!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~`, 1–128 characters. */
 const fifoIdPattern = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]+$/;
 
-function checkFifoId(name: string, value: string): void {
+type FifoIdField = Extract<ErrorSubject, { kind: "fifoId" }>["field"];
+
+const fifoIdLabels: Readonly<Record<FifoIdField, string>> = {
+  groupId: "message group id",
+  deduplicationId: "message deduplication id",
+  receiveAttemptId: "receive request attempt id",
+};
+
+function checkFifoId(field: FifoIdField, value: string): void {
   if (value.length < 1 || value.length > limits.fifoIdMaxLength || !fifoIdPattern.test(value)) {
-    fail("InvalidParameterValue", `Value ${value} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to ${limits.fifoIdMaxLength} in length.`);
+    fail("InvalidParameterValue", `The ${fifoIdLabels[field]} ${JSON.stringify(value)} is invalid: 1 to ${limits.fifoIdMaxLength} letters, digits or punctuation characters.`, {
+      kind: "fifoId",
+      field,
+      value,
+    });
   }
 }
 
@@ -23,9 +35,14 @@ export interface GroupFields {
   deduplicationId?: string;
 }
 
-/** SQS's words for a FIFO send without a group, or without a deduplication id it can't derive. */
-const missingGroupIdMessage = "The request must contain the parameter MessageGroupId.";
-const missingDeduplicationIdMessage = "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly";
+/** A FIFO send without a group, or without a deduplication id the queue can't derive. */
+function missingGroupId(code: "MissingParameter" | "InvalidParameterValue"): never {
+  fail(code, "A message to a FIFO queue needs a message group id.", { kind: "fifoGroupIdMissing" });
+}
+
+function missingDeduplicationId(): never {
+  fail("InvalidParameterValue", "A message to a FIFO queue without content-based deduplication needs a message deduplication id.", { kind: "fifoDeduplicationIdMissing" });
+}
 
 export interface GroupInput extends GroupFields {
   body: string;
@@ -39,22 +56,25 @@ export interface GroupInput extends GroupFields {
  * MessageDeduplicationId. On a standard queue a group id turns on fairness (docs/fair-queues.md).
  */
 export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFields {
-  if (input.groupId !== undefined) checkFifoId("MessageGroupId", input.groupId);
+  if (input.groupId !== undefined) checkFifoId("groupId", input.groupId);
   if (!config.fifoQueue) {
     if (input.deduplicationId !== undefined) {
-      fail("InvalidParameterValue", "The request include parameter MessageDeduplicationId that is not valid for this queue type");
+      fail("InvalidParameterValue", "A message deduplication id is taken only by FIFO queues.", { kind: "deduplicationIdOnStandardQueue" });
     }
     return { groupId: input.groupId };
   }
-  if (input.groupId === undefined) fail("MissingParameter", missingGroupIdMessage);
+  if (input.groupId === undefined) missingGroupId("MissingParameter");
   // SQS takes delays only at the queue level on FIFO queues; an explicit 0 changes nothing.
   if (input.delaySeconds !== undefined && input.delaySeconds !== 0) {
-    fail("InvalidParameterValue", `Value ${input.delaySeconds} for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.`);
+    fail("InvalidParameterValue", `A FIFO queue takes no delay per message (the queue's own delay applies), got ${input.delaySeconds} seconds.`, {
+      kind: "fifoMessageDelay",
+      value: input.delaySeconds,
+    });
   }
   let deduplicationId = input.deduplicationId;
-  if (deduplicationId !== undefined) checkFifoId("MessageDeduplicationId", deduplicationId);
+  if (deduplicationId !== undefined) checkFifoId("deduplicationId", deduplicationId);
   else if (config.contentBasedDeduplication) deduplicationId = contentDeduplicationId(input.body);
-  else fail("InvalidParameterValue", missingDeduplicationIdMessage);
+  else missingDeduplicationId();
   return { groupId: input.groupId, deduplicationId };
 }
 
@@ -68,8 +88,8 @@ export function groupFieldsFor(config: QueueConfig, input: GroupInput): GroupFie
 export function checkFifoBatch(config: QueueConfig, entries: readonly GroupFields[]): void {
   if (!config.fifoQueue) return;
   for (const entry of entries) {
-    if (entry.groupId === undefined) fail("InvalidParameterValue", missingGroupIdMessage);
-    if (entry.deduplicationId === undefined && !config.contentBasedDeduplication) fail("InvalidParameterValue", missingDeduplicationIdMessage);
+    if (entry.groupId === undefined) missingGroupId("InvalidParameterValue");
+    if (entry.deduplicationId === undefined && !config.contentBasedDeduplication) missingDeduplicationId();
   }
 }
 
@@ -94,5 +114,5 @@ export function formatSequenceNumber(seq: number): string {
 
 /** Checks a ReceiveRequestAttemptId (FIFO only; standard queues ignore it, as SQS does). */
 export function checkReceiveRequestAttemptId(value: string): void {
-  checkFifoId("ReceiveRequestAttemptId", value);
+  checkFifoId("receiveAttemptId", value);
 }

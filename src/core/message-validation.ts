@@ -1,5 +1,8 @@
-/** Validation of message bodies and attributes, with SQS's rules and wording. */
-import { fail } from "./errors.js";
+/**
+ * Validation of message bodies and attributes, by SQS's rules. Refusals carry a subject: the SQS
+ * layer words them as SQS does.
+ */
+import { type MessageAttributeProblem, fail } from "./errors.js";
 import { limits } from "./limits.js";
 import type { MessageAttributes, MessageAttributeValue } from "./message.js";
 
@@ -16,11 +19,18 @@ export function hasInvalidCharacters(text: string): boolean {
   return maybeInvalid.test(text) && invalidCharacter.test(text);
 }
 
-export function validateBody(body: string): void {
-  if (body.length === 0) fail("MissingParameter", "The request must contain the parameter MessageBody.");
-  if (hasInvalidCharacters(body)) {
-    fail("InvalidMessageContents", "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF");
+/** Refuses text with characters messages can't hold; `what` names it ("message body", "job's input"). */
+export function checkCharacters(text: string, what: string): void {
+  if (hasInvalidCharacters(text)) {
+    fail("InvalidMessageContents", `The ${what} has characters outside the allowed set: tab, line feed, carriage return, U+0020 to U+D7FF, U+E000 to U+FFFD, U+10000 to U+10FFFF.`, {
+      kind: "invalidCharacters",
+    });
   }
+}
+
+export function validateBody(body: string): void {
+  if (body.length === 0) fail("MissingParameter", "A message body must not be empty.", { kind: "messageBodyEmpty" });
+  checkCharacters(body, "message body");
 }
 
 const attributeNamePattern = /^[A-Za-z0-9_.-]+$/;
@@ -48,6 +58,10 @@ export function isSqsNumber(text: string): boolean {
   return leadingPower < 126 || (leadingPower === 126 && significant === "1");
 }
 
+function attributeFault(problem: MessageAttributeProblem, name: string, dataType: string, message: string): never {
+  fail("InvalidParameterValue", message, { kind: "messageAttribute", problem, name, dataType });
+}
+
 function validateAttributeName(name: string): void {
   const lower = name.toLowerCase();
   if (
@@ -60,37 +74,35 @@ function validateAttributeName(name: string): void {
     lower.startsWith("aws.") ||
     lower.startsWith("amazon.")
   ) {
-    fail("InvalidParameterValue", `Message attribute name '${name}' is invalid.`);
+    attributeFault("name", name, "", `The message attribute name ${JSON.stringify(name)} is invalid: 1 to ${limits.messageAttributeNameMaxLength} letters, digits, '_', '-' or '.', no leading, trailing or double '.', no "AWS." or "Amazon." prefix.`);
   }
 }
 
 function validateAttributeValue(name: string, value: MessageAttributeValue): void {
-  if (!value.dataType) fail("InvalidParameterValue", `The message attribute '${name}' must contain non-empty message attribute type.`);
-  if (!dataTypePattern.test(value.dataType) || value.dataType.length > 256) {
-    fail("InvalidParameterValue", `The type of message attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`);
+  const dataType = value.dataType;
+  const named = JSON.stringify(name);
+  if (!dataType) attributeFault("typeMissing", name, dataType, `The message attribute ${named} has no data type.`);
+  if (!dataTypePattern.test(dataType) || dataType.length > 256) {
+    attributeFault("type", name, dataType, `The message attribute ${named} has the data type ${JSON.stringify(dataType)}: it must be String, Number or Binary, optionally followed by ".label".`);
   }
-  const base = value.dataType.split(".")[0];
+  const base = dataType.split(".")[0];
   if (base === "Binary") {
-    if (!value.binaryValue || value.binaryValue.length === 0) {
-      fail("InvalidParameterValue", `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`);
-    }
+    if (!value.binaryValue || value.binaryValue.length === 0) attributeFault("binaryValueMissing", name, dataType, `The Binary message attribute ${named} has no binary value.`);
     return;
   }
   if (value.stringValue === undefined || value.stringValue === "") {
-    fail("InvalidParameterValue", `Message (user) attribute '${name}' must contain a non-empty value of type '${base}'.`);
+    attributeFault("valueMissing", name, dataType, `The ${base} message attribute ${named} has no value (its string value is missing or empty).`);
   }
-  if (hasInvalidCharacters(value.stringValue)) {
-    fail("InvalidParameterValue", `The message attribute '${name}' contains invalid characters.`);
-  }
+  if (hasInvalidCharacters(value.stringValue)) attributeFault("characters", name, dataType, `The value of the message attribute ${named} has characters outside the allowed set.`);
   if (base === "Number" && !isSqsNumber(value.stringValue)) {
-    fail("InvalidParameterValue", `Can't cast the value of message (user) attribute '${name}' to a number.`);
+    attributeFault("notNumber", name, dataType, `The value of the Number message attribute ${named} is not a number of at most 38 digits from -10^128 to 10^126.`);
   }
 }
 
 export function validateAttributes(attributes: MessageAttributes): void {
   const names = Object.keys(attributes);
   if (names.length > limits.messageAttributesMax) {
-    fail("InvalidParameterValue", `Number of message attributes [${names.length}] exceeds the allowed maximum [${limits.messageAttributesMax}].`);
+    fail("InvalidParameterValue", `A message has at most ${limits.messageAttributesMax} attributes, got ${names.length}.`, { kind: "messageAttributeCount", value: names.length });
   }
   for (const name of names) {
     validateAttributeName(name);

@@ -4,7 +4,8 @@
  * Each case goes through the real SQS handler on a real SQLite store.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type SqsHarness, accountId, openHarness, region } from "./sqs-harness.js";
+import type { QueueRecord, SendInput } from "../../src/core/index.js";
+import { type SqsHarness, accountId, openHarness, region, unescapeXml, xmlText } from "./sqs-harness.js";
 
 let h: SqsHarness;
 beforeEach(async () => {
@@ -86,6 +87,72 @@ describe("core's errors in SQS's words", () => {
     expect(await refused({ maxMessages: 0 })).toBe("maxMessages must be an integer from 1 to 10, got 0.");
     expect(await refused({ visibilityTimeoutSeconds: -1 })).toBe("visibilitySeconds must be an integer from 0 to 43200, got -1.");
     expect(await refused({ waitTimeSeconds: 21 })).toBe("waitSeconds must be an integer from 0 to 20, got 21.");
+  });
+
+  it("a send's refusals, alone and as batch entries, in SQS's texts; core names them in its own words", async () => {
+    const std = await h.createQueue("std");
+    const fifo = await h.createQueue("f.fifo", { FifoQueue: "true" });
+    const attribute = (value: object): object => ({ MessageAttributes: { a: value } });
+    const tooMany = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, { DataType: "String", StringValue: "v" }]));
+    // [queue, the entry's fields, SQS's code, SQS's text]
+    const cases: Array<[string, object, string, string]> = [
+      [std, { MessageBody: "" }, "MissingParameter", "The request must contain the parameter MessageBody."],
+      [std, { MessageBody: "bad \u0000" }, "InvalidMessageContents", "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF"],
+      [std, { MessageAttributes: tooMany }, "InvalidParameterValue", "Number of message attributes [11] exceeds the allowed maximum [10]."],
+      [std, { MessageAttributes: { "AWS.x": { DataType: "String", StringValue: "v" } } }, "InvalidParameterValue", "Message attribute name 'AWS.x' is invalid."],
+      [std, attribute({ StringValue: "v" }), "InvalidParameterValue", "The message attribute 'a' must contain non-empty message attribute type."],
+      [std, attribute({ DataType: "Strung", StringValue: "v" }), "InvalidParameterValue", "The type of message attribute 'a' is invalid. You must use only the following supported type prefixes: Binary, Number, String."],
+      [std, attribute({ DataType: "Binary" }), "InvalidParameterValue", "The message attribute 'a' with type 'Binary' must use field 'Binary'."],
+      [std, attribute({ DataType: "Number.kg", StringValue: "" }), "InvalidParameterValue", "Message (user) attribute 'a' must contain a non-empty value of type 'Number'."],
+      [std, attribute({ DataType: "String", StringValue: "\u0000" }), "InvalidParameterValue", "The message attribute 'a' contains invalid characters."],
+      [std, attribute({ DataType: "Number", StringValue: "ten" }), "InvalidParameterValue", "Can't cast the value of message (user) attribute 'a' to a number."],
+      [std, { MessageDeduplicationId: "d" }, "InvalidParameterValue", "The request include parameter MessageDeduplicationId that is not valid for this queue type"],
+      [std, { MessageGroupId: "a b" }, "InvalidParameterValue", "Value a b for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length."],
+      [fifo, { MessageGroupId: "g", MessageDeduplicationId: "d", DelaySeconds: 5 }, "InvalidParameterValue", "Value 5 for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type."],
+      [fifo, { MessageGroupId: "g", MessageDeduplicationId: "a b" }, "InvalidParameterValue", "Value a b for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length."],
+    ];
+    // Every case as an entry of a batch (at most 10 a batch, each to its own queue): each fails alone.
+    const failed: Array<{ Code: string; Message: string }> = [];
+    for (const url of [std, fifo]) {
+      const entries = cases.filter(([queue]) => queue === url).map(([, fields], i) => ({ Id: `e${i}`, MessageBody: "m", ...fields }));
+      for (let i = 0; i < entries.length; i += 10) {
+        const res = await h.json("SendMessageBatch", { QueueUrl: url, Entries: entries.slice(i, i + 10) });
+        expect(res.statusCode, res.body).toBe(200);
+        failed.push(...(res.json() as { Failed: Array<{ Code: string; Message: string }> }).Failed);
+      }
+    }
+    expect(failed.map((f) => [f.Code, f.Message])).toEqual(cases.map(([, , code, message]) => [code, message]));
+    for (const [url, fields, code, message] of cases) {
+      const alone = await errorOf("SendMessage", { QueueUrl: url, MessageBody: "m", ...fields });
+      expect([alone.type.replace(/Exception$/, ""), alone.message]).toEqual([code === "MissingParameter" ? "MissingRequiredParameter" : code, message]);
+    }
+    // The query protocol's batch answer words an entry the same way.
+    const query = await h.query({ Action: "SendMessageBatch", QueueUrl: std, "SendMessageBatchRequestEntry.1.Id": "e", "SendMessageBatchRequestEntry.1.MessageBody": "m", "SendMessageBatchRequestEntry.1.MessageDeduplicationId": "d" });
+    expect(unescapeXml(xmlText(query.body, "Message") ?? "")).toBe("The request include parameter MessageDeduplicationId that is not valid for this queue type");
+
+    // A FIFO send without what the queue needs: SendMessage's MissingParameter; a batch fails whole.
+    expect(await errorOf("SendMessage", { QueueUrl: fifo, MessageBody: "m" })).toEqual({ type: "MissingRequiredParameterException", message: "The request must contain the parameter MessageGroupId." });
+    expect(await errorOf("SendMessageBatch", { QueueUrl: fifo, Entries: [{ Id: "e", MessageBody: "m" }] })).toEqual({
+      type: "InvalidParameterValueException",
+      message: "The request must contain the parameter MessageGroupId.",
+    });
+    expect((await errorOf("SendMessage", { QueueUrl: fifo, MessageBody: "m", MessageGroupId: "g" })).message).toBe(
+      "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+    );
+    expect((await errorOf("ReceiveMessage", { QueueUrl: fifo, ReceiveRequestAttemptId: "a b" })).message).toBe(
+      "Value a b for parameter ReceiveRequestAttemptId is invalid. Reason: ReceiveRequestAttemptId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+    );
+
+    // Core names them in its own words (what the admin API shows).
+    const [stdQueue, fifoQueue] = [await h.queues.getQueue("std"), await h.queues.getQueue("f.fifo")];
+    const refused = async (queue: QueueRecord, input: SendInput): Promise<string> => ((await h.queues.sendMessage(queue, input).catch((err: Error) => err)) as Error).message;
+    expect(await refused(stdQueue, { body: "" })).toBe("A message body must not be empty.");
+    expect(await refused(stdQueue, { body: "m", groupId: "a b" })).toBe('The message group id "a b" is invalid: 1 to 128 letters, digits or punctuation characters.');
+    expect(await refused(stdQueue, { body: "m", attributes: { n: { dataType: "Number", stringValue: "ten" } } })).toBe(
+      'The value of the Number message attribute "n" is not a number of at most 38 digits from -10^128 to 10^126.',
+    );
+    expect(await refused(fifoQueue, { body: "m" })).toBe("A message to a FIFO queue needs a message group id.");
+    expect(await refused(fifoQueue, { body: "m", groupId: "g", delaySeconds: 5 })).toBe("A FIFO queue takes no delay per message (the queue's own delay applies), got 5 seconds.");
   });
 
   it("a second active move task is refused with SQS's text", async () => {

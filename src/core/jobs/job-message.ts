@@ -5,7 +5,7 @@
 import { md5Hex } from "../digests.js";
 import { fail } from "../errors.js";
 import type { NewMessage } from "../message.js";
-import { validateBody } from "../message-validation.js";
+import { checkCharacters } from "../message-validation.js";
 import type { QueueRecord } from "../queue.js";
 import { limits } from "../limits.js";
 
@@ -17,7 +17,7 @@ import { limits } from "../limits.js";
 export function checkJobInput(inputJson: string): void {
   const sizeBytes = Buffer.byteLength(inputJson, "utf8");
   if (sizeBytes > limits.messageSizeMaxBytes) fail("MessageTooLong", `The job's input is ${sizeBytes} bytes of JSON; at most ${limits.messageSizeMaxBytes} are accepted.`);
-  validateBody(inputJson);
+  checkCharacters(inputJson, "job's input");
 }
 
 /**

@@ -3,7 +3,7 @@
  * way (an error's `subject`, a move task's failure); SQS answers with ARNs, its parameter names and
  * the texts it is recorded giving.
  */
-import type { MoveTaskRecord, RedrivePolicy, SluiceError } from "../../core/index.js";
+import type { ErrorSubject, MoveTaskRecord, RedrivePolicy, SluiceError } from "../../core/index.js";
 import { limits } from "../../core/index.js";
 import { type SqsIdentity, queueArn } from "./queue-url.js";
 
@@ -13,6 +13,29 @@ export function redrivePolicyJson(identity: SqsIdentity, policy: RedrivePolicy):
 }
 
 const resourceMissing = (parameter: string): string => `The resource that you specified for the ${parameter} parameter doesn't exist.`;
+
+const fifoIdParameters = { groupId: "MessageGroupId", deduplicationId: "MessageDeduplicationId", receiveAttemptId: "ReceiveRequestAttemptId" } as const;
+
+/** A message attribute's fault, in SQS's recorded texts. */
+function messageAttributeMessage(subject: Extract<ErrorSubject, { kind: "messageAttribute" }>): string {
+  const name = subject.name;
+  switch (subject.problem) {
+    case "name":
+      return `Message attribute name '${name}' is invalid.`;
+    case "typeMissing":
+      return `The message attribute '${name}' must contain non-empty message attribute type.`;
+    case "type":
+      return `The type of message attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`;
+    case "binaryValueMissing":
+      return `The message attribute '${name}' with type 'Binary' must use field 'Binary'.`;
+    case "valueMissing":
+      return `Message (user) attribute '${name}' must contain a non-empty value of type '${subject.dataType.split(".")[0]}'.`;
+    case "characters":
+      return `The message attribute '${name}' contains invalid characters.`;
+    case "notNumber":
+      return `Can't cast the value of message (user) attribute '${name}' to a number.`;
+  }
+}
 
 /** The message of a core error as SQS words it; the core message when SQS has no words of its own for it. */
 export function sqsMessageOf(err: SluiceError, identity: SqsIdentity): string {
@@ -42,6 +65,26 @@ export function sqsMessageOf(err: SluiceError, identity: SqsIdentity): string {
       return `Value ${subject.value} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and ${limits.visibilityTimeoutMaxSeconds}.`;
     case "receiveWaitSeconds":
       return `Value ${subject.value} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${limits.waitTimeMaxSeconds}, if provided.`;
+    case "fifoId": {
+      const parameter = fifoIdParameters[subject.field];
+      return `Value ${subject.value} for parameter ${parameter} is invalid. Reason: ${parameter} can only include alphanumeric and punctuation characters. 1 to ${limits.fifoIdMaxLength} in length.`;
+    }
+    case "deduplicationIdOnStandardQueue":
+      return "The request include parameter MessageDeduplicationId that is not valid for this queue type";
+    case "fifoGroupIdMissing":
+      return "The request must contain the parameter MessageGroupId.";
+    case "fifoDeduplicationIdMissing":
+      return "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly";
+    case "fifoMessageDelay":
+      return `Value ${subject.value} for parameter DelaySeconds is invalid. Reason: The request include parameter that is not valid for this queue type.`;
+    case "messageBodyEmpty":
+      return "The request must contain the parameter MessageBody.";
+    case "invalidCharacters":
+      return "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF";
+    case "messageAttributeCount":
+      return `Number of message attributes [${subject.value}] exceeds the allowed maximum [${limits.messageAttributesMax}].`;
+    case "messageAttribute":
+      return messageAttributeMessage(subject);
     case "deadLetterQueue": {
       const policy = redrivePolicyJson(identity, subject);
       const reason =

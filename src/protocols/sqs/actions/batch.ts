@@ -4,7 +4,9 @@
  * the call, and the encoding of result entries.
  */
 import { SluiceError, fail, limits, type EntryOutcome } from "../../../core/index.js";
+import type { SqsIdentity } from "../queue-url.js";
 import { sqsErrorForCode } from "../sqs-errors.js";
+import { sqsMessageOf } from "../sqs-wording.js";
 import { type WireObject, asObject, optionalList, optionalString } from "../wire-input.js";
 import { escapeXml } from "../xml.js";
 
@@ -62,18 +64,23 @@ export interface BatchResultErrorEntry {
   Message: string;
 }
 
-export function failedEntry(id: string, error: SluiceError): BatchResultErrorEntry {
+/** A failed entry as SQS reports it: its code and its words for core's error (sqs-wording.ts). */
+export function failedEntry(id: string, error: SluiceError, identity: SqsIdentity): BatchResultErrorEntry {
   const spec = sqsErrorForCode[error.code];
-  return { Id: id, SenderFault: spec.fault === "Sender", Code: spec.queryCode, Message: error.message };
+  return { Id: id, SenderFault: spec.fault === "Sender", Code: spec.queryCode, Message: sqsMessageOf(error, identity) };
 }
 
-/** Splits outcomes into SQS's Successful / Failed lists. */
-export function partitionResults<R, S>(results: Array<DecodedEntry<R>>, success: (id: string, value: R) => S): { Successful: S[]; Failed: BatchResultErrorEntry[] } {
+/** Splits outcomes into SQS's Successful / Failed lists; `identity` is the account the request works on. */
+export function partitionResults<R, S>(
+  results: Array<DecodedEntry<R>>,
+  success: (id: string, value: R) => S,
+  identity: SqsIdentity,
+): { Successful: S[]; Failed: BatchResultErrorEntry[] } {
   const Successful: S[] = [];
   const Failed: BatchResultErrorEntry[] = [];
   for (const r of results) {
     if (r.ok) Successful.push(success(r.id, r.value));
-    else Failed.push(failedEntry(r.id, r.error));
+    else Failed.push(failedEntry(r.id, r.error, identity));
   }
   return { Successful, Failed };
 }

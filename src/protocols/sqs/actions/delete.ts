@@ -26,7 +26,7 @@ export const deleteMessageBatch = defineAction({
   async run(req, ctx): Promise<DeleteMessageBatchResult> {
     const queue = await queueForUrl(ctx, req.queueUrl);
     const results = await runBatch(req.entries, (handles) => ctx.queues.deleteMessages(queue, handles));
-    return partitionResults(results, (id) => ({ Id: id }));
+    return partitionResults(results, (id) => ({ Id: id }), ctx.identity);
   },
   toXml: (res) => idEntriesXml("DeleteMessageBatchResultEntry", res.Successful) + failedEntriesXml(res.Failed),
 });

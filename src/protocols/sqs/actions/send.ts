@@ -87,7 +87,7 @@ export const sendMessageBatch = defineAction({
     // A FIFO entry without a group (or a needed deduplication id) fails the whole call, as SQS.
     checkFifoBatch(queue.config, req.entries.flatMap((e) => (e.ok ? [e.value] : [])));
     const results = await runBatch(req.entries, (inputs) => ctx.queues.sendMessages(queue, inputs));
-    return partitionResults(results, (id, r) => ({ Id: id, ...sendResult(queue, r) }));
+    return partitionResults(results, (id, r) => ({ Id: id, ...sendResult(queue, r) }), ctx.identity);
   },
   toXml: (res) => {
     let out = "";

@@ -30,7 +30,7 @@ export const changeMessageVisibilityBatch = defineAction({
   async run(req, ctx): Promise<ChangeMessageVisibilityBatchResult> {
     const queue = await queueForUrl(ctx, req.queueUrl);
     const results = await runBatch(req.entries, (changes) => ctx.queues.changeVisibility(queue, changes));
-    return partitionResults(results, (id) => ({ Id: id }));
+    return partitionResults(results, (id) => ({ Id: id }), ctx.identity);
   },
   toXml: (res) => idEntriesXml("ChangeMessageVisibilityBatchResultEntry", res.Successful) + failedEntriesXml(res.Failed),
 });
