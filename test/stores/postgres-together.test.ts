@@ -2,7 +2,8 @@
  * Plain sends that arrive together, for several queues, are written by one statement (one
  * transaction: their rows share an xmin), each answered with its own messages' seqs; a send into a
  * queue deleted meanwhile fails alone. Deletes by message that arrive together are one statement
- * too, each answered for its own entries.
+ * too, each answered for its own entries. Plain receives of one queue that arrive together are one
+ * statement that hands the ready messages out in order, each under its own receipt and visibility.
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -20,11 +21,22 @@ afterAll(async () => {
 
 const T0 = 1_700_000_000_000;
 
-async function rows(): Promise<Array<{ seq: number; queue_id: number; body: string; xmin: string }>> {
+interface Row {
+  seq: number;
+  queue_id: number;
+  body: string;
+  xmin: string;
+  receipt_token: string | null;
+  visible_at_ms: string;
+  received_at_ms: string | null;
+  receive_count: number;
+}
+
+async function rows(): Promise<Row[]> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    return (await client.query("SELECT seq::int, queue_id::int, body, xmin::text FROM messages")).rows;
+    return (await client.query("SELECT seq::int, queue_id::int, body, xmin::text, receipt_token, visible_at_ms::text, received_at_ms::text, receive_count FROM messages")).rows;
   } finally {
     await client.end();
   }
@@ -80,5 +92,72 @@ describe("PostgreSQL store: plain sends of one turn", () => {
     expect([a.deleted, b.deleted, c.deleted, d.deleted]).toEqual([[true, true], [false, true], [false], [true]]);
     const bodies = (await rows()).map((r) => r.body);
     expect(bodies.filter((b) => /^[lr]\d$/.test(b))).toEqual(["l4"]);
+  });
+});
+
+describe("PostgreSQL store: plain receives of one turn", () => {
+  const nowMs = T0 + 1_000;
+  const receive = (s: PostgresStore, queueId: number, token: string, max: number, waitUntilMs?: number) =>
+    s.messageReceive({ queueId, max, nowMs, visibleUntilMs: nowMs + 30_000 + max, minSentAtMs: 0, receiptToken: token, waitUntilMs });
+
+  it("are one statement: ready messages handed out in order, each receive up to its max, under its own receipt", async () => {
+    const s = store!;
+    const { queue } = await s.queueCreate({ name: "shared", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    // 25 ready messages, three of them of a higher priority (served first), and one delayed past `now`.
+    const sent = await s.messageSend({
+      queueId: queue.id,
+      messages: Array.from({ length: 25 }, (_, i) => newMessage({ body: `m${i}`, priority: i >= 20 && i < 23 ? 1 : 0 })),
+    });
+    await s.messageSend({ queueId: queue.id, messages: [newMessage({ body: "later", visibleAtMs: T0 + 5_000 })] });
+    const readyOrder = [...sent.slice(20, 23), ...sent.slice(0, 20), ...sent.slice(23)].map((m) => m.seq);
+
+    const [a, b, c, d, e, f] = await Promise.all([
+      receive(s, queue.id, "a", 10),
+      receive(s, queue.id, "b", 10),
+      receive(s, queue.id, "c", 3),
+      receive(s, queue.id, "d", 10, T0 + 20_000),
+      receive(s, queue.id, "e", 5, T0 + 20_000),
+      receive(s, queue.id, "f", 1, T0 + 2_000),
+    ]);
+    expect([a, b, c, d].map((r) => r.messages.map((m) => m.seq))).toEqual([readyOrder.slice(0, 10), readyOrder.slice(10, 20), readyOrder.slice(20, 23), readyOrder.slice(23)]);
+    expect([a, b, c, d].map((r) => new Set(r.messages.map((m) => m.receiptToken)))).toEqual([new Set(["a"]), new Set(["b"]), new Set(["c"]), new Set(["d"])]);
+    // Empty long polls learn when the next message becomes visible, as far as their own wait goes.
+    expect(e).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 5_000 } });
+    expect(f).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: undefined } });
+
+    const leased = (await rows()).filter((r) => r.queue_id === queue.id && r.receipt_token !== null);
+    const maxOf: Record<string, number> = { a: 10, b: 10, c: 3, d: 10 };
+    expect(leased).toHaveLength(25);
+    for (const r of leased) {
+      expect(r.visible_at_ms).toBe(String(nowMs + 30_000 + maxOf[r.receipt_token!]!));
+      expect([r.received_at_ms, r.receive_count]).toEqual([String(nowMs), 1]);
+    }
+    // One statement leased them all: every leased row version was written by one transaction.
+    expect(new Set(leased.map((r) => r.xmin)).size).toBe(1);
+  });
+
+  it("two nodes' receives of one turn each take disjoint messages; a queue with groups is served by the transaction path", async () => {
+    const s = store!;
+    const other = await openPostgresStore({ url: database.url, poolSize: 4 });
+    try {
+      const { queue } = await s.queueCreate({ name: "two-nodes", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+      const sent = await s.messageSend({ queueId: queue.id, messages: Array.from({ length: 50 }, (_, i) => newMessage({ body: `n${i}` })) });
+      const results = await Promise.all([...["p", "q", "r"].map((t) => receive(s, queue.id, t, 10)), ...["x", "y", "z"].map((t) => receive(other, queue.id, t, 10))]);
+      const seqs = results.flatMap((r) => r.messages.map((m) => m.seq));
+      expect(seqs.sort((x, y) => x - y)).toEqual(sent.map((m) => m.seq));
+      // 60 wanted, 50 there: each node's statement gets at least 20 (SKIP LOCKED), no receive more than its max.
+      for (const r of results) expect(r.messages.length).toBeLessThanOrEqual(10);
+      // Each node's three receives: one statement (one transaction) each.
+      const leased = (await rows()).filter((r) => r.queue_id === queue.id);
+      const writers = (tokens: string[]) => new Set(leased.filter((r) => tokens.includes(r.receipt_token!)).map((r) => r.xmin)).size;
+      expect([writers(["p", "q", "r"]), writers(["x", "y", "z"])]).toEqual([1, 1]);
+
+      const { queue: fair } = await s.queueCreate({ name: "grouped", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+      await s.messageSend({ queueId: fair.id, messages: [newMessage({ body: "g1", groupId: "g" }), newMessage({ body: "plain" })] });
+      const fairResults = await Promise.all([receive(s, fair.id, "g-a", 1), receive(s, fair.id, "g-b", 1), receive(s, fair.id, "g-c", 1)]);
+      expect(fairResults.flatMap((r) => r.messages.map((m) => m.body)).sort()).toEqual(["g1", "plain"]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -21,6 +21,7 @@ import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveT
 import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
 import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
+import { ReceivesTogether } from "./receives-together.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
 
 /** Asked by empty long polls the receive didn't answer (queues with groups, job leases). */
@@ -32,9 +33,10 @@ export class PostgresStore implements Store {
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
 
-  /** Plain sends of one turn, written by one statement (sends-together.ts); deletes likewise. */
+  /** Plain sends of one turn, written by one statement (sends-together.ts); deletes and one queue's plain receives likewise. */
   private readonly sendsTogether: SendsTogether;
   private readonly deletesTogether: DeletesTogether;
+  private readonly receivesTogether: ReceivesTogether;
   /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
   private readonly queueCache: QueueCache;
 
@@ -46,6 +48,7 @@ export class PostgresStore implements Store {
     this.jobs = new PostgresJobStore(db);
     this.sendsTogether = new SendsTogether(db);
     this.deletesTogether = new DeletesTogether(db);
+    this.receivesTogether = new ReceivesTogether(db);
     this.queueCache = new QueueCache(notifier);
     notifier.subscribe((notice) => {
       if (notice.kind === "queueChanged") this.queueCache.drop(notice.queueId, notice.queueName);
@@ -156,7 +159,7 @@ export class PostgresStore implements Store {
   }
 
   messageReceive(p: MessageReceiveParams): Promise<ReceiveResult> {
-    return receiveMessages(this.db, p);
+    return receiveMessages(this.db, this.receivesTogether, p);
   }
 
   async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {

@@ -1,7 +1,8 @@
 /**
  * messageReceive for PostgreSQL, safe with any number of nodes receiving at once:
  * - plain (no message groups in the queue): one statement, FOR UPDATE SKIP LOCKED, so concurrent
- *   receives take disjoint messages without waiting for each other;
+ *   receives take disjoint messages without waiting for each other; the plain receives of one
+ *   queue in one event-loop turn share it (receives-together.ts);
  * - fair (a standard queue whose messages have groups) and FIFO: the receive first locks the rows
  *   of the groups it will serve (fair: least-served first; FIFO: oldest available group first;
  *   SKIP LOCKED: another receive holding a group is passed by), then reads those groups in a later
@@ -11,10 +12,11 @@
  */
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
-import type { Db, NamedStatement, Queryable } from "./db.js";
+import type { Db, Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
-import { type MessageRow, messageColumns, toMessage } from "./rows.js";
+import type { ReceivesTogether } from "./receives-together.js";
+import { type MessageRow, toMessage } from "./rows.js";
 
 /** A FIFO group is in flight while any of its first 10 messages is (receives lease leading runs of ≤ 10). */
 const fifoLookahead = 10;
@@ -25,44 +27,10 @@ const readyOrder = "priority DESC, visible_at_ms, seq";
 const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $3),
   received_at_ms = $3, receipt_token = $4`;
 
-const hasGroupsCondition = "EXISTS (SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '')";
-
-/**
- * The plain receive, and — only when it leased nothing — what comes next, in the same round trip:
- * whether the queue has groups (then the receive takes the transaction path) and, for a long poll
- * ($7), when a message becomes visible before it ends. The CASEs make those subqueries run only
- * on the one null row of an empty receive.
- */
-const plainStatement: NamedStatement = {
-  name: "sluice_receive_plain",
-  text: `WITH picked AS (
-    SELECT seq, visible_at_ms AS prev_visible_at_ms FROM messages
-    WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $5 AND NOT ${hasGroupsCondition}
-    ORDER BY ${readyOrder} LIMIT $6 FOR UPDATE SKIP LOCKED),
-  leased AS (UPDATE messages m SET ${leaseSet} FROM picked WHERE m.seq = picked.seq
-    RETURNING ${messageColumns.map((c) => `m.${c}`).join(", ")}, picked.prev_visible_at_ms)
-  SELECT ${messageColumns.map((c) => `l.${c}`).join(", ")}, l.prev_visible_at_ms,
-    CASE WHEN l.seq IS NULL THEN ${hasGroupsCondition} END AS has_groups,
-    CASE WHEN l.seq IS NULL AND $7::bigint IS NOT NULL THEN
-      (SELECT min(visible_at_ms) FROM messages WHERE queue_id = $1 AND visible_at_ms > $3 AND visible_at_ms <= $7) END AS next_visible_at_ms
-  FROM (VALUES (1)) AS one LEFT JOIN leased l ON true`,
-};
-
-type LeasedRow = MessageRow & { prev_visible_at_ms: number; has_groups: boolean | null; next_visible_at_ms: number | null };
-
-export async function receiveMessages(db: Db, p: ReceiveParams): Promise<ReceiveResult> {
+export async function receiveMessages(db: Db, together: ReceivesTogether, p: ReceiveParams): Promise<ReceiveResult> {
   if (!p.fifo && !p.deadLetter && !p.attempt) {
-    const { rows } = await db.query<LeasedRow>(plainStatement, [p.queueId, p.visibleUntilMs, p.nowMs, p.receiptToken, p.minSentAtMs, p.max, p.waitUntilMs ?? null]);
-    const first = rows[0]!;
-    if (first.seq !== null) {
-      rows.sort((a, b) => b.priority - a.priority || a.prev_visible_at_ms - b.prev_visible_at_ms || a.seq - b.seq);
-      return { messages: rows.map(toMessage), deadLetteredCount: 0 };
-    }
-    if (!first.has_groups) {
-      const empty: ReceiveResult = { messages: [], deadLetteredCount: 0 };
-      if (p.waitUntilMs !== undefined) empty.nextVisible = { atMs: first.next_visible_at_ms ?? undefined };
-      return empty;
-    }
+    const plain = await together.receive(p);
+    if (plain) return plain;
   }
   const touched = new Set<string>();
   const result = await db.transaction(async (tx) => {
