@@ -20,6 +20,8 @@ export interface BenchArgs {
   repeat: number;
   /** PostgreSQL rows: list the statements run per 10 messages. */
   pgStats: boolean;
+  /** Sluice-on-PostgreSQL rows: each node's --postgres-pool-size. */
+  pgPoolSize?: number;
 }
 
 export const usage = `npm run bench -- [options]
@@ -48,6 +50,8 @@ export const usage = `npm run bench -- [options]
   --repeat N          rounds per comparison, peers alternating; shows each peer's best (default 1)
   --pg-stats          PostgreSQL rows: also load pg_stat_statements and log the statements run
                       per 10 messages (the database's CPU, write transactions and WAL are always logged)
+  --pg-pool-size N    Sluice on PostgreSQL: each node's connection pool (default: as
+                      docs/multi-node.md sizes it for the row's clients)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -81,6 +85,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "wait-quiet": { type: "string" },
       repeat: { type: "string" },
       "pg-stats": { type: "boolean" },
+      "pg-pool-size": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -116,5 +121,6 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     args.serverDir = values["server-dir"];
   }
   if (values["baseline-rev"] !== undefined) args.baselineRev = values["baseline-rev"];
+  if (values["pg-pool-size"] !== undefined) args.pgPoolSize = positiveInt("pg-pool-size", values["pg-pool-size"], 0);
   return args;
 }

@@ -117,6 +117,16 @@ export async function startDatabaseMeter(url: string, dataDir: string, statement
   };
 }
 
+/**
+ * A log line: CPU per message cycled of each part of a row (in µs), and in all. On a machine whose
+ * cores are all busy, throughput is roughly the inverse of the total: the figure to compare.
+ */
+export function describeCpuPerMessage(tag: string, msgsPerSec: number, corePctByPart: Record<string, number | undefined>): string {
+  const parts = Object.entries(corePctByPart).flatMap(([part, pct]) => (pct === undefined ? [] : [[part, (pct / 100 / msgsPerSec) * 1e6] as const]));
+  const total = parts.reduce((sum, [, us]) => sum + us, 0);
+  return `${tag}: CPU per message ${parts.map(([part, us]) => `${part} ${Math.round(us)} µs`).join(", ")}; in all ${Math.round(total)} µs`;
+}
+
 /** Log lines: the database's work per 10 messages cycled. */
 export function describeDatabaseUse(tag: string, use: DatabaseUse, messages: number): string[] {
   const per10 = (n: number): string => ((n * 10) / messages).toFixed(2);

@@ -43,6 +43,8 @@ export interface RowContext {
   serverDir?: string;
   /** PostgreSQL rows: list the statements the database ran (pg_stat_statements). */
   pgStats?: boolean;
+  /** Sluice-on-PostgreSQL rows: each node's connection pool, instead of the sizing rule. */
+  pgPoolSize?: number;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */

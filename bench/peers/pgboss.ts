@@ -13,7 +13,7 @@ import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
 import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
-import { describeDatabaseUse } from "../postgres-meter.js";
+import { describeCpuPerMessage, describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 
 const emptyFetchPauseMs = 20;
@@ -52,7 +52,11 @@ export const pgbossRow: Row = {
       };
       if (paced !== undefined) result.paced = paced;
       await boss.stop({ graceful: false, wait: true });
-      const dbLines = describeDatabaseUse("pgboss", await dbMeter.finish(), w.messages);
+      const dbUse = await dbMeter.finish();
+      const dbLines = [
+        describeCpuPerMessage("pgboss", saturated.msgsPerSec, { "client (load generator)": cpu.loadGenCorePct, PostgreSQL: dbUse.corePct }),
+        ...describeDatabaseUse("pgboss", dbUse, w.messages),
+      ];
       for (const line of dbLines) ctx.log(line);
       result.notes.push(...dbLines);
       return result;

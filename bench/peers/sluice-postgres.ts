@@ -6,7 +6,7 @@
 import { startCpuMeter } from "../cpu.js";
 import type { PhaseResult } from "../phase.js";
 import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
-import { describeDatabaseUse } from "../postgres-meter.js";
+import { describeCpuPerMessage, describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
 import { runSqsPhase, type SqsTarget } from "./sluice.js";
@@ -24,7 +24,8 @@ export function sluicePostgresRow(nodes: number): Row {
       const clients: LeanSqsClient[] = [];
       try {
         // Pool per node: enough for its share of the consumers' and producers' requests.
-        const poolSize = Math.max(10, Math.ceil((w.producers + w.consumers) / nodes / 2));
+        const poolSize = ctx.pgPoolSize ?? Math.max(10, Math.ceil((w.producers + w.consumers) / nodes / 2));
+        ctx.log(`${tag}: ${poolSize} connections per node`);
         for (let i = 0; i < nodes; i++) servers.push(await startRowServer(ctx, `${tag}#${i + 1}`, ["--store", "postgres", "--postgres-url", db.url, "--postgres-pool-size", String(poolSize)]));
         for (const rs of servers) clients.push(new LeanSqsClient(rs.server.url, Math.ceil((w.producers + w.consumers) / nodes) + 2));
         const targets = async (base: string): Promise<SqsTarget[]> => {
@@ -57,7 +58,11 @@ export function sluicePostgresRow(nodes: number): Row {
         const completed = completeResult(result, servers[0]!, paced, servers[0]!.server.rssMiB());
         await Promise.all(clients.map((c) => c.close()));
         for (const rs of servers.splice(0)) await rs.stop();
-        const dbLines = describeDatabaseUse(tag, await dbMeter.finish(), w.messages);
+        const dbUse = await dbMeter.finish();
+        const dbLines = [
+          describeCpuPerMessage(tag, saturated.msgsPerSec, { [nodes === 1 ? "node" : "nodes"]: cpu.serverCorePct, PostgreSQL: dbUse.corePct, "load generator": cpu.loadGenCorePct }),
+          ...describeDatabaseUse(tag, dbUse, w.messages),
+        ];
         for (const line of dbLines) ctx.log(line);
         completed.notes.push(...dbLines);
         return completed;
