@@ -39,6 +39,8 @@ export class PostgresStore implements Store {
   private readonly receivesTogether: ReceivesTogether;
   /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
   private readonly queueCache: QueueCache;
+  /** The latest secretGetOrCreate call: the next one starts when it has ended. */
+  private secretCalls: Promise<unknown> = Promise.resolve();
 
   /** Notices reach this node's subscribers at once and the other nodes' over LISTEN/NOTIFY (notifier.ts). */
   constructor(
@@ -314,11 +316,19 @@ export class PostgresStore implements Store {
   webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
   webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
 
-  async secretGetOrCreate(p: { name: string; candidate: string }): Promise<string> {
-    await this.db.query("INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [p.name, p.candidate]);
-    // A statement of its own: it sees the row of a node whose insert won the race and committed.
-    const { rows } = await this.db.query<{ value: string }>("SELECT value FROM server_secrets WHERE name = $1", [p.name]);
-    return rows[0]!.value;
+  /**
+   * This node's calls one after another: the first call's candidate wins here, as the contract
+   * says (two pooled connections could otherwise commit the later call's insert first).
+   */
+  secretGetOrCreate(p: { name: string; candidate: string }): Promise<string> {
+    const result = this.secretCalls.then(async () => {
+      await this.db.query("INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [p.name, p.candidate]);
+      // A statement of its own: it sees the row of a node whose insert won the race and committed.
+      const { rows } = await this.db.query<{ value: string }>("SELECT value FROM server_secrets WHERE name = $1", [p.name]);
+      return rows[0]!.value;
+    });
+    this.secretCalls = result.catch(() => undefined);
+    return result;
   }
 
   // ---- the job event log (event-log.ts) and schedules (schedules.ts) ----
