@@ -59,6 +59,14 @@ describe("JSON nesting", () => {
     expect(ok.status).toBe(201);
   });
 
+  it("a job body at the depth limit is taken, one level deeper is not; depth is named before poisoning", async () => {
+    const tooDeep = { status: 400, code: "ValidationFailed", message: "The request body nests JSON deeper than 64 levels." };
+    expect((await jobsPost("/v1/queues/deep/jobs", `{"input":${deep(63)}}`)).status).toBe(201);
+    expect(await errorOf(await jobsPost("/v1/queues/deep/jobs", `{"input":${deep(64)}}`))).toEqual(tooDeep);
+    expect(await errorOf(await jobsPost("/v1/queues/deep/jobs", `{"__proto__":{},"input":${deep(5_000)}}`))).toEqual(tooDeep);
+    expect(await errorOf(await jobsPost("/v1/queues/deep/jobs", `{"input":${deep(5_000)}`))).toEqual(tooDeep);
+  });
+
   it("an SQS JSON body nested 5,000 levels: SerializationException; a nested queue Policy: InvalidAttributeValue", async () => {
     const res = await h.json("ListQueues", `{"QueueNamePrefix":${deep(5_000)}}`);
     expect(res.statusCode).toBe(400);

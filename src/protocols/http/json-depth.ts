@@ -1,7 +1,9 @@
 /**
- * A JSON text's nesting depth, measured before it is parsed: a body of 5,000 nested arrays parses
- * fine, then overflows the stack in whatever walks it next (JSON.stringify, a validator). Every
- * JSON surface refuses a text deeper than `maxJsonDepth` with a 400 before any recursion.
+ * JSON nesting depth: a body of 5,000 nested arrays parses fine (V8's JSON.parse does not recurse),
+ * then overflows the stack in whatever walks it next (JSON.stringify, a validator, a reviver). Every
+ * JSON surface refuses a text deeper than `maxJsonDepth` with a 400 before any recursion: measured
+ * on the text before a parse that recurses, or on the parsed value (a walk without recursion, far
+ * cheaper than scanning every character of a body of 1 KiB messages) right after one that doesn't.
  */
 import { limits } from "../../core/index.js";
 
@@ -22,6 +24,29 @@ export function jsonTooDeep(text: string, max: number = maxJsonDepth): boolean {
       if (++depth > max) return true;
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a parsed JSON value nests objects/arrays deeper than `max`: for the value of a valid JSON
+ * text, the same answer as `jsonTooDeep` on that text. An explicit stack, so any depth is safe.
+ */
+export function valueTooDeep(value: unknown, max: number = maxJsonDepth): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const containers: object[] = [value];
+  const depths: number[] = [1];
+  while (containers.length > 0) {
+    const container = containers.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const items: unknown[] = Array.isArray(container) ? container : Object.values(container);
+    for (const item of items) {
+      if (typeof item === "object" && item !== null) {
+        containers.push(item);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;

@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { SluiceError } from "../../core/index.js";
-import { decodeUtf8, jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
+import { decodeUtf8, jsonTooDeep, maxJsonDepth, valueTooDeep } from "../http/json-depth.js";
 import type { JsonSchema } from "./schemas.js";
 
 export function acceptEmptyJsonBodies(app: FastifyInstance): void {
@@ -16,14 +16,20 @@ export function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const { onProtoPoisoning = "error", onConstructorPoisoning = "error" } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning, onConstructorPoisoning);
   app.removeContentTypeParser("application/json");
+  const tooDeep = (): SluiceError => new SluiceError("ValidationFailed", `The request body nests JSON deeper than ${maxJsonDepth} levels.`);
   // Bytes first: text that isn't UTF-8 is refused (decoding it would put U+FFFD in the job), and
-  // so is JSON nested deeper than the limit, before anything recurses over it.
+  // so is JSON nested deeper than the limit, before anything recurses over it: the parse doesn't,
+  // nor does the poisoning guard's walk (json-depth.ts). A text both too deep and otherwise refused
+  // is named too deep, as when its text was measured first.
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     if (body.length === 0) return done(null, undefined);
     const text = decodeUtf8(body as Buffer);
     if (text === undefined) return done(new SluiceError("ValidationFailed", "The request body is not valid UTF-8."), undefined);
-    if (jsonTooDeep(text)) return done(new SluiceError("ValidationFailed", `The request body nests JSON deeper than ${maxJsonDepth} levels.`), undefined);
-    parseJson(request, text, done);
+    parseJson(request, text, (err, value) => {
+      if (err) return done(jsonTooDeep(text) ? tooDeep() : err, undefined);
+      if (valueTooDeep(value)) return done(tooDeep(), undefined);
+      done(null, value);
+    });
   });
 }
 
