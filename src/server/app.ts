@@ -112,8 +112,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   // A response finished during shutdown closes its connection: server.close() only reaps
   // connections that are idle when it is called, and a kept-alive one would hold it open.
-  app.addHook("onSend", async (_request, reply) => {
+  // A callback hook, not an async one: no promise per request for what shutdown alone needs.
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (deps.shutdownSignal.aborted) reply.header("connection", "close");
+    done(null, payload);
   });
 
   if (deps.onRequestDone) reportRequests(app, deps.onRequestDone);

@@ -70,12 +70,15 @@ function requiredScopes(config: RouteAuthConfig): readonly Scope[] {
   return typeof config.scope === "string" ? [config.scope] : config.scope;
 }
 
-/** Authenticates one request; throws Unauthenticated (401) or AccessDenied (403). */
-export function authenticateBearer(request: FastifyRequest, reply: FastifyReply, opts: BearerAuthOptions): Principal | undefined {
+/**
+ * Authenticates one request; throws Unauthenticated (401) or AccessDenied (403). `anonymous` is
+ * open mode's caller, made once rather than per request.
+ */
+export function authenticateBearer(request: FastifyRequest, reply: FastifyReply, opts: BearerAuthOptions, anonymous: Principal): Principal | undefined {
   const config = request.routeOptions.config as RouteAuthConfig;
   if (config.auth === "open" || config.auth === "sigv4") return undefined;
   const credentials = opts.credentials.current();
-  if (credentials === undefined) return { accountId: opts.defaultAccountId, scopes: new Set(allScopes), name: "anonymous" };
+  if (credentials === undefined) return anonymous;
   const header = request.headers.authorization;
   const token = bearerToken(Array.isArray(header) ? header[0] : header);
   if (token === undefined) unauthenticated(reply, "missing");
@@ -97,7 +100,16 @@ export function authenticateBearer(request: FastifyRequest, reply: FastifyReply,
 /** Guards every route registered on `app` from here on (plugins included). */
 export function installBearerAuth(app: FastifyInstance, opts: BearerAuthOptions): void {
   app.decorateRequest("principal", undefined);
-  app.addHook("onRequest", async (request, reply) => {
-    request.principal = authenticateBearer(request, reply, opts);
+  const anonymous: Principal = Object.freeze({ accountId: opts.defaultAccountId, scopes: new Set(allScopes), name: "anonymous" });
+  // A callback hook, not an async one: no promise per request.
+  app.addHook("onRequest", (request, reply, done) => {
+    let principal: Principal | undefined;
+    try {
+      principal = authenticateBearer(request, reply, opts, anonymous);
+    } catch (err) {
+      return done(err as Error);
+    }
+    request.principal = principal;
+    done();
   });
 }
