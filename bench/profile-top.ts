@@ -2,7 +2,7 @@
  * Summarises a V8 .cpuprofile (from `npm run bench -- --only sluice --cpu-prof DIR`): self time by
  * function, by file and by package, and inclusive time (self + callees) of the project's own
  * functions, so the server's hot spots and fat subtrees read at a glance without DevTools.
- * Usage: npx tsx bench/profile-top.ts FILE.cpuprofile [--top N]
+ * Usage: npx tsx bench/profile-top.ts FILE.cpuprofile [--top N] [--skip SECONDS]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -25,12 +25,15 @@ interface CpuProfile {
   endTime: number;
 }
 
+/** The project's own code: src/ when the server runs through tsx, dist/ when compiled (the bench's default). */
+const projectDir = /\/(src|dist|client)\//;
+
 function shortFile(url: string): string {
   if (url === "") return "(native/VM)";
   const nm = url.lastIndexOf("node_modules/");
   if (nm >= 0) return url.slice(nm + "node_modules/".length);
-  const src = url.indexOf("/src/");
-  if (src >= 0) return url.slice(src + 1);
+  const own = projectDir.exec(url);
+  if (own) return url.slice(own.index + 1);
   return url.replace(/^file:\/\//, "");
 }
 
@@ -42,20 +45,25 @@ function packageOf(url: string): string {
     const rest = url.slice(nm + "node_modules/".length).split("/");
     return (rest[0] ?? "").startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? "?");
   }
-  const src = url.indexOf("/src/");
-  if (src >= 0) return url.slice(src + 1).split("/").slice(0, 2).join("/");
+  const own = projectDir.exec(url);
+  if (own) return url.slice(own.index + 1).split("/").slice(0, 2).join("/");
   return "other";
 }
 
-export function summarise(profile: CpuProfile, top: number): string {
+/** `skipS`: leave out the profile's first seconds (the server's start: loading modules, migrations). */
+export function summarise(profile: CpuProfile, top: number, skipS = 0): string {
   const byId = new Map<number, ProfileNode>();
   for (const n of profile.nodes) byId.set(n.id, n);
   const selfUsByNode = new Map<number, number>();
+  const skipUs = skipS * 1e6;
+  let atUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
+    atUs += profile.timeDeltas[i] ?? 0;
+    if (atUs < skipUs) continue;
     const id = profile.samples[i] ?? -1;
     selfUsByNode.set(id, (selfUsByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
-  const totalUs = profile.endTime - profile.startTime;
+  const totalUs = profile.endTime - profile.startTime - Math.min(skipUs, atUs);
   const byFn = new Map<string, number>();
   const byFile = new Map<string, number>();
   const byPkg = new Map<string, number>();
@@ -91,7 +99,7 @@ export function summarise(profile: CpuProfile, top: number): string {
   ].join("\n");
 }
 
-/** Time of every sample under each function of the project (src/, client/), counted once per sample. */
+/** Time of every sample under each function of the project (src/ or dist/, client/), counted once per sample. */
 function inclusiveProjectTime(profile: CpuProfile, byId: Map<number, ProfileNode>, selfUsByNode: Map<number, number>): Map<string, number> {
   const parentOf = new Map<number, number>();
   for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
@@ -100,7 +108,7 @@ function inclusiveProjectTime(profile: CpuProfile, byId: Map<number, ProfileNode
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
       const cf = byId.get(at)?.callFrame;
-      if (cf === undefined || !/\/(src|client)\//.test(cf.url) || cf.url.includes("node_modules")) continue;
+      if (cf === undefined || !projectDir.test(cf.url) || cf.url.includes("node_modules")) continue;
       const key = `${cf.functionName || "(anonymous)"}  ${shortFile(cf.url)}:${cf.lineNumber + 1}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -112,12 +120,12 @@ function inclusiveProjectTime(profile: CpuProfile, byId: Map<number, ProfileNode
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split("/").pop() ?? "");
 if (isMain) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string" } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string" }, skip: { type: "string" } } });
   const file = positionals[0];
   if (file === undefined) {
-    console.error("usage: npx tsx bench/profile-top.ts FILE.cpuprofile [--top N]");
+    console.error("usage: npx tsx bench/profile-top.ts FILE.cpuprofile [--top N] [--skip SECONDS]");
     process.exit(2);
   }
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
-  console.log(summarise(profile, Number(values.top ?? 25)));
+  console.log(summarise(profile, Number(values.top ?? 25), Number(values.skip ?? 0)));
 }

@@ -128,7 +128,12 @@ function loadLine(c: ComparisonResult): string {
 }
 
 function roundsLine(c: ComparisonResult): string {
-  return c.runs.map((r) => `${r.peer} ${int(r.saturated.msgsPerSec)} (${pct(r.cpu.otherCorePct)})`).join(", ");
+  return c.runs
+    .map((r) => {
+      const rev = r.label.lastIndexOf(" @ ");
+      return `${r.peer}${rev === -1 ? "" : `@${r.label.slice(rev + 3)}`} ${int(r.saturated.msgsPerSec)} (${int(microsPerMsg(r.cpu.serverCorePct, r.saturated.msgsPerSec))} µs, ${pct(r.cpu.otherCorePct)})`;
+    })
+    .join(", ");
 }
 
 export function renderText(report: BenchReport): string {
@@ -139,7 +144,7 @@ export function renderText(report: BenchReport): string {
     const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
     for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
     out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
-    if (c.runs.length > c.rows.length) out.push(`all rounds (msgs/s, other CPU): ${roundsLine(c)}`);
+    if (c.runs.length > c.rows.length) out.push(`all rounds (msgs/s, server µs/msg, other CPU): ${roundsLine(c)}`);
   }
   out.push("", `code: ${report.git.commit}${report.git.dirty ? " + uncommitted changes under src/" : ""}`);
   out.push(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB, Linux ${report.machine.kernel}, Node ${report.machine.node}`);
@@ -154,7 +159,7 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
     for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
     out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`);
-    if (c.runs.length > c.rows.length) out.push(`Best of ${c.runs.length / Math.max(1, c.rows.length)} rounds per peer; all rounds (msgs/s, other CPU): ${roundsLine(c)}.`);
+    if (c.runs.length > c.rows.length) out.push(`Best of ${c.runs.length / Math.max(1, c.rows.length)} rounds per peer; all rounds (msgs/s, server µs/msg, other CPU): ${roundsLine(c)}.`);
     out.push("");
   }
   out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.totalMemMiB} MiB RAM, Linux ${report.machine.kernel}, Node ${report.machine.node}. Code: ${report.git.commit}${report.git.dirty ? " (+ uncommitted changes under src/)" : ""}. Run started ${report.startedAt}.`);
