@@ -50,8 +50,8 @@ export const usage = `npm run bench -- [options]
   --repeat N          rounds per comparison, peers alternating; shows each peer's best (default 1)
   --pg-stats          PostgreSQL rows: also load pg_stat_statements and log the statements run
                       per 10 messages (the database's CPU, write transactions and WAL are always logged)
-  --pg-pool-size N    Sluice on PostgreSQL: each node's connection pool (default: as
-                      docs/multi-node.md sizes it for the row's clients)
+  --pg-pool-size N    Sluice on PostgreSQL: each node's --postgres-pool-size (default: the
+                      node's own default)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {

@@ -23,10 +23,11 @@ export function sluicePostgresRow(nodes: number): Row {
       const servers: RowServer[] = [];
       const clients: LeanSqsClient[] = [];
       try {
-        // Pool per node: enough for its share of the consumers' and producers' requests.
-        const poolSize = ctx.pgPoolSize ?? Math.max(10, Math.ceil((w.producers + w.consumers) / nodes / 2));
-        ctx.log(`${tag}: ${poolSize} connections per node`);
-        for (let i = 0; i < nodes; i++) servers.push(await startRowServer(ctx, `${tag}#${i + 1}`, ["--store", "postgres", "--postgres-url", db.url, "--postgres-pool-size", String(poolSize)]));
+        // Each node's pool as deployed by default (docs/multi-node.md sizes it: statements in
+        // flight, not clients, count), unless --pg-pool-size says otherwise.
+        const pool = ctx.pgPoolSize === undefined ? [] : ["--postgres-pool-size", String(ctx.pgPoolSize)];
+        ctx.log(`${tag}: ${ctx.pgPoolSize ?? "the default number of"} connections per node`);
+        for (let i = 0; i < nodes; i++) servers.push(await startRowServer(ctx, `${tag}#${i + 1}`, ["--store", "postgres", "--postgres-url", db.url, ...pool]));
         for (const rs of servers) clients.push(new LeanSqsClient(rs.server.url, Math.ceil((w.producers + w.consumers) / nodes) + 2));
         const targets = async (base: string): Promise<SqsTarget[]> => {
           const queueUrl = await clients[0]!.createQueue(base);
