@@ -59,7 +59,7 @@ export function summarise(profile: CpuProfile, top: number, skipS = 0): string {
   let atUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     atUs += profile.timeDeltas[i] ?? 0;
-    if (atUs < skipUs) continue;
+    if (atUs <= skipUs) continue;
     const id = profile.samples[i] ?? -1;
     selfUsByNode.set(id, (selfUsByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   }
