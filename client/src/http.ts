@@ -1,5 +1,5 @@
 /**
- * The one place the SDK talks HTTP: JSON in and out, bearer auth, the server's coded errors
+ * The one place the SDK talks HTTP: JSON in and out, bearer auth (and the account acted for), the server's coded errors
  * turned into SluiceApiError, and retries with backoff on transient failures (a restarting
  * server, a dropped keep-alive connection). Global fetch keeps connections alive on its own.
  */
@@ -19,6 +19,8 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export interface HttpOptions {
   url: string;
   token?: string;
+  /** Sent as `Sluice-Account` on every request. */
+  account?: string;
   fetch?: FetchLike;
   timers: Timers;
   random?: () => number;
@@ -112,6 +114,7 @@ export class HttpClient {
   private async once<T>(method: string, path: string, ro: RequestOptions, accept = "application/json", read?: (res: Response) => Promise<HttpResponse<T>>): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { accept, ...ro.headers };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    if (this.opts.account !== undefined) headers["sluice-account"] = this.opts.account;
     let body: string | undefined;
     if (ro.body !== undefined) {
       headers["content-type"] = "application/json";

@@ -16,6 +16,11 @@ export interface SluiceOptions {
   url: string;
   /** Bearer token for servers that require one. */
   token?: string;
+  /**
+   * Act for this account (its 12-digit id): every request sends `Sluice-Account`. Only a token
+   * of the server's own account may name another account; others may name only their own.
+   */
+  account?: string;
   /** Attempts for calls that are safe to repeat, the first included. Default 5. */
   attempts?: number;
   /** Backoff between those attempts (full jitter). Default 100 ms doubling to 5 s. */
@@ -42,8 +47,9 @@ export class Sluice {
 
   constructor(opts: SluiceOptions) {
     if (!/^https?:\/\//.test(opts.url)) throw new TypeError(`Sluice url must start with http:// or https://, got ${JSON.stringify(opts.url)}`);
+    if (opts.account !== undefined && !/^\d{12}$/.test(opts.account)) throw new TypeError(`Sluice account must be a 12-digit account id, got ${JSON.stringify(opts.account)}`);
     const timers = opts.timers ?? systemTimers;
-    const http = new HttpClient({ url: opts.url, token: opts.token, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
+    const http = new HttpClient({ url: opts.url, token: opts.token, account: opts.account, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
     this.ctx = { http, timers, attempts: opts.attempts ?? 5 };
     this.jobs = new JobsClient(this.ctx);
     this.schedules = new SchedulesClient(this.ctx);

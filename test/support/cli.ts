@@ -75,9 +75,9 @@ export async function killAllChildren(): Promise<void> {
   await Promise.all(waits);
 }
 
-/** Runs `sluice <args>` to its exit, SIGKILLed after `timeoutMs`: for a start that must fail. */
-export function runCliToExit(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+/** Runs `sluice <args>` to its exit (with `env` added to this process's), SIGKILLed after `timeoutMs`. */
+export function runCliToExit(args: string[], timeoutMs = 60_000, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
   children.add(child);
   let stdout = "";
   let stderr = "";

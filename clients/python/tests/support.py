@@ -82,14 +82,15 @@ class Process:
 class SluiceServer:
     """``sluice serve`` on a data directory; restart() brings it back on the same port and data."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, extra_args: Optional[List[str]] = None) -> None:
         self.data_dir = data_dir
+        self.extra_args = extra_args or []
         self.port = 0
         self.url = ""
         self.process: Optional[Process] = None
 
     def start(self) -> "SluiceServer":
-        args = [NODE, "--import", "tsx", "src/cli/main.ts", "serve", "--port", str(self.port), "--data-dir", str(self.data_dir)]
+        args = [NODE, "--import", "tsx", "src/cli/main.ts", "serve", "--port", str(self.port), "--data-dir", str(self.data_dir), *self.extra_args]
         self.process = Process(args, REPO)
         m = self.process.wait_for_line(r"Sluice listening on (http://127\.0\.0\.1:(\d+))")
         self.url, self.port = m.group(1), int(m.group(2))

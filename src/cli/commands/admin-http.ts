@@ -3,15 +3,14 @@
  * errors turned into the SDK's error classes so exitWithError reports them alike.
  */
 import { SluiceApiError, SluiceNetworkError } from "@sluice/client";
+import type { Connection } from "./sdk-connection.js";
 
-export interface Connection {
-  url: string;
-  token?: string;
-}
+export type { Connection } from "./sdk-connection.js";
 
 export async function adminRequest(conn: Connection, method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = {};
   if (conn.token) headers.authorization = `Bearer ${conn.token}`;
+  if (conn.account !== undefined) headers["sluice-account"] = conn.account;
   if (body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {

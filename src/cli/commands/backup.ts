@@ -30,7 +30,7 @@ async function exists(path: string): Promise<boolean> {
 async function backup(file: string, flags: BackupFlags): Promise<void> {
   const target = resolve(file);
   if (!flags.force && (await exists(target))) throw new UsageError(`${target} exists; pass --force to replace it`);
-  const conn = connectionFromFlags(flags);
+  const conn = connectionFromFlags(flags, process.env, false);
   const startedAtMs = Date.now();
   const res = await adminRequest(conn, "POST", "/v1/backup");
   const partial = `${target}.partial-${process.pid}`;
@@ -50,7 +50,8 @@ async function backup(file: string, flags: BackupFlags): Promise<void> {
 }
 
 export function registerBackupCommand(program: Command): void {
-  adminCommand(program, "backup", "Copy the server's live database to <file> (a consistent SQLite copy, taken while traffic continues; admin scope).")
+  // A backup is the whole server's (every account's): no --account; SLUICE_ACCOUNT is not sent.
+  adminCommand(program, "backup", "Copy the server's live database to <file> (a consistent SQLite copy, taken while traffic continues; admin scope).", false)
     .argument("<file>", "where to write the copy")
     .option("--force", "replace <file> if it exists")
     .action(action(backup));

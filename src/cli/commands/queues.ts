@@ -37,9 +37,9 @@ export function action<A extends unknown[]>(run: (...args: A) => Promise<void>):
   return (...args) => run(...args).catch(exitWithError);
 }
 
-/** The flags every admin command takes: where the server is, and JSON output. */
-export function adminCommand(parent: Command, name: string, description: string): Command {
-  return addConnectionOptions(parent.command(name).description(description)).option("--json", "print JSON (the default when stdout is not a terminal)");
+/** The flags every admin command takes: where the server is (and the account acted for, unless `perAccount` is false), and JSON output. */
+export function adminCommand(parent: Command, name: string, description: string, perAccount = true): Command {
+  return addConnectionOptions(parent.command(name).description(description), perAccount).option("--json", "print JSON (the default when stdout is not a terminal)");
 }
 
 async function listQueues(conn: Connection, prefix: string | undefined, limit: number | undefined): Promise<QueueWire[]> {

@@ -1,6 +1,6 @@
 /**
- * What the SDK-backed commands (worker, jobs, schedules) share: the --url/--token flags with their
- * env vars, integer and JSON flag parsing, and one way to print an answer and a failure.
+ * What the SDK-backed commands (worker, jobs, schedules) share: the --url/--token/--account flags
+ * with their env vars, integer and JSON flag parsing, and one way to print an answer and a failure.
  */
 import { type JsonValue, Sluice, SluiceApiError, SluiceNetworkError } from "@sluice/client";
 import type { Command } from "commander";
@@ -10,12 +10,14 @@ export const defaultServerUrl = "http://127.0.0.1:9324";
 export interface ConnectionFlags {
   url?: string;
   token?: string;
+  account?: string;
 }
 
-export function addConnectionOptions(command: Command): Command {
-  return command
-    .option("--url <url>", `server URL (env SLUICE_URL, default ${defaultServerUrl})`)
-    .option("--token <token>", "bearer token (env SLUICE_TOKEN)");
+/** `perAccount` false: a command over the whole server (backup), with no account to act for. */
+export function addConnectionOptions(command: Command, perAccount = true): Command {
+  command.option("--url <url>", `server URL (env SLUICE_URL, default ${defaultServerUrl})`).option("--token <token>", "bearer token (env SLUICE_TOKEN)");
+  if (!perAccount) return command;
+  return command.option("--account <id>", "act for this account (12 digits; a token of the server's own account may name any) (env SLUICE_ACCOUNT)");
 }
 
 export class UsageError extends Error {}
@@ -38,11 +40,30 @@ function serverUrl(flags: ConnectionFlags, env: NodeJS.ProcessEnv): string {
   return url;
 }
 
-/** Where the server is and how to sign in, from --url/--token or SLUICE_URL/SLUICE_TOKEN. */
-export function connectionFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): { url: string; token?: string } {
+/** The account to act for, from --account or SLUICE_ACCOUNT (empty counts as unset), checked before anything is sent. */
+function accountOf(flags: ConnectionFlags, env: NodeJS.ProcessEnv): string | undefined {
+  const fromEnv = env.SLUICE_ACCOUNT === "" ? undefined : env.SLUICE_ACCOUNT;
+  const [account, source] = flags.account !== undefined ? [flags.account, "--account"] : [fromEnv, "SLUICE_ACCOUNT"];
+  if (account !== undefined && !/^\d{12}$/.test(account)) throw new UsageError(`${source} must be a 12-digit account id, got ${JSON.stringify(account)}`);
+  return account;
+}
+
+export interface Connection {
+  url: string;
+  token?: string;
+  /** Sent as Sluice-Account. */
+  account?: string;
+}
+
+/**
+ * Where the server is, how to sign in and which account to act for: the flags, else
+ * SLUICE_URL/SLUICE_TOKEN/SLUICE_ACCOUNT. `perAccount` false (backup): no account, whatever is set.
+ */
+export function connectionFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, perAccount = true): Connection {
   const url = serverUrl(flags, env);
   const token = flags.token ?? env.SLUICE_TOKEN;
-  return token ? { url, token } : { url };
+  const account = perAccount ? accountOf(flags, env) : undefined;
+  return { url, ...(token ? { token } : {}), ...(account !== undefined ? { account } : {}) };
 }
 
 export function sluiceFromFlags(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Sluice {

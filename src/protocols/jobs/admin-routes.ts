@@ -5,7 +5,7 @@
  */
 import { type JobService, type QueueConfig, type QueueService, SluiceError, fail, limits } from "../../core/index.js";
 import { peekedMessageWire, messageAttributesOf, redriveTaskWire, sentMessageWire, type WireAttributeValue } from "./admin-wire.js";
-import { type Handler, type JobsRoutesOptions, type Request, sendJson, storeAccountOf } from "./route-handler.js";
+import { type Handler, type JobsRoutesOptions, type Request, sendJson } from "./route-handler.js";
 import { sseHeaders } from "./sse.js";
 import { type StatsEvent, streamStats } from "./stats-stream.js";
 import { jobJson, queueWire } from "./wire.js";
@@ -71,7 +71,7 @@ interface AccountView {
 export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
   const statsDeps = { clock: o.clock, shutdownSignal: o.shutdownSignal, onUnexpectedError: o.onUnexpectedError };
   const viewOf = (request: Request): AccountView => {
-    const account = storeAccountOf(request, o.accountId);
+    const account = request.storeAccount;
     const accountId = account === "" ? o.accountId : account;
     return { jobs: o.jobs.forAccount(account), queues: o.queues.forAccount(account), arnOf: (name) => `arn:aws:sqs:${o.region}:${accountId}:${name}` };
   };

@@ -41,6 +41,18 @@ const authErrors: Record<string, JsonSchema> = {
   "403": { description: "AccessDenied: the token lacks a scope this route needs.", content: errorContent },
 };
 
+/** The operator's header (docs/security.md, "Accounts"), on every route that works on one account. */
+const accountHeader: JsonSchema = {
+  name: "Sluice-Account",
+  in: "header",
+  required: false,
+  schema: { type: "string", pattern: "^[0-9]{12}$" },
+  description:
+    "Act for this account (12 digits): its queues, jobs, events and schedules. Only tokens of the server's own account (--account-id) may name another account; any other token may name only its own (else 403 AccessDenied). Absent: the token's own account.",
+};
+const accountDenied = " Or: the token names another account in Sluice-Account and is not the server's own account's.";
+const accountInvalid = " Or: the Sluice-Account header is not one 12-digit account id.";
+
 export function buildOpenApiDocument(p: { version: string; serverUrl?: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
@@ -60,7 +72,13 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
         ]),
       ),
     };
-    Object.assign(operation.responses as JsonSchema, authErrors, { default: anyRouteError });
+    const responses = operation.responses as Record<string, JsonSchema>;
+    Object.assign(responses, authErrors, { default: anyRouteError });
+    if (spec.perAccount !== false) {
+      (operation.parameters as JsonSchema[]).push(accountHeader);
+      responses["403"] = { ...authErrors["403"], description: `${authErrors["403"]!.description as string}${accountDenied}` };
+      responses["400"] = { ...responses["400"], description: `${responses["400"]!.description as string}${accountInvalid}` };
+    }
     operation.description = `Needs a bearer token with the scope ${spec.scopes.join(" or ")} when credentials are configured.`;
     if (spec.body) operation.requestBody = { required: true, content: { "application/json": { schema: spec.body } } };
     (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;

@@ -33,7 +33,7 @@ const accountIdPattern = /^\d{12}$/;
  * tokens may act for any account with the `Sluice-Account: <account id>` header (to look into,
  * or fix, another account's queues and jobs); another account's tokens may name only their own.
  */
-export function storeAccountOf(request: FastifyRequest, defaultAccountId: string): string {
+function storeAccountOf(request: FastifyRequest, defaultAccountId: string): string {
   const caller = request.principal?.accountId ?? defaultAccountId;
   const header = request.headers["sluice-account"];
   let accountId = caller;
@@ -46,6 +46,23 @@ export function storeAccountOf(request: FastifyRequest, defaultAccountId: string
     accountId = named;
   }
   return accountId === defaultAccountId ? "" : accountId;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The store's name for the account the request acts as (storeAccountOf), set by the route's onRequest hook. */
+    storeAccount: string;
+  }
+}
+
+/**
+ * Decides, before the body is read, which account a per-account route acts as: a bad or
+ * forbidden Sluice-Account is refused (400 / 403) before anything else is looked at or done.
+ */
+export function resolveStoreAccount(defaultAccountId: string): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    request.storeAccount = storeAccountOf(request, defaultAccountId);
+  };
 }
 
 export type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;

@@ -21,6 +21,11 @@ export interface RouteSpec {
   tag: "jobs" | "workers" | "queues" | "schedules" | "events" | "meta" | "admin";
   /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
   scopes: readonly Scope[];
+  /**
+   * false: the route answers alike for every account, so it ignores `Sluice-Account`. Every
+   * other route works on one account's queues and jobs and honours the header (route-handler.ts).
+   */
+  perAccount?: false;
   params?: JsonSchema;
   querystring?: JsonSchema;
   headers?: JsonSchema;

@@ -228,6 +228,7 @@ export const routeSpecs: RouteSpec[] = [
   {
     operationId: "getOpenApi",
     scopes: ["read", "submit", "work", "admin"],
+    perAccount: false,
     method: "GET",
     path: "/openapi.json",
     summary: "This document.",

@@ -13,7 +13,7 @@ import { acceptEmptyJsonBodies, missingBodyMessage } from "./json-body.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { adminHandlers } from "./admin-routes.js";
 import { adminRouteSpecs } from "./admin-route-specs.js";
-import { type Handler, type JobsRoutesOptions, type Request, sendJson, storeAccountOf } from "./route-handler.js";
+import { type Handler, type JobsRoutesOptions, type Request, resolveStoreAccount, sendJson } from "./route-handler.js";
 import { type RouteSpec, routeSpecs } from "./route-specs.js";
 import { sseHeaders, streamEvents } from "./sse.js";
 import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./submit-batch.js";
@@ -51,7 +51,7 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal 
 function handlers(o: JobsRoutesOptions): Record<string, Handler> {
   // Everything a request names — queues, jobs, events, schedules — is its token's account's: the
   // services' views of that account (another account's job or queue is simply not found there).
-  const jobsOf = (request: Request): JobService => o.jobs.forAccount(storeAccountOf(request, o.accountId));
+  const jobsOf = (request: Request): JobService => o.jobs.forAccount(request.storeAccount);
   const openApi = buildOpenApiDocument({ version: o.version });
   return {
     async submitJob(request, reply) {
@@ -176,7 +176,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       return reply.code(200).send(openApi);
     },
 
-    ...scheduleHandlers((request) => o.schedules.forAccount(storeAccountOf(request, o.accountId)), sendJson),
+    ...scheduleHandlers((request) => o.schedules.forAccount(request.storeAccount), sendJson),
   };
 }
 
@@ -215,6 +215,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   // Shutdown has begun: a request arriving now is refused before its body is read or anything is
   // done (one in flight finishes); the SDK retries the 503.
   app.addHook("onRequest", (_request, _reply, done) => done(o.shutdownSignal.aborted ? new SluiceError("ServiceUnavailable") : undefined));
+  app.decorateRequest("storeAccount", "");
+  const resolveAccount = resolveStoreAccount(o.accountId);
   const byOperation = { ...handlers(o), ...adminHandlers(o) };
   for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
     const handler = byOperation[spec.operationId];
@@ -232,6 +234,7 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
       },
       // Every route here works on the caller's own account (handlers resolve names and ids in it).
       config: { scope: spec.scopes, anyAccount: true },
+      ...(spec.perAccount === false ? {} : { onRequest: resolveAccount }),
       ...(preValidation ? { preValidation } : {}),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });

@@ -49,10 +49,10 @@ def is_terminal(job: Dict[str, Any]) -> bool:
 
 
 class JobsCore:
-    def __init__(self, url: str, token: Optional[str], attempts: int, backoff: Backoff, batch_submits: bool) -> None:
+    def __init__(self, url: str, token: Optional[str], attempts: int, backoff: Backoff, batch_submits: bool, account: Optional[str] = None) -> None:
         if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
             raise ValueError(f"attempts must be a whole number ≥ 1, got {attempts!r}")
-        self.http = HttpClient(url, token, backoff)
+        self.http = HttpClient(url, token, backoff, account)
         self.attempts = attempts
         self._batchers: Optional[Dict[str, SubmitBatcher]] = {} if batch_submits else None
 

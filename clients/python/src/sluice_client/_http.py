@@ -1,10 +1,12 @@
-"""The one place the SDK talks to the server: JSON in and out, bearer auth, the server's coded
+"""The one place the SDK talks to the server: JSON in and out, bearer auth (and the account acted
+for), the server's coded
 errors as SluiceApiError, and retries with backoff on transient failures (a restarting server, a
 dropped keep-alive connection), honouring Retry-After."""
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any, Callable, Dict, Mapping, Optional, Union
 from urllib.parse import urlencode
 
@@ -16,6 +18,7 @@ _NO_BODY = object()
 QueryValue = Union[str, int, float, None]
 # How long one attempt may take unless the call says otherwise (long polls add their wait).
 DEFAULT_TIMEOUT_SECONDS = 30.0
+_ACCOUNT_ID = re.compile(r"[0-9]{12}")
 
 
 class Response:
@@ -39,9 +42,12 @@ def is_retryable(err: BaseException) -> bool:
 
 
 class HttpClient:
-    def __init__(self, url: str, token: Optional[str], backoff: Backoff) -> None:
+    def __init__(self, url: str, token: Optional[str], backoff: Backoff, account: Optional[str] = None) -> None:
+        if account is not None and (not isinstance(account, str) or not _ACCOUNT_ID.fullmatch(account)):
+            raise ValueError(f"account must be a 12-digit account id, got {account!r}")
         self.transport = Transport(url)
         self.token = token
+        self.account = account
         self.backoff = backoff
 
     def retry_delay(self, attempt: int, err: BaseException) -> float:
@@ -143,6 +149,8 @@ class HttpClient:
             headers["Content-Type"] = "application/json"
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        if self.account is not None:
+            headers["Sluice-Account"] = self.account
         if extra:
             headers.update(extra)
         return headers

@@ -24,8 +24,9 @@ class AsyncSluice:
         attempts: int = 5,
         backoff: Tuple[float, float] = (0.1, 5.0),
         batch_submits: bool = True,
+        account: Optional[str] = None,
     ) -> None:
-        self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
+        self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits, account)
         self.url = url
         self.jobs = AsyncJobs(self._core)
         self.schedules = AsyncSchedules(self._core)

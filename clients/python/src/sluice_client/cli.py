@@ -38,6 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--queue", required=True, help="queue to lease jobs from (1–80 characters of A–Z, a–z, 0–9, _ and -)")
     worker.add_argument("--url", default=None, help=f"the server (default: $SLUICE_URL, else {_DEFAULT_URL})")
     worker.add_argument("--token", default=None, help="bearer token (default: $SLUICE_TOKEN)")
+    worker.add_argument("--account", default=None, help="act for this account, 12 digits (default: $SLUICE_ACCOUNT); a token of the server's own account may name any")
     worker.add_argument("--concurrency", type=_int_in(1, 10_000), default=1, help="handlers (or batches) running at once (default 1)")
     worker.add_argument("--lease-seconds", type=_int_in(1, 43_200), default=30, help="lease length; heartbeats extend it every third of it (default 30)")
     worker.add_argument("--wait-seconds", type=_int_in(0, 20), default=20, help="long-poll length of each lease request, 0–20 (default 20)")
@@ -90,7 +91,10 @@ def _worker(args: argparse.Namespace) -> int:
         raise UsageError("--batch-window-ms needs --batch-size")
     url = args.url or os.environ.get("SLUICE_URL") or _DEFAULT_URL
     # Checked before the module loads: loading may take long (a model) before a typo shows.
-    sluice = Sluice(url, args.token or os.environ.get("SLUICE_TOKEN"))
+    account = args.account or os.environ.get("SLUICE_ACCOUNT") or None
+    if account is not None and not re.fullmatch(r"[0-9]{12}", account):
+        raise UsageError(f"--account (or SLUICE_ACCOUNT) must be a 12-digit account id, got {account!r}")
+    sluice = Sluice(url, args.token or os.environ.get("SLUICE_TOKEN"), account=account)
     try:
         handler = load_handler(args.target)
     except UsageError:

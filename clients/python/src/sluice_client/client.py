@@ -17,7 +17,9 @@ class Sluice:
 
     ``attempts``: tries in all for calls that are safe to repeat (reads, cancel, submits — which
     carry an idempotency key of the SDK's own when you give none). ``batch_submits``: gather the
-    submits of one moment into one request per queue (each still gets its own job).
+    submits of one moment into one request per queue (each still gets its own job). ``account``:
+    act for this account (its 12-digit id, sent as ``Sluice-Account``); only a token of the
+    server's own account may name another account.
     """
 
     def __init__(
@@ -28,8 +30,9 @@ class Sluice:
         attempts: int = 5,
         backoff: Tuple[float, float] = (0.1, 5.0),
         batch_submits: bool = True,
+        account: Optional[str] = None,
     ) -> None:
-        self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits)
+        self._core = JobsCore(url, token, attempts, Backoff(*backoff), batch_submits, account)
         self.url = url
         self.jobs = Jobs(self._core)
         self.schedules = Schedules(self._core)
