@@ -176,6 +176,8 @@ function reportRequests(app: FastifyInstance, observe: RequestObserver): void {
       protocol: protocolOfRoute(url),
       action: `${request.method} ${url ?? "(no route)"}`,
       queue: loggableQueueName((request.params as Record<string, string> | undefined)?.queue),
+      // Set on the jobs and admin routes that work on one account, once the account is decided.
+      account: request.actingAccountId,
     };
   };
   // Callback hooks, not async ones: no promise per request on the jobs API's hot path.

@@ -26,10 +26,11 @@ export function moveTaskLog(logger: Logger): Pick<QueueObserver, "moveTaskStarte
   };
 }
 
-export function webhookAttemptLog(logger: Logger): (report: WebhookAttemptReport) => void {
+/** `accountId`: the server's own account's id (--account-id), which the store names "". */
+export function webhookAttemptLog(logger: Logger, accountId: string): (report: WebhookAttemptReport) => void {
   return (r) => {
     if (r.outcome === "delivered") return;
-    const fields = { deliveryId: r.deliveryId, jobId: r.jobId, queue: r.queue, event: r.event, host: r.host, attempts: r.attempts, statusCode: r.statusCode, error: r.error };
+    const fields = { deliveryId: r.deliveryId, jobId: r.jobId, queue: r.queue, account: r.account === "" ? accountId : r.account, event: r.event, host: r.host, attempts: r.attempts, statusCode: r.statusCode, error: r.error };
     if (r.outcome === "gaveUp") logger.info(fields, "webhook delivery given up");
     else logger.debug(fields, "webhook delivery failed; will retry");
   };

@@ -67,7 +67,7 @@ export function createTelemetry(p: {
     },
   });
   const requestLine = requestLog(p.logger);
-  const webhookLine = webhookAttemptLog(p.logger);
+  const webhookLine = webhookAttemptLog(p.logger, p.accountId);
   const traffic = metrics.queueTraffic;
   return {
     queueObserver: {

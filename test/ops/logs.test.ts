@@ -4,7 +4,9 @@
  * tasks, webhook give-ups, shutdown) — and no request body, token or secret in any line.
  */
 import { Writable } from "node:stream";
+import { CreateQueueCommand, SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import Database from "better-sqlite3";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { configFromEnv, resolveServerConfig } from "../../src/server/config.js";
@@ -127,6 +129,51 @@ describe("server logs", () => {
 
     const all = capture.lines.join("\n");
     for (const [name, canary] of Object.entries(canaries)) expect(all.includes(canary), `${name} leaked into the log`).toBe(false);
+  });
+
+  it("name each request's and webhook attempt's account next to its queue, where one is known", async () => {
+    const [accountA, accountB] = ["111111111111", "222222222222"];
+    const tokenA = "tok-logs-operator-0123456789ab";
+    const tokenB = "tok-logs-tenant-b-0123456789ab";
+    const capture = new LogCapture();
+    const dataDir = await makeTempDir("sluice-logs-accounts-");
+    const credentialsFile = join(await makeTempDir("sluice-logs-credentials-"), "credentials.toml");
+    await writeFile(
+      credentialsFile,
+      `[[keys]]\naccessKeyId = "AKIDLOGSB"\nsecretAccessKey = "logs-secret-b-0123456789abcdef"\naccountId = "${accountB}"\n\n` +
+        `[[tokens]]\nname = "operator"\ntoken = "${tokenA}"\naccountId = "${accountA}"\n\n[[tokens]]\nname = "tenant-b"\ntoken = "${tokenB}"\naccountId = "${accountB}"\n`,
+    );
+    server = await startServer({ port: 0, dataDir, accountId: accountA, credentialsFile, webhookAllowPrivate: true, logger: createLogger({ level: "debug", destination: capture }) });
+    const url = server.url;
+    const jobsCall = (path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+      fetch(`${url}${path}`, { method: body === undefined ? "GET" : "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+    // B's SQS key on B's queue.
+    const sqs = new SQSClient({ endpoint: url, region: "us-east-1", credentials: { accessKeyId: "AKIDLOGSB", secretAccessKey: "logs-secret-b-0123456789abcdef" }, maxAttempts: 1 });
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "orders" }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "hi" }));
+    sqs.destroy();
+    // An unsigned SQS request is refused before any account is known.
+    expect((await sqsJson(url, "SendMessage", { QueueUrl, MessageBody: "x" })).status).toBe(403);
+    // B's job with a webhook nobody answers (port 9), the operator's own job, and the operator acting for B.
+    const submitted = await jobsCall("/v1/queues/orders-jobs/jobs", tokenB, { input: 1, webhook: { url: "http://127.0.0.1:9/hook", events: ["job.canceled"] } });
+    const { job } = (await submitted.json()) as { job: { id: string } };
+    expect((await jobsCall(`/v1/jobs/${job.id}/cancel`, tokenB, {})).status).toBe(200);
+    expect((await jobsCall("/v1/queues/own-jobs/jobs", tokenA, { input: 2 })).status).toBe(201);
+    expect((await jobsCall("/v1/queues/orders-jobs/jobs", tokenA, undefined, { "sluice-account": accountB })).status).toBe(200);
+    expect((await jobsCall("/openapi.json", tokenA)).status).toBe(200);
+    await waitFor(() => capture.find("webhook delivery failed; will retry").length > 0, { what: "the failed webhook attempt to be logged" });
+
+    const requests = capture.find("request");
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "sqs_json", action: "CreateQueue", queue: "orders", account: accountB, status: 200 }));
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "sqs_json", action: "SendMessage", queue: "orders", account: accountB, status: 200 }));
+    expect(requests.find((r) => r.protocol === "sqs_json" && r.status === 403)).not.toHaveProperty("account");
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "jobs", action: "POST /v1/queues/:queue/jobs", queue: "orders-jobs", account: accountB, status: 201 }));
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "jobs", action: "POST /v1/jobs/:id/cancel", account: accountB, status: 200 }));
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "jobs", action: "POST /v1/queues/:queue/jobs", queue: "own-jobs", account: accountA, status: 201 }));
+    expect(requests).toContainEqual(expect.objectContaining({ protocol: "jobs", action: "GET /v1/queues/:queue/jobs", queue: "orders-jobs", account: accountB, status: 200 }));
+    expect(requests.find((r) => r.action === "GET /openapi.json")).not.toHaveProperty("account");
+    expect(capture.find("webhook delivery failed; will retry")[0]).toMatchObject({ jobId: job.id, queue: "orders-jobs", account: accountB });
   });
 
   it("log move tasks starting and finishing", async () => {

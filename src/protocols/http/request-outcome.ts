@@ -13,6 +13,8 @@ export interface RequestOutcome {
   action: string;
   /** The queue the request named, when it named a well-formed one. */
   queue?: string;
+  /** The account (12-digit id) the request worked on, once known: its queue's owner, or the account a jobs route acted as. */
+  account?: string;
   status: number;
   /** The error code answered (SQS error shape, or the jobs API's code); absent on success. */
   errorCode?: string;
@@ -22,7 +24,7 @@ export interface RequestOutcome {
 export type RequestObserver = (outcome: RequestOutcome) => void;
 
 /** What a protocol knows of a request fastify routed to it, for the app's response hook to report. */
-export type RequestDetails = Pick<RequestOutcome, "protocol" | "action" | "queue" | "errorCode">;
+export type RequestDetails = Pick<RequestOutcome, "protocol" | "action" | "queue" | "account" | "errorCode">;
 
 const detailsByRequest = new WeakMap<IncomingMessage, RequestDetails>();
 

@@ -52,6 +52,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The store's name for the account the request acts as (storeAccountOf), set by the route's onRequest hook. */
     storeAccount: string;
+    /** The same account as its 12-digit id, for the request log; undefined on routes that serve every account alike. */
+    actingAccountId?: string;
   }
 }
 
@@ -62,6 +64,7 @@ declare module "fastify" {
 export function resolveStoreAccount(defaultAccountId: string): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     request.storeAccount = storeAccountOf(request, defaultAccountId);
+    request.actingAccountId = request.storeAccount === "" ? defaultAccountId : request.storeAccount;
   };
 }
 

@@ -216,6 +216,7 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   // done (one in flight finishes); the SDK retries the 503.
   app.addHook("onRequest", (_request, _reply, done) => done(o.shutdownSignal.aborted ? new SluiceError("ServiceUnavailable") : undefined));
   app.decorateRequest("storeAccount", "");
+  app.decorateRequest("actingAccountId", undefined);
   const resolveAccount = resolveStoreAccount(o.accountId);
   const byOperation = { ...handlers(o), ...adminHandlers(o) };
   for (const spec of [...routeSpecs, ...adminRouteSpecs]) {

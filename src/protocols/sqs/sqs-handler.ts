@@ -204,11 +204,14 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
       const ctx: ActionContext = { queues: scope.queues, identity, baseUrl, signal };
       const result = await registered.invoke(input, ctx);
       details.queue = queueOf(input);
+      details.account = identity.accountId;
       if (protocol === "json") return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": jsonContentType }, body: result.json(), details };
       return { status: 200, headers: { "x-amzn-requestid": requestId, "content-type": xmlContentType }, body: xmlResponse(action, result.xml(), requestId), details };
     } catch (err) {
       const error = toSqsWireError(err, onUnexpected, identity);
       details.queue = queueOf(input);
+      // Known once the request's scope was resolved (not for a refused signature or another account's queue).
+      details.account = identity?.accountId;
       details.errorCode = error.shape;
       return { ...errorResponse(protocol, error, requestId), details };
     }

@@ -16,6 +16,8 @@ export interface WebhookAttemptReport {
   deliveryId: string;
   jobId: string;
   queue: string;
+  /** The job's account as the store names it: "" for the server's own (JobRecord.account). */
+  account: string;
   event: string;
   /** The receiver's host only. */
   host: string;
@@ -184,6 +186,7 @@ export class WebhookDispatcher {
       deliveryId: d.id,
       jobId: d.jobId,
       queue: d.job.queueName,
+      account: d.job.account ?? "",
       event: d.event,
       host: hostOf(d.url),
       attempts: d.attempts + 1,
