@@ -185,6 +185,8 @@ export interface Schedule<Input = JsonValue> {
   /** ISO times of the next runs; empty while paused. */
   nextRuns: string[];
   lastRunAt: string | null;
+  /** The job the last run created; null before the first run. */
+  lastJobId: string | null;
   createdAt: string;
   updatedAt: string;
 }

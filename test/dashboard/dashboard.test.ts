@@ -257,6 +257,8 @@ describe("dashboard", () => {
     expect((await runTimes("heartbeat", "nextRuns"))[0]).toBe(secondRun);
     const [job] = (await s.api("GET", "/v1/queues/pings/jobs")).body.jobs;
     expect(job.idempotencyKey).toBe(`schedule:heartbeat:${firstRun}`);
+    // The last run links to the job it created.
+    expect(await row("heartbeat").locator('[data-field="lastRun"] a').getAttribute("href")).toBe(`/ui/jobs/${job.id}`);
     await screenshot(page, "schedules");
     await expectAccessible();
 
@@ -268,6 +270,17 @@ describe("dashboard", () => {
     await page.getByRole("button", { name: "Resume heartbeat" }).click();
     await textBecomes('tr[data-schedule="heartbeat"] [data-field="state"]', "active");
     expect((await s.api("GET", "/v1/schedules/heartbeat")).body.schedule).toMatchObject({ paused: false, nextRuns: expect.arrayContaining([expect.any(String)]) });
+
+    // The heartbeat's page links to its last run's job, which opens.
+    await row("heartbeat").getByRole("link", { name: "heartbeat" }).click();
+    await page.getByRole("heading", { level: 1, name: /^heartbeat/ }).waitFor();
+    await page.getByRole("navigation", { name: "Schedule links" }).getByRole("link", { name: "Last run's job" }).click();
+    await page.waitForURL(`${s.url}/ui/jobs/${job.id}`);
+    await page.getByText(`schedule:heartbeat:${firstRun}`).first().waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: /^heartbeat/ }).waitFor();
+    expect(await page.locator('dd[data-field="lastRun"] a').getAttribute("href")).toBe(`/ui/jobs/${job.id}`);
+    await page.goBack();
 
     // One schedule's page: its definition and every next run the server gives.
     await row("nightly").getByRole("link", { name: "nightly" }).click();

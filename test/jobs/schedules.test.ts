@@ -57,6 +57,7 @@ describe("schedules: the routes", () => {
       catchUp: "latest",
       paused: false,
       lastRunAt: null,
+      lastJobId: null,
     });
     // 02:30 New York: 07:30Z in winter; on 2024-03-10 it doesn't exist (it runs at 03:00 EDT); then 06:30Z.
     expect(created.body.schedule.nextRuns).toEqual(["2024-03-09T07:30:00.000Z", "2024-03-10T07:00:00.000Z", "2024-03-11T06:30:00.000Z", "2024-03-12T06:30:00.000Z", "2024-03-13T06:30:00.000Z"]);
@@ -126,6 +127,9 @@ describe("schedules: runs", () => {
     expect(await runKeys("ticks", 4)).toEqual(["00:01", "00:02", "00:03", "00:04"].map((t) => `schedule:tick:2024-01-01T${t}:00.000Z`));
     const schedule = (await s.api("GET", "/v1/schedules/tick")).body.schedule;
     expect(schedule.lastRunAt).toBe("2024-01-01T00:04:00.000Z");
+    // lastJobId names the last run's job.
+    const lastRunJob = (await jobsOf("ticks")).find((j: Json) => j.idempotencyKey === "schedule:tick:2024-01-01T00:04:00.000Z");
+    expect(schedule.lastJobId).toBe(lastRunJob.id);
     expect(schedule.nextRuns[0]).toBe("2024-01-01T00:05:00.000Z");
     // The jobs run like any others.
     const leased = (await s.api("POST", "/v1/queues/ticks/leases", { max: 10 })).body.jobs;

@@ -33,7 +33,9 @@ export interface ScheduleStore {
   /**
    * A run: in ONE transaction, replaces the schedule as scheduleWrite would (refused unless the
    * stored version is `expectedVersion`) and creates `items` as jobCreateMany would (their
-   * Idempotency-Keys derived from schedule and run time). Refused: nothing is written.
+   * Idempotency-Keys derived from schedule and run time). The stored record's `lastJobId` is the
+   * last item's job — the one created, or the one its key already named (none: as given).
+   * Refused: nothing is written.
    */
   scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }>;
 }

@@ -41,7 +41,7 @@ export interface ScheduleRecord {
   paused: boolean;
   /** The earliest run not created yet; undefined while paused, or when no run will ever come. */
   nextRunAtMs?: number;
-  /** The latest run a job was created for, and that job. */
+  /** The latest run a job was created for, and that job (set by the store's scheduleFire: the job the run's key names). */
   lastRunAtMs?: number;
   lastJobId?: string;
   createdAtMs: number;

@@ -21,6 +21,7 @@ export function scheduleWire(view: ScheduleView): Record<string, unknown> {
     paused: s.paused,
     nextRuns: view.nextRuns.map(isoTime),
     lastRunAt: s.lastRunAtMs === undefined ? null : isoTime(s.lastRunAtMs),
+    lastJobId: s.lastJobId ?? null,
     createdAt: isoTime(s.createdAtMs),
     updatedAt: isoTime(s.updatedAtMs),
   };

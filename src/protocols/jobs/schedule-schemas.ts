@@ -53,8 +53,9 @@ export const scheduleSchema = object(
     paused: { type: "boolean" },
     nextRuns: { type: "array", items: dateTime, description: `The next ${sc.nextRunsShown} runs (the first may be due now); empty while paused.` },
     lastRunAt: { ...nullable(dateTime), description: "The latest run a job was submitted for." },
+    lastJobId: { ...nullable({ type: "string" }), description: "That run's job (the one its idempotency key schedule:<name>:<run time> names); null before the first run." },
     createdAt: dateTime,
     updatedAt: dateTime,
   },
-  ["name", "queue", "cron", "everySeconds", "timezone", "input", "options", "catchUp", "paused", "nextRuns", "lastRunAt", "createdAt", "updatedAt"],
+  ["name", "queue", "cron", "everySeconds", "timezone", "input", "options", "catchUp", "paused", "nextRuns", "lastRunAt", "lastJobId", "createdAt", "updatedAt"],
 );

@@ -84,7 +84,13 @@ export class PostgresSchedules implements ScheduleStore {
       return await this.db.transaction(async (tx) => {
         // The row lock this update takes makes a racing node's update wait, then find the version moved.
         if (!(await writeIn(tx, p.schedule, p.expectedVersion)).written) return { fired: false as const };
-        return { fired: true as const, results: await this.createJobs(tx, p.items, p.nowMs) };
+        const results = await this.createJobs(tx, p.items, p.nowMs);
+        // The run's job as its key names it (created now, or found): the record says which.
+        const lastJobId = results.at(-1)?.job.id;
+        if (lastJobId !== undefined && lastJobId !== p.schedule.lastJobId) {
+          await tx.query("UPDATE schedules SET record = $3 WHERE account = $1 AND name = $2", [p.schedule.account ?? "", p.schedule.name, JSON.stringify({ ...p.schedule, lastJobId })]);
+        }
+        return { fired: true as const, results };
       });
     } catch (err) {
       if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.items[0]?.job.queueName ?? ""} does not exist (it was deleted).`);

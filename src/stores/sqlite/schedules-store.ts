@@ -30,6 +30,7 @@ export class SqliteSchedules implements ScheduleStore {
         "INSERT INTO schedules (account, name, version, next_run_at_ms, record) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account, name) DO NOTHING",
       ),
       update: db.prepare<[number, number | null, string, string, string, number]>("UPDATE schedules SET version = ?, next_run_at_ms = ?, record = ? WHERE account = ? AND name = ? AND version = ?"),
+      setRecord: db.prepare<[string, string, string]>("UPDATE schedules SET record = ? WHERE account = ? AND name = ?"),
       delete: db.prepare<[string, string]>("DELETE FROM schedules WHERE account = ? AND name = ?"),
       due: db.prepare<[number, number], string>(`SELECT record FROM schedules WHERE next_run_at_ms <= ? ORDER BY next_run_at_ms ${boundLimit()}`).pluck(),
       nextDue: db.prepare<[], number | null>("SELECT min(next_run_at_ms) FROM schedules").pluck(),
@@ -65,7 +66,13 @@ export class SqliteSchedules implements ScheduleStore {
     return this.writes.run(() => {
       if (!this.writeNow(p.schedule, p.expectedVersion).written) return { fired: false as const };
       // A failed create throws: the write's savepoint takes the schedule's update back with it.
-      return { fired: true as const, results: this.createJobs(p.items, p.nowMs) };
+      const results = this.createJobs(p.items, p.nowMs);
+      // The run's job as its key names it (created now, or found): the record says which.
+      const lastJobId = results.at(-1)?.job.id;
+      if (lastJobId !== undefined && lastJobId !== p.schedule.lastJobId) {
+        this.sql.setRecord.run(JSON.stringify({ ...p.schedule, lastJobId }), p.schedule.account ?? "", p.schedule.name);
+      }
+      return { fired: true as const, results };
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Conformance cases for schedules (core/schedules/schedule-store.ts): every write a
- * compare-and-set on the record's version, and a fire — the schedule moved to its next run and
- * the run's jobs created — one transaction, won by exactly one of two handles racing for it.
+ * compare-and-set on the record's version, and a fire — the schedule moved to its next run, the
+ * run's jobs created and the last one named in the record — one transaction, won by exactly one of two handles racing for it.
  */
 import { expect } from "vitest";
 import type { JobCreateItem } from "../../core/jobs/job-store.js";
@@ -81,7 +81,8 @@ export function registerScheduleCases({ store, reopen, another, test }: Conforma
     const next = schedule("s", { version: 2, nextRunAtMs: T0 + 7_200_000, lastRunAtMs: T0 + 3_600_000 });
     const fired = await store().scheduleFire({ schedule: next, expectedVersion: 1, items: [runItem(q, "s", 1), runItem(q, "s", 2)], nowMs: T0 + 3_600_000 });
     expect(fired.fired && fired.results.map((r) => r.created && r.job.status)).toEqual(["queued", "queued"]);
-    expect(await store().scheduleGet({ name: "s" })).toEqual(next);
+    // The record names the last run's job.
+    expect(await store().scheduleGet({ name: "s" })).toEqual({ ...next, lastJobId: fired.fired && fired.results[1]!.job.id });
     const stale = await store().scheduleFire({ schedule: schedule("s", { version: 2 }), expectedVersion: 1, items: [runItem(q, "s", 3)], nowMs: T0 + 3_600_000 });
     expect(stale).toEqual({ fired: false });
     expect(await jobsOf(store(), q)).toEqual(["schedule:s:1", "schedule:s:2"]);
@@ -95,17 +96,23 @@ export function registerScheduleCases({ store, reopen, another, test }: Conforma
     const first = await store().scheduleFire({ schedule: schedule("s", { version: 2 }), expectedVersion: 1, items: [runItem(q, "s", 1)], nowMs: T0 });
     const again = await store().scheduleFire({ schedule: schedule("s", { version: 3 }), expectedVersion: 2, items: [runItem(q, "s", 1)], nowMs: T0 });
     expect(first.fired && again.fired && again.results[0]!.created === false && again.results[0]!.job.id === (first.results[0]!.created && first.results[0]!.job.id)).toBe(true);
+    // lastJobId is the job the run's key names, not the item's unused new id.
+    const firstJobId = first.fired ? first.results[0]!.job.id : "";
+    expect((await store().scheduleGet({ name: "s" }))!.lastJobId).toBe(firstJobId);
+    // A fire with no run (catchUp none) keeps the last job.
+    expect((await store().scheduleFire({ schedule: { ...schedule("s", { version: 4 }), lastJobId: firstJobId }, expectedVersion: 3, items: [], nowMs: T0 })).fired).toBe(true);
+    expect((await store().scheduleGet({ name: "s" }))!.lastJobId).toBe(firstJobId);
     await store().queueDelete({ id: q.id, nowMs: T0 });
-    await expectCode(store().scheduleFire({ schedule: schedule("s", { version: 4 }), expectedVersion: 3, items: [runItem(q, "s", 2)], nowMs: T0 }), "QueueNotFound");
-    expect((await store().scheduleGet({ name: "s" }))!.version).toBe(3);
+    await expectCode(store().scheduleFire({ schedule: schedule("s", { version: 5 }), expectedVersion: 4, items: [runItem(q, "s", 2)], nowMs: T0 }), "QueueNotFound");
+    expect(await store().scheduleGet({ name: "s" })).toMatchObject({ version: 4, lastJobId: firstJobId });
   });
 
   test("schedules and their fires outlive a reopen", async () => {
     const q = await kit.makeQueue();
     await store().scheduleWrite({ schedule: schedule("s") });
-    await store().scheduleFire({ schedule: schedule("s", { version: 2, lastRunAtMs: T0 }), expectedVersion: 1, items: [runItem(q, "s", 1)], nowMs: T0 });
+    const fired = await store().scheduleFire({ schedule: schedule("s", { version: 2, lastRunAtMs: T0 }), expectedVersion: 1, items: [runItem(q, "s", 1)], nowMs: T0 });
     const reopened = await reopen();
-    expect(await reopened.scheduleGet({ name: "s" })).toEqual(schedule("s", { version: 2, lastRunAtMs: T0 }));
+    expect(await reopened.scheduleGet({ name: "s" })).toEqual(schedule("s", { version: 2, lastRunAtMs: T0, lastJobId: fired.fired ? fired.results[0]!.job.id : "" }));
     expect(await jobsOf(reopened, (await reopened.queueGet({ name: q.name }))!)).toEqual(["schedule:s:1"]);
   });
 

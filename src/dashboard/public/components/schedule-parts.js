@@ -27,6 +27,16 @@ export function RunTime({ iso, timezone }) {
   return html`<time datetime=${iso} title=${iso}>${text}</time>`;
 }
 
+/**
+ * The last run's time, linked to the job it created (the job the run's idempotency key names).
+ * @param {{ schedule: { lastRunAt: string | null, lastJobId: string | null, timezone: string } }} props
+ */
+export function LastRun({ schedule }) {
+  const when = html`<${RunTime} iso=${schedule.lastRunAt} timezone=${schedule.timezone} />`;
+  if (!schedule.lastJobId) return when;
+  return html`<a href="/ui/jobs/${q(schedule.lastJobId)}" title="The job this run created">${when}</a>`;
+}
+
 /** @param {{ paused: boolean }} props */
 export function ScheduleState({ paused }) {
   return html`<span class="badge status-${paused ? "paused" : "active"}">${paused ? "paused" : "active"}</span>`;

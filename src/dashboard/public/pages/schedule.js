@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ApiError, api, q } from "../lib/api.js";
 import { time } from "../lib/format.js";
 import { CodeBlock, LiveIndicator, Notice, PageTitle, useAction } from "../components/common.js";
-import { Cadence, PauseButton, RunTime, ScheduleState, useRunsRefresh } from "../components/schedule-parts.js";
+import { Cadence, LastRun, PauseButton, RunTime, ScheduleState, useRunsRefresh } from "../components/schedule-parts.js";
 
 /** @param {{ name: string }} props */
 export function SchedulePage({ name }) {
@@ -31,6 +31,7 @@ export function SchedulePage({ name }) {
       <nav aria-label="Schedule links" class="row">
         <a href="/ui/schedules">All schedules</a>
         <a href="/ui/queues/${q(s.queue)}">Queue: ${s.queue}</a>
+        ${s.lastJobId ? html`<a href="/ui/jobs/${q(s.lastJobId)}">Last run's job</a>` : null}
         <a href="/ui/jobs?queue=${q(s.queue)}">Its queue's jobs</a>
       </nav>
       <${LiveIndicator} state=${stream.state} />
@@ -41,7 +42,7 @@ export function SchedulePage({ name }) {
       <div><dt>Runs</dt><dd><${Cadence} cron=${s.cron} everySeconds=${s.everySeconds} /></dd></div>
       <div><dt>Time zone</dt><dd>${s.timezone}</dd></div>
       <div><dt>Missed runs (catchUp)</dt><dd>${s.catchUp}</dd></div>
-      <div><dt>Last run</dt><dd data-field="lastRun"><${RunTime} iso=${s.lastRunAt} timezone=${s.timezone} /></dd></div>
+      <div><dt>Last run</dt><dd data-field="lastRun"><${LastRun} schedule=${s} /></dd></div>
       <div><dt>Created</dt><dd>${time(s.createdAt)}</dd></div>
       <div><dt>Changed</dt><dd>${time(s.updatedAt)}</dd></div>
     </dl>

@@ -4,7 +4,7 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { api, q } from "../lib/api.js";
 import { LiveIndicator, Notice, PageTitle, useAction } from "../components/common.js";
-import { Cadence, PauseButton, RunTime, ScheduleState, useRunsRefresh } from "../components/schedule-parts.js";
+import { Cadence, LastRun, PauseButton, RunTime, ScheduleState, useRunsRefresh } from "../components/schedule-parts.js";
 
 /** Schedules per page (the API's default); a refresh reads as many as are shown. */
 const pageSize = 100;
@@ -70,7 +70,7 @@ export function SchedulesPage() {
                     <td data-field="nextRuns">${s.nextRuns.length === 0
                       ? "—"
                       : html`<ol class="runs">${s.nextRuns.slice(0, runsShown).map((/** @type {string} */ iso) => html`<li><${RunTime} iso=${iso} timezone=${s.timezone} /></li>`)}</ol>`}</td>
-                    <td data-field="lastRun"><${RunTime} iso=${s.lastRunAt} timezone=${s.timezone} /></td>
+                    <td data-field="lastRun"><${LastRun} schedule=${s} /></td>
                     <td><${PauseButton} schedule=${s} busy=${busy} run=${run} onDone=${replace} /></td>
                   </tr>`,
                 )}
