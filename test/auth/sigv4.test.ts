@@ -175,6 +175,27 @@ describe("SigV4 failures, one SQS error each", () => {
   });
 });
 
+describe("a query string that can't be decoded", () => {
+  it("is MalformedQueryString, not a signature error, whether signed in a header, presigned or unsigned", async () => {
+    const body = new URLSearchParams({ Version: "2012-11-05", Action: "ListQueues" }).toString();
+    const request = { method: "POST", protocol: "http:", hostname: host.split(":")[0]!, port: Number(host.split(":")[1]), path: "/", query: { QueueNamePrefix: "%ZZ" }, headers: { host, "content-type": "application/x-www-form-urlencoded" }, body };
+    const signed = await signer(keys.admin).sign(request, { signingDate: new Date() });
+    expect(signed.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=/);
+    const presigned = (await presignedUrl(keys.admin, { Action: "ListQueues" }, 60)) + "&QueueNamePrefix=%ZZ";
+    const answers = [
+      await fetch(`${srv.url}/?QueueNamePrefix=%ZZ`, { method: "POST", headers: signed.headers, body }),
+      await fetch(presigned),
+      await fetch(`${srv.url}/?Action=ListQueues&QueueNamePrefix=%ZZ`),
+    ];
+    for (const res of answers) {
+      const text = await res.text();
+      expect(res.status, text).toBe(400);
+      expect(text).toContain("<Code>MalformedQueryString</Code>");
+      expect(text).toContain("The query string contains an invalid percent-encoding: QueueNamePrefix=%ZZ");
+    }
+  });
+});
+
 describe("SigV4 with Debian's boto3 and aws CLI", { timeout: 240_000 }, () => {
   it("boto3: right key served, wrong secret and unknown key refused, presigned URL served, tampered one refused", async () => {
     const script = fileURLToPath(new URL("./sigv4_clients.py", import.meta.url));

@@ -25,7 +25,9 @@ export type SigV4FailureKind =
   | "unknownKey"
   | "badSignature"
   /** A presigned URL past its X-Amz-Expires, or a signature more than 15 minutes off our clock. */
-  | "expired";
+  | "expired"
+  /** A query string with an invalid percent-escape: nothing can be read from it, signed or not (SQS: MalformedQueryString). */
+  | "malformedQuery";
 
 export interface SigV4Failure {
   kind: SigV4FailureKind;
@@ -67,10 +69,14 @@ function parseAmzDate(text: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** Query parameters decoded (no `+` → space: SigV4 signs %20), repeated names as lists. */
-function parseQuery(raw: string): QueryParameterBag | undefined {
+/**
+ * Query parameters decoded (no `+` → space: SigV4 signs %20), repeated names as lists;
+ * or the failure that stops it: an invalid percent-escape (with the part that holds it), or a
+ * `__proto__` parameter.
+ */
+function parseQuery(raw: string): { query: QueryParameterBag } | { failure: SigV4Result } {
   const query: Record<string, string | string[]> = {};
-  if (raw.length === 0) return query;
+  if (raw.length === 0) return { query };
   for (const pair of raw.split("&")) {
     if (pair.length === 0) continue;
     const eq = pair.indexOf("=");
@@ -80,13 +86,14 @@ function parseQuery(raw: string): QueryParameterBag | undefined {
       key = decodeURIComponent(eq === -1 ? pair : pair.slice(0, eq));
       value = eq === -1 ? "" : decodeURIComponent(pair.slice(eq + 1));
     } catch {
-      return undefined;
+      // It can't be canonicalized: a syntax error, whoever signed it.
+      return { failure: fail("malformedQuery", `The query string contains an invalid percent-encoding: ${pair.slice(0, 100)}`) };
     }
-    if (key === "__proto__") return undefined;
+    if (key === "__proto__") return { failure: fail("incomplete", "The query string names a parameter __proto__.") };
     const prior = query[key];
     query[key] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
   }
-  return query;
+  return { query };
 }
 
 interface Scope {
@@ -112,8 +119,9 @@ export class SigV4Verifier {
   verify(req: SigV4Request, credentials: Credentials, nowMs: number): SigV4Result {
     const q = req.url.indexOf("?");
     const path = q === -1 ? req.url : req.url.slice(0, q);
-    const query = parseQuery(q === -1 ? "" : req.url.slice(q + 1));
-    if (query === undefined) return fail("incomplete", "The query string has an invalid percent-encoding.");
+    const parsed = parseQuery(q === -1 ? "" : req.url.slice(q + 1));
+    if ("failure" in parsed) return parsed.failure;
+    const { query } = parsed;
     const authorization = header(req.headers, "authorization");
     if (authorization !== undefined) return this.verifyHeader(req, path, query, authorization, credentials, nowMs);
     if (query["X-Amz-Signature"] !== undefined || query["X-Amz-Algorithm"] !== undefined || query["X-Amz-Credential"] !== undefined) {

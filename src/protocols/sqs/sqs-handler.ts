@@ -120,6 +120,7 @@ const authErrorOf: Record<SigV4FailureKind, ProtocolErrorName> = {
   unknownKey: "InvalidClientTokenId",
   badSignature: "SignatureDoesNotMatch",
   expired: "RequestExpired",
+  malformedQuery: "MalformedQueryString",
 };
 
 /** The request's body as text; bytes that are not UTF-8 are refused, never replaced by U+FFFD. */
