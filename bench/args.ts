@@ -22,6 +22,8 @@ export interface BenchArgs {
   pgStats: boolean;
   /** Sluice-on-PostgreSQL rows: each node's --postgres-pool-size. */
   pgPoolSize?: number;
+  /** PostgreSQL rows: every peer through the cluster's Unix socket. */
+  pgUnixSocket: boolean;
 }
 
 export const usage = `npm run bench -- [options]
@@ -52,6 +54,8 @@ export const usage = `npm run bench -- [options]
                       per 10 messages (the database's CPU, write transactions and WAL are always logged)
   --pg-pool-size N    Sluice on PostgreSQL: each node's --postgres-pool-size (default: the
                       node's own default)
+  --pg-unix-socket    PostgreSQL rows: every peer (Sluice and pg-boss) connects through the
+                      cluster's Unix socket instead of TCP on loopback (an extra measurement)
   --no-write          don't write bench/results/`;
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
@@ -86,6 +90,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       repeat: { type: "string" },
       "pg-stats": { type: "boolean" },
       "pg-pool-size": { type: "string" },
+      "pg-unix-socket": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -109,7 +114,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq" && values.only !== "pgboss") throw new Error(`--only must be sluice, bullmq or pgboss, got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
-  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true };
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true, pgUnixSocket: values["pg-unix-socket"] === true };
   if (values.only !== undefined) args.only = values.only;
   if (values.compare !== undefined) args.compare = values.compare.split(",").map((id) => id.trim());
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];

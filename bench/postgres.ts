@@ -21,6 +21,9 @@ export const benchPostgresSettings: Readonly<Record<string, string>> = {
 
 export const benchPostgresDurability = "PostgreSQL 15, fsync on, synchronous_commit on (every commit flushed to the WAL before it is acknowledged)";
 
+/** A row's note when its clients used the Unix socket: such figures compare only with their like. */
+export const benchUnixSocketNote = "clients connected through PostgreSQL's Unix socket (--pg-unix-socket), not TCP";
+
 export interface BenchPostgres {
   /** A connection string to a database made for the row. */
   url: string;
@@ -30,8 +33,12 @@ export interface BenchPostgres {
   stop(): Promise<void>;
 }
 
-/** `statements` (--pg-stats): load pg_stat_statements, so the meter lists the statements run. */
-export async function startBenchPostgres(log: (line: string) => void, statements = false): Promise<BenchPostgres> {
+/**
+ * `statements` (--pg-stats): load pg_stat_statements, so the meter lists the statements run.
+ * `unixSocket` (--pg-unix-socket): clients connect through the cluster's Unix socket instead of
+ * TCP on loopback — an extra measurement only, given to every peer alike.
+ */
+export async function startBenchPostgres(log: (line: string) => void, statements = false, unixSocket = false): Promise<BenchPostgres> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bench-pg-"));
   trackDir(dir);
   const settings = statements ? { ...benchPostgresSettings, shared_preload_libraries: "pg_stat_statements" } : benchPostgresSettings;
@@ -43,12 +50,12 @@ export async function startBenchPostgres(log: (line: string) => void, statements
   } finally {
     await admin.end();
   }
-  const url = `postgres://postgres@127.0.0.1:${cluster.port}/bench`;
+  const url = unixSocket ? `postgres://postgres@/bench?host=${encodeURIComponent(dir)}&port=${cluster.port}` : `postgres://postgres@127.0.0.1:${cluster.port}/bench`;
   if (statements) {
     const bench = new pg.Client({ connectionString: url });
     await bench.connect();
     await bench.query("CREATE EXTENSION pg_stat_statements").finally(() => bench.end());
   }
-  log(`postgres: cluster on port ${cluster.port} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
+  log(`postgres: cluster on port ${cluster.port}${unixSocket ? ", clients through its Unix socket" : ""} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
   return { url, port: cluster.port, meter: () => startDatabaseMeter(url, join(dir, "data"), statements), stop: () => stopCluster(dir) };
 }

@@ -45,6 +45,8 @@ export interface RowContext {
   pgStats?: boolean;
   /** Sluice-on-PostgreSQL rows: each node's connection pool, instead of the sizing rule. */
   pgPoolSize?: number;
+  /** PostgreSQL rows: every peer connects through the cluster's Unix socket, not TCP. */
+  pgUnixSocket?: boolean;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */

@@ -31,6 +31,7 @@ async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry, pgStats: args.pgStats };
   if (args.pgPoolSize !== undefined) ctx.pgPoolSize = args.pgPoolSize;
+  if (args.pgUnixSocket) ctx.pgUnixSocket = true;
   if (args.serverRev !== undefined) ctx.serverRev = args.serverRev;
   if (args.serverDir !== undefined) ctx.serverDir = resolve(args.serverDir);
   if (args.cpuProfDir !== undefined) {

@@ -12,7 +12,7 @@ import { startCpuMeter } from "../cpu.js";
 import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
-import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
+import { benchPostgresDurability, benchUnixSocketNote, startBenchPostgres } from "../postgres.js";
 import { describeCpuPerMessage, describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 
@@ -27,7 +27,7 @@ export const pgbossRow: Row = {
   label: "pg-boss (same PostgreSQL)",
   async run(ctx: RowContext): Promise<RowResult> {
     const w = ctx.workload;
-    const db = await startBenchPostgres(ctx.log, ctx.pgStats);
+    const db = await startBenchPostgres(ctx.log, ctx.pgStats, ctx.pgUnixSocket);
     const boss = new PgBoss({ connectionString: db.url, max: Math.max(10, Math.ceil((w.producers + w.consumers) / 2)), supervise: false, schedule: false });
     boss.on("error", (err) => ctx.log(`pgboss: ${err instanceof Error ? err.message : String(err)}`));
     try {
@@ -48,7 +48,7 @@ export const pgbossRow: Row = {
         version: `pg-boss ${pgbossVersion(ctx.repoRoot)}`,
         saturated,
         cpu,
-        notes: ["pg-boss runs in the load-generator process; PostgreSQL's CPU counts as \"other\""],
+        notes: ["pg-boss runs in the load-generator process; PostgreSQL's CPU counts as \"other\"", ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
       };
       if (paced !== undefined) result.paced = paced;
       await boss.stop({ graceful: false, wait: true });

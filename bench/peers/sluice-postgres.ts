@@ -5,7 +5,7 @@
  */
 import { startCpuMeter } from "../cpu.js";
 import type { PhaseResult } from "../phase.js";
-import { benchPostgresDurability, startBenchPostgres } from "../postgres.js";
+import { benchPostgresDurability, benchUnixSocketNote, startBenchPostgres } from "../postgres.js";
 import { describeCpuPerMessage, describeDatabaseUse } from "../postgres-meter.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
@@ -19,7 +19,7 @@ export function sluicePostgresRow(nodes: number): Row {
     label: `Sluice on PostgreSQL, ${nodes} node${nodes === 1 ? "" : "s"}`,
     async run(ctx: RowContext): Promise<RowResult> {
       const w = ctx.workload;
-      const db = await startBenchPostgres(ctx.log, ctx.pgStats);
+      const db = await startBenchPostgres(ctx.log, ctx.pgStats, ctx.pgUnixSocket);
       const servers: RowServer[] = [];
       const clients: LeanSqsClient[] = [];
       try {
@@ -54,7 +54,7 @@ export function sluicePostgresRow(nodes: number): Row {
           durability: benchPostgresDurability,
           saturated,
           cpu,
-          notes: [`server CPU is the ${nodes} Sluice node${nodes === 1 ? "" : "s"} together; PostgreSQL's own CPU counts as "other"`],
+          notes: [`server CPU is the ${nodes} Sluice node${nodes === 1 ? "" : "s"} together; PostgreSQL's own CPU counts as "other"`, ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
         };
         const completed = completeResult(result, servers[0]!, paced, servers[0]!.server.rssMiB());
         await Promise.all(clients.map((c) => c.close()));
