@@ -59,8 +59,22 @@ export type ErrorSubject =
   | { kind: "moveTaskDestinationInvalid"; reason: "isSource" | "otherType" }
   | { kind: "moveTaskRate"; value: number }
   | { kind: "moveTaskListLimit"; value: number }
-  /** A receive's inputs out of range: how many messages, how long hidden, how long to wait. */
-  | { kind: "receiveMaxMessages" | "receiveVisibilitySeconds" | "receiveWaitSeconds"; value: number }
+  /** A number out of its range: a receive's, a send's, a visibility change's, a list's size. */
+  | { kind: RangeSubject; value: number }
+  /** A queue setting out of its range (`field` a QueueConfig field, or redrivePolicy.maxReceiveCount). */
+  | { kind: "queueConfigRange"; field: QueueRangeField; value: number; min: number; max: number }
+  /** A queue name that is not 1–80 of [A-Za-z0-9_-] (then .fifo for a FIFO queue, only then). */
+  | { kind: "queueName"; problem: "fifoSuffixMissing" | "fifoSuffixOnStandard" | "characters" }
+  | { kind: "tagCount"; queueName: string }
+  /** A receipt handle whose lease ended (FIFO delete), or whose message can't change visibility. */
+  | { kind: "receiptHandleExpired" | "receiptHandleNotAvailable"; handle: string }
+  /** A queue's type (FIFO or standard) asked to change; a purge within a minute of the last one. */
+  | { kind: "queueTypeChange" }
+  | { kind: "purgeCooldown"; queueName: string }
+  /** A message (body and attributes) larger than its queue's maximum. */
+  | { kind: "messageTooLong"; maxBytes: number }
+  /** A visibility change that would keep the message in flight past the limit from its receive. */
+  | { kind: "visibilityBeyondLimit"; value: number }
   /** A FIFO id (message group, deduplication, receive attempt): empty, too long, or characters outside the set. */
   | { kind: "fifoId"; field: "groupId" | "deduplicationId" | "receiveAttemptId"; value: string }
   /** What a send to a queue of this type must not carry, or must carry. */
@@ -71,6 +85,26 @@ export type ErrorSubject =
   /** One message attribute's fault; `dataType` as sent ("" when absent). */
   | { kind: "messageAttribute"; problem: MessageAttributeProblem; name: string; dataType: string }
   | { kind: "deadLetterQueue"; problem: "missing" | "otherType" | "notAllowed"; deadLetterQueueName: string; maxReceiveCount: number; fifoSource: boolean };
+
+/** The numbers core checks against a range, each with SQS's words in the SQS layer. */
+export type RangeSubject =
+  | "receiveMaxMessages"
+  | "receiveWaitSeconds"
+  | "visibilitySeconds"
+  | "messageDelaySeconds"
+  | "messagePriority"
+  | "listQueuesLimit"
+  | "deadLetterSourcesLimit";
+
+export type QueueRangeField =
+  | "visibilityTimeoutSeconds"
+  | "delaySeconds"
+  | "messageRetentionPeriodSeconds"
+  | "maximumMessageSizeBytes"
+  | "receiveMessageWaitTimeSeconds"
+  | "kmsDataKeyReusePeriodSeconds"
+  | "defaultPriority"
+  | "redrivePolicy.maxReceiveCount";
 
 export type MessageAttributeProblem = "name" | "typeMissing" | "type" | "binaryValueMissing" | "valueMissing" | "characters" | "notNumber";
 
@@ -87,6 +121,13 @@ export class SluiceError extends Error {
 
 export function fail(code: ErrorCode, message?: string, subject?: ErrorSubject): never {
   throw new SluiceError(code, message, subject);
+}
+
+/** An integer from `min` to `max`, or InvalidParameterValue naming it as core does (`name`), with its subject. */
+export function checkInteger(name: string, value: number, min: number, max: number, subject?: RangeSubject): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail("InvalidParameterValue", `${name} must be an integer from ${min} to ${max}, got ${value}.`, subject === undefined ? undefined : { kind: subject, value });
+  }
 }
 
 /** Programmer errors crash loudly (TigerBeetle style): they are never a user's fault. */

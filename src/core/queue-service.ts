@@ -4,7 +4,7 @@
  */
 import type { Clock } from "./clock.js";
 import { attributesMd5, md5Hex } from "./digests.js";
-import { SluiceError, fail } from "./errors.js";
+import { SluiceError, checkInteger, fail } from "./errors.js";
 import { checkReceiveRequestAttemptId, formatSequenceNumber, groupFieldsFor, sendDedupFor } from "./fifo.js";
 import type { IdSource } from "./ids.js";
 import { limits } from "./limits.js";
@@ -93,12 +93,6 @@ export interface QueueServiceDeps {
 
 /** Stands in for an accepted entry's outcome until the store has written it. */
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
-
-function checkInteger(name: string, value: number, min: number, max: number): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    fail("InvalidParameterValue", `Value ${value} for parameter ${name} is invalid. Reason: Must be between ${min} and ${max}.`);
-  }
-}
 
 export class QueueService {
   readonly waiters: QueueWaiters;
@@ -219,7 +213,7 @@ export class QueueService {
 
   async listQueues(p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
     const limit = p.maxResults ?? limits.listQueuesMaxResults;
-    checkInteger("MaxResults", limit, 1, limits.listQueuesMaxResults);
+    checkInteger("maxResults", limit, 1, limits.listQueuesMaxResults, "listQueuesLimit");
     const rows = await this.store.queueList({ account: this.account, prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
     return { queues: rows.slice(0, limit), hasMore: rows.length > limit };
   }
@@ -234,7 +228,7 @@ export class QueueService {
   async updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
     const queue = await this.getQueue(name);
     if (patch.fifoQueue !== undefined && patch.fifoQueue !== queue.config.fifoQueue) {
-      fail("InvalidAttributeName", "Unknown Attribute FifoQueue.");
+      fail("InvalidAttributeName", "A queue's type (FIFO or standard) is set when it is created and can't change.", { kind: "queueTypeChange" });
     }
     const config = { ...queue.config, ...patch };
     validateQueueConfig(config);
@@ -283,7 +277,9 @@ export class QueueService {
     const nowMs = this.clock.nowMs();
     // Checked in the purge's own write: purges arriving together would all pass a check made here.
     const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
-    if (purged === undefined) fail("PurgeQueueInProgress", `Only one PurgeQueue operation on ${name} is allowed every 60 seconds.`);
+    if (purged === undefined) {
+      fail("PurgeQueueInProgress", `Queue ${name} was purged less than ${limits.purgeCooldownMs / 1000} seconds ago: a queue takes one purge a minute.`, { kind: "purgeCooldown", queueName: name });
+    }
     publishJobChanges(this.notifier, purged.jobChanges, nowMs);
     return purged.deleted;
   }
@@ -356,14 +352,13 @@ export class QueueService {
     const systemAttributes = input.systemAttributes ?? {};
     validateAttributes(attributes);
     const size = messageSizeBytes(input.body, attributes);
-    if (size > queue.config.maximumMessageSizeBytes) {
-      fail("MessageTooLong", `One or more parameters are invalid. Reason: Message must be shorter than ${queue.config.maximumMessageSizeBytes} bytes.`);
-    }
+    const maxBytes = queue.config.maximumMessageSizeBytes;
+    if (size > maxBytes) fail("MessageTooLong", `The message is ${size} bytes with its attributes; queue ${queue.name} takes at most ${maxBytes}.`, { kind: "messageTooLong", maxBytes });
     // FIFO queues take delays only at the queue level (groupFieldsFor rejects a per-message one).
     const delaySeconds = (queue.config.fifoQueue ? undefined : input.delaySeconds) ?? queue.config.delaySeconds;
-    checkInteger("DelaySeconds", delaySeconds, 0, limits.delayMaxSeconds);
+    checkInteger("delaySeconds", delaySeconds, 0, limits.delayMaxSeconds, "messageDelaySeconds");
     const priority = input.priority ?? queue.config.defaultPriority;
-    checkInteger("Sluice.Priority", priority, limits.priorityMin, limits.priorityMax);
+    checkInteger("priority", priority, limits.priorityMin, limits.priorityMax, "messagePriority");
     const group = groupFieldsFor(queue.config, input);
     return {
       messageId: this.ids.messageId(),
@@ -401,20 +396,11 @@ export class QueueService {
    */
   async receiveMessages(queue: QueueRecord, input: ReceiveInput): Promise<ReceivedMessage[]> {
     const max = input.maxMessages ?? 1;
-    if (!Number.isInteger(max) || max < 1 || max > limits.receiveMaxMessages) {
-      fail("InvalidParameterValue", `maxMessages must be an integer from 1 to ${limits.receiveMaxMessages}, got ${max}.`, { kind: "receiveMaxMessages", value: max });
-    }
+    checkInteger("maxMessages", max, 1, limits.receiveMaxMessages, "receiveMaxMessages");
     const visibilitySeconds = input.visibilityTimeoutSeconds ?? queue.config.visibilityTimeoutSeconds;
-    if (!Number.isInteger(visibilitySeconds) || visibilitySeconds < 0 || visibilitySeconds > limits.visibilityTimeoutMaxSeconds) {
-      fail("InvalidParameterValue", `visibilitySeconds must be an integer from 0 to ${limits.visibilityTimeoutMaxSeconds}, got ${visibilitySeconds}.`, {
-        kind: "receiveVisibilitySeconds",
-        value: visibilitySeconds,
-      });
-    }
+    checkInteger("visibilitySeconds", visibilitySeconds, 0, limits.visibilityTimeoutMaxSeconds, "visibilitySeconds");
     const waitSeconds = input.waitTimeSeconds ?? queue.config.receiveMessageWaitTimeSeconds;
-    if (!Number.isInteger(waitSeconds) || waitSeconds < 0 || waitSeconds > limits.waitTimeMaxSeconds) {
-      fail("InvalidParameterValue", `waitSeconds must be an integer from 0 to ${limits.waitTimeMaxSeconds}, got ${waitSeconds}.`, { kind: "receiveWaitSeconds", value: waitSeconds });
-    }
+    checkInteger("waitSeconds", waitSeconds, 0, limits.waitTimeMaxSeconds, "receiveWaitSeconds");
     const fifo = queue.config.fifoQueue;
     const attemptId = fifo ? input.receiveRequestAttemptId : undefined;
     if (attemptId !== undefined) checkReceiveRequestAttemptId(attemptId);
@@ -493,7 +479,10 @@ export class QueueService {
         const handle = receiptHandles[index[k]!]!;
         outcomes[index[k]!] = {
           ok: false,
-          error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`),
+          error: new SluiceError("InvalidParameterValue", "The receipt handle has expired: its visibility timeout ran out, or the message was received again since.", {
+            kind: "receiptHandleExpired",
+            handle,
+          }),
         };
       });
       // A FIFO delete can unblock the rest of its message group: wake long polls to look again —
@@ -528,7 +517,7 @@ export class QueueService {
       try {
         const r = this.receipts.decode(change.receiptHandle);
         if (r.queueId !== queue.id) invalidReceipt(change.receiptHandle);
-        checkInteger("VisibilityTimeout", change.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
+        checkInteger("visibilitySeconds", change.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds, "visibilitySeconds");
         entries.push({ seq: r.seq, token: r.token, visibleAtMs: nowMs + change.visibilityTimeoutSeconds * 1000 });
         index.push(i);
         outcomes.push({ ok: true, value: null });
@@ -550,13 +539,17 @@ export class QueueService {
           ok: false,
           error: new SluiceError(
             "InvalidParameterValue",
-            `Value ${seconds} for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [${limits.visibilityTimeoutMaxSeconds} seconds]`,
+            `A message stays in flight at most ${limits.visibilityTimeoutMaxSeconds} seconds from its receive: ${seconds} more seconds would go beyond.`,
+            { kind: "visibilityBeyondLimit", value: seconds },
           ),
         };
       } else if (result === "notFound") {
         outcomes[index[k]!] = {
           ok: false,
-          error: new SluiceError("InvalidParameterValue", `Value ${handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`),
+          error: new SluiceError("InvalidParameterValue", "The receipt handle's message does not exist, or is not available for a visibility change.", {
+            kind: "receiptHandleNotAvailable",
+            handle,
+          }),
         };
       } else if (result === "changed") {
         changed.push(entries[k]!);
@@ -596,7 +589,10 @@ export class QueueService {
 }
 
 function checkTagCount(queueName: string, tags: Record<string, string>): void {
-  if (Object.keys(tags).length > limits.tagsPerQueueMax) fail("InvalidParameterValue", `Too many tags added for queue ${queueName}.`);
+  const count = Object.keys(tags).length;
+  if (count > limits.tagsPerQueueMax) {
+    fail("InvalidParameterValue", `A queue has at most ${limits.tagsPerQueueMax} tags; ${queueName} would have ${count}.`, { kind: "tagCount", queueName });
+  }
 }
 
 function sameRequestedConfig(existing: QueueConfig, requested: Partial<QueueConfig>): boolean {

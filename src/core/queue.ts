@@ -1,5 +1,5 @@
 /** Queue names, configuration and the record a store keeps for each queue. */
-import { fail } from "./errors.js";
+import { type QueueRangeField, fail } from "./errors.js";
 import { limits } from "./limits.js";
 
 /** Where a queue's messages go after maxReceiveCount receives. Queues by name: ARNs are the SQS layer's. */
@@ -75,38 +75,36 @@ export function isFifoName(name: string): boolean {
   return name.endsWith(".fifo");
 }
 
-/** Validates a queue name as SQS does: 1–80 chars of [A-Za-z0-9_-], FIFO names end in `.fifo`. */
+/** Validates a queue name as SQS takes them: 1–80 chars of [A-Za-z0-9_-], FIFO names end in `.fifo`. */
 export function validateQueueName(name: string, fifoQueue: boolean): void {
   const base = fifoQueue ? name.slice(0, -".fifo".length) : name;
-  if (fifoQueue !== isFifoName(name)) {
-    fail(
-      "InvalidParameterValue",
-      fifoQueue
-        ? "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length."
-        : "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
-    );
-  }
+  const shown = JSON.stringify(name);
+  if (fifoQueue && !isFifoName(name)) fail("InvalidParameterValue", `A FIFO queue's name ends in ".fifo", got ${shown}.`, { kind: "queueName", problem: "fifoSuffixMissing" });
+  if (!fifoQueue && isFifoName(name)) fail("InvalidParameterValue", `Only a FIFO queue's name ends in ".fifo", got ${shown}.`, { kind: "queueName", problem: "fifoSuffixOnStandard" });
   if (name.length < 1 || name.length > limits.queueNameMaxLength || base.length < 1 || !queueNamePattern.test(base)) {
-    fail("InvalidParameterValue", "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length");
+    fail("InvalidParameterValue", `A queue name is 1 to ${limits.queueNameMaxLength} characters: letters, digits, '-' and '_' (a FIFO queue's then ".fifo"), got ${shown}.`, {
+      kind: "queueName",
+      problem: "characters",
+    });
   }
 }
 
-function checkRange(name: string, value: number, min: number, max: number): void {
+function checkRange(field: QueueRangeField, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
-    fail("InvalidAttributeValue", `Invalid value for the parameter ${name}. Reason: must be an integer from ${min} to ${max}.`);
+    fail("InvalidAttributeValue", `${field} must be an integer from ${min} to ${max}, got ${value}.`, { kind: "queueConfigRange", field, value, min, max });
   }
 }
 
-/** Checks the bounds of every numeric field; names are the SQS attribute names users see. */
+/** Checks the bounds of every numeric field. */
 export function validateQueueConfig(config: QueueConfig): void {
-  checkRange("VisibilityTimeout", config.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
-  checkRange("DelaySeconds", config.delaySeconds, 0, limits.delayMaxSeconds);
-  checkRange("MessageRetentionPeriod", config.messageRetentionPeriodSeconds, limits.retentionMinSeconds, limits.retentionMaxSeconds);
-  checkRange("MaximumMessageSize", config.maximumMessageSizeBytes, limits.messageSizeMinBytes, limits.messageSizeMaxBytes);
-  checkRange("ReceiveMessageWaitTimeSeconds", config.receiveMessageWaitTimeSeconds, 0, limits.waitTimeMaxSeconds);
-  checkRange("KmsDataKeyReusePeriodSeconds", config.kmsDataKeyReusePeriodSeconds, 60, 86_400);
-  checkRange("Sluice.DefaultPriority", config.defaultPriority, limits.priorityMin, limits.priorityMax);
+  checkRange("visibilityTimeoutSeconds", config.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds);
+  checkRange("delaySeconds", config.delaySeconds, 0, limits.delayMaxSeconds);
+  checkRange("messageRetentionPeriodSeconds", config.messageRetentionPeriodSeconds, limits.retentionMinSeconds, limits.retentionMaxSeconds);
+  checkRange("maximumMessageSizeBytes", config.maximumMessageSizeBytes, limits.messageSizeMinBytes, limits.messageSizeMaxBytes);
+  checkRange("receiveMessageWaitTimeSeconds", config.receiveMessageWaitTimeSeconds, 0, limits.waitTimeMaxSeconds);
+  checkRange("kmsDataKeyReusePeriodSeconds", config.kmsDataKeyReusePeriodSeconds, 60, 86_400);
+  checkRange("defaultPriority", config.defaultPriority, limits.priorityMin, limits.priorityMax);
   if (config.redrivePolicy) {
-    checkRange("RedrivePolicy.maxReceiveCount", config.redrivePolicy.maxReceiveCount, 1, 1000);
+    checkRange("redrivePolicy.maxReceiveCount", config.redrivePolicy.maxReceiveCount, 1, limits.redriveMaxReceiveCountMax);
   }
 }

@@ -3,7 +3,7 @@
  * RedriveAllowPolicy admits the source), resolving the target on receive, and finding a DLQ's
  * source queues. Queues are named by name (the SQS layer turns its ARNs into names and back).
  */
-import { type ErrorSubject, fail } from "./errors.js";
+import { type ErrorSubject, checkInteger, fail } from "./errors.js";
 import { limits } from "./limits.js";
 import type { QueueConfig, QueueRecord, RedrivePolicy } from "./queue.js";
 import type { DeadLetterTarget } from "./store.js";
@@ -69,9 +69,7 @@ export async function listDeadLetterSourceQueues(
 ): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
   await queues.getQueue(name);
   const limit = p.maxResults ?? limits.listDeadLetterSourceQueuesMaxResults;
-  if (!Number.isInteger(limit) || limit < 1 || limit > limits.listDeadLetterSourceQueuesMaxResults) {
-    fail("InvalidParameterValue", `Value ${limit} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listDeadLetterSourceQueuesMaxResults}.`);
-  }
+  checkInteger("maxResults", limit, 1, limits.listDeadLetterSourceQueuesMaxResults, "deadLetterSourcesLimit");
   const found: QueueRecord[] = [];
   let afterName = p.afterName;
   for (;;) {

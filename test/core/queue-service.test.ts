@@ -148,7 +148,7 @@ describe("messages", () => {
     const [tooLong] = await change(43_200);
     expect(tooLong!.ok ? "ok" : [tooLong!.error.code, tooLong!.error.message]).toEqual([
       "InvalidParameterValue",
-      "Value 43200 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]",
+      "A message stays in flight at most 43200 seconds from its receive: 43200 more seconds would go beyond.",
     ]);
     const [upToTheLimit] = await change(11 * 3_600);
     expect(upToTheLimit!.ok).toBe(true);

@@ -155,6 +155,116 @@ describe("core's errors in SQS's words", () => {
     expect(await refused(fifoQueue, { body: "m", groupId: "g", delaySeconds: 5 })).toBe("A FIFO queue takes no delay per message (the queue's own delay applies), got 5 seconds.");
   });
 
+  it("receipt handle and visibility refusals, alone and as batch entries, in SQS's texts", async () => {
+    const std = await h.createQueue("std");
+    const fifo = await h.createQueue("f.fifo", { FifoQueue: "true", ContentBasedDeduplication: "true" });
+    const receive = async (url: string, visibility: number): Promise<string> => {
+      const res = await h.json("ReceiveMessage", { QueueUrl: url, VisibilityTimeout: visibility });
+      return (res.json() as { Messages: Array<{ ReceiptHandle: string }> }).Messages[0]!.ReceiptHandle;
+    };
+    const batchFailures = async (action: string, url: string, entry: object): Promise<unknown> => {
+      const res = await h.json(action, { QueueUrl: url, Entries: [{ Id: "e", ...entry }] });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { Failed: Array<{ Code: string; Message: string }> }).Failed.map((f) => [f.Code, f.Message]);
+    };
+    await h.json("SendMessage", { QueueUrl: std, MessageBody: "m" });
+    await h.json("SendMessage", { QueueUrl: fifo, MessageBody: "m", MessageGroupId: "g" });
+
+    // VisibilityTimeout out of range, and past 12 hours from the receive.
+    const held = await receive(std, 43_200);
+    const range = "Value 43201 for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and 43200.";
+    expect(await errorOf("ChangeMessageVisibility", { QueueUrl: std, ReceiptHandle: held, VisibilityTimeout: 43_201 })).toEqual({ type: "InvalidParameterValueException", message: range });
+    expect(await batchFailures("ChangeMessageVisibilityBatch", std, { ReceiptHandle: held, VisibilityTimeout: 43_201 })).toEqual([["InvalidParameterValue", range]]);
+    h.clock.advance(3_600_000);
+    const beyond = "Value 43200 for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [43200 seconds]";
+    expect((await errorOf("ChangeMessageVisibility", { QueueUrl: std, ReceiptHandle: held, VisibilityTimeout: 43_200 })).message).toBe(beyond);
+    expect(await batchFailures("ChangeMessageVisibilityBatch", std, { ReceiptHandle: held, VisibilityTimeout: 43_200 })).toEqual([["InvalidParameterValue", beyond]]);
+
+    // A deleted message's handle can't change its visibility.
+    expect((await h.json("DeleteMessage", { QueueUrl: std, ReceiptHandle: held })).statusCode).toBe(200);
+    const gone = `Value ${held} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`;
+    expect((await errorOf("ChangeMessageVisibility", { QueueUrl: std, ReceiptHandle: held, VisibilityTimeout: 5 })).message).toBe(gone);
+    expect(await batchFailures("ChangeMessageVisibilityBatch", std, { ReceiptHandle: held, VisibilityTimeout: 5 })).toEqual([["InvalidParameterValue", gone]]);
+
+    // A FIFO handle whose lease ran out can't delete.
+    const lapsed = await receive(fifo, 1);
+    h.clock.advance(1_000);
+    const expired = `Value ${lapsed} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`;
+    expect(await errorOf("DeleteMessage", { QueueUrl: fifo, ReceiptHandle: lapsed })).toEqual({ type: "InvalidParameterValueException", message: expired });
+    expect(await batchFailures("DeleteMessageBatch", fifo, { ReceiptHandle: lapsed })).toEqual([["InvalidParameterValue", expired]]);
+    const query = await h.query({ Action: "DeleteMessageBatch", QueueUrl: fifo, "DeleteMessageBatchRequestEntry.1.Id": "e", "DeleteMessageBatchRequestEntry.1.ReceiptHandle": lapsed });
+    expect(unescapeXml(xmlText(query.body, "Message") ?? "")).toBe(expired);
+
+    // Core's own words.
+    const queue = await h.queues.getQueue("f.fifo");
+    const [outcome] = await h.queues.deleteMessages(queue, [lapsed]);
+    expect(outcome!.ok ? "deleted" : outcome!.error.message).toBe("The receipt handle has expired: its visibility timeout ran out, or the message was received again since.");
+  });
+
+  it("queue settings, names, tags, list sizes, purges and sizes refused in SQS's texts; core names them as its config does", async () => {
+    await h.createQueue("dlq");
+    const url = await h.createQueue("q");
+    const attributeValue = (attribute: string, min: number, max: number): { type: string; message: string } => ({
+      type: "InvalidAttributeValue",
+      message: `Invalid value for the parameter ${attribute}. Reason: must be an integer from ${min} to ${max}.`,
+    });
+    const cases: Array<[Record<string, string>, string, number, number]> = [
+      [{ VisibilityTimeout: "43201" }, "VisibilityTimeout", 0, 43_200],
+      [{ DelaySeconds: "901" }, "DelaySeconds", 0, 900],
+      [{ MessageRetentionPeriod: "59" }, "MessageRetentionPeriod", 60, 1_209_600],
+      [{ MaximumMessageSize: "1023" }, "MaximumMessageSize", 1_024, 1_048_576],
+      [{ ReceiveMessageWaitTimeSeconds: "21" }, "ReceiveMessageWaitTimeSeconds", 0, 20],
+      [{ KmsDataKeyReusePeriodSeconds: "59" }, "KmsDataKeyReusePeriodSeconds", 60, 86_400],
+      [{ "Sluice.DefaultPriority": "10" }, "Sluice.DefaultPriority", 0, 9],
+      [{ RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 1001 }) }, "RedrivePolicy.maxReceiveCount", 1, 1000],
+    ];
+    for (const [attributes, attribute, min, max] of cases) {
+      expect(await errorOf("CreateQueue", { QueueName: "new", Attributes: attributes })).toEqual(attributeValue(attribute, min, max));
+      expect(await errorOf("SetQueueAttributes", { QueueUrl: url, Attributes: attributes })).toEqual(attributeValue(attribute, min, max));
+    }
+
+    const standardName = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length";
+    expect(await errorOf("CreateQueue", { QueueName: "bad name" })).toEqual({ type: "InvalidParameterValueException", message: standardName });
+    expect((await errorOf("CreateQueue", { QueueName: "x".repeat(81) })).message).toBe(standardName);
+    expect((await errorOf("CreateQueue", { QueueName: "f", Attributes: { FifoQueue: "true" } })).message).toBe(
+      "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to 80 in length.",
+    );
+
+    const tags = (n: number, from = 0): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${from + i}`, "v"]));
+    expect(await errorOf("CreateQueue", { QueueName: "tagged", tags: tags(51) })).toEqual({ type: "InvalidParameterValueException", message: "Too many tags added for queue tagged." });
+    expect((await h.json("TagQueue", { QueueUrl: url, Tags: tags(50) })).statusCode).toBe(200);
+    expect((await errorOf("TagQueue", { QueueUrl: url, Tags: tags(1, 50) })).message).toBe("Too many tags added for queue q.");
+
+    expect(await errorOf("ListQueues", { MaxResults: 1001 })).toEqual({ type: "InvalidParameterValueException", message: "Value 1001 for parameter MaxResults is invalid. Reason: Must be between 1 and 1000." });
+    expect((await errorOf("ListDeadLetterSourceQueues", { QueueUrl: url, MaxResults: 1001 })).message).toBe("Value 1001 for parameter MaxResults is invalid. Reason: Must be between 1 and 1000.");
+    expect((await errorOf("SendMessage", { QueueUrl: url, MessageBody: "m", DelaySeconds: 901 })).message).toBe("Value 901 for parameter DelaySeconds is invalid. Reason: Must be between 0 and 900.");
+
+    expect(await errorOf("SetQueueAttributes", { QueueUrl: url, Attributes: { FifoQueue: "true" } })).toEqual({ type: "InvalidAttributeName", message: "Unknown Attribute FifoQueue." });
+    expect((await h.json("PurgeQueue", { QueueUrl: url })).statusCode).toBe(200);
+    expect(await errorOf("PurgeQueue", { QueueUrl: url })).toEqual({ type: "PurgeQueueInProgress", message: "Only one PurgeQueue operation on q is allowed every 60 seconds." });
+    const small = await h.createQueue("small", { MaximumMessageSize: "1024" });
+    expect(await errorOf("SendMessage", { QueueUrl: small, MessageBody: "x".repeat(1025) })).toEqual({
+      type: "InvalidParameterValueException",
+      message: "One or more parameters are invalid. Reason: Message must be shorter than 1024 bytes.",
+    });
+
+    // Core names them by its config's fields and its inputs (what the admin API shows).
+    const refused = async (action: Promise<unknown>): Promise<string> => ((await action.catch((err: Error) => err)) as Error).message;
+    expect(await refused(h.queues.createQueue({ name: "new", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("visibilityTimeoutSeconds must be an integer from 0 to 43200, got 43201.");
+    expect(await refused(h.queues.updateQueueConfig("q", { redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 0 } }))).toBe(
+      "redrivePolicy.maxReceiveCount must be an integer from 1 to 1000, got 0.",
+    );
+    expect(await refused(h.queues.createQueue({ name: "bad name" }))).toBe(`A queue name is 1 to 80 characters: letters, digits, '-' and '_' (a FIFO queue's then ".fifo"), got "bad name".`);
+    expect(await refused(h.queues.createQueue({ name: "f", config: { fifoQueue: true } }))).toBe(`A FIFO queue's name ends in ".fifo", got "f".`);
+    expect(await refused(h.queues.tagQueue("q", tags(1, 50)))).toBe("A queue has at most 50 tags; q would have 51.");
+    expect(await refused(h.queues.listQueues({ maxResults: 0 }))).toBe("maxResults must be an integer from 1 to 1000, got 0.");
+    const queue = await h.queues.getQueue("q");
+    expect(await refused(h.queues.sendMessage(queue, { body: "m", priority: 10 }))).toBe("priority must be an integer from 0 to 9, got 10.");
+    expect(await refused(h.queues.updateQueueConfig("q", { fifoQueue: true }))).toBe("A queue's type (FIFO or standard) is set when it is created and can't change.");
+    expect(await refused(h.queues.purgeQueue("q"))).toBe("Queue q was purged less than 60 seconds ago: a queue takes one purge a minute.");
+    expect(await refused(h.queues.sendMessage(await h.queues.getQueue("small"), { body: "x".repeat(1025) }))).toBe("The message is 1025 bytes with its attributes; queue small takes at most 1024.");
+  });
+
   it("a second active move task is refused with SQS's text", async () => {
     await h.createQueue("dlq");
     await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });

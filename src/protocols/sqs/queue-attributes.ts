@@ -6,7 +6,7 @@
 import { jsonTooDeep, maxJsonDepth } from "../http/json-depth.js";
 import { differingConfigKeys, fail, limits, type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, type QueueStats } from "../../core/index.js";
 import { type SqsIdentity, queueArn, queueNameFromArn } from "./queue-url.js";
-import { redrivePolicyJson } from "./sqs-wording.js";
+import { attributeOfConfigKey, redrivePolicyJson } from "./sqs-wording.js";
 
 type ConfigPatch = Partial<QueueConfig>;
 
@@ -234,26 +234,6 @@ function applyEncryptionChoice(patch: ConfigPatch): void {
   // An own property set to undefined, so it overrides the stored key when the patch is applied.
   else if (patch.sqsManagedSseEnabled === true) patch.kmsMasterKeyId = undefined;
 }
-
-/** The attribute that sets each config field: SQS names attributes in errors, not fields. */
-const attributeOfConfigKey: Record<keyof QueueConfig, string> = {
-  visibilityTimeoutSeconds: "VisibilityTimeout",
-  delaySeconds: "DelaySeconds",
-  messageRetentionPeriodSeconds: "MessageRetentionPeriod",
-  maximumMessageSizeBytes: "MaximumMessageSize",
-  receiveMessageWaitTimeSeconds: "ReceiveMessageWaitTimeSeconds",
-  fifoQueue: "FifoQueue",
-  contentBasedDeduplication: "ContentBasedDeduplication",
-  deduplicationScope: "DeduplicationScope",
-  fifoThroughputLimit: "FifoThroughputLimit",
-  redrivePolicy: "RedrivePolicy",
-  redriveAllowPolicy: "RedriveAllowPolicy",
-  kmsMasterKeyId: "KmsMasterKeyId",
-  kmsDataKeyReusePeriodSeconds: "KmsDataKeyReusePeriodSeconds",
-  sqsManagedSseEnabled: "SqsManagedSseEnabled",
-  policy: "Policy",
-  defaultPriority: "Sluice.DefaultPriority",
-};
 
 /** SQS's QueueAlreadyExists: it names the attribute(s) whose value differs. */
 export function queueExistsOtherwise(existing: QueueConfig, requested: Partial<QueueConfig>): never {

@@ -3,7 +3,7 @@
  * way (an error's `subject`, a move task's failure); SQS answers with ARNs, its parameter names and
  * the texts it is recorded giving.
  */
-import type { ErrorSubject, MoveTaskRecord, RedrivePolicy, SluiceError } from "../../core/index.js";
+import type { ErrorSubject, MoveTaskRecord, QueueConfig, RedrivePolicy, SluiceError } from "../../core/index.js";
 import { limits } from "../../core/index.js";
 import { type SqsIdentity, queueArn } from "./queue-url.js";
 
@@ -14,7 +14,30 @@ export function redrivePolicyJson(identity: SqsIdentity, policy: RedrivePolicy):
 
 const resourceMissing = (parameter: string): string => `The resource that you specified for the ${parameter} parameter doesn't exist.`;
 
+/** The attribute that sets each config field: SQS names attributes in errors, not fields. */
+export const attributeOfConfigKey: Record<keyof QueueConfig, string> = {
+  visibilityTimeoutSeconds: "VisibilityTimeout",
+  delaySeconds: "DelaySeconds",
+  messageRetentionPeriodSeconds: "MessageRetentionPeriod",
+  maximumMessageSizeBytes: "MaximumMessageSize",
+  receiveMessageWaitTimeSeconds: "ReceiveMessageWaitTimeSeconds",
+  fifoQueue: "FifoQueue",
+  contentBasedDeduplication: "ContentBasedDeduplication",
+  deduplicationScope: "DeduplicationScope",
+  fifoThroughputLimit: "FifoThroughputLimit",
+  redrivePolicy: "RedrivePolicy",
+  redriveAllowPolicy: "RedriveAllowPolicy",
+  kmsMasterKeyId: "KmsMasterKeyId",
+  kmsDataKeyReusePeriodSeconds: "KmsDataKeyReusePeriodSeconds",
+  sqsManagedSseEnabled: "SqsManagedSseEnabled",
+  policy: "Policy",
+  defaultPriority: "Sluice.DefaultPriority",
+};
+
 const fifoIdParameters = { groupId: "MessageGroupId", deduplicationId: "MessageDeduplicationId", receiveAttemptId: "ReceiveRequestAttemptId" } as const;
+
+/** SQS's words for a number out of its range. */
+const rangeMessage = (value: number, parameter: string, min: number, max: number): string => `Value ${value} for parameter ${parameter} is invalid. Reason: Must be between ${min} and ${max}.`;
 
 /** A message attribute's fault, in SQS's recorded texts. */
 function messageAttributeMessage(subject: Extract<ErrorSubject, { kind: "messageAttribute" }>): string {
@@ -55,16 +78,46 @@ export function sqsMessageOf(err: SluiceError, identity: SqsIdentity): string {
     case "moveTaskHandle":
       return "Value for parameter TaskHandle is invalid.";
     case "moveTaskRate":
-      return `Value ${subject.value} for parameter MaxNumberOfMessagesPerSecond is invalid. Reason: Must be between ${limits.moveTaskRateMin} and ${limits.moveTaskRateMax}.`;
+      return rangeMessage(subject.value, "MaxNumberOfMessagesPerSecond", limits.moveTaskRateMin, limits.moveTaskRateMax);
     case "moveTaskListLimit":
-      return `Value ${subject.value} for parameter MaxResults is invalid. Reason: Must be between 1 and ${limits.listMoveTasksMaxResults}.`;
+      return rangeMessage(subject.value, "MaxResults", 1, limits.listMoveTasksMaxResults);
     // SQS's own words for a receive's ranges (recorded against it in LocalStack's AWS-validated suite).
     case "receiveMaxMessages":
       return `Value ${subject.value} for parameter MaxNumberOfMessages is invalid. Reason: Must be between 1 and ${limits.receiveMaxMessages}, if provided.`;
-    case "receiveVisibilitySeconds":
-      return `Value ${subject.value} for parameter VisibilityTimeout is invalid. Reason: Must be between 0 and ${limits.visibilityTimeoutMaxSeconds}.`;
     case "receiveWaitSeconds":
       return `Value ${subject.value} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${limits.waitTimeMaxSeconds}, if provided.`;
+    case "visibilitySeconds":
+      return rangeMessage(subject.value, "VisibilityTimeout", 0, limits.visibilityTimeoutMaxSeconds);
+    case "messageDelaySeconds":
+      return rangeMessage(subject.value, "DelaySeconds", 0, limits.delayMaxSeconds);
+    case "messagePriority":
+      return rangeMessage(subject.value, "Sluice.Priority", limits.priorityMin, limits.priorityMax);
+    case "listQueuesLimit":
+      return rangeMessage(subject.value, "MaxResults", 1, limits.listQueuesMaxResults);
+    case "deadLetterSourcesLimit":
+      return rangeMessage(subject.value, "MaxResults", 1, limits.listDeadLetterSourceQueuesMaxResults);
+    case "visibilityBeyondLimit":
+      return `Value ${subject.value} for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [${limits.visibilityTimeoutMaxSeconds} seconds]`;
+    case "receiptHandleExpired":
+      return `Value ${subject.handle} for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.`;
+    case "receiptHandleNotAvailable":
+      return `Value ${subject.handle} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`;
+    case "queueConfigRange": {
+      const attribute = subject.field === "redrivePolicy.maxReceiveCount" ? "RedrivePolicy.maxReceiveCount" : attributeOfConfigKey[subject.field];
+      return `Invalid value for the parameter ${attribute}. Reason: must be an integer from ${subject.min} to ${subject.max}.`;
+    }
+    case "queueName":
+      return subject.problem === "fifoSuffixMissing"
+        ? `The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end with .fifo suffix and be 1 to ${limits.queueNameMaxLength} in length.`
+        : `Can only include alphanumeric characters, hyphens, or underscores. 1 to ${limits.queueNameMaxLength} in length`;
+    case "tagCount":
+      return `Too many tags added for queue ${subject.queueName}.`;
+    case "queueTypeChange":
+      return "Unknown Attribute FifoQueue.";
+    case "purgeCooldown":
+      return `Only one PurgeQueue operation on ${subject.queueName} is allowed every 60 seconds.`;
+    case "messageTooLong":
+      return `One or more parameters are invalid. Reason: Message must be shorter than ${subject.maxBytes} bytes.`;
     case "fifoId": {
       const parameter = fifoIdParameters[subject.field];
       return `Value ${subject.value} for parameter ${parameter} is invalid. Reason: ${parameter} can only include alphanumeric and punctuation characters. 1 to ${limits.fifoIdMaxLength} in length.`;
