@@ -44,6 +44,8 @@ interface Node {
 const nodes: Node[] = [];
 /** Requests the kill cut (failed because their node was down or restarted). */
 let cutByKill = 0;
+/** Requests begun and not yet answered, by node name: the kill waits for one on its node. */
+const inFlightOn = new Map<string, number>();
 
 afterEach(async () => {
   await killAllChildren();
@@ -65,6 +67,7 @@ async function startNode(name: string, dataDir: string, port?: number): Promise<
  */
 async function onNode<T>(node: Node, op: (node: Node) => Promise<T>): Promise<T | undefined> {
   const generation = node.generation;
+  inFlightOn.set(node.name, (inFlightOn.get(node.name) ?? 0) + 1);
   try {
     return await op(node);
   } catch (err) {
@@ -73,6 +76,8 @@ async function onNode<T>(node: Node, op: (node: Node) => Promise<T>): Promise<T 
       return undefined;
     }
     throw err;
+  } finally {
+    inFlightOn.set(node.name, inFlightOn.get(node.name)! - 1);
   }
 }
 
@@ -295,7 +300,8 @@ describe("three nodes on one PostgreSQL, one killed with SIGKILL under load", ()
     await until("load on all three nodes", () => stdAcked.size >= 150 && fifoAckedTotal() >= 30 && completionsOf.size >= 20);
     expect(failures).toEqual([]);
 
-    // kill -9 node C mid-load.
+    // kill -9 node C mid-load, with requests in flight to it (not between two of them on a busy machine).
+    await until("requests in flight to node C", () => (inFlightOn.get("C") ?? 0) >= 2);
     const before = { std: stdAcked.size, fifo: fifoAckedTotal(), jobs: completionsOf.size };
     nodeC.down = true;
     process.kill(nodeC.server.pid, "SIGKILL");
