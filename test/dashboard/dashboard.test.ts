@@ -285,6 +285,8 @@ describe("dashboard", () => {
     // One schedule's page: its definition and every next run the server gives.
     await row("nightly").getByRole("link", { name: "nightly" }).click();
     await page.getByRole("heading", { level: 1, name: /^nightly/ }).waitFor();
+    // The heading shows while the schedule loads; its runs list only once it has.
+    await page.locator('ol[data-field="nextRuns"]').waitFor();
     expect(await page.locator('ol[data-field="nextRuns"] time').evaluateAll((ts) => ts.map((t) => t.getAttribute("datetime")))).toEqual(nightly.nextRuns);
     expect(await page.getByLabel("Input").textContent()).toBe(JSON.stringify({ report: "daily" }, null, 2));
     expect(await page.getByLabel("Job options").textContent()).toBe(JSON.stringify({ priority: 5 }, null, 2));
