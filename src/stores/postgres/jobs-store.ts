@@ -45,7 +45,7 @@ import type { Db, Queryable } from "./db.js";
 import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
 import { holdTenantGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
-import { isForeignKeyViolation } from "./rows.js";
+import { isForeignKeyViolation, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases, queueHasTenants } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
@@ -398,7 +398,7 @@ async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): 
     const { rows } = await tx.query<ReadyRow>(
       `SELECT seq, message_id, priority, sent_at_ms FROM messages
        WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
-       ORDER BY priority DESC, visible_at_ms, seq LIMIT $4 FOR UPDATE SKIP LOCKED`,
+       ORDER BY ${readyOrder} LIMIT $4 FOR UPDATE SKIP LOCKED`,
       [p.queueId, p.nowMs, p.minSentAtMs, wanted],
     );
     if (rows.length === 0) return;

@@ -16,6 +16,7 @@ import type { JobLeaseParams, JobLeaseResult } from "../../core/jobs/job-store.j
 import { type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens } from "../../core/jobs/lease-limits.js";
 import type { Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
+import { readyOrder } from "./rows.js";
 
 /** The first key of pg_advisory_xact_lock(int, int) for a queue's lease lock; the second is the queue's id. */
 const leaseLockClass = 0x511d0;
@@ -93,8 +94,6 @@ async function countRunning(tx: Queryable, queueId: number): Promise<number> {
   const { rows } = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE queue_id = $1 AND status = 'running'", [queueId]);
   return rows[0]!.n;
 }
-
-const readyOrder = "priority DESC, visible_at_ms, seq";
 
 /**
  * Rounds over the ready tenants, least served first, one job per tenant per round, up to

@@ -16,13 +16,12 @@ import type { Db, Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import type { ReceivesTogether } from "./receives-together.js";
-import { type MessageRow, toMessage } from "./rows.js";
+import { type MessageRow, readyOrder, toMessage } from "./rows.js";
 
 /** A FIFO group is in flight while any of its first 10 messages is (receives lease leading runs of ≤ 10). */
 const fifoLookahead = 10;
 /** Expired attempt rows deleted per receive that records one. */
 const attemptCleanupBatch = 100;
-const readyOrder = "priority DESC, visible_at_ms, seq";
 
 const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $3),
   received_at_ms = $3, receipt_token = $4`;

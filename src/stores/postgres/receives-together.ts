@@ -13,7 +13,7 @@
  */
 import type { MessageReceiveParams as ReceiveParams, ReceiveResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
-import { type MessageRow, messageColumns, toMessage } from "./rows.js";
+import { type MessageRow, messageColumns, readyOrder, toMessage } from "./rows.js";
 import { type Pending, TurnBatch } from "./turn-batch.js";
 
 /** Undefined: the queue has message groups; the caller receives in a transaction instead. */
@@ -35,8 +35,8 @@ const statement: NamedStatement = {
   picked AS (
     SELECT seq, priority, visible_at_ms FROM messages
     WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $5 AND sent_at_ms >= $6 AND NOT ${hasGroupsCondition}
-    ORDER BY priority DESC, visible_at_ms, seq LIMIT $7 FOR UPDATE SKIP LOCKED),
-  ranked AS (SELECT seq, row_number() OVER (ORDER BY priority DESC, visible_at_ms, seq) AS rank FROM picked),
+    ORDER BY ${readyOrder} LIMIT $7 FOR UPDATE SKIP LOCKED),
+  ranked AS (SELECT seq, row_number() OVER (ORDER BY ${readyOrder}) AS rank FROM picked),
   shared AS (SELECT r.seq, r.rank, w.ord, w.visible_until_ms, w.receipt_token FROM ranked r JOIN wanted w ON r.rank > w.skip AND r.rank <= w.skip + w.max),
   leased AS (UPDATE messages m SET visible_at_ms = s.visible_until_ms, receive_count = m.receive_count + 1,
       first_received_at_ms = coalesce(m.first_received_at_ms, $5), received_at_ms = $5, receipt_token = s.receipt_token

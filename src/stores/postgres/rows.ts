@@ -52,6 +52,9 @@ export interface MessageRow {
 }
 
 /** MessageRow's columns, for statements that name them (prepared ones: db.ts). */
+/** The order messages become ready in: every receive and lease takes them in it. */
+export const readyOrder = "priority DESC, visible_at_ms, seq";
+
 export const messageColumns = [
   "seq", "queue_id", "message_id", "body", "attributes", "system_attributes", "body_md5", "attributes_md5", "system_attributes_md5", "sent_at_ms",
   "visible_at_ms", "priority", "group_id", "dedup_id", "sender_id", "receive_count", "first_received_at_ms", "received_at_ms", "receipt_token", "dead_letter_source",
