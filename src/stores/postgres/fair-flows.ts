@@ -5,6 +5,12 @@
  */
 import type { Queryable } from "./db.js";
 
+/** Whether the queue has message groups (a job queue's tenants): its receives and leases then share it fairly. */
+export async function queueHasGroups(q: Queryable, queueId: number): Promise<boolean> {
+  const { rowCount } = await q.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [queueId]);
+  return (rowCount ?? 0) > 0;
+}
+
 /**
  * When the queue has ungrouped messages ready: the ungrouped flow joins at the lowest count of the
  * groups (it can't bank credit while the queue had no groups, nor fall behind them).

@@ -43,11 +43,11 @@ import {
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
 import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
-import { holdTenantGroups } from "./fair-flows.js";
+import { holdTenantGroups, queueHasGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
-import { type ReadyRow, leaseLimited, lockLimitedLeases, queueHasTenants } from "./limited-lease.js";
+import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, parentsForSubmit } from "./job-dependencies.js";
 
@@ -378,7 +378,7 @@ async function applyAck(tx: Queryable, ack: JobAck, nowMs: number): Promise<JobA
  * says, otherwise in receive order. `tenants`: whether the queue has any, if already known.
  */
 async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants?: boolean): Promise<void> {
-  const hasTenants = tenants ?? (await queueHasTenants(tx, p.queueId));
+  const hasTenants = tenants ?? (await queueHasGroups(tx, p.queueId));
   if (!hasTenants && !hasLeaseLimits(p.limits)) return leasePlain(tx, p, r);
   return leaseLimited(
     tx,

@@ -46,12 +46,6 @@ export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; lim
   await tx.query("SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)", [leaseLockClass, p.queueId]);
 }
 
-/** Whether the queue has tenants (message groups): its leases then share it fairly. */
-export async function queueHasTenants(q: Queryable, queueId: number): Promise<boolean> {
-  const { rowCount } = await q.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [queueId]);
-  return (rowCount ?? 0) > 0;
-}
-
 /**
  * A lease on a queue with limits or tenants: as many as the limits allow now, tenants' jobs in fair
  * order; `r.limited` says what held it back with jobs ready.

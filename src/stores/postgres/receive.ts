@@ -13,7 +13,7 @@
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import type { Db, Queryable } from "./db.js";
-import { joinUngroupedFlow } from "./fair-flows.js";
+import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import type { ReceivesTogether } from "./receives-together.js";
 import { type MessageRow, readyOrder, toMessage } from "./rows.js";
@@ -40,7 +40,7 @@ export async function receiveMessages(db: Db, together: ReceivesTogether, p: Rec
     }
     const run = new ReceiveRun(tx, p, touched);
     if (p.fifo) await receiveFifo(run);
-    else if (await hasGroups(tx, p.queueId)) await receiveFair(run);
+    else if (await queueHasGroups(tx, p.queueId)) await receiveFair(run);
     else await receivePlain(run);
     await run.finish();
     if (p.attempt && run.messages.length > 0) await recordAttempt(tx, p, p.attempt, run.messages);
@@ -49,11 +49,6 @@ export async function receiveMessages(db: Db, together: ReceivesTogether, p: Rec
   // Groups that lost messages to the dead-letter queue may be empty now.
   if (touched.size > 0) await settleGroups(db, p.queueId, touched);
   return result;
-}
-
-async function hasGroups(tx: Queryable, queueId: number): Promise<boolean> {
-  const { rowCount } = await tx.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id > '' LIMIT 1", [queueId]);
-  return (rowCount ?? 0) > 0;
 }
 
 /** Ungrouped ready messages, in a transaction (dead-lettering or an attempt id). */
