@@ -2,7 +2,9 @@
  * README.md's jobs SDK snippet, run as written (only the URL swapped) against a fresh server: it
  * must finish on its own and print what its `console.log` comment says.
  */
-import { readFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/cli.js";
@@ -29,6 +31,26 @@ describe("README.md SDK snippet", () => {
 });
 
 describe("README.md quick starts", () => {
+  it("the JavaScript SQS quick start runs as saved to a .mjs file and prints the message it received", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((block) => block.includes("@aws-sdk/client-sqs"));
+    expect(blocks).toHaveLength(1);
+    const server = await startTestServer();
+    expect(blocks[0]).toContain('"http://127.0.0.1:9324"');
+    // Under the repo root, so `@aws-sdk/client-sqs` resolves as it would in the reader's project.
+    const dir = join(repoRoot, ".tmp");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `quickstart-${process.pid}.mjs`);
+    writeFileSync(file, blocks[0]!.replaceAll('"http://127.0.0.1:9324"', JSON.stringify(server.url)));
+    try {
+      // Asynchronously: the test server runs in this process and must keep answering.
+      const run = await promisify(execFile)(process.execPath, [file], { encoding: "utf8", timeout: 40_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } });
+      expect(oneLine(run.stdout)).toMatch(expectedOutputPattern(blocks[0]!));
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }, 60_000);
+
   it("the SQS quick start and the jobs examples use different queues, so a reader running them in order gets no leftover messages as jobs", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const sqsPart = readme.slice(readme.indexOf("## Use it from an SQS client"), readme.indexOf("## Run async inference jobs"));
