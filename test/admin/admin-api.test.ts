@@ -239,7 +239,7 @@ describe("stats over Server-Sent Events", () => {
     const stream = await openEventStream(`${s.url}/v1/queues/w-dlq/events?intervalSeconds=1`);
     try {
       const first = await stream.next();
-      expect(first).toMatchObject({ event: "queue", data: { queue: { name: "w-dlq", stats: { messages: { visible: 1 } } }, redrives: [] } });
+      expect(first).toMatchObject({ event: "queue", data: { queue: { name: "w-dlq", stats: { messages: { visible: 1 } } }, redrives: [], deadLetterSources: ["w"] } });
       const { task } = await ok("POST", "/v1/queues/w-dlq/redrive", {}, 201);
       await s.server.queues.moveTasks.runner.idle();
       s.clock.advance(1_000);

@@ -3,7 +3,7 @@
  * downloaded) for the dashboard tests, with axe-core's accessibility check and a screenshot helper.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { copyFile, mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type Page, chromium } from "playwright-core";
@@ -48,11 +48,23 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
 }
 
-/** Screenshots go to .tmp/screenshots/ (docs/ keeps two, copied from there: docs/dashboard.md). */
+/** The screenshots docs/ shows, by the name the dashboard test takes them under. */
+export const docsScreenshots: Readonly<Record<string, string>> = {
+  queues: "docs/dashboard-queues.png",
+  "queue-redrive": "docs/dashboard-redrive.png",
+  schedules: "docs/dashboard-schedules.png",
+};
+
+/**
+ * Screenshots go to .tmp/screenshots/; with SLUICE_DOCS_SCREENSHOTS=1 (`npm run docs:screenshots`)
+ * the ones docs/ shows are written there too, so the docs' pictures are the UI as it is.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const dir = join(repoRoot, ".tmp", "screenshots");
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
+  const docsPath = docsScreenshots[name];
+  if (docsPath !== undefined && process.env.SLUICE_DOCS_SCREENSHOTS === "1") await copyFile(path, join(repoRoot, docsPath));
   return path;
 }

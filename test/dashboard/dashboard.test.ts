@@ -133,6 +133,8 @@ describe("dashboard", () => {
     await expectAccessible();
     await dialog.getByRole("button", { name: "Purge", exact: true }).click();
     await page.getByText("Purged 1 messages.").waitFor();
+    // orders is no dead-letter queue: nothing to redrive.
+    expect(await page.getByRole("heading", { name: "Redrive" }).count()).toBe(0);
     expect((await s.api("GET", "/v1/queues/orders")).body.queue.stats.messages.visible).toBe(0);
     await expectAccessible();
   });
@@ -142,6 +144,7 @@ describe("dashboard", () => {
     for (let n = 0; n < 3; n++) ids.push(await failedJob("embed", { n }));
     await page.goto(`${s.url}/ui/queues/embed-dlq`);
     await textBecomes('dd[data-stat="visible"]', "3");
+    await page.locator("p", { hasText: "Dead-letter queue of embed." }).waitFor();
     await page.getByLabel("At most, messages per second").fill("1");
     await page.getByRole("button", { name: "Start redrive" }).click();
     await page.getByText("Redrive started: 3 messages to move.").waitFor();

@@ -35,3 +35,16 @@ describe("documentation links", () => {
     expect(outside).toEqual([]);
   });
 });
+
+describe("documentation screenshots", () => {
+  it("every dashboard picture the docs show is one the dashboard test takes (npm run docs:screenshots remakes them)", async () => {
+    const { docsScreenshots } = await import("../dashboard/browser.js");
+    const shown = new Set(docs.flatMap((doc) => {
+      const text = readFileSync(join(repoRoot, doc), "utf8");
+      return [...text.matchAll(/!\[[^\]]*\]\(([^)\s]+\.png)\)/g)].map((m) => normalize(join(dirname(doc), m[1]!)));
+    }));
+    const dashboardTest = readFileSync(join(repoRoot, "test/dashboard/dashboard.test.ts"), "utf8");
+    const taken = new Set([...dashboardTest.matchAll(/screenshot\(page, "([\w-]+)"\)/g)].map((m) => docsScreenshots[m[1]!]).filter((p): p is string => p !== undefined));
+    expect([...shown].filter((p) => p.startsWith("docs/dashboard-")).sort()).toEqual([...taken].sort());
+  });
+});

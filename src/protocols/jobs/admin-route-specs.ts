@@ -80,7 +80,7 @@ export const adminRouteSpecs: RouteSpec[] = [
     params: a.anyQueueParams,
     querystring: a.queueEventsQuery,
     responses: {
-      "200": statsStream("`event: queue`, `data: {\"at\", \"queue\": Queue, \"redrives\": [RedriveTask…]}`; a last `event: gone` if the queue is deleted."),
+      "200": statsStream("`event: queue`, `data: {\"at\", \"queue\": Queue, \"redrives\": [RedriveTask…], \"deadLetterSources\": [queue names that dead-letter into it, up to 10]}`; a last `event: gone` if the queue is deleted."),
       "400": invalid("the queue name or intervalSeconds"),
       "404": queueNotFound,
     },

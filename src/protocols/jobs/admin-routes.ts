@@ -3,7 +3,7 @@
  * to, purged and reconfigured; dead-letter queues redriven; finished jobs retried. The dashboard
  * and the `sluice` CLI use nothing else.
  */
-import { type JobService, type QueueConfig, type QueueService, SluiceError, fail, limits } from "../../core/index.js";
+import { type JobService, type QueueConfig, type QueueService, SluiceError, fail, limits, listDeadLetterSourceQueues } from "../../core/index.js";
 import { peekedMessageWire, messageAttributesOf, redriveTaskWire, sentMessageWire, type WireAttributeValue } from "./admin-wire.js";
 import { type Handler, type JobsRoutesOptions, type Request, sendJson } from "./route-handler.js";
 import { sseHeaders } from "./sse.js";
@@ -38,6 +38,7 @@ interface PageQuery {
 
 /** Redrives a queue page shows (SQS's ListMessageMoveTasks maximum). */
 const redrivesShown = limits.listMoveTasksMaxResults;
+const deadLetterSourcesShown = 10;
 const queueNamePattern = /^[A-Za-z0-9_-]+(\.fifo)?$/;
 
 /** A page cursor is the last name of the page, base64url'd: opaque to clients, checked on the way back. */
@@ -102,6 +103,11 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
     return JSON.stringify((await queues.moveTasks.list(name, redrivesShown)).map(redriveTaskWire));
   }
 
+  /** The queues that dead-letter into `name` (a few names): the dashboard offers a redrive only on such a queue. */
+  async function deadLetterSourcesJson({ queues }: AccountView, name: string): Promise<string> {
+    return JSON.stringify((await listDeadLetterSourceQueues(queues, name, { maxResults: deadLetterSourcesShown })).queues.map((queue) => queue.name));
+  }
+
   const intervalMsOf = (query: Record<string, unknown>): number => ((query.intervalSeconds as number | undefined) ?? limits.admin.statsIntervalDefaultSeconds) * 1000;
 
   return {
@@ -127,7 +133,7 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
       streamStats(statsDeps, reply.raw, intervalMsOf(request.query), async (): Promise<StatsEvent> => {
         const at = JSON.stringify(new Date(o.clock.nowMs()).toISOString());
         try {
-          return { event: "queue", json: `{"at":${at},"queue":${await queueJson(view, name)},"redrives":${await redrivesJson(view, name)}}` };
+          return { event: "queue", json: `{"at":${at},"queue":${await queueJson(view, name)},"redrives":${await redrivesJson(view, name)},"deadLetterSources":${await deadLetterSourcesJson(view, name)}}` };
         } catch (err) {
           if (!(err instanceof SluiceError && (err.code === "QueueNotFound" || err.code === "ResourceNotFound"))) throw err;
           return { event: "gone", json: `{"at":${at},"queue":${JSON.stringify(name)}}`, end: true };

@@ -65,9 +65,14 @@ export function PurgeButton({ queue }) {
   </div>`;
 }
 
-/** @param {{ queue: any, redrives: any[] }} props */
-export function RedrivePanel({ queue, redrives }) {
+/**
+ * Only a dead-letter queue (one that some queue dead-letters into) can be redriven; a queue that
+ * was one and still has a redrive on record keeps showing it.
+ * @param {{ queue: any, redrives: any[], deadLetterSources: string[] }} props
+ */
+export function RedrivePanel({ queue, redrives, deadLetterSources }) {
   const [notice, run, busy] = useAction();
+  if (deadLetterSources.length === 0 && redrives.length === 0) return null;
   const latest = redrives[0];
   const active = latest && (latest.status === "RUNNING" || latest.status === "CANCELLING") ? latest : undefined;
   /** @param {SubmitEvent} e */
@@ -85,6 +90,7 @@ export function RedrivePanel({ queue, redrives }) {
   };
   return html`<section class="panel" aria-labelledby="redrive-title">
     <h2 id="redrive-title">Redrive</h2>
+    ${deadLetterSources.length > 0 ? html`<p>Dead-letter queue of ${deadLetterSources.map((name, i) => html`${i > 0 ? ", " : ""}<a href="/ui/queues/${q(name)}">${name}</a>`)}.</p>` : null}
     <p class="hint">Moves this dead-letter queue's messages back to the queues they came from (failed jobs run again), or to another queue.</p>
     ${latest
       ? html`<div class="redrive" data-task=${latest.taskHandle}>

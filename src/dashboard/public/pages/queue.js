@@ -12,7 +12,7 @@ import { PeekPanel } from "./queue-peek.js";
 
 /** @param {{ name: string }} props */
 export function QueuePage({ name }) {
-  const [data, setData] = useState(/** @type {{ at: string, queue: any, redrives: any[] } | null} */ (null));
+  const [data, setData] = useState(/** @type {{ at: string, queue: any, redrives: any[], deadLetterSources: string[] } | null} */ (null));
   const [gone, setGone] = useState(false);
   const stream = useStream(
     `/v1/queues/${q(name)}/events?intervalSeconds=1`,
@@ -26,7 +26,7 @@ export function QueuePage({ name }) {
     return html`<section><${PageTitle}>${name}<//><p class="notice-error" role="alert">${stream.error.message}</p><p><a href="/ui/">All queues</a></p></section>`;
   }
   if (!data) return html`<section><${PageTitle}>${name}<//><p>Loading…</p></section>`;
-  const { queue, redrives } = data;
+  const { queue, redrives, deadLetterSources } = data;
   const { stats } = queue;
   const jobs = Object.values(stats.jobs).reduce((a, b) => a + b, 0);
   return html`<section aria-labelledby="queue-title">
@@ -58,7 +58,7 @@ export function QueuePage({ name }) {
         </dl>`
       : null}
 
-    <${RedrivePanel} queue=${queue} redrives=${redrives} />
+    <${RedrivePanel} queue=${queue} redrives=${redrives} deadLetterSources=${deadLetterSources} />
     <h2>Messages</h2>
     <div class="row actions">
       <${SendForm} queue=${queue} />
