@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { repoRoot } from "../support/cli.js";
+import { docsScreenshots } from "./docs-screenshots.js";
 
 export const chromiumPath = "/usr/bin/chromium";
 const launchArgs = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
@@ -47,13 +48,6 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   });
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
 }
-
-/** The screenshots docs/ shows, by the name the dashboard test takes them under. */
-export const docsScreenshots: Readonly<Record<string, string>> = {
-  queues: "docs/dashboard-queues.png",
-  "queue-redrive": "docs/dashboard-redrive.png",
-  schedules: "docs/dashboard-schedules.png",
-};
 
 /**
  * Screenshots go to .tmp/screenshots/; with SLUICE_DOCS_SCREENSHOTS=1 (`npm run docs:screenshots`)

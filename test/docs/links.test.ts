@@ -38,7 +38,7 @@ describe("documentation links", () => {
 
 describe("documentation screenshots", () => {
   it("every dashboard picture the docs show is one the dashboard test takes (npm run docs:screenshots remakes them)", async () => {
-    const { docsScreenshots } = await import("../dashboard/browser.js");
+    const { docsScreenshots } = await import("../dashboard/docs-screenshots.js");
     const shown = new Set(docs.flatMap((doc) => {
       const text = readFileSync(join(repoRoot, doc), "utf8");
       return [...text.matchAll(/!\[[^\]]*\]\(([^)\s]+\.png)\)/g)].map((m) => normalize(join(dirname(doc), m[1]!)));
