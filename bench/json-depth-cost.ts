@@ -8,7 +8,7 @@ import { jsonTooDeep } from "../src/protocols/http/json-depth.js";
 import { decodeJsonInput } from "../src/protocols/sqs/json-codec.js";
 
 const queueUrl = "http://127.0.0.1:9324/000000000000/bench";
-const handle = "sl3:1:123456:AbCdEfGhIjKlMnOp:0123456789abcdefghijkl";
+const handle = "sl4:1:123456:AbCdEfGhIjKlMnOp:0123456789abcdef";
 const bodies: Record<string, string> = {
   "SendMessageBatch of 10 × 1 KiB": JSON.stringify({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: "x".repeat(1024) })) }),
   ReceiveMessage: JSON.stringify({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 2 }),

@@ -431,7 +431,8 @@ export class QueueService {
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.
         if (messages.length === max) this.waiters.notify(queue.id, 1);
         // The store's objects are ours (Store.messageReceive): one property added, not a 20-field copy each.
-        return messages.map((m) => Object.assign(m, { receiptHandle: this.receipts.encode({ queueId: queue.id, seq: m.seq, token: m.receiptToken! }) }));
+        const handles = this.receipts.encodeAll(queue.id, messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })));
+        return messages.map((m, i) => Object.assign(m, { receiptHandle: handles[i]! }));
       }
       const remainingMs = deadlineMs - this.clock.nowMs();
       signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
@@ -455,10 +456,11 @@ export class QueueService {
     const outcomes: Array<EntryOutcome<null>> = [];
     const refs: Array<{ seq: number; token: string }> = [];
     const index: number[] = [];
+    const receipts = this.receipts.decodeAll(receiptHandles);
     for (const [i, handle] of receiptHandles.entries()) {
       try {
-        const r = this.receipts.decode(handle);
-        if (r.queueId !== queue.id) invalidReceipt(handle);
+        const r = receipts[i];
+        if (r === undefined || r.queueId !== queue.id) invalidReceipt(handle);
         refs.push({ seq: r.seq, token: r.token });
         index.push(i);
         outcomes.push({ ok: true, value: null });
@@ -513,10 +515,11 @@ export class QueueService {
     const outcomes: Array<EntryOutcome<null>> = [];
     const entries: Array<{ seq: number; token: string; visibleAtMs: number }> = [];
     const index: number[] = [];
+    const receipts = this.receipts.decodeAll(changes.map((c) => c.receiptHandle));
     for (const [i, change] of changes.entries()) {
       try {
-        const r = this.receipts.decode(change.receiptHandle);
-        if (r.queueId !== queue.id) invalidReceipt(change.receiptHandle);
+        const r = receipts[i];
+        if (r === undefined || r.queueId !== queue.id) invalidReceipt(change.receiptHandle);
         checkInteger("visibilitySeconds", change.visibilityTimeoutSeconds, 0, limits.visibilityTimeoutMaxSeconds, "visibilitySeconds");
         entries.push({ seq: r.seq, token: r.token, visibleAtMs: nowMs + change.visibilityTimeoutSeconds * 1000 });
         index.push(i);

@@ -99,7 +99,7 @@ export function lifecycleScenarios(h: Harness): void {
       await h.send(url, "second");
       const [first, second] = await h.receive(url, { MaxNumberOfMessages: 2 });
       expect(second).toBeDefined();
-      // Each handle names its message by seq, e.g. `sl3:<queue>:<seq>:<token>:<mac>`: point one at the other's seq.
+      // Each handle names its message by seq, e.g. `sl4:<queue>:<seq>:<token>:<tag>`: point one at the other's seq.
       const seqOf = (handle: string): string => handle.split(":")[2]!;
       const forged = first!.ReceiptHandle!.replace(`:${seqOf(first!.ReceiptHandle!)}:`, `:${seqOf(second!.ReceiptHandle!)}:`);
       expect(forged).not.toBe(first!.ReceiptHandle);
