@@ -1,5 +1,6 @@
 /** Command-line flags of `npm run bench -- …`. */
 import { parseArgs } from "node:util";
+import { peerIds } from "./row.js";
 import type { PeerId, Workload } from "./row.js";
 
 export interface BenchArgs {
@@ -28,7 +29,7 @@ export interface BenchArgs {
 
 export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
-  --only PEER         sluice | bullmq | pgboss
+  --only PEER         sluice | bullmq | pgboss | rabbitmq
   --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs,
                       jobs-limits, fifo-groups, postgres)
   --producers N       concurrent producers (default 32)
@@ -57,6 +58,10 @@ export const usage = `npm run bench -- [options]
   --pg-unix-socket    PostgreSQL rows: every peer (Sluice and pg-boss) connects through the
                       cluster's Unix socket instead of TCP on loopback (an extra measurement)
   --no-write          don't write bench/results/`;
+
+function isPeerId(s: string): s is PeerId {
+  return (peerIds as readonly string[]).includes(s);
+}
 
 function positiveInt(name: string, v: string | undefined, dflt: number, min = 1): number {
   if (v === undefined) return dflt;
@@ -111,7 +116,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     pacedMessages: positiveInt("paced-messages", values["paced-messages"], 5_000, 0),
     phaseTimeoutMs: 180_000,
   };
-  if (values.only !== undefined && values.only !== "sluice" && values.only !== "bullmq" && values.only !== "pgboss") throw new Error(`--only must be sluice, bullmq or pgboss, got ${values.only}`);
+  if (values.only !== undefined && !isPeerId(values.only)) throw new Error(`--only must be one of ${peerIds.join(", ")}; got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
   const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true, pgUnixSocket: values["pg-unix-socket"] === true };

@@ -9,6 +9,7 @@ import { sluiceStandardRow } from "./peers/sluice.js";
 import { bullmqStandardForFifoRow, fifoGroups, sluiceFifoRow } from "./peers/sluice-fifo.js";
 import { sluiceJobsLimitsRow, sluiceJobsRow } from "./peers/sluice-jobs.js";
 import { pgbossRow } from "./peers/pgboss.js";
+import { rabbitmqRow } from "./peers/rabbitmq.js";
 import { sluicePostgresRow } from "./peers/sluice-postgres.js";
 import type { Comparison } from "./row.js";
 
@@ -16,8 +17,9 @@ export const comparisons: Comparison[] = [
   {
     id: "durable-standard-batch10",
     title: "Durable send → receive → delete, 1 KiB messages, batches of 10",
-    rows: [sluiceStandardRow, bullmqRow],
+    rows: [sluiceStandardRow, bullmqRow, rabbitmqRow],
     baseline: "bullmq",
+    alsoAgainst: ["rabbitmq"],
   },
   {
     id: "jobs",

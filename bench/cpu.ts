@@ -24,14 +24,18 @@ export function machineBusySeconds(): number | undefined {
   }
 }
 
-export function startCpuMeter(serverPid: number | undefined): () => CpuUse {
+/** A server's CPU seconds so far: its pid (one process), or a reader (a process tree, a cluster). */
+export type ServerCpu = number | undefined | (() => number | undefined);
+
+export function startCpuMeter(server: ServerCpu): () => CpuUse {
+  const serverSeconds = typeof server === "function" ? server : () => processCpuSeconds(server);
   const wall0 = performance.now();
-  const server0 = processCpuSeconds(serverPid);
+  const server0 = serverSeconds();
   const machine0 = machineBusySeconds();
   const self0 = process.cpuUsage();
   return () => {
     const wallS = (performance.now() - wall0) / 1000;
-    const server1 = processCpuSeconds(serverPid);
+    const server1 = serverSeconds();
     const machine1 = machineBusySeconds();
     const self = process.cpuUsage(self0);
     const selfS = (self.user + self.system) / 1e6;

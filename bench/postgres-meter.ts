@@ -23,7 +23,7 @@ export interface DatabaseUse {
 }
 
 /** CPU seconds of the cluster: the postmaster (with its reaped children) and its live children. */
-function clusterCpuSeconds(dataDir: string): number | undefined {
+export function clusterCpuSeconds(dataDir: string): number | undefined {
   try {
     const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n", 1)[0]);
     let ticks = 0;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { startCluster, stopCluster } from "../test/support/postgres-cluster.js";
 import { trackDir } from "./cleanup.js";
-import { type DatabaseMeter, startDatabaseMeter } from "./postgres-meter.js";
+import { clusterCpuSeconds, type DatabaseMeter, startDatabaseMeter } from "./postgres-meter.js";
 
 export const benchPostgresSettings: Readonly<Record<string, string>> = {
   fsync: "on",
@@ -28,6 +28,8 @@ export interface BenchPostgres {
   /** A connection string to a database made for the row. */
   url: string;
   port: number;
+  /** CPU seconds of the cluster's processes so far: the server side of a row's CPU. */
+  cpuSeconds(): number | undefined;
   /** Starts measuring the database's work (bench/postgres-meter.ts). */
   meter(): Promise<DatabaseMeter>;
   stop(): Promise<void>;
@@ -57,5 +59,5 @@ export async function startBenchPostgres(log: (line: string) => void, statements
     await bench.query("CREATE EXTENSION pg_stat_statements").finally(() => bench.end());
   }
   log(`postgres: cluster on port ${cluster.port}${unixSocket ? ", clients through its Unix socket" : ""} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
-  return { url, port: cluster.port, meter: () => startDatabaseMeter(url, join(dir, "data"), statements), stop: () => stopCluster(dir) };
+  return { url, port: cluster.port, cpuSeconds: () => clusterCpuSeconds(join(dir, "data")), meter: () => startDatabaseMeter(url, join(dir, "data"), statements), stop: () => stopCluster(dir) };
 }

@@ -1,7 +1,7 @@
 /** Child-process helpers: free ports, waiting for a readiness line, graceful stop, CPU time. */
 import { spawn } from "node:child_process";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { trackChild } from "./cleanup.js";
 
@@ -142,4 +142,66 @@ export function onPath(cmd: string): boolean {
     }
   }
   return false;
+}
+
+/** The pids of `root` and every live descendant, from the parent links in /proc (Linux only). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [root];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const tree: number[] = [];
+  const todo = [root];
+  for (let pid = todo.pop(); pid !== undefined; pid = todo.pop()) {
+    tree.push(pid);
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/**
+ * CPU seconds of a process tree (a server that forks helpers, e.g. beam.smp's erl_child_setup):
+ * each live member's own time plus that of the children it has reaped.
+ */
+export function processTreeCpuSeconds(root: number | undefined): number | undefined {
+  if (root === undefined) return undefined;
+  let ticks = 0;
+  let found = false;
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      found = true;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found ? ticks / clockTicksPerSecond : undefined;
+}
+
+/** Resident set size of a process tree in MiB (undefined off Linux). */
+export function processTreeRssMiB(root: number | undefined): number | undefined {
+  if (root === undefined) return undefined;
+  let total: number | undefined;
+  for (const pid of processTree(root)) {
+    const rss = processRssMiB(pid);
+    if (rss !== undefined) total = (total ?? 0) + rss;
+  }
+  return total;
 }

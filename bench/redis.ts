@@ -7,6 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureAptPackage } from "./apt.js";
 import { removeDir, trackDir } from "./cleanup.js";
 import { freePort, onPath, runCommand, startChild, stopChild } from "./procs.js";
 import type { Started } from "./procs.js";
@@ -20,17 +21,7 @@ export interface RedisServer {
 }
 
 export async function ensureRedisInstalled(log: (line: string) => void): Promise<void> {
-  if (onPath("redis-server")) return;
-  log("redis-server not found on PATH: installing it with apt-get (needs root)…");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  let res = await runCommand("apt-get", ["install", "-y", "redis-server"], { env });
-  if (res.code !== 0) {
-    // A fresh machine often has no package lists yet.
-    log("apt-get install failed; running apt-get update and retrying…");
-    await runCommand("apt-get", ["update"], { env });
-    res = await runCommand("apt-get", ["install", "-y", "redis-server"], { env });
-  }
-  if (res.code !== 0 || !onPath("redis-server")) throw new Error(`could not install redis-server:\n${res.output.slice(-2000)}`);
+  await ensureAptPackage("redis-server", () => onPath("redis-server"), log);
 }
 
 /**

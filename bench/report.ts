@@ -61,13 +61,14 @@ export function gitInfo(repoRoot: string, serverRev?: string): BenchReport["git"
 }
 
 export function comparisonResult(c: Comparison, rows: RowResult[], runs: RowResult[]): ComparisonResult {
-  const base = rows.find((r) => r.peer === c.baseline);
   const ratios: Ratio[] = [];
-  if (base !== undefined) {
+  for (const basePeer of [c.baseline, ...(c.alsoAgainst ?? [])]) {
+    const base = rows.find((r) => r.peer === basePeer);
+    if (base === undefined) continue;
     // A peer with several rows (Sluice on 1 and 2 nodes) is named by its rows' labels.
     const shared = (peer: string): boolean => rows.filter((x) => x.peer === peer).length > 1;
     for (const r of rows) {
-      if (r === base) continue;
+      if (r === base || (basePeer !== c.baseline && (r.peer === basePeer || r.peer === c.baseline))) continue;
       const ratio: Ratio = {
         name: `${shared(r.peer) ? r.label : r.peer}/${base.peer}`,
         msgsPerSec: r.saturated.msgsPerSec / base.saturated.msgsPerSec,

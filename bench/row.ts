@@ -7,7 +7,8 @@
  */
 import type { PhaseResult } from "./phase.js";
 
-export type PeerId = "sluice" | "bullmq" | "pgboss";
+export const peerIds = ["sluice", "bullmq", "pgboss", "rabbitmq"] as const;
+export type PeerId = (typeof peerIds)[number];
 
 /** The load every row of a comparison is given (same counts, same sizes). */
 export interface Workload {
@@ -85,6 +86,8 @@ export interface Comparison {
   rows: Row[];
   /** Ratios are "other row / this peer's row" (throughput) — the peer to beat. */
   baseline: PeerId;
+  /** More peers to compare against: each other row (not the baseline's) also gets a ratio to these. */
+  alsoAgainst?: PeerId[];
   /** The workload line under the title, when this comparison doesn't run the SQS workload as is. */
   describeWorkload?: (w: Workload) => string;
 }

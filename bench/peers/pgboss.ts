@@ -35,7 +35,7 @@ export const pgbossRow: Row = {
       await runBossPhase(boss, "bench-warmup", w, { label: "pgboss warm-up", messages: w.warmupMessages });
       ctx.log(`pgboss: measuring ${w.messages} messages…`);
       const dbMeter = await db.meter();
-      const stopMeter = startCpuMeter(undefined);
+      const stopMeter = startCpuMeter(() => db.cpuSeconds());
       const saturated = await runBossPhase(boss, "bench-main", w, { label: "pgboss saturated", messages: w.messages });
       const cpu = stopMeter();
       await dbMeter.stop();
@@ -48,7 +48,7 @@ export const pgbossRow: Row = {
         version: `pg-boss ${pgbossVersion(ctx.repoRoot)}`,
         saturated,
         cpu,
-        notes: ["pg-boss runs in the load-generator process; PostgreSQL's CPU counts as \"other\"", ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
+        notes: ["server CPU is PostgreSQL's (every process of the cluster); pg-boss runs in the load-generator process", ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
       };
       if (paced !== undefined) result.paced = paced;
       await boss.stop({ graceful: false, wait: true });

@@ -7,6 +7,7 @@ import { startCpuMeter } from "../cpu.js";
 import type { PhaseResult } from "../phase.js";
 import { benchPostgresDurability, benchUnixSocketNote, startBenchPostgres } from "../postgres.js";
 import { describeCpuPerMessage, describeDatabaseUse } from "../postgres-meter.js";
+import { processCpuSeconds } from "../procs.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
 import { runSqsPhase, type SqsTarget } from "./sluice.js";
@@ -39,7 +40,10 @@ export function sluicePostgresRow(nodes: number): Row {
         ctx.log(`${tag}: measuring ${w.messages} messages…`);
         const dbMeter = await db.meter();
         const stopMeters = servers.map((rs) => startCpuMeter(rs.server.pid));
+        // The table's server CPU: the nodes and the database together, as pg-boss's is its database's.
+        const stopTotal = startCpuMeter(() => sumDefined([db.cpuSeconds(), ...servers.map((rs) => processCpuSeconds(rs.server.pid))]));
         const saturated = await runSqsPhase(main, w, { label: `${tag} saturated`, messages: w.messages });
+        const total = stopTotal();
         const cpus = stopMeters.map((stop) => stop());
         await dbMeter.stop();
         let paced: PhaseResult | undefined;
@@ -47,21 +51,22 @@ export function sluicePostgresRow(nodes: number): Row {
           ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
           paced = await runSqsPhase(await targets("bench-paced"), w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec });
         }
-        const cpu = { ...cpus[0]!, serverCorePct: cpus.reduce((sum, c) => sum + (c.serverCorePct ?? 0), 0) };
+        const cpu = total;
+        const nodesCorePct = cpus.reduce((sum, c) => sum + (c.serverCorePct ?? 0), 0);
         const result: RowResult = {
           peer: "sluice",
           label: this.label,
           durability: benchPostgresDurability,
           saturated,
           cpu,
-          notes: [`server CPU is the ${nodes} Sluice node${nodes === 1 ? "" : "s"} together; PostgreSQL's own CPU counts as "other"`, ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
+          notes: [`server CPU is the ${nodes} Sluice node${nodes === 1 ? "" : "s"} and PostgreSQL together`, ...(ctx.pgUnixSocket === true ? [benchUnixSocketNote] : [])],
         };
         const completed = completeResult(result, servers[0]!, paced, servers[0]!.server.rssMiB());
         await Promise.all(clients.map((c) => c.close()));
         for (const rs of servers.splice(0)) await rs.stop();
         const dbUse = await dbMeter.finish();
         const dbLines = [
-          describeCpuPerMessage(tag, saturated.msgsPerSec, { [nodes === 1 ? "node" : "nodes"]: cpu.serverCorePct, PostgreSQL: dbUse.corePct, "load generator": cpu.loadGenCorePct }),
+          describeCpuPerMessage(tag, saturated.msgsPerSec, { [nodes === 1 ? "node" : "nodes"]: nodesCorePct, PostgreSQL: dbUse.corePct, "load generator": cpu.loadGenCorePct }),
           ...describeDatabaseUse(tag, dbUse, w.messages),
         ];
         for (const line of dbLines) ctx.log(line);
@@ -76,4 +81,14 @@ export function sluicePostgresRow(nodes: number): Row {
       }
     },
   };
+}
+
+/** The sum, or undefined when any part can't be read (a meter must not mix parts in and out). */
+function sumDefined(parts: Array<number | undefined>): number | undefined {
+  let sum = 0;
+  for (const p of parts) {
+    if (p === undefined) return undefined;
+    sum += p;
+  }
+  return sum;
 }
