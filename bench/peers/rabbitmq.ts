@@ -6,8 +6,8 @@
  * with prefetch 100; a DeleteMessageBatch is one multiple-ack of up to 10 deliveries.
  */
 import { performance } from "node:perf_hooks";
-import { connect } from "amqplib";
-import type { ChannelModel, ConfirmChannel, ConsumeMessage } from "amqplib";
+import { loadAmqplib } from "../amqp.js";
+import type { AmqpConfirmChannel, AmqpConnection, AmqpMessage } from "../amqp.js";
 import { startCpuMeter } from "../cpu.js";
 import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
@@ -34,7 +34,7 @@ export const rabbitmqRow: Row = {
     const w = ctx.workload;
     const rabbit = await startRabbit(ctx.log);
     ctx.log(`rabbitmq: beam.smp pid ${rabbit.pid} at ${rabbit.url.replace(/\/\/[^@]*@/, "//")} (${rabbit.version})`);
-    const conns = await openConnections(rabbit);
+    const conns = await openConnections(ctx, rabbit);
     try {
       await runRabbitPhase(conns, "bench-warmup", w, { label: "rabbitmq warm-up", messages: w.warmupMessages });
       ctx.log(`rabbitmq: measuring ${w.messages} messages…`);
@@ -71,8 +71,9 @@ export const rabbitmqRow: Row = {
   },
 };
 
-export async function openConnections(rabbit: RabbitServer): Promise<ChannelModel[]> {
-  const conns: ChannelModel[] = [];
+export async function openConnections(ctx: Pick<RowContext, "repoRoot" | "log">, rabbit: RabbitServer): Promise<AmqpConnection[]> {
+  const { connect } = await loadAmqplib(ctx.repoRoot, ctx.log);
+  const conns: AmqpConnection[] = [];
   try {
     // noDelay: amqplib leaves Nagle on, which holds small frames (confirms, acks) for tens of ms.
     for (let i = 0; i < connectionCount; i++) conns.push(await connect(rabbit.url, { noDelay: true }));
@@ -84,7 +85,7 @@ export async function openConnections(rabbit: RabbitServer): Promise<ChannelMode
 }
 
 /** Declares a durable quorum queue named `name` (on a short-lived channel). */
-export async function declareQuorumQueue(conn: ChannelModel, name: string): Promise<void> {
+export async function declareQuorumQueue(conn: AmqpConnection, name: string): Promise<void> {
   const ch = await conn.createChannel();
   try {
     await ch.assertQueue(name, { durable: true, arguments: { "x-queue-type": "quorum" } });
@@ -95,10 +96,10 @@ export async function declareQuorumQueue(conn: ChannelModel, name: string): Prom
 
 /** Confirm channels for publishers: each send takes a free one, so one batch's confirms are awaited alone. */
 export class PublisherPool {
-  private readonly free: ConfirmChannel[] = [];
-  private readonly all: ConfirmChannel[] = [];
+  private readonly free: AmqpConfirmChannel[] = [];
+  private readonly all: AmqpConfirmChannel[] = [];
 
-  static async open(conns: readonly ChannelModel[], size: number): Promise<PublisherPool> {
+  static async open(conns: readonly AmqpConnection[], size: number): Promise<PublisherPool> {
     const pool = new PublisherPool();
     for (let i = 0; i < size; i++) {
       const ch = await conns[i % conns.length]!.createConfirmChannel();
@@ -125,7 +126,7 @@ export class PublisherPool {
   }
 }
 
-async function runRabbitPhase(conns: readonly ChannelModel[], queue: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
+async function runRabbitPhase(conns: readonly AmqpConnection[], queue: string, w: Workload, p: Pick<PhaseOptions, "label" | "messages" | "ratePerSecond">): Promise<PhaseResult> {
   const phase = new Phase({ batchSize: w.batchSize, producers: w.producers, backlogMax: w.backlogMax, timeoutMs: w.phaseTimeoutMs, ...p });
   await declareQuorumQueue(conns[0]!, queue);
   const publishers = await PublisherPool.open(conns, p.ratePerSecond === undefined ? w.producers : 64);
@@ -158,16 +159,16 @@ export interface RabbitConsumer {
  * `onMessage` returns whether the message was new; `onAcked(n)` gets the new ones once acked.
  */
 export async function startConsumer(
-  conn: ChannelModel,
+  conn: AmqpConnection,
   queue: string,
   ackEvery: number,
-  onMessage: (msg: ConsumeMessage) => boolean,
+  onMessage: (msg: AmqpMessage) => boolean,
   onAcked: (fresh: number) => void,
   onError: (err: unknown) => void,
 ): Promise<RabbitConsumer> {
   const ch = await conn.createChannel();
   await ch.prefetch(rabbitPrefetch);
-  let last: ConsumeMessage | undefined;
+  let last: AmqpMessage | undefined;
   let pending = 0;
   let fresh = 0;
   let scheduled = false;
