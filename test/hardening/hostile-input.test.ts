@@ -122,7 +122,7 @@ describe("fields and names that slipped through", () => {
     expect(h.unexpected).toEqual([]);
   });
 
-  it("SetQueueAttributes without Attributes, TagQueue without Tags (or Tag[1].Key spellings), UntagQueue without TagKeys: MissingParameter", async () => {
+  it("SetQueueAttributes without Attributes, TagQueue without Tags, UntagQueue without TagKeys: MissingParameter; Tag[1].Key spellings: InvalidQueryParameter", async () => {
     const url = await h.createQueue("missing");
     for (const [action, body] of [
       ["SetQueueAttributes", { QueueUrl: url }],
@@ -134,7 +134,8 @@ describe("fields and names that slipped through", () => {
       expect(res.headers["x-amzn-query-error"], action).toBe("MissingParameter;Sender");
     }
     const bracketed = await h.query({ Action: "TagQueue", QueueUrl: url, "Tag[1].Key": "k", "Tag[1].Value": "v" });
-    expect(xmlText(bracketed.body, "Code")).toBe("MissingParameter");
+    expect(xmlText(bracketed.body, "Code")).toBe("InvalidQueryParameter");
+    expect(xmlText(bracketed.body, "Message")).toMatch(/^The parameter Tag\[1\]\.(Key|Value) is not valid for the action TagQueue\.$/);
   });
 
   it("tag keys and values with characters SQS does not allow are refused", async () => {

@@ -124,6 +124,52 @@ describe("query decoding follows the model's xmlName/xmlFlattened traits", () =>
   });
 });
 
+describe("query parameters no action reads", () => {
+  function refusal(form: string): { errorName: string; message: string } {
+    try {
+      decodeForm(form);
+    } catch (err) {
+      if (err instanceof SqsProtocolError) return { errorName: err.errorName, message: err.message };
+      throw err;
+    }
+    throw new Error(`accepted: ${form}`);
+  }
+
+  it("are refused with InvalidQueryParameter naming the parameter, wherever they sit", () => {
+    const cases: Array<[string, string]> = [
+      ["Action=CreateQueue&QueueName=q&Attribute[1].Name=VisibilityTimeout&Attribute[1].Value=40", "Attribute[1].Name"],
+      ["Action=CreateQueue&QueueName=q&Bogus.1.Name=x", "Bogus.1.Name"],
+      ["Action=CreateQueue&QueueName=q&Attribute.1.Name=VisibilityTimeout&Attribute.1.Valeu=40", "Attribute.1.Valeu"],
+      ["Action=CreateQueue&QueueName=q&Attribute.x.Name=VisibilityTimeout", "Attribute.x.Name"],
+      ["Action=CreateQueue&QueueName=q&Attribute=x", "Attribute"],
+      ["Action=CreateQueue&QueueName.1=q", "QueueName.1"],
+      ["Action=CreateQueue&QueueName=q&Tags.1.Key=a&Tags.1.Value=b", "Tags.1.Key"],
+      ["Action=SendMessage&QueueUrl=q&MessageBody=b&MessageAttribute.1.Name=a&MessageAttribute.1.Value.StringValu=x", "MessageAttribute.1.Value.StringValu"],
+      ["Action=SendMessageBatch&QueueUrl=q&SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.Body=x", "SendMessageBatchRequestEntry.1.Body"],
+      ["Action=UntagQueue&QueueUrl=q&TagKey.member.1=a&TagKey.2=b", "TagKey.2"],
+      ["Action=ListQueues&QueueUrl=q", "QueueUrl"],
+      ["Action=UntagQueue&QueueUrl=q&TagKeys=a", "TagKeys"],
+    ];
+    for (const [form, key] of cases) {
+      expect(refusal(form), form).toEqual({ errorName: "InvalidQueryParameter", message: `The parameter ${key} is not valid for the action ${form.slice(7, form.indexOf("&"))}.` });
+    }
+  });
+
+  it("accepts what clients send beside the input: Version, presigned and SigV2 signatures, empty lists", () => {
+    const presigned = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=k%2F20260101%2Fus-east-1%2Fsqs%2Faws4_request&X-Amz-Date=20260101T000000Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&X-Amz-Signature=ab&X-Amz-Security-Token=t";
+    expect(decodeForm(`Action=ListQueues&Version=2012-11-05&${presigned}`).input).toEqual({});
+    expect(decodeForm("Action=ListQueues&AWSAccessKeyId=k&SignatureVersion=2&SignatureMethod=HmacSHA256&Signature=s&Timestamp=t&Expires=e&SecurityToken=x").input).toEqual({});
+    // aws-sdk v2 spells an empty list by its xmlName, botocore by the member's name.
+    expect(decodeForm("Action=SendMessageBatch&QueueUrl=q&SendMessageBatchRequestEntry=").input).toEqual({ QueueUrl: "q", Entries: [] });
+    expect(decodeForm("Action=SendMessageBatch&QueueUrl=q&Entries=").input).toEqual({ QueueUrl: "q", Entries: [] });
+    expect(decodeForm("Action=UntagQueue&QueueUrl=q&TagKeys=").input).toEqual({ QueueUrl: "q", TagKeys: [] });
+  });
+
+  it("refuses a map entry without its name, rather than dropping its value", () => {
+    expect(() => decodeForm("Action=CreateQueue&QueueName=q&Attribute.1.Value=40")).toThrow("The request must contain the parameter Attribute.1.Name.");
+  });
+});
+
 describe("JSON bodies", () => {
   it("parses an object, and an empty body as {}", () => {
     expect(decodeJsonInput('{"QueueName":"q"}')).toEqual({ QueueName: "q" });

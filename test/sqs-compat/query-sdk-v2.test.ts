@@ -107,6 +107,23 @@ describe("SQS compatibility: SDK v2 2.1490.0, query/XML protocol", () => {
       destroyV2(onQueue);
     });
 
+    it("a parameter the action doesn't read is refused with InvalidQueryParameter, and nothing is created", async () => {
+      const sqs = sqsV2(h.server.url);
+      for (const extra of ["Attribute%5B1%5D.Name=VisibilityTimeout&Attribute%5B1%5D.Value=40", "Bogus.1.Name=x"]) {
+        const name = h.uniqueName("unread");
+        const req = sqs.createQueue({ QueueName: name });
+        // The SDK validates its own input, so the stray parameter is added to the built body.
+        req.on("build", (r) => {
+          r.httpRequest.body = `${String(r.httpRequest.body)}&${extra}`;
+        });
+        const { wire, error } = await capture(req);
+        const key = decodeURIComponent(extra.slice(0, extra.indexOf("=")));
+        expect(error).toMatchObject({ code: "InvalidQueryParameter", statusCode: 400, message: `The parameter ${key} is not valid for the action CreateQueue.` });
+        expect(wire.responseBody).toContain("<Code>InvalidQueryParameter</Code>");
+        await expect(sqs.getQueueUrl({ QueueName: name }).promise()).rejects.toMatchObject({ code: "AWS.SimpleQueueService.NonExistentQueue" });
+      }
+    });
+
     it("receives carry attributes as XML elements the SDK parses back", async () => {
       const name = h.uniqueName("xmlrecv");
       const url = await h.createQueue(undefined, undefined, name);

@@ -3,6 +3,7 @@
  * a POST body and/or the URL's query string) → the JSON-protocol form of the request, guided by
  * each action's input shape (query-shapes.ts). Responses are XML (xml.ts and each action's toXml).
  */
+import { fail } from "../../core/index.js";
 import { protocolFail } from "./sqs-errors.js";
 import { type QueryShape, queryInputShapes } from "./query-shapes.js";
 import { type WireObject, type WireValue, refuseProtoKey } from "./wire-input.js";
@@ -63,59 +64,162 @@ export function topLevelParam(params: QueryParams, name: string): string | undef
   return params.root.children?.get(name)?.value;
 }
 
-/** Children keyed by 1-based indices, in index order (gaps are tolerated, as SQS does). */
-function indexedChildren(node: FormNode): FormNode[] {
-  if (!node.children) return [];
-  // Older clients spell non-flattened lists as `Name.member.N`.
-  const members = node.children.get("member");
-  const source = members?.children ? members.children : node.children;
-  const indexed: Array<[number, FormNode]> = [];
-  for (const [segment, item] of source) {
-    if (/^\d{1,6}$/.test(segment)) indexed.push([Number(segment), item]);
-  }
-  return indexed.sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+/**
+ * Parameters any query request may carry besides its action's input: the action, the API version,
+ * and a signature in the query string (SigV4 presigned URLs; SigV2's, which older tools still send).
+ */
+const envelopeParams = new Set([
+  "Action",
+  "Version",
+  "X-Amz-Algorithm",
+  "X-Amz-Credential",
+  "X-Amz-Date",
+  "X-Amz-Expires",
+  "X-Amz-SignedHeaders",
+  "X-Amz-Signature",
+  "X-Amz-Security-Token",
+  "AWSAccessKeyId",
+  "Signature",
+  "SignatureMethod",
+  "SignatureVersion",
+  "SecurityToken",
+  "Timestamp",
+  "Expires",
+]);
+
+/** Where a parameter no action reads would otherwise be dropped in silence (the queue made without its attributes). */
+function unknownParameter(key: string, action: string): never {
+  protocolFail("InvalidQueryParameter", `The parameter ${key} is not valid for the action ${action}.`);
 }
 
-function convert(node: FormNode, shape: QueryShape): WireValue | undefined {
+/** The first full key sent under `node` (`Bogus.1.Name`, not `Bogus`): what the client will recognise. */
+function sentKey(path: string, node: FormNode): string {
+  while (node.value === undefined && node.children) {
+    const [segment, next] = node.children.entries().next().value!;
+    path = keyOf(path, segment);
+    node = next;
+  }
+  return path;
+}
+
+function keyOf(path: string, segment: string): string {
+  return path === "" ? segment : `${path}.${segment}`;
+}
+
+const indexSegment = /^\d{1,6}$/;
+
+interface Indexed {
+  items: FormNode[];
+  /** Each item's key, for an error naming it. */
+  keys: string[];
+}
+
+const noItems: Indexed = { items: [], keys: [] };
+
+/**
+ * Children keyed by 1-based indices, in index order (gaps are tolerated, as SQS does). Any other
+ * child is a parameter the list doesn't have.
+ */
+function indexedChildren(node: FormNode, path: string, action: string): Indexed {
+  if (!node.children) return noItems;
+  // Older clients spell non-flattened lists as `Name.member.N`.
+  const members = node.children.get("member");
+  let source = node.children;
+  if (members?.children) {
+    if (node.children.size > 1) for (const [segment, other] of node.children) if (segment !== "member") unknownParameter(sentKey(keyOf(path, segment), other), action);
+    if (members.value !== undefined) unknownParameter(keyOf(path, "member"), action);
+    source = members.children;
+    path = keyOf(path, "member");
+  }
+  const items: FormNode[] = [];
+  const keys: string[] = [];
+  const indices: number[] = [];
+  let last = -1;
+  let ordered = true;
+  for (const [segment, item] of source) {
+    if (!indexSegment.test(segment)) unknownParameter(sentKey(keyOf(path, segment), item), action);
+    const index = Number(segment);
+    if (index < last) ordered = false;
+    last = index;
+    indices.push(index);
+    items.push(item);
+    keys.push(keyOf(path, segment));
+  }
+  if (ordered) return { items, keys };
+  // Clients send items in order; a form that doesn't is sorted by number (10 after 9).
+  const order = indices.map((_, i) => i).sort((x, y) => indices[x]! - indices[y]!);
+  return { items: order.map((i) => items[i]!), keys: order.map((i) => keys[i]!) };
+}
+
+function convert(node: FormNode, shape: QueryShape, path: string, action: string): WireValue | undefined {
+  if (shape.kind === "scalar") {
+    if (node.children) unknownParameter(sentKey(path, { children: node.children }), action);
+    return node.value ?? "";
+  }
+  // `Name=` is how query serializers spell an empty list (`Name=x` a one-item list of strings).
+  if (shape.kind === "list" && !node.children && node.value !== undefined) return shape.item.kind === "scalar" ? [node.value] : node.value === "" ? [] : unknownParameter(path, action);
+  // A value on a list, map or structure (`Attribute=x`) names nothing the action reads.
+  if (node.value !== undefined) unknownParameter(path, action);
   switch (shape.kind) {
-    case "scalar":
-      return node.value ?? "";
     case "list": {
-      if (!node.children && node.value !== undefined && shape.item.kind === "scalar") return [node.value];
       const out: WireValue[] = [];
-      for (const item of indexedChildren(node)) {
-        const v = convert(item, shape.item);
+      const { items, keys } = indexedChildren(node, path, action);
+      for (let i = 0; i < items.length; i++) {
+        const v = convert(items[i]!, shape.item, keys[i]!, action);
         if (v !== undefined) out.push(v);
       }
       return out;
     }
     case "map": {
       const out: WireObject = {};
-      for (const entry of indexedChildren(node)) {
-        const key = entry.children?.get(shape.keyName)?.value;
-        if (key === undefined) continue;
+      const { items, keys } = indexedChildren(node, path, action);
+      for (let i = 0; i < items.length; i++) {
+        const entry = items[i]!;
+        const entryPath = keys[i]!;
+        if (entry.value !== undefined) unknownParameter(entryPath, action);
+        let key: string | undefined;
+        let valueNode: FormNode | undefined;
+        if (entry.children) {
+          for (const [segment, part] of entry.children) {
+            if (segment === shape.keyName) {
+              if (part.children) unknownParameter(sentKey(keyOf(entryPath, segment), { children: part.children }), action);
+              key = part.value;
+            } else if (segment === shape.valueName) valueNode = part;
+            else unknownParameter(sentKey(keyOf(entryPath, segment), part), action);
+          }
+        }
+        if (key === undefined) fail("MissingParameter", `The request must contain the parameter ${keyOf(entryPath, shape.keyName)}.`);
         refuseProtoKey(key);
-        const valueNode = entry.children?.get(shape.valueName);
-        out[key] = valueNode ? convert(valueNode, shape.value) : shape.value.kind === "scalar" ? "" : {};
+        out[key] = valueNode ? convert(valueNode, shape.value, keyOf(entryPath, shape.valueName), action) : shape.value.kind === "scalar" ? "" : {};
       }
       return out;
     }
     case "struct": {
       const out: WireObject = {};
-      for (const name in shape.members) {
-        const member = shape.members[name]!;
-        const memberNode = node.children?.get(member.xmlName);
-        if (memberNode) out[name] = convert(memberNode, member.shape);
-        else if (member.shape.kind === "list" && member.shape.absentIsEmpty) out[name] = [];
+      if (node.children) {
+        for (const [segment, memberNode] of node.children) {
+          const name = shape.byXmlName.get(segment);
+          if (name === undefined) {
+            if (path === "" && envelopeParams.has(segment)) continue;
+            if (!shape.emptyListNames.has(segment) || memberNode.value !== "" || memberNode.children) unknownParameter(sentKey(keyOf(path, segment), memberNode), action);
+            out[segment] ??= [];
+            continue;
+          }
+          out[name] = convert(memberNode, shape.members[name]!.shape, keyOf(path, segment), action);
+        }
       }
+      for (const name of shape.emptyLists) out[name] ??= [];
       return out;
     }
   }
 }
 
-/** The JSON-protocol form of a query request for `action` (which must be a known action). */
+/**
+ * The JSON-protocol form of a query request for `action` (which must be a known action). A
+ * parameter the action's input doesn't have is refused (InvalidQueryParameter), never dropped.
+ */
 export function decodeQueryInput(action: string, params: QueryParams): WireObject {
   const shape = queryInputShapes[action];
   if (!shape) return {};
-  return convert(params.root, shape) as WireObject;
+  return convert(params.root, shape, "", action) as WireObject;
 }

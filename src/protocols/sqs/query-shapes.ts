@@ -9,7 +9,7 @@ export type QueryShape =
   | { kind: "scalar" }
   | { kind: "list"; item: QueryShape; absentIsEmpty?: boolean }
   | { kind: "map"; keyName: string; valueName: string; value: QueryShape }
-  | { kind: "struct"; members: Record<string, { xmlName: string; shape: QueryShape }> };
+  | { kind: "struct"; members: Record<string, { xmlName: string; shape: QueryShape }>; byXmlName: ReadonlyMap<string, string>; emptyListNames: ReadonlySet<string>; emptyLists: readonly string[] };
 
 const scalar: QueryShape = { kind: "scalar" };
 
@@ -43,7 +43,15 @@ function struct(members: Record<string, FlatMember | QueryShape | true>): QueryS
     else if ("xmlName" in m) out[name] = m;
     else out[name] = { xmlName: name, shape: m };
   }
-  return { kind: "struct", members: out };
+  // The codec walks the parameters sent, not the members: each one must name a member.
+  const byXmlName = new Map(Object.entries(out).map(([name, m]) => [m.xmlName, name]));
+  // botocore sends an empty flattened list as `<member name>=` (`TagKeys=`), not by its xmlName.
+  const emptyListNames = new Set(Object.keys(out).filter((name) => out[name]!.shape.kind === "list" && out[name]!.xmlName !== name));
+  const emptyLists = Object.keys(out).filter((name) => {
+    const shape = out[name]!.shape;
+    return shape.kind === "list" && shape.absentIsEmpty === true;
+  });
+  return { kind: "struct", members: out, byXmlName, emptyListNames, emptyLists };
 }
 
 const attributeValue = struct({

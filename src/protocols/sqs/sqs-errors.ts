@@ -80,6 +80,8 @@ export const protocolErrors = {
   InvalidAction: spec("InvalidAction"),
   MissingAction: spec("MissingAction"),
   MalformedQueryString: spec("MalformedQueryString"),
+  // AWS's common error for a query parameter the action doesn't have (docs/sqs-compatibility.md).
+  InvalidQueryParameter: spec("InvalidQueryParameter"),
   SerializationException: spec("SerializationException"),
   RequestEntityTooLarge: spec("RequestEntityTooLarge", "RequestEntityTooLarge", 413),
   // Authentication (AWS's common errors): which one for which failure is in docs/security.md.
