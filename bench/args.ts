@@ -1,5 +1,7 @@
 /** Command-line flags of `npm run bench -- …`. */
+import { cpus } from "node:os";
 import { parseArgs } from "node:util";
+import { type Pinning, pinningFrom } from "./pinning.js";
 import { peerIds } from "./row.js";
 import type { PeerId, Workload } from "./row.js";
 
@@ -25,6 +27,8 @@ export interface BenchArgs {
   pgPoolSize?: number;
   /** PostgreSQL rows: every peer through the cluster's Unix socket. */
   pgUnixSocket: boolean;
+  /** --pin-server-cpus / --pin-loadgen-cpus: servers and the load generator on disjoint CPUs. */
+  pinning?: Pinning;
 }
 
 export const usage = `npm run bench -- [options]
@@ -57,6 +61,9 @@ export const usage = `npm run bench -- [options]
                       node's own default)
   --pg-unix-socket    PostgreSQL rows: every peer (Sluice and pg-boss) connects through the
                       cluster's Unix socket instead of TCP on loopback (an extra measurement)
+  --pin-server-cpus L start every server (Sluice, Redis, RabbitMQ, PostgreSQL) under taskset -c L
+                      (a CPU list: 0, 0-1, 0,2) and pin the load generator to the other CPUs
+  --pin-loadgen-cpus L the load generator's CPUs instead of "all the others" (must not overlap)
   --no-write          don't write bench/results/`;
 
 function isPeerId(s: string): s is PeerId {
@@ -70,7 +77,8 @@ function positiveInt(name: string, v: string | undefined, dflt: number, min = 1)
   return n;
 }
 
-export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
+/** `cpuCount`: the machine's CPUs, which the pinning flags are checked against. */
+export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchArgs | "help" {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -96,6 +104,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "pg-stats": { type: "boolean" },
       "pg-pool-size": { type: "string" },
       "pg-unix-socket": { type: "boolean" },
+      "pin-server-cpus": { type: "string" },
+      "pin-loadgen-cpus": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -132,5 +142,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   }
   if (values["baseline-rev"] !== undefined) args.baselineRev = values["baseline-rev"];
   if (values["pg-pool-size"] !== undefined) args.pgPoolSize = positiveInt("pg-pool-size", values["pg-pool-size"], 0);
+  const pinning = pinningFrom(values["pin-server-cpus"], values["pin-loadgen-cpus"], cpuCount);
+  if (pinning !== undefined) args.pinning = pinning;
   return args;
 }

@@ -3,12 +3,13 @@
  * row, with the defaults that make a commit durable — fsync on, synchronous_commit on,
  * full_page_writes on — the same for Sluice and pg-boss. Removed when the row ends.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { startCluster, stopCluster } from "../test/support/postgres-cluster.js";
 import { trackDir } from "./cleanup.js";
+import { pinServerTree } from "./pinning.js";
 import { clusterCpuSeconds, type DatabaseMeter, startDatabaseMeter } from "./postgres-meter.js";
 
 export const benchPostgresSettings: Readonly<Record<string, string>> = {
@@ -45,6 +46,8 @@ export async function startBenchPostgres(log: (line: string) => void, statements
   trackDir(dir);
   const settings = statements ? { ...benchPostgresSettings, shared_preload_libraries: "pg_stat_statements" } : benchPostgresSettings;
   const cluster = await startCluster(dir, settings);
+  // The cluster's start is shared test code: pin the postmaster's tree once it runs (later backends inherit it).
+  await pinServerTree(postmasterPid(join(dir, "data")));
   const admin = new pg.Client({ connectionString: cluster.adminUrl });
   await admin.connect();
   try {
@@ -60,4 +63,13 @@ export async function startBenchPostgres(log: (line: string) => void, statements
   }
   log(`postgres: cluster on port ${cluster.port}${unixSocket ? ", clients through its Unix socket" : ""} (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(", ")})`);
   return { url, port: cluster.port, cpuSeconds: () => clusterCpuSeconds(join(dir, "data")), meter: () => startDatabaseMeter(url, join(dir, "data"), statements), stop: () => stopCluster(dir) };
+}
+
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n", 1)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAptPackage } from "./apt.js";
+import { serverCommand } from "./pinning.js";
 import { removeDir, trackDir } from "./cleanup.js";
 import { freePort, onPath, runCommand, startChild, stopChild } from "./procs.js";
 import type { Started } from "./procs.js";
@@ -48,8 +49,7 @@ export async function startRedis(log: (line: string) => void): Promise<RedisServ
   let started: Started;
   try {
     started = await startChild(
-      "redis-server",
-      [
+      ...serverCommand("redis-server", [
         "--port", String(port),
         "--bind", "127.0.0.1",
         "--dir", dir,
@@ -58,7 +58,7 @@ export async function startRedis(log: (line: string) => void): Promise<RedisServ
         "--save", "",
         "--daemonize", "no",
         "--logfile", "",
-      ],
+      ]),
       /Ready to accept connections/,
       15_000,
     );

@@ -5,6 +5,7 @@ import { cpus, release, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Comparison, PeerId, RowResult, Workload } from "./row.js";
 import { renderChartSvg } from "./chart.js";
+import type { Pinning } from "./pinning.js";
 
 export interface Ratio {
   /** e.g. "sluice/bullmq" */
@@ -39,6 +40,8 @@ export interface BenchReport {
   /** The code measured: HEAD, and whether the work tree had uncommitted changes. */
   git: { commit: string; dirty: boolean };
   workload: Workload;
+  /** Servers and load generator on disjoint CPUs (--pin-server-cpus), when they were. */
+  pinning?: Pinning;
   comparisons: ComparisonResult[];
 }
 
@@ -137,8 +140,15 @@ function roundsLine(c: ComparisonResult): string {
     .join(", ");
 }
 
+/** The report's first line: how the CPUs were shared, which decides what the rows can be compared with. */
+export function cpuLayoutLine(report: Pick<BenchReport, "pinning" | "machine">): string {
+  const p = report.pinning;
+  if (p === undefined) return `CPUs: not pinned — servers and the load generator share all ${report.machine.cpus}`;
+  return `CPUs: pinned — every server on CPU ${p.serverCpus} (taskset), the load generator on CPU ${p.loadGenCpus}`;
+}
+
 export function renderText(report: BenchReport): string {
-  const out: string[] = [];
+  const out: string[] = [cpuLayoutLine(report)];
   for (const c of report.comparisons) {
     out.push("", c.title, c.workloadText ?? workloadLine(report.workload), "");
     const rows = [headers, ...cells(c)];
@@ -154,7 +164,7 @@ export function renderText(report: BenchReport): string {
 }
 
 export function renderMarkdown(report: BenchReport): string {
-  const out: string[] = [];
+  const out: string[] = [`${cpuLayoutLine(report)}.`, ""];
   for (const c of report.comparisons) {
     out.push(`**${c.title}** — ${c.workloadText ?? workloadLine(report.workload)}`, "");
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);

@@ -10,6 +10,7 @@ import { parseBenchArgs, usage } from "./args.js";
 import { cleanupNow } from "./cleanup.js";
 import { waitForQuiet } from "./cpu.js";
 import { comparisons } from "./comparisons.js";
+import { pinLoadGenerator, setPinning } from "./pinning.js";
 import { comparisonResult, gitInfo, machineInfo, renderText, writeResults } from "./report.js";
 import type { BenchReport, ComparisonResult } from "./report.js";
 import type { Row, RowContext, RowResult } from "./row.js";
@@ -27,6 +28,11 @@ async function main(): Promise<number> {
   if (args === "help") {
     console.log(usage);
     return 0;
+  }
+  setPinning(args.pinning);
+  if (args.pinning !== undefined) {
+    await pinLoadGenerator();
+    log(`pinned: servers on CPU ${args.pinning.serverCpus}, load generator on CPU ${args.pinning.loadGenCpus}`);
   }
   const startedAt = new Date().toISOString();
   const ctx: RowContext = { repoRoot, workload: args.workload, log, serverEntry: args.serverEntry, pgStats: args.pgStats };
@@ -71,6 +77,7 @@ async function main(): Promise<number> {
     }
   }
   const report: BenchReport = { schema: 1, startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitInfo(repoRoot, args.serverRev), workload: args.workload, comparisons: results };
+  if (args.pinning !== undefined) report.pinning = args.pinning;
   console.log(renderText(report));
   if (args.write && results.length > 0) {
     const written = writeResults(join(repoRoot, "bench/results"), report);

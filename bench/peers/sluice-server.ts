@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir, trackDir } from "../cleanup.js";
+import { serverCommand } from "../pinning.js";
 import { processRssMiB, startChild, stopChild } from "../procs.js";
 
 export interface SluiceServer {
@@ -63,7 +64,7 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   const args = [...nodeFlags, ...entryArgs, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(opts.serveArgs ?? [])];
   let started;
   try {
-    started = await startChild(process.execPath, args, readyPattern, 30_000, {
+    started = await startChild(...serverCommand(process.execPath, args), readyPattern, 30_000, {
       cwd: opts.repoRoot,
       env: { ...process.env, NODE_ENV: "production", ...(benchSigV4 ? { SLUICE_ACCESS_KEY_ID: benchAccessKey.accessKeyId, SLUICE_SECRET_ACCESS_KEY: benchAccessKey.secretAccessKey } : {}) },
     });
