@@ -1,5 +1,5 @@
 /**
- * The node:http fast path for JSON-protocol SQS requests (sqs-fast-path.ts) against the fastify
+ * The node:http fast path for SQS POSTs to `/`, JSON and query (sqs-fast-path.ts), against the fastify
  * route it stands in front of: over a real socket, the same requests must get the same answers.
  * `app.inject()` never reaches the socket, so it always takes the fastify route.
  */
@@ -71,6 +71,56 @@ describe("SQS JSON fast path", () => {
         expect(viaSocket.headers[name], `${what}: ${name}`).toBe(viaFastify.headers[name] === undefined ? undefined : String(viaFastify.headers[name]));
       }
       expect(viaSocket.headers["x-amzn-requestid"], what).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("answers query-protocol forms as the fastify route does", async () => {
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-fast-") });
+    const host = new URL(server.url).host;
+    const queueUrl = encodeURIComponent(`http://${host}/000000000000/same`);
+    const form = { "content-type": "application/x-www-form-urlencoded; charset=utf-8", host };
+    const cases = [
+      `Action=CreateQueue&QueueName=same&Attribute.1.Name=VisibilityTimeout&Attribute.1.Value=45`,
+      `Action=GetQueueUrl&QueueName=same`,
+      `Action=GetQueueAttributes&QueueUrl=${queueUrl}&AttributeName.1=VisibilityTimeout`,
+      `Action=ListQueues`,
+      `Action=GetQueueUrl&QueueName=missing`,
+      `Action=SendMessage&QueueUrl=${queueUrl}&MessageBody=`,
+      `Action=ReceiveMessage&QueueUrl=${queueUrl}&MaxNumberOfMessages=11`,
+      `Action=NoSuchAction`,
+      `QueueName=same`,
+      `Action=ListQueues&%zz`,
+      ``,
+    ];
+    const requestIdOf = (body: string): string | undefined => /<RequestId>([^<]*)<\/RequestId>/.exec(body)?.[1];
+    for (const body of cases) {
+      const viaSocket = await post(`${server.url}/`, form, body);
+      const viaFastify = await server.app.inject({ method: "POST", url: "/", headers: form, payload: body });
+      expect(viaSocket.status, body).toBe(viaFastify.statusCode);
+      // Each answer names its own request id; everything else is the same.
+      const id = requestIdOf(viaSocket.body);
+      expect(id, body).toBe(viaSocket.headers["x-amzn-requestid"]);
+      expect(viaSocket.body.replaceAll(id!, "ID"), body).toBe(viaFastify.body.replaceAll(requestIdOf(viaFastify.body)!, "ID"));
+      for (const name of ["content-type", "x-amzn-query-error", "content-length"]) {
+        expect(viaSocket.headers[name], `${body}: ${name}`).toBe(viaFastify.headers[name] === undefined ? undefined : String(viaFastify.headers[name]));
+      }
+      expect(viaSocket.headers["x-amzn-requestid"], body).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // Metrics hear of each request once, whichever way it came.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toContain('sluice_requests_total{protocol="sqs_query",action="SendMessage",code="MissingRequiredParameterException"} 2\n');
+    expect(metrics).toContain('sluice_requests_total{protocol="sqs_query",action="ListQueues",code="OK"} 2\n');
+  });
+
+  it("refuses a query form over the limit with SQS's XML error, and closes the connection", async () => {
+    server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-fast-") });
+    const big = `Action=ListQueues&QueueNamePrefix=${"a".repeat(4 * 1024 * 1024)}`;
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    for (const res of [await post(`${server.url}/`, form, big), await post(`${server.url}/`, form, [big.slice(0, 2_000_000), big.slice(2_000_000)])]) {
+      expect(res.status).toBe(413);
+      expect(res.headers["content-type"]).toBe("text/xml");
+      expect(res.body).toContain("<Code>RequestEntityTooLarge</Code>");
+      expect(res.headers.connection).toBe("close");
     }
   });
 

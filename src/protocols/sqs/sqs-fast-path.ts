@@ -1,10 +1,12 @@
 /**
- * JSON-protocol SQS requests (POST `/` with `X-Amz-Target`, what every current SDK sends) answered
- * on node:http directly, ahead of fastify's routing, hooks and reply machinery: the same handler
- * and the same responses as the fastify route (sqs-routes.ts), ≈ 3 % more messages per second on
- * the durable standard bench (docs/benchmarks-history.md). Everything else goes on to fastify.
+ * SQS requests POSTed to `/` — JSON protocol (`X-Amz-Target`, what every current SDK sends) and
+ * query protocol with a form body (what SDKs of the query era send) — answered on node:http
+ * directly, ahead of fastify's routing, hooks and reply machinery: the same handler and the same
+ * responses as the fastify route (sqs-routes.ts), ≈ 3 % more messages per second on the durable
+ * standard bench (docs/benchmarks-history.md). Everything else goes on to fastify.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { SqsProtocol } from "./detect-protocol.js";
 import type { RequestObserver } from "../http/request-outcome.js";
 import { type SqsHandler, type SqsHttpResponse, errorResponse, responseSignal } from "./sqs-handler.js";
 import { protocolErrors, sqsErrorForCode } from "./sqs-errors.js";
@@ -18,33 +20,44 @@ export interface SqsFastPathOptions {
   onRequestDone?: RequestObserver;
 }
 
-/** Takes the request and returns true if it is a JSON-protocol POST to `/`; false leaves it alone. */
+/** Takes the request and returns true if it is an SQS POST to `/` (JSON, or a query form); false leaves it alone. */
 export type SqsFastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const metricsProtocol = { json: "sqs_json", query: "sqs_query" } as const;
+
+/** The protocol of a request this path answers, as detectProtocol would name it; undefined for the rest. */
+function fastProtocolOf(headers: IncomingHttpHeaders): SqsProtocol | undefined {
+  if (typeof headers["x-amz-target"] === "string") return "json";
+  const contentType = headers["content-type"];
+  return contentType !== undefined && contentType.startsWith("application/x-www-form-urlencoded") ? "query" : undefined;
+}
 
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
   const observe = opts.onRequestDone;
-  const write = (res: ServerResponse, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
+  const write = (res: ServerResponse, protocol: SqsProtocol, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
     // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks-history.md).
     const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(response.body), ...response.headers };
     // As the app's onSend hook does: a response finished during shutdown closes its connection.
     if (close || opts.shutdownSignal?.aborted) headers.connection = "close";
     res.writeHead(response.status, headers).end(response.body);
     if (observe) {
-      const details = response.details ?? { protocol: "sqs_json", action: "unknown" };
+      const details = response.details ?? { protocol: metricsProtocol[protocol], action: "unknown" };
       observe({ ...details, status: response.status, durationSeconds: (performance.now() - startedAtMs) / 1000 });
     }
   };
-  const tooLarge = (res: ServerResponse, startedAtMs: number): void => {
+  const tooLarge = (res: ServerResponse, protocol: SqsProtocol, startedAtMs: number): void => {
     const error = { ...protocolErrors.RequestEntityTooLarge, message: "The request body is too large." };
-    write(res, { ...errorResponse("json", error), details: { protocol: "sqs_json", action: "unknown", errorCode: error.shape } }, startedAtMs, true);
+    write(res, protocol, { ...errorResponse(protocol, error), details: { protocol: metricsProtocol[protocol], action: "unknown", errorCode: error.shape } }, startedAtMs, true);
   };
 
   return (req, res) => {
-    if (req.method !== "POST" || req.url !== "/" || typeof req.headers["x-amz-target"] !== "string") return false;
+    if (req.method !== "POST" || req.url !== "/") return false;
+    const protocol = fastProtocolOf(req.headers);
+    if (protocol === undefined) return false;
     const startedAtMs = performance.now();
     const declared = Number(req.headers["content-length"]);
     if (declared > opts.bodyLimitBytes) {
-      tooLarge(res, startedAtMs);
+      tooLarge(res, protocol, startedAtMs);
       req.resume();
       return true;
     }
@@ -56,7 +69,7 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       length += chunk.length;
       if (length > opts.bodyLimitBytes) {
         refused = true;
-        tooLarge(res, startedAtMs);
+        tooLarge(res, protocol, startedAtMs);
         return;
       }
       chunks.push(chunk);
@@ -67,9 +80,9 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       opts
         .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
         .then(
-          (response) => write(res, response, startedAtMs),
+          (response) => write(res, protocol, response, startedAtMs),
           // The handler turns every error into a response; this is only a last line of defence.
-          () => write(res, errorResponse("json", { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs),
+          () => write(res, protocol, errorResponse(protocol, { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs),
         )
         // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
         .catch(() => res.destroy());
