@@ -27,6 +27,8 @@ export interface BenchArgs {
   pgPoolSize?: number;
   /** PostgreSQL rows: every peer through the cluster's Unix socket. */
   pgUnixSocket: boolean;
+  /** Sluice rows: print where the server's time goes, from a CPU profile of the saturated phase. */
+  timeSplit: boolean;
   /** --pin-server-cpus / --pin-loadgen-cpus: servers and the load generator on disjoint CPUs. */
   pinning?: Pinning;
 }
@@ -45,6 +47,9 @@ export const usage = `npm run bench -- [options]
   --paced-messages N  paced phase size, 0 to skip (default 5000)
   --wait S            ReceiveMessage WaitTimeSeconds (default 2)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
+  --time-split        Sluice rows: print the server's main-thread time per message by area
+                      (HTTP, protocol, core, store, fsync wait, metrics/logging, GC, other) from a
+                      CPU profile of the saturated phase (profiling costs the server a little)
   --server-entry E    dist (default: compiled first, as npm start runs it) | src (tsx)
   --server-rev REV    run the server from a clean snapshot of git revision REV (e.g. HEAD)
                       instead of the work tree (which may hold someone's half-done edit)
@@ -94,6 +99,7 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
       "paced-messages": { type: "string" },
       wait: { type: "string" },
       "cpu-prof": { type: "string" },
+      "time-split": { type: "boolean" },
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "server-dir": { type: "string" },
@@ -129,7 +135,7 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
   if (values.only !== undefined && !isPeerId(values.only)) throw new Error(`--only must be one of ${peerIds.join(", ")}; got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";
   if (entry !== "src" && entry !== "dist") throw new Error(`--server-entry must be src or dist, got ${entry}`);
-  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true, pgUnixSocket: values["pg-unix-socket"] === true };
+  const args: BenchArgs = { workload, serverEntry: entry, write: values["no-write"] !== true, waitQuietS: positiveInt("wait-quiet", values["wait-quiet"], 60, 0), repeat: positiveInt("repeat", values.repeat, 1), pgStats: values["pg-stats"] === true, pgUnixSocket: values["pg-unix-socket"] === true, timeSplit: values["time-split"] === true };
   if (values.only !== undefined) args.only = values.only;
   if (values.compare !== undefined) args.compare = values.compare.split(",").map((id) => id.trim());
   if (values["cpu-prof"] !== undefined) args.cpuProfDir = values["cpu-prof"];

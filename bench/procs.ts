@@ -118,6 +118,18 @@ export function processCpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/** User + system CPU seconds of a process's main thread (the event loop, for Node) so far. */
+export function mainThreadCpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resident set size of a process in MiB, from /proc (undefined off Linux). */
 export function processRssMiB(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;

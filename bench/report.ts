@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Comparison, PeerId, RowResult, Workload } from "./row.js";
 import { renderChartSvg } from "./chart.js";
 import type { Pinning } from "./pinning.js";
+import { timeSplitLines } from "./time-split.js";
 
 export interface Ratio {
   /** e.g. "sluice/bullmq" */
@@ -147,13 +148,29 @@ export function cpuLayoutLine(report: Pick<BenchReport, "pinning" | "machine">):
   return `CPUs: pinned — every server on CPU ${p.serverCpus} (taskset), the load generator on CPU ${p.loadGenCpus}`;
 }
 
+const timeSplitTitle = "Where the time goes — the server's event loop, µs per message by area (self time in a CPU profile of the saturated phase: wall time, so a blocking fsync counts and so does waiting for a busy core; profiling itself costs a little):";
+
+/** Header and rows of the time-split table of a comparison's profiled rows, or undefined without any. */
+function timeSplitTable(c: ComparisonResult): string[][] | undefined {
+  const profiled = c.rows.filter((r) => r.timeSplit !== undefined);
+  if (profiled.length === 0) return undefined;
+  const columns = profiled.map((r) => timeSplitLines(r.timeSplit!));
+  const header = ["area", ...profiled.map((r) => r.label)];
+  return [header, ...(columns[0] ?? []).map(([area], i) => [area, ...columns.map((col) => col[i]?.[1] ?? "–")])];
+}
+
+function alignedLines(rows: string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
+}
+
 export function renderText(report: BenchReport): string {
   const out: string[] = [cpuLayoutLine(report)];
   for (const c of report.comparisons) {
     out.push("", c.title, c.workloadText ?? workloadLine(report.workload), "");
-    const rows = [headers, ...cells(c)];
-    const widths = headers.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-    for (const r of rows) out.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  "));
+    out.push(...alignedLines([headers, ...cells(c)]));
+    const split = timeSplitTable(c);
+    if (split !== undefined) out.push("", timeSplitTitle, ...alignedLines(split));
     out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
     if (c.runs.length > c.rows.length) out.push(`all rounds (msgs/s, server µs/msg, other CPU): ${roundsLine(c)}`);
   }
@@ -169,6 +186,11 @@ export function renderMarkdown(report: BenchReport): string {
     out.push(`**${c.title}** — ${c.workloadText ?? workloadLine(report.workload)}`, "");
     out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
     for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
+    const split = timeSplitTable(c);
+    if (split !== undefined) {
+      const [head = [], ...body] = split;
+      out.push("", timeSplitTitle, "", `| ${head.join(" | ")} |`, `| ${head.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`, ...body.map((r) => `| ${r.join(" | ")} |`));
+    }
     out.push("", `Load average (1 min) before → after each row: ${loadLine(c)}.`);
     if (c.runs.length > c.rows.length) out.push(`Best of ${c.runs.length / Math.max(1, c.rows.length)} rounds per peer; all rounds (msgs/s, server µs/msg, other CPU): ${roundsLine(c)}.`);
     out.push("");

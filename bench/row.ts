@@ -6,6 +6,7 @@
  * bench/peers/ and list it in bench/comparisons.ts.
  */
 import type { PhaseResult } from "./phase.js";
+import type { TimeSplit } from "./time-split.js";
 
 export const peerIds = ["sluice", "bullmq", "pgboss", "rabbitmq"] as const;
 export type PeerId = (typeof peerIds)[number];
@@ -48,6 +49,8 @@ export interface RowContext {
   pgPoolSize?: number;
   /** PostgreSQL rows: every peer connects through the cluster's Unix socket, not TCP. */
   pgUnixSocket?: boolean;
+  /** Sluice rows: split the server's saturated-phase CPU profile by area (needs cpuProfDir). */
+  timeSplit?: boolean;
 }
 
 /** CPU used while the saturated phase ran, in % of one core (100 = one core busy all along). */
@@ -69,6 +72,8 @@ export interface RowResult {
   serverRssMiB?: number;
   /** 1-minute load average before and after the row: other work on the box shows up here. */
   loadAvg1m?: { before: number; after: number };
+  /** Sluice rows with --time-split: where the server's main thread spent the saturated phase. */
+  timeSplit?: TimeSplit;
   /** Which round of `--repeat` this was (1-based). */
   round?: number;
   notes: string[];

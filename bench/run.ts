@@ -2,12 +2,12 @@
  * `npm run bench`: runs every comparison's rows one after the other (never concurrently) in this
  * one process tree, prints a table, and writes bench/results/. See docs/benchmarks.md.
  */
-import { mkdirSync } from "node:fs";
-import { loadavg } from "node:os";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseBenchArgs, usage } from "./args.js";
-import { cleanupNow } from "./cleanup.js";
+import { cleanupNow, trackDir } from "./cleanup.js";
 import { waitForQuiet } from "./cpu.js";
 import { comparisons } from "./comparisons.js";
 import { pinLoadGenerator, setPinning } from "./pinning.js";
@@ -43,6 +43,13 @@ async function main(): Promise<number> {
   if (args.cpuProfDir !== undefined) {
     ctx.cpuProfDir = resolve(args.cpuProfDir);
     mkdirSync(ctx.cpuProfDir, { recursive: true });
+  }
+  if (args.timeSplit) {
+    ctx.timeSplit = true;
+    if (ctx.cpuProfDir === undefined) {
+      ctx.cpuProfDir = mkdtempSync(join(tmpdir(), "sluice-bench-prof-"));
+      trackDir(ctx.cpuProfDir);
+    }
   }
   const results: ComparisonResult[] = [];
   let failures = 0;

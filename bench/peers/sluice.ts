@@ -5,11 +5,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { startCpuMeter } from "../cpu.js";
+import { mainThreadCpuSeconds } from "../procs.js";
 import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
+import { type ClockWindow, clockNowUs, profileOfPid, splitProfile } from "../time-split.js";
 import { completeResult, startRowServer, withServerOutput } from "./sluice-row-server.js";
 
 /** What sets a Sluice SQS row apart from the standard one: queue type and per-message send fields. */
@@ -39,6 +41,9 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
       const { server } = rs;
       // One connection per producer and consumer (each has at most one request in flight), plus spare.
       const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
+      let result: RowResult;
+      let window: ClockWindow | undefined;
+      let mainThreadCpuUs: number | undefined;
       try {
         const warmUrl = await createQueue(client, "bench-warmup");
         await runSqsPhase([{ client, queueUrl: warmUrl }], w, { label: `${tag} warm-up`, messages: w.warmupMessages }, kind.entryFields);
@@ -46,7 +51,12 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
         const mainUrl = await createQueue(client, "bench-main");
         ctx.log(`${tag}: measuring ${w.messages} messages…`);
         const stopMeter = startCpuMeter(server.pid);
+        const startUs = clockNowUs();
+        const mainCpu0 = mainThreadCpuSeconds(server.pid);
         const saturated = await runSqsPhase([{ client, queueUrl: mainUrl }], w, { label: `${tag} saturated`, messages: w.messages }, kind.entryFields);
+        window = { startUs, endUs: clockNowUs() };
+        const mainCpu1 = mainThreadCpuSeconds(server.pid);
+        if (mainCpu0 !== undefined && mainCpu1 !== undefined) mainThreadCpuUs = (mainCpu1 - mainCpu0) * 1e6;
         const cpu = stopMeter();
         const rss = server.rssMiB();
 
@@ -56,14 +66,20 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
           ctx.log(`${tag}: paced latency run at ${w.pacedRatePerSec} msgs/s…`);
           paced = await runSqsPhase([{ client, queueUrl: pacedUrl }], w, { label: `${tag} paced`, messages: w.pacedMessages, ratePerSecond: w.pacedRatePerSec }, kind.entryFields);
         }
-        const result: RowResult = { peer: "sluice", label: this.label, durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)", saturated, cpu, notes: [...kind.notes] };
-        return completeResult(result, rs, paced, rss);
+        result = completeResult({ peer: "sluice", label: this.label, durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)", saturated, cpu, notes: [...kind.notes] }, rs, paced, rss);
       } catch (err) {
         throw withServerOutput(err, rs);
       } finally {
         await client.close();
         await rs.stop();
       }
+      // The server writes its profile as it exits: read only after the stop.
+      if (ctx.timeSplit === true && ctx.cpuProfDir !== undefined && server.pid !== undefined && window !== undefined) {
+        const profile = profileOfPid(ctx.cpuProfDir, server.pid);
+        if (profile === undefined) ctx.log(`${tag}: no CPU profile of pid ${server.pid} in ${ctx.cpuProfDir}: no time split`);
+        else result.timeSplit = { ...splitProfile(profile, w.messages, window), ...(mainThreadCpuUs === undefined ? {} : { mainThreadCpuUs }) };
+      }
+      return result;
     },
   };
 }
