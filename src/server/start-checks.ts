@@ -6,7 +6,7 @@
  */
 import { lookup } from "node:dns/promises";
 import { mkdir, open, stat, statfs, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ConfigError } from "./config.js";
 
 /** Pseudo-filesystems (statfs f_type) where a database can't live: writes there are not files. */
@@ -29,19 +29,45 @@ function reason(err: unknown): string {
   return code ?? (err instanceof Error ? err.message : String(err));
 }
 
+async function refusePseudoFilesystem(dir: string, at: string): Promise<void> {
+  const fs = await statfs(at).catch(() => undefined);
+  const pseudo = fs === undefined ? undefined : pseudoFilesystems.get(fs.type);
+  if (pseudo !== undefined) throw new ConfigError(`--data-dir ${dir} is on the ${pseudo} pseudo-filesystem, which cannot hold a database; choose a directory on a disk.`);
+}
+
+/**
+ * Creates the missing directories of `dir` one at a time, after checking the filesystem of the
+ * deepest one that exists: node's recursive mkdir never returns for a path under /proc.
+ */
+async function makeDataDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while ((await stat(at).catch(() => undefined)) === undefined) {
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  await refusePseudoFilesystem(dir, at);
+  for (const path of missing.reverse()) {
+    await mkdir(path).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    });
+  }
+}
+
 export async function checkDataDir(dir: string): Promise<void> {
   const existing = await stat(dir).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw new ConfigError(`--data-dir ${dir} is a file, not a directory.`);
   try {
-    await mkdir(dir, { recursive: true });
+    await makeDataDir(dir);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOTDIR" || code === "EEXIST") throw new ConfigError(`--data-dir ${dir}: a part of that path is a file, not a directory.`);
     throw new ConfigError(`--data-dir ${dir} cannot be created: ${reason(err)}.`);
   }
-  const fs = await statfs(dir).catch(() => undefined);
-  const pseudo = fs === undefined ? undefined : pseudoFilesystems.get(fs.type);
-  if (pseudo !== undefined) throw new ConfigError(`--data-dir ${dir} is on the ${pseudo} pseudo-filesystem, which cannot hold a database; choose a directory on a disk.`);
+  await refusePseudoFilesystem(dir, dir);
   // A file written and fsynced, as the database will be: permissions, read-only mounts, quotas.
   const probe = join(dir, `.sluice-write-check-${process.pid}`);
   try {

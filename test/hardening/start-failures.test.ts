@@ -57,6 +57,8 @@ describe("clear failures at start", { timeout: 120_000 }, () => {
 
   it("--data-dir under /proc: refused at once instead of spinning", async () => {
     expectOneLineFailure(await serveUntilExit(["--data-dir", "/proc/self"]), /--data-dir \/proc\/self is on the proc pseudo-filesystem/);
+    // A path that doesn't exist there yet: node's recursive mkdir would never return.
+    expectOneLineFailure(await serveUntilExit(["--data-dir", "/proc/x"]), /--data-dir \/proc\/x is on the proc pseudo-filesystem/);
   });
 
   it("an unresolvable --host", async () => {
