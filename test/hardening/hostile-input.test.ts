@@ -149,6 +149,20 @@ describe("fields and names that slipped through", () => {
     const listed = await h.json("ListQueueTags", { QueueUrl: url });
     expect(listed.json().Tags ?? {}).toEqual({});
   });
+
+  it("UntagQueue refuses the tag keys TagQueue refuses, with the same answer", async () => {
+    const url = await h.createQueue("untagchars");
+    expect((await h.json("TagQueue", { QueueUrl: url, Tags: { keep: "v" } })).statusCode).toBe(200);
+    for (const bad of ["a\u0000b", "tab\there", "\ud800", "x\uffff", "x\ufffe", "__proto__", "k".repeat(129), ""]) {
+      const tag = await h.json("TagQueue", { QueueUrl: url, Tags: { [bad]: "v" } });
+      const untag = await h.json("UntagQueue", { QueueUrl: url, TagKeys: ["keep", bad] });
+      expect(untag.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(untag.headers["x-amzn-query-error"], JSON.stringify(bad)).toBe("InvalidParameterValue;Sender");
+      expect(untag.json().message, JSON.stringify(bad)).toBe(tag.json().message);
+    }
+    // Nothing was untagged: the valid key beside each bad one stayed.
+    expect((await h.json("ListQueueTags", { QueueUrl: url })).json().Tags).toEqual({ keep: "v" });
+  });
 });
 
 describe("jobs API headers and query strings", () => {

@@ -5,7 +5,7 @@
  * checked where its tags are merged, in core (QueueService.tagQueue, createQueue).
  */
 import { fail, limits } from "../../core/index.js";
-import { type WireObject, optionalStringList, optionalStringMap } from "./wire-input.js";
+import { type WireObject, optionalStringList, optionalStringMap, refuseProtoKey } from "./wire-input.js";
 
 const keyLengthMessage = `Tag keys must be between 1 and ${limits.tagKeyMaxLength} characters in length.`;
 const valueLengthMessage = `Tag values must be between 0 and ${limits.tagValueMaxLength} characters in length.`;
@@ -53,11 +53,17 @@ export function decodeTags(input: WireObject): Record<string, string> {
  * UntagQueue's TagKeys: required (MissingParameter when the member is absent), and an empty list is
  * answered as an empty key, InvalidParameterValue, as SQS answers boto3's `TagKeys=[]` — which the
  * query protocol can't tell from no list at all, so the query codec reads none as [] (query-shapes).
+ * Each key is checked as TagQueue checks it: characters, then length.
  */
 export function decodeTagKeys(input: WireObject): string[] {
   const keys = optionalStringList(input, "TagKeys");
   if (keys === undefined) fail("MissingParameter", "The request must contain the parameter TagKeys.");
   if (keys.length === 0) fail("InvalidParameterValue", keyLengthMessage);
-  for (const key of keys) checkTagKey(key);
+  // The keys TagQueue would refuse, refused alike (not an untag of a key that can't exist).
+  for (const key of keys) {
+    refuseProtoKey(key);
+    checkTagText("key", key);
+    checkTagKey(key);
+  }
   return keys;
 }
