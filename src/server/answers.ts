@@ -10,7 +10,7 @@ import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorCode } from "../core/index.js";
 import { errorAnswerOf } from "../protocols/jobs/index.js";
-import { type SqsErrorSpec, protocolErrors, sqsErrorResponse } from "../protocols/sqs/index.js";
+import { type SqsErrorSpec, protocolErrors, sqsErrorForCode, sqsErrorResponse } from "../protocols/sqs/index.js";
 
 /** Whether a request is meant for the SQS API (so its error must be an SQS error). */
 export function speaksSqs(headers: IncomingMessage["headers"], url: string): boolean {
@@ -93,6 +93,20 @@ export function refuseOldHttp(req: IncomingMessage, res: ServerResponse): boolea
   return true;
 }
 
+/**
+ * An HTTP/1.1 request without a Host header (RFC 9112 §3.2 requires one): node's own answer is a
+ * 400 with no body. Refused in the protocol the request speaks, and the connection closed (its
+ * body, if any, is not read).
+ */
+export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor < 1) return false;
+  const message = "An HTTP/1.1 request must carry a Host header.";
+  let headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  let body = jsonErrorBody("InvalidRequest", message);
+  if (speaksSqs(req.headers, req.url ?? "/")) ({ headers, body } = sqsErrorResponse(req.headers, { ...sqsErrorForCode.InvalidRequest, message }));
+  res.writeHead(400, { ...headers, "content-length": Buffer.byteLength(body), connection: "close" }).end(body);
+  return true;
+}
 
 /** An `Expect` other than 100-continue: node's own 417 has no body at all. */
 export function refuseExpectation(_req: IncomingMessage, res: ServerResponse): void {

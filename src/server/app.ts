@@ -17,7 +17,7 @@ import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
 import { type BackupFn, registerBackupRoute } from "./backup-route.js";
 import type { Logger } from "./logger.js";
-import { clientErrorHandler, frameworkError, refuseConnect, refuseExpectation, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
+import { clientErrorHandler, frameworkError, refuseConnect, refuseExpectation, refuseMissingHost, refuseOldHttp, rootErrorHandler, routeNotFound } from "./answers.js";
 
 /** Above SQS's 1 MiB request limit, so oversized requests get SQS's own, specific errors. */
 export const bodyLimitBytes = 4 * 1024 * 1024;
@@ -87,8 +87,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     serverFactory: (fastifyHandler: http.RequestListener, options: FastifyHttpOptions<http.Server>) => {
       const headersTimeout = deps.httpTimeouts?.headersMs ?? headersTimeoutMs;
       const requestTimeout = deps.httpTimeouts?.requestMs ?? requestTimeoutMs;
-      const server = http.createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: connectionsCheckingIntervalMs }, (req, res) => {
-        if (refuseOldHttp(req, res) || redirectBrowserToDashboard(req, res)) return;
+      // Without Host, node answers an empty 400 itself: refuseMissingHost gives it a code instead.
+      const serverOptions = { headersTimeout, requestTimeout, connectionsCheckingInterval: connectionsCheckingIntervalMs, requireHostHeader: false };
+      const server = http.createServer(serverOptions, (req, res) => {
+        if (refuseOldHttp(req, res) || refuseMissingHost(req, res) || redirectBrowserToDashboard(req, res)) return;
         if (!fastPath(req, res)) fastifyHandler(req, res);
       });
       server.on("connect", refuseConnect);
@@ -121,6 +123,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   if (deps.onRequestDone) reportRequests(app, deps.onRequestDone);
   installBearerAuth(app, { credentials, defaultAccountId: deps.accountId });
   app.setNotFoundHandler(routeNotFound);
+  // `/<account>/<queue>` is an SQS queue URL, so `/v1/<typo>` would get SQS's MissingAction; under
+  // /v1 (the jobs API) an unknown path is the not-found answer, as deeper ones are.
+  app.all("/v1/*", routeNotFound);
   app.setErrorHandler(rootErrorHandler(deps.onUnexpectedError));
 
   app.get("/healthz", { config: { auth: "open" } }, async () => ({ status: "ok" }));

@@ -206,6 +206,29 @@ describe("requests node:http or the router would have served or dropped", () => 
     expect(res).toContain('"code":"InvalidRequest"');
   });
 
+  it("an HTTP/1.1 request without Host: a coded 400 in the protocol it speaks, not an empty one", async () => {
+    const plain = await rawExchange(srv.port, "GET /healthz HTTP/1.1\r\n\r\n");
+    expect(plain).toMatch(/^HTTP\/1\.1 400/);
+    expect(plain).toContain('{"error":{"code":"InvalidRequest","message":"An HTTP/1.1 request must carry a Host header."}}');
+    const body = "Action=ListQueues&Version=2012-11-05";
+    const sqs = await rawExchange(srv.port, `POST / HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(sqs).toMatch(/^HTTP\/1\.1 400/);
+    expect(sqs).toContain("<Code>InvalidRequest</Code><Message>An HTTP/1.1 request must carry a Host header.</Message>");
+    // HTTP/1.0 never needed one.
+    expect(await rawExchange(srv.port, "GET /healthz HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.1 200[\s\S]*"status":"ok"/);
+  });
+
+  it("an unknown path under /v1 is the jobs API's JSON 404, not an SQS error for a queue URL", async () => {
+    for (const path of ["/v1/nope", "/v1/nope/", "/v1/"]) {
+      const res = await fetch(`${srv.url}${path}`);
+      expect(await errorOf(res), path).toMatchObject({ status: 404, code: "RouteNotFound", message: `No route answers GET ${path}.` });
+    }
+    expect((await fetch(`${srv.url}/v1/jobs/nope`)).status).toBe(404);
+    // A real queue URL still answers SQS.
+    const sqs = await fetch(`${srv.url}/000000000000/nope?Action=GetQueueAttributes&Version=2012-11-05`);
+    expect(await sqs.text()).toContain("<Code>AWS.SimpleQueueService.NonExistentQueue</Code>");
+  });
+
   it("CONNECT: 405 with a coded body instead of a silent close", async () => {
     const res = await rawExchange(srv.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
     expect(res).toMatch(/^HTTP\/1\.1 405/);
