@@ -18,6 +18,7 @@ export { checkFifoBatch, formatSequenceNumber } from "./fifo.js";
 export { messageSizeBytes } from "./message-validation.js";
 export {
   type EntryOutcome,
+  type ExpireSlices,
   type MessageState,
   type PeekedMessage,
   QueueService,
@@ -28,6 +29,7 @@ export {
   type SendResult,
   type VisibilityChange,
   differingConfigKeys,
+  expireSliceMessages,
 } from "./queue-service.js";
 export type { MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 export { listDeadLetterSourceQueues } from "./redrive.js";

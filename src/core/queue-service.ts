@@ -92,6 +92,16 @@ export interface QueueServiceDeps {
 }
 
 /** Stands in for an accepted entry's outcome until the store has written it. */
+/** Messages one retention write deletes at most: a few milliseconds of the store's time. */
+export const expireSliceMessages = 1_000;
+
+/** How upkeep cuts a retention pass (QueueService.expireMessages). */
+export interface ExpireSlices {
+  messages?: number;
+  /** Between two full slices; false stops the pass. */
+  between?: () => Promise<boolean>;
+}
+
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
 
 export class QueueService {
@@ -284,13 +294,23 @@ export class QueueService {
     return purged.deleted;
   }
 
-  /** Deletes messages past their queue's retention period; returns how many. */
-  async expireMessages(queue: QueueRecord): Promise<number> {
-    const nowMs = this.clock.nowMs();
-    const expired = await this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs });
-    // The store ended the live jobs among them in the same write: their waiters hear of it.
-    publishJobChanges(this.notifier, expired.jobChanges, nowMs);
-    return expired.deleted;
+  /**
+   * Deletes messages past their queue's retention period, oldest first, in store writes of at
+   * most `slice.messages` each; `slice.between` runs after every full slice (upkeep yields the
+   * event loop there, and stops by returning false). Returns how many.
+   */
+  async expireMessages(queue: QueueRecord, slice: ExpireSlices = {}): Promise<number> {
+    const limit = slice.messages ?? expireSliceMessages;
+    let total = 0;
+    for (;;) {
+      const nowMs = this.clock.nowMs();
+      const expired = await this.store.messageExpire({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), nowMs, limit });
+      // The store ended the live jobs among them in the same write: their waiters hear of it.
+      publishJobChanges(this.notifier, expired.jobChanges, nowMs);
+      total += expired.deleted;
+      if (expired.deleted < limit) return total;
+      if (slice.between && !(await slice.between())) return total;
+    }
   }
 
   // ---- messages ----

@@ -162,13 +162,16 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
   queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted>;
   /** When a queue of this name was last deleted from the account, if ever. */
   queueDeletedAt(p: { account?: string; name: string }): Promise<number | undefined>;
+  /**
+   * The queue's counts at a cost that does not grow with the visible backlog: a count kept per
+   * queue in the writes that add or remove messages, less the in-flight, delayed and
+   * past-retention messages, walked by index (usually few). Exact when nothing writes meanwhile.
+   */
   queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
   /**
-   * What queueStats counts, for metrics that read every queue on every scrape: at a cost that
-   * does not grow with the visible backlog (a store may keep a count per queue, and walk only the
-   * in-flight and delayed messages). Approximate where queueStats is exact: messages past
-   * retention that upkeep has not deleted yet may count as visible, and `oldestVisibleSentAtMs`
-   * may be that of the message visible longest rather than the one sent first.
+   * What queueStats counts, for metrics that read every queue on every scrape. May be cheaper
+   * and approximate: messages past retention that upkeep has not deleted yet may count as
+   * visible, and `oldestVisibleSentAtMs` may be that of the message visible longest.
    */
   queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
 
@@ -223,8 +226,12 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
    * records the purge at `nowMs` — check and purge in one write, so concurrent purges can't both pass.
    */
   messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined>;
-  /** Deletes messages past retention. Live jobs among them end failed at `nowMs`, returned as `jobChanges`. */
-  messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted>;
+  /**
+   * Deletes messages past retention: the `limit` sent first (all when absent), read through an
+   * index on send time, so a slice costs what it deletes whatever the backlog (upkeep calls it
+   * slice by slice). Live jobs among them end failed at `nowMs`, returned as `jobChanges`.
+   */
+  messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number; limit?: number }): Promise<MessagesDeleted>;
 
   /**
    * Moves up to `max` visible messages of the source queue to `destinationQueueId` or, when absent,

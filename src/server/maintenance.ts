@@ -1,7 +1,9 @@
 /**
  * Background upkeep: deletes messages past their queue's retention period, in every account.
  * Receives already skip expired messages, so this only reclaims space; it runs every few seconds
- * on the injected clock (tests drive it with ManualClock) and never overlaps itself.
+ * on the injected clock (tests drive it with ManualClock) and never overlaps itself. A pass is cut
+ * into small store writes with event-loop turns between them, so a deep backlog expiring at once
+ * never holds requests up for longer than one slice.
  */
 import type { Clock, TimerHandle, QueueService } from "../core/index.js";
 import { everyAccountsQueues } from "./all-queues.js";
@@ -15,16 +17,35 @@ export interface Maintenance {
 
 export const maintenanceIntervalMs = 5_000;
 
-export function startMaintenance(p: { queues: QueueService; clock: Clock; intervalMs?: number; onError: (err: unknown) => void }): Maintenance {
+/** Lets requests run between two slices of a pass (setImmediate: after pending I/O callbacks). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+export function startMaintenance(p: {
+  queues: QueueService;
+  clock: Clock;
+  intervalMs?: number;
+  /** Messages deleted per store write (default expireSliceMessages). */
+  sliceMessages?: number;
+  /** Between two slices (default nextTurn). */
+  between?: () => Promise<void>;
+  onError: (err: unknown) => void;
+}): Maintenance {
   const intervalMs = p.intervalMs ?? maintenanceIntervalMs;
   let timer: TimerHandle | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  const turn = p.between ?? nextTurn;
+  const between = async (): Promise<boolean> => {
+    await turn();
+    return !stopped;
+  };
 
   async function pass(): Promise<void> {
     for await (const queue of everyAccountsQueues(p.queues)) {
       if (stopped) return;
-      await p.queues.forAccount(queue.account).expireMessages(queue);
+      await p.queues.forAccount(queue.account).expireMessages(queue, { messages: p.sliceMessages, between });
     }
   }
 

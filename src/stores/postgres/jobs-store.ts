@@ -249,13 +249,19 @@ export class PostgresJobStore implements JobStore {
 
   /**
    * Inside the caller's transaction, just before it deletes the queue's messages sent before
-   * `beforeSentAtMs` (retention, or a purge): their live jobs end (messageLostTransition).
+   * `beforeSentAtMs` (a purge), or those of `seqs` (a retention slice): their live jobs end
+   * (messageLostTransition).
    */
-  async endJobsOfMessages(tx: Queryable, p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): Promise<JobChange[]> {
+  async endJobsOfMessages(
+    tx: Queryable,
+    p: { queueId: number; beforeSentAtMs?: number; seqs?: number[]; nowMs: number; reason: "expired" | "purged" },
+  ): Promise<JobChange[]> {
     const { rows } = await tx.query<JobRow>(
-      `SELECT * FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = $1 AND sent_at_ms < $2) AND status IN ('waiting', 'queued', 'running')
+      `SELECT * FROM jobs WHERE id IN (
+         SELECT message_id FROM messages WHERE queue_id = $1 AND ($2::bigint IS NULL OR sent_at_ms < $2) AND ($3::bigint[] IS NULL OR seq = ANY ($3::bigint[]))
+       ) AND status IN ('waiting', 'queued', 'running')
        ORDER BY id FOR UPDATE`,
-      [p.queueId, p.beforeSentAtMs],
+      [p.queueId, p.beforeSentAtMs ?? null, p.seqs ?? null],
     );
     if (rows.length === 0) return [];
     const resultTtlSeconds = ((await settingsOf(tx, p.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;

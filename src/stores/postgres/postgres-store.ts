@@ -24,6 +24,16 @@ import { receiveMessages } from "./receive.js";
 import { ReceivesTogether } from "./receives-together.js";
 import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
 
+const statsStatement: NamedStatement = {
+  name: "sluice_queue_stats",
+  text: `SELECT (SELECT coalesce(sum(messages), 0)::bigint FROM queue_message_counts WHERE queue_id = $1) AS total,
+            h.in_flight, h.delayed,
+            (SELECT count(*) FROM messages WHERE queue_id = $1 AND sent_at_ms < $3) AS expired,
+            (SELECT sent_at_ms FROM messages WHERE queue_id = $1 AND sent_at_ms >= $3 AND visible_at_ms <= $2 ORDER BY sent_at_ms LIMIT 1) AS oldest
+     FROM (SELECT count(*) FILTER (WHERE receive_count > 0) AS in_flight, count(*) FILTER (WHERE receive_count = 0) AS delayed
+           FROM messages WHERE queue_id = $1 AND visible_at_ms > $2 AND sent_at_ms >= $3) AS h`,
+};
+
 /** Asked by empty long polls the receive didn't answer (queues with groups, job leases). */
 const nextVisibleStatement: NamedStatement = { name: "sluice_next_visible", text: "SELECT min(visible_at_ms) AS at FROM messages WHERE queue_id = $1 AND visible_at_ms > $2" };
 
@@ -110,8 +120,10 @@ export class PostgresStore implements Store {
       const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('queued', 'running')", [p.id]);
       // Finished deliveries go with their jobs; pending ones stay to be delivered (they carry a snapshot).
       await tx.query("DELETE FROM webhook_outbox WHERE status <> 'pending' AND job_id IN (SELECT id FROM jobs WHERE queue_id = $1)", [p.id]);
-      // Messages, groups, dedup ids, attempts, jobs and settings cascade from the queue.
+      // Messages, groups, dedup ids, attempts, jobs and settings cascade from the queue; its count
+      // rows (the cascade's own delta among them) go after.
       await tx.query("DELETE FROM queues WHERE id = $1", [p.id]);
+      await tx.query("DELETE FROM queue_message_counts WHERE queue_id = $1", [p.id]);
       await tx.query(
         "INSERT INTO queue_tombstones (account, name, deleted_at_ms) VALUES ($1, $2, $3) ON CONFLICT (account, name) DO UPDATE SET deleted_at_ms = excluded.deleted_at_ms",
         [rows[0].account, rows[0].name, p.nowMs],
@@ -125,23 +137,23 @@ export class PostgresStore implements Store {
     return rows[0]?.deleted_at_ms;
   }
 
+  /**
+   * The queue's count (migration 013's delta rows) less its hidden messages (messages_visible
+   * from now on) and those past retention (messages_sent up to it), in one snapshot: the walks
+   * are of the usually few hidden and expired messages, never the visible backlog.
+   */
   async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
-    const { rows } = await this.db.query<{ visible: number; oldest: number | null; in_flight: number; delayed: number }>(
-      `SELECT count(*) FILTER (WHERE visible_at_ms <= $2) AS visible,
-              min(sent_at_ms) FILTER (WHERE visible_at_ms <= $2) AS oldest,
-              count(*) FILTER (WHERE visible_at_ms > $2 AND receive_count > 0) AS in_flight,
-              count(*) FILTER (WHERE visible_at_ms > $2 AND receive_count = 0) AS delayed
-       FROM messages WHERE queue_id = $1 AND sent_at_ms >= $3`,
-      [p.queueId, p.nowMs, p.minSentAtMs],
-    );
+    const { rows } = await this.db.query<{ total: number; in_flight: number; delayed: number; expired: number; oldest: number | null }>(statsStatement, [p.queueId, p.nowMs, p.minSentAtMs]);
     const r = rows[0]!;
-    return { visible: r.visible, inFlight: r.in_flight, delayed: r.delayed, oldestVisibleSentAtMs: r.oldest ?? undefined };
+    return {
+      visible: Math.max(0, r.total - r.in_flight - r.delayed - r.expired),
+      inFlight: r.in_flight,
+      delayed: r.delayed,
+      oldestVisibleSentAtMs: r.oldest ?? undefined,
+    };
   }
 
-  /**
-   * The exact counts for now: the query runs in PostgreSQL, so a long count never stalls this
-   * process, but it reads every message of the queue. A count kept per queue would make it cheap.
-   */
+  /** queueStats is as cheap. */
   queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
     return this.queueStats(p);
   }
@@ -261,12 +273,24 @@ export class PostgresStore implements Store {
     return result;
   }
 
-  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted> {
+  /**
+   * The slice is locked first (oldest first, by messages_sent), so the jobs ended and the
+   * messages deleted are the same ones; rows another transaction holds wait for the next pass.
+   */
+  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number; limit?: number }): Promise<MessagesDeleted> {
+    // Upkeep comes here for every queue on every pass: the queue's count rows fold into one.
+    await this.db.query("SELECT sluice_counts_fold($1)", [p.queueId]);
     const groups: string[] = [];
     const result = await this.db.transaction(async (tx): Promise<MessagesDeleted> => {
       groups.length = 0;
-      const jobChanges = await this.jobs.endJobsOfMessages(tx, { queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
-      const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE queue_id = $1 AND sent_at_ms < $2 RETURNING group_id", [p.queueId, p.minSentAtMs]);
+      const slice = await tx.query<{ seq: number }>(
+        "SELECT seq FROM messages WHERE queue_id = $1 AND sent_at_ms < $2 ORDER BY sent_at_ms LIMIT $3 FOR UPDATE SKIP LOCKED",
+        [p.queueId, p.minSentAtMs, p.limit ?? null],
+      );
+      if (slice.rows.length === 0) return { deleted: 0, jobChanges: [] };
+      const seqs = slice.rows.map((r) => r.seq);
+      const jobChanges = await this.jobs.endJobsOfMessages(tx, { queueId: p.queueId, seqs, nowMs: p.nowMs, reason: "expired" });
+      const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE seq = ANY ($2::bigint[]) AND queue_id = $1 RETURNING group_id", [p.queueId, seqs]);
       for (const r of rows) if (r.group_id !== null) groups.push(r.group_id);
       return { deleted: rows.length, jobChanges };
     });

@@ -36,7 +36,7 @@ export interface JobStatements {
   keyPut: Statement;
   keysPrune: Statement<[number, number]>;
   settingsGet: Statement<[number], string>;
-  liveJobsOfMessages: Statement<[number, number], unknown[]>;
+  liveJobsOfMessages: Statement<[number, number, number], unknown[]>;
   settingsPut: Statement;
   messageInsert: MessageInserter;
   anyVisible: Statement<[number, number], number>;
@@ -89,8 +89,10 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     settingsGet: db.prepare<[number], string>("SELECT settings FROM job_queue_settings WHERE queue_id = ?").pluck(),
     // Live jobs of the queue's messages sent before a time (jobs.id is the message id, and indexed).
     liveJobsOfMessages: db
-      .prepare<[number, number], unknown[]>(
-        `SELECT ${selectJob} FROM jobs WHERE id IN (SELECT message_id FROM messages WHERE queue_id = ? AND sent_at_ms < ?) AND status IN ('waiting', 'queued', 'running')`,
+      .prepare<[number, number, number], unknown[]>(
+        `SELECT ${selectJob} FROM jobs WHERE id IN (
+           SELECT message_id FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?
+         ) AND status IN ('waiting', 'queued', 'running')`,
       )
       .raw(),
     settingsPut: db.prepare(

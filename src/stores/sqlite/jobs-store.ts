@@ -361,10 +361,11 @@ export class SqliteJobStore implements JobStore {
   /**
    * Inside a write, just before the caller deletes the queue's messages sent before
    * `beforeSentAtMs` (retention, or a purge): their live jobs end (messageLostTransition), their
-   * webhooks queued in the same write.
+   * webhooks queued in the same write. `limit` (-1: all): the first that many by send time,
+   * the slice the caller's delete takes.
    */
-  endJobsOfMessages(p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged" }): JobChange[] {
-    const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs);
+  endJobsOfMessages(p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged"; limit: number }): JobChange[] {
+    const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs, p.limit);
     if (rows.length === 0) return [];
     const resultTtlSeconds = (this.writer.settingsOf(p.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
     return rows.map((values) => this.writer.apply(messageLostTransition(toJob(jobRowOf(values)), { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), p.nowMs));

@@ -239,21 +239,20 @@ export class SqliteStore implements Store {
       messageNextVisible: db.prepare<[number, number], number | null>(
         "SELECT min(visible_at_ms) FROM messages WHERE queue_id = ? AND visible_at_ms > ?",
       ).pluck(),
-      messageExpire: db.prepare("DELETE FROM messages WHERE queue_id = ? AND sent_at_ms < ?"),
-      statsVisible: db.prepare<[number, number, number], { n: number; oldest: number | null }>(
-        "SELECT count(*) AS n, min(sent_at_ms) AS oldest FROM messages WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ?",
+      // The oldest first, by the send-time index (migration 023): a slice reads only what it deletes.
+      messageExpire: db.prepare<[number, number, number]>(
+        `DELETE FROM messages WHERE seq IN (
+           SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?)`,
       ),
       depthTotal: db.prepare<[number], number>("SELECT messages FROM queue_message_counts WHERE queue_id = ?").pluck(),
-      depthHidden: db.prepare<[number, number], { inflight: number; delayed: number }>(
-        `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
-         FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms > ?`,
-      ),
-      depthHead: db.prepare<[number, number, number], number>(
-        "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
+      // Past retention, in flight or not: an index-only count, usually of nothing (upkeep deletes them).
+      statsExpired: db.prepare<[number, number], number>("SELECT count(*) FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ?").pluck(),
+      statsOldest: db.prepare<[number, number, number], number>(
+        "SELECT sent_at_ms FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms >= ? AND visible_at_ms <= ? ORDER BY sent_at_ms LIMIT 1",
       ).pluck(),
       statsHidden: db.prepare<[number, number, number], { inflight: number; delayed: number }>(
         `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
-         FROM messages WHERE queue_id = ? AND visible_at_ms > ? AND sent_at_ms >= ?`,
+         FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms > ? AND sent_at_ms >= ?`,
       ),
     };
   }
@@ -324,10 +323,22 @@ export class SqliteStore implements Store {
     return this.sql.tombstoneGet.get(p.account ?? "", p.name) ?? undefined;
   }
 
+  /**
+   * The queue's count (migration 015) less what is hidden (in flight or delayed: the visibility
+   * index from now on) and what is past retention (the send-time index up to it). Both walks are
+   * usually short; the visible backlog is never read.
+   */
   async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
-    const visible = this.sql.statsVisible.get(p.queueId, p.nowMs, p.minSentAtMs)!;
+    const total = this.sql.depthTotal.get(p.queueId) ?? 0;
     const hidden = this.sql.statsHidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
-    return this.settled({ visible: visible.n, inFlight: hidden.inflight, delayed: hidden.delayed, oldestVisibleSentAtMs: visible.oldest ?? undefined });
+    const expired = p.minSentAtMs > 0 ? this.sql.statsExpired.get(p.queueId, p.minSentAtMs)! : 0;
+    const oldest = this.sql.statsOldest.get(p.queueId, p.minSentAtMs, p.nowMs);
+    return this.settled({
+      visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
+      inFlight: hidden.inflight,
+      delayed: hidden.delayed,
+      oldestVisibleSentAtMs: oldest ?? undefined,
+    });
   }
 
   /**
@@ -341,20 +352,9 @@ export class SqliteStore implements Store {
     return { pages: totalPages };
   }
 
-  /**
-   * The queue's count (kept by migration 015's triggers) less its hidden messages, walked by the
-   * visibility index; the head of the queue is the first visible entry of that index.
-   */
+  /** queueStats is as cheap (the walks it makes are of hidden and past-retention messages only). */
   async queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
-    const total = this.sql.depthTotal.get(p.queueId) ?? 0;
-    const hidden = this.sql.depthHidden.get(p.queueId, p.nowMs)!;
-    const oldest = this.sql.depthHead.get(p.queueId, p.nowMs, p.minSentAtMs);
-    return this.settled({
-      visible: Math.max(0, total - hidden.inflight - hidden.delayed),
-      inFlight: hidden.inflight,
-      delayed: hidden.delayed,
-      oldestVisibleSentAtMs: oldest ?? undefined,
-    });
+    return this.queueStats(p);
   }
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
@@ -455,16 +455,17 @@ export class SqliteStore implements Store {
         if (purgedAtMs != null && purgedAtMs > p.refuseIfPurgedAfterMs) return undefined;
         this.queueWritten(this.sql.queueSetPurgedAt).run(p.nowMs, p.nowMs, p.queueId);
       }
-      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
+      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged", limit: -1 });
       this.messageCache.clear();
       return { deleted: this.sql.messagesDeleteAll.run(p.queueId).changes, jobChanges };
     });
   }
 
-  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number }): Promise<MessagesDeleted> {
+  async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number; limit?: number }): Promise<MessagesDeleted> {
+    const limit = p.limit ?? -1;
     return this.writes.run((): MessagesDeleted => {
-      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired" });
-      const deleted = this.sql.messageExpire.run(p.queueId, p.minSentAtMs).changes;
+      const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired", limit });
+      const deleted = this.sql.messageExpire.run(p.queueId, p.minSentAtMs, limit).changes;
       if (deleted > 0) this.messageCache.clear();
       return { deleted, jobChanges };
     });
