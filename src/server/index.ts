@@ -190,6 +190,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   const port = (app.server.address() as AddressInfo).port;
   credentials.watchFile();
   const maintenance = startMaintenance({ queues, clock, onError: logUnexpected });
+  const unwatchEventLoop = telemetry.watchEventLoop();
   // Job upkeep (expired leases, timeouts, pruning) and webhook delivery, resuming pending ones.
   // An account's jobs are signed with its own secret when the credentials give it one (as last reloaded).
   const accountWebhookSecret = (account: string): string | undefined => credentials.current()?.accounts.get(account === "" ? config.accountId : account)?.webhookSecret?.reveal();
@@ -223,6 +224,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     jobs.close();
     unfollowJobs();
     await maintenance.stop();
+    unwatchEventLoop();
     await jobsBackground.stop();
     await queues.moveTasks.runner.stop();
     // app.close() waits for in-flight requests; a client that never lets go must not hold it forever.

@@ -10,6 +10,7 @@ import { everyAccountsQueues } from "./all-queues.js";
 import { moveTaskLog, webhookAttemptLog } from "./event-log.js";
 import { jobEventFacts } from "./job-event-facts.js";
 import type { Logger } from "./logger.js";
+import { lagSampleHandler, startLagSampler } from "./metrics/event-loop-lag.js";
 import { createServerMetrics } from "./metrics/server-metrics.js";
 import type { StoreTelemetry } from "./metrics/store-metrics.js";
 import { requestLog } from "./request-log.js";
@@ -25,6 +26,8 @@ export interface Telemetry {
   store: StoreTelemetry;
   /** Starts following the jobs' lifecycle events; returns the function that stops it. */
   followJobs(jobs: JobService): () => void;
+  /** Starts timing the event loop (sluice_event_loop_lag_seconds, a warning per stall); returns its stop. */
+  watchEventLoop(): () => void;
 }
 
 /** The dead-letter queue a queue's redrive policy names. */
@@ -103,6 +106,10 @@ export function createTelemetry(p: {
         if (facts.arrival) workload.arrived(key);
         if (facts.runSeconds !== undefined) workload.served(key, facts.runSeconds);
       });
+    },
+    watchEventLoop() {
+      const warn = (stalledMs: number): void => p.logger.warn({ stalledMs: Math.round(stalledMs) }, `event loop stalled for ${Math.round(stalledMs)} ms: no request was answered meanwhile`);
+      return startLagSampler(lagSampleHandler({ observe: metrics.eventLoopLag, warn }));
     },
   };
 }

@@ -103,6 +103,8 @@ describe("GET /metrics", () => {
     const check = await promtool(["check", "metrics"], text);
     expect(check.output).toBe("");
     expect(check.code).toBe(0);
+    expect(text).toContain("# TYPE sluice_event_loop_lag_seconds histogram");
+    expect(sample(text, "sluice_event_loop_lag_seconds_bucket", { le: "+Inf" })).toBe(sample(text, "sluice_event_loop_lag_seconds_count"));
 
     expect(sample(text, "sluice_queue_messages", { queue: "orders", state: "visible" })).toBe(0);
     expect(sample(text, "sluice_queue_messages", { queue: "orders", state: "delayed" })).toBe(1);

@@ -8,6 +8,7 @@ import type { RequestObserver } from "../../protocols/http/request-outcome.js";
 import type { WebhookAttemptReport } from "../../protocols/jobs/index.js";
 import type { JobEventFacts } from "../job-event-facts.js";
 import { seriesOfAccount } from "./account-series.js";
+import { eventLoopLagMetric } from "./event-loop-lag.js";
 import { jobMetrics } from "./job-metrics.js";
 import { QueueGauges, type QueueGaugeSources } from "./queue-gauges.js";
 import { QueueLabels } from "./queue-labels.js";
@@ -22,6 +23,8 @@ export interface ServerMetrics {
   onJobEvent: (facts: JobEventFacts) => void;
   onWebhookAttempt: (report: WebhookAttemptReport) => void;
   store: StoreTelemetry;
+  /** One event-loop lateness sample (event-loop-lag.ts). */
+  eventLoopLag: (lateMs: number) => void;
   /**
    * The exposition text, gauges refreshed first: everything, or with `accountId` only that
    * account's per-queue series (account-series.ts).
@@ -49,6 +52,7 @@ export function createServerMetrics(p: { version: string; accountId: string; que
     onJobEvent: jobMetrics(registry, labels),
     onWebhookAttempt: webhookMetrics(registry),
     store: storeMetrics(registry),
+    eventLoopLag: eventLoopLagMetric(registry),
     async render(accountId) {
       await gauges.refresh();
       const body = await registry.metrics();

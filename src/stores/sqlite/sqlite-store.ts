@@ -245,6 +245,9 @@ export class SqliteStore implements Store {
            SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?)`,
       ),
       depthTotal: db.prepare<[number], number>("SELECT messages FROM queue_message_counts WHERE queue_id = ?").pluck(),
+      depthHead: db.prepare<[number, number, number], number>(
+        "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
+      ).pluck(),
       // Past retention, in flight or not: an index-only count, usually of nothing (upkeep deletes them).
       statsExpired: db.prepare<[number, number], number>("SELECT count(*) FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ?").pluck(),
       statsOldest: db.prepare<[number, number, number], number>(
@@ -328,11 +331,11 @@ export class SqliteStore implements Store {
    * index from now on) and what is past retention (the send-time index up to it). Both walks are
    * usually short; the visible backlog is never read.
    */
-  async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
+  async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number; withoutOldest?: boolean }): Promise<QueueStats> {
     const total = this.sql.depthTotal.get(p.queueId) ?? 0;
     const hidden = this.sql.statsHidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
     const expired = p.minSentAtMs > 0 ? this.sql.statsExpired.get(p.queueId, p.minSentAtMs)! : 0;
-    const oldest = this.sql.statsOldest.get(p.queueId, p.minSentAtMs, p.nowMs);
+    const oldest = p.withoutOldest ? undefined : this.sql.statsOldest.get(p.queueId, p.minSentAtMs, p.nowMs);
     return this.settled({
       visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
       inFlight: hidden.inflight,
@@ -352,9 +355,11 @@ export class SqliteStore implements Store {
     return { pages: totalPages };
   }
 
-  /** queueStats is as cheap (the walks it makes are of hidden and past-retention messages only). */
+  /** queueStats's counts; the head is the first visible entry of the visibility index (one seek). */
   async queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
-    return this.queueStats(p);
+    const stats = await this.queueStats({ ...p, withoutOldest: true });
+    const oldest = this.sql.depthHead.get(p.queueId, p.nowMs, p.minSentAtMs);
+    return { ...stats, oldestVisibleSentAtMs: oldest ?? undefined };
   }
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
