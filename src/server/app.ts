@@ -12,6 +12,7 @@ import type { QueueService } from "../core/index.js";
 import { dashboardRoutes, redirectBrowserToDashboard } from "../dashboard/index.js";
 import { installBearerAuth } from "../protocols/auth/bearer.js";
 import type { CredentialsSource } from "../protocols/auth/principal.js";
+import { declaresBody } from "../protocols/http/declared-body.js";
 import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
@@ -58,7 +59,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const credentials = deps.credentials ?? noCredentials;
   const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials };
   const sqsHandler = createSqsHandler(sqsOptions);
-  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone });
+  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone, credentials });
   // server.close() reaps the connections idle between requests, but not one that has sent nothing
   // yet: Node counts that as active from its connect (against clients that never send their
   // headers). A client's spare pooled connection — undici opens one when a worker's close()
@@ -115,8 +116,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // A response finished during shutdown closes its connection: server.close() only reaps
   // connections that are idle when it is called, and a kept-alive one would hold it open.
   // A callback hook, not an async one: no promise per request for what shutdown alone needs.
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (deps.shutdownSignal.aborted) reply.header("connection", "close");
+  // So does one sent before its request's body was read (an unauthenticated request refused from
+  // its head): node would otherwise read and drop that body, however large, to reuse the connection.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (deps.shutdownSignal.aborted || (!request.raw.complete && declaresBody(request.headers))) reply.header("connection", "close");
     done(null, payload);
   });
 

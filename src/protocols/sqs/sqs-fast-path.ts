@@ -8,7 +8,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { SqsProtocol } from "./detect-protocol.js";
 import type { RequestObserver } from "../http/request-outcome.js";
-import { type SqsHandler, type SqsHttpResponse, errorResponse, responseSignal } from "./sqs-handler.js";
+import type { CredentialsSource } from "../auth/principal.js";
+import { declaresBody } from "../http/declared-body.js";
+import { type SqsHandler, type SqsHttpResponse, errorResponse, responseSignal, unsignedWhileRequired } from "./sqs-handler.js";
 import { protocolErrors, sqsErrorForCode } from "./sqs-errors.js";
 
 export interface SqsFastPathOptions {
@@ -18,6 +20,8 @@ export interface SqsFastPathOptions {
   shutdownSignal?: AbortSignal;
   /** Told of every request answered here, once its answer is written (logs and metrics). */
   onRequestDone?: RequestObserver;
+  /** Access keys: an unsigned request is refused before its body is read. */
+  credentials?: CredentialsSource;
 }
 
 /** Takes the request and returns true if it is an SQS POST to `/` (JSON, or a query form); false leaves it alone. */
@@ -31,6 +35,8 @@ function fastProtocolOf(headers: IncomingHttpHeaders): SqsProtocol | undefined {
   const contentType = headers["content-type"];
   return contentType !== undefined && contentType.startsWith("application/x-www-form-urlencoded") ? "query" : undefined;
 }
+
+const emptyBody = Buffer.alloc(0);
 
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
   const observe = opts.onRequestDone;
@@ -50,11 +56,28 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
     write(res, protocol, { ...errorResponse(protocol, error), details: { protocol: metricsProtocol[protocol], action: "unknown", errorCode: error.shape } }, startedAtMs, true);
   };
 
+  const answer = (req: IncomingMessage, res: ServerResponse, protocol: SqsProtocol, body: Buffer, startedAtMs: number, close = false): void => {
+    opts
+      .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
+      .then(
+        (response) => write(res, protocol, response, startedAtMs, close),
+        // The handler turns every error into a response; this is only a last line of defence.
+        () => write(res, protocol, errorResponse(protocol, { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs, close),
+      )
+      // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
+      .catch(() => res.destroy());
+  };
+
   return (req, res) => {
     if (req.method !== "POST" || req.url !== "/") return false;
     const protocol = fastProtocolOf(req.headers);
     if (protocol === undefined) return false;
     const startedAtMs = performance.now();
+    // Answered from the head alone, and the connection closed: the body is never read.
+    if (unsignedWhileRequired(opts.credentials, req.headers, "/")) {
+      answer(req, res, protocol, emptyBody, startedAtMs, declaresBody(req.headers));
+      return true;
+    }
     const declared = Number(req.headers["content-length"]);
     if (declared > opts.bodyLimitBytes) {
       tooLarge(res, protocol, startedAtMs);
@@ -76,16 +99,7 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
     });
     req.on("end", () => {
       if (refused) return;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-      opts
-        .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
-        .then(
-          (response) => write(res, protocol, response, startedAtMs),
-          // The handler turns every error into a response; this is only a last line of defence.
-          () => write(res, protocol, errorResponse(protocol, { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs),
-        )
-        // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
-        .catch(() => res.destroy());
+      answer(req, res, protocol, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length), startedAtMs);
     });
     // A client that goes away mid-body gets no answer; node:http closes the socket.
     req.on("error", () => {});

@@ -106,6 +106,16 @@ export function responseSignal(res: ServerResponse, shutdown: AbortSignal | unde
 
 export type SqsHandler = (request: SqsHttpRequest, signal: () => AbortSignal) => Promise<SqsHttpResponse>;
 
+const presignedParam = /[?&]X-Amz-(Signature|Credential|Algorithm)=/;
+
+/**
+ * A request that carries no signature at all, where credentials are configured: refused before its
+ * body is read (the handler's answer doesn't depend on it), so a large declared body isn't waited for.
+ */
+export function unsignedWhileRequired(credentials: CredentialsSource | undefined, headers: IncomingHttpHeaders, url: string): boolean {
+  return headers.authorization === undefined && credentials?.current() !== undefined && !presignedParam.test(url);
+}
+
 const shuttingDown: SqsWireError = { ...sqsErrorForCode.ServiceUnavailable, message: errorCatalog.ServiceUnavailable };
 
 /** A 503 says when to come back (RFC 9110 Retry-After): a restarting server is back within seconds. */

@@ -8,7 +8,7 @@
 import { setMaxListeners } from "node:events";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { setRequestDetails } from "../http/request-outcome.js";
-import { type SqsHandler, type SqsHandlerOptions, type SqsHttpResponse, createSqsHandler, errorResponse, protocolOf, responseSignal } from "./sqs-handler.js";
+import { type SqsHandler, type SqsHandlerOptions, type SqsHttpResponse, createSqsHandler, errorResponse, protocolOf, responseSignal, unsignedWhileRequired } from "./sqs-handler.js";
 import { type SqsWireError, protocolErrors, toSqsWireError } from "./sqs-errors.js";
 
 export interface SqsRoutesOptions extends SqsHandlerOptions {
@@ -54,19 +54,23 @@ export async function sqsRoutes(app: FastifyInstance, opts: SqsRoutesOptions): P
     return send(reply, { ...errorResponse(protocol, error), details: { protocol: protocol === "json" ? "sqs_json" : "sqs_query", action: "unknown", errorCode: error.shape } });
   });
 
-  async function route(request: FastifyRequest<{ Params: { queueName?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+  async function answer(request: FastifyRequest<{ Params: { queueName?: string } }>, reply: FastifyReply, body: Buffer): Promise<FastifyReply> {
     const response = await handle(
-      {
-        method: request.method,
-        url: request.raw.url ?? "/",
-        headers: request.headers,
-        body: Buffer.isBuffer(request.body) ? request.body : emptyBody,
-        onQueuePath: request.params.queueName !== undefined,
-      },
+      { method: request.method, url: request.raw.url ?? "/", headers: request.headers, body, onQueuePath: request.params.queueName !== undefined },
       responseSignal(reply.raw, opts.shutdownSignal),
     );
     return send(reply, response);
   }
+
+  const route = (request: FastifyRequest<{ Params: { queueName?: string } }>, reply: FastifyReply): Promise<FastifyReply> =>
+    answer(request, reply, Buffer.isBuffer(request.body) ? request.body : emptyBody);
+
+  // An unsigned request is answered from its head, before fastify reads the body; the app closes
+  // the connection of a response sent while a body is still unread.
+  app.addHook("onRequest", (request: FastifyRequest<{ Params: { queueName?: string } }>, reply, done) => {
+    if (!unsignedWhileRequired(opts.credentials, request.headers, request.raw.url ?? "/")) return done();
+    answer(request, reply, emptyBody).catch(done);
+  });
 
   // With a trailing slash too: an SDK whose endpoint is a queue URL (the PHP SDK's way) appends
   // the JSON protocol's "/" to it, and SQS answers there (LocalStack's AWS-validated
