@@ -37,7 +37,7 @@ export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
   --only PEER         sluice | bullmq | pgboss | rabbitmq
   --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs,
-                      jobs-limits, fifo-groups, postgres)
+                      jobs-limits, fifo-groups, postgres, burst — burst runs only when named)
   --producers N       concurrent producers (default 32)
   --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
   --job-clients N     jobs comparison: closed-loop clients, one job in flight each (default 64)
@@ -46,6 +46,9 @@ export const usage = `npm run bench -- [options]
   --rate N            paced phase: fixed send rate, msgs/s (default 1000)
   --paced-messages N  paced phase size, 0 to skip (default 5000)
   --wait S            ReceiveMessage WaitTimeSeconds (default 2)
+  --burst-messages N  burst: messages sent with no consumer before the drain (default 1000000)
+  --burst-idle S      burst: seconds idle with the full backlog before the drain (default 10)
+  --burst-consumers N burst: consumers draining the backlog (default 16)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
   --time-split        Sluice rows: print the server's main-thread time per message by area
                       (HTTP, protocol, core, store, fsync wait, metrics/logging, GC, other) from a
@@ -100,6 +103,9 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
       wait: { type: "string" },
       "cpu-prof": { type: "string" },
       "time-split": { type: "boolean" },
+      "burst-messages": { type: "string" },
+      "burst-idle": { type: "string" },
+      "burst-consumers": { type: "string" },
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "server-dir": { type: "string" },
@@ -131,6 +137,9 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
     pacedRatePerSec: positiveInt("rate", values.rate, 1_000),
     pacedMessages: positiveInt("paced-messages", values["paced-messages"], 5_000, 0),
     phaseTimeoutMs: 180_000,
+    burstMessages: positiveInt("burst-messages", values["burst-messages"], 1_000_000, batchSize),
+    burstIdleSeconds: positiveInt("burst-idle", values["burst-idle"], 10, 1),
+    burstConsumers: positiveInt("burst-consumers", values["burst-consumers"], 16),
   };
   if (values.only !== undefined && !isPeerId(values.only)) throw new Error(`--only must be one of ${peerIds.join(", ")}; got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";

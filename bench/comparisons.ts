@@ -11,6 +11,10 @@ import { sluiceJobsLimitsRow, sluiceJobsRow } from "./peers/sluice-jobs.js";
 import { pgbossRow } from "./peers/pgboss.js";
 import { rabbitmqRow } from "./peers/rabbitmq.js";
 import { sluicePostgresRow } from "./peers/sluice-postgres.js";
+import { bullmqBurstRow } from "./peers/burst-bullmq.js";
+import { rabbitmqBurstRow } from "./peers/burst-rabbitmq.js";
+import { burstProbeIntervalMs } from "./peers/burst-row.js";
+import { sluiceBurstRow } from "./peers/burst-sluice.js";
 import type { Comparison } from "./row.js";
 
 export const comparisons: Comparison[] = [
@@ -46,5 +50,14 @@ export const comparisons: Comparison[] = [
     title: "On PostgreSQL: durable send → receive → delete, 1 KiB messages, batches of 10 — Sluice nodes vs pg-boss, same database settings",
     rows: [sluicePostgresRow(1), sluicePostgresRow(2), pgbossRow],
     baseline: "pgboss",
+  },
+  {
+    id: "burst",
+    title: "Burst: N × 1 KiB sent with no consumer, an idle spell with the backlog, then a drain — and a probe (send → receive → delete on another queue) every 100 ms throughout",
+    rows: [sluiceBurstRow, rabbitmqBurstRow, bullmqBurstRow],
+    baseline: "sluice",
+    onlyWhenNamed: true,
+    describeWorkload: (w) =>
+      `${w.burstMessages.toLocaleString("en-US")} msgs · ${w.bodyBytes} B bodies · fill: ${w.producers} producers, batches of ${w.batchSize}, no consumer · idle ${w.burstIdleSeconds} s (backlog count once a second) · drain: ${w.burstConsumers} consumers (RabbitMQ: the same messages in flight at prefetch 100; BullMQ: 1 Worker, concurrency 100) · probe every ${burstProbeIntervalMs} ms on its own queue`,
   },
 ];

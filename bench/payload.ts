@@ -3,6 +3,7 @@
  * load generator's own performance.now() — producers and consumers share one process and one
  * clock, so send→receive latency needs no clock sync and has sub-millisecond resolution.
  */
+import { randomBytes } from "node:crypto";
 
 /** Padding cut from one preallocated string: the load generator should spend its CPU on I/O. */
 const padding = "x".repeat(1 << 20);
@@ -11,6 +12,21 @@ export function makeBody(seq: number, sentAtMs: number, bodyBytes: number): stri
   const head = `${seq}:${sentAtMs.toFixed(3)}:`;
   if (head.length >= bodyBytes) return head;
   return head + padding.slice(0, bodyBytes - head.length);
+}
+
+/** Random base64 to cut incompressible padding from (the burst measures disk per message). */
+const randomPadding = randomBytes(3 << 18).toString("base64");
+
+/**
+ * As makeBody, padded with random text from a per-message offset: a store that compresses (Redis's
+ * AOF rewrite) would otherwise shrink the repeated padding and its disk per message mean nothing.
+ */
+export function makeIncompressibleBody(seq: number, sentAtMs: number, bodyBytes: number): string {
+  const head = `${seq}:${sentAtMs.toFixed(3)}:`;
+  if (head.length >= bodyBytes) return head;
+  const n = bodyBytes - head.length;
+  const at = (seq * 7919) % (randomPadding.length - n);
+  return head + randomPadding.slice(at, at + n);
 }
 
 export interface ParsedBody {

@@ -18,6 +18,8 @@ export interface RedisServer {
   port: number;
   pid: number | undefined;
   version: string;
+  /** Where Redis keeps its AOF. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startRedis(log: (line: string) => void): Promise<RedisServ
     port,
     pid: child.pid,
     version,
+    dataDir: dir,
     async stop() {
       await stopChild(child, 10_000);
       removeDir(dir);

@@ -148,6 +148,20 @@ export function cpuLayoutLine(report: Pick<BenchReport, "pinning" | "machine">):
   return `CPUs: pinned — every server on CPU ${p.serverCpus} (taskset), the load generator on CPU ${p.loadGenCpus}`;
 }
 
+const burstHeaders = ["peer", "fill msgs/s", "drain msgs/s", "probe ms fill p50/p99/max", "probe ms idle p50/p99/max", "probe ms drain p50/p99/max", "probe errors", "count ms p50/max", "RSS peak MiB", "disk B/msg", "lost/dup"];
+
+const burstLegend = "fill/drain msgs/s: N ÷ the phase's wall time (fill: acknowledged sends; drain: removed messages). probe: one send → receive → delete on another queue every 100 ms, by the phase it started in; errors are probes that failed or took over 30 s. count: the backlog count (GetQueueAttributes or its like) once a second while idle. RSS: the server's peak. disk: its data directory after the idle spell ÷ N.";
+
+/** The burst comparison's table: rates, the probe in each phase, the backlog count, memory and disk. */
+export function burstCells(c: Pick<ComparisonResult, "rows">): string[][] {
+  const triple = (p: { p50Ms: number; p99Ms: number; maxMs: number }): string => `${ms(p.p50Ms)} / ${ms(p.p99Ms)} / ${ms(p.maxMs)}`;
+  return c.rows.flatMap((r) => {
+    const b = r.burst;
+    if (b === undefined) return [];
+    return [[r.label, int(b.fillMsgsPerSec), int(b.drainMsgsPerSec), triple(b.probe.fill), triple(b.probe.idle), triple(b.probe.drain), int(b.probeErrors), `${ms(b.count.p50Ms)} / ${ms(b.count.maxMs)}`, int(b.rssPeakMiB), int(b.diskBytesPerMessage), `${b.lost}/${b.duplicates}`]];
+  });
+}
+
 const timeSplitTitle = "Where the time goes — the server's event loop, µs per message by area (self time in a CPU profile of the saturated phase: wall time, so a blocking fsync counts and so does waiting for a busy core; profiling itself costs a little):";
 
 /** Header and rows of the time-split table of a comparison's profiled rows, or undefined without any. */
@@ -168,7 +182,9 @@ export function renderText(report: BenchReport): string {
   const out: string[] = [cpuLayoutLine(report)];
   for (const c of report.comparisons) {
     out.push("", c.title, c.workloadText ?? workloadLine(report.workload), "");
-    out.push(...alignedLines([headers, ...cells(c)]));
+    const burst = c.rows.some((r) => r.burst !== undefined);
+    out.push(...alignedLines(burst ? [burstHeaders, ...burstCells(c)] : [headers, ...cells(c)]));
+    if (burst) out.push("", burstLegend);
     const split = timeSplitTable(c);
     if (split !== undefined) out.push("", timeSplitTitle, ...alignedLines(split));
     out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
@@ -184,8 +200,10 @@ export function renderMarkdown(report: BenchReport): string {
   const out: string[] = [`${cpuLayoutLine(report)}.`, ""];
   for (const c of report.comparisons) {
     out.push(`**${c.title}** — ${c.workloadText ?? workloadLine(report.workload)}`, "");
-    out.push(`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
-    for (const r of cells(c)) out.push(`| ${r.join(" | ")} |`);
+    const burst = c.rows.some((r) => r.burst !== undefined);
+    const head = burst ? burstHeaders : headers;
+    out.push(`| ${head.join(" | ")} |`, `| ${head.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
+    for (const r of burst ? burstCells(c) : cells(c)) out.push(`| ${r.join(" | ")} |`);
     const split = timeSplitTable(c);
     if (split !== undefined) {
       const [head = [], ...body] = split;

@@ -5,6 +5,7 @@
  * jobs submit → worker → complete beside BullMQ Queue.add → Worker), implement `Row` in
  * bench/peers/ and list it in bench/comparisons.ts.
  */
+import type { BurstResult } from "./burst.js";
 import type { PhaseResult } from "./phase.js";
 import type { TimeSplit } from "./time-split.js";
 
@@ -29,6 +30,10 @@ export interface Workload {
   pacedRatePerSec: number;
   pacedMessages: number;
   phaseTimeoutMs: number;
+  /** The burst comparison: messages sent with no consumer, the idle spell after, drain consumers. */
+  burstMessages: number;
+  burstIdleSeconds: number;
+  burstConsumers: number;
 }
 
 export interface RowContext {
@@ -72,6 +77,8 @@ export interface RowResult {
   serverRssMiB?: number;
   /** 1-minute load average before and after the row: other work on the box shows up here. */
   loadAvg1m?: { before: number; after: number };
+  /** The burst comparison's figures (bench/burst.ts). */
+  burst?: BurstResult;
   /** Sluice rows with --time-split: where the server's main thread spent the saturated phase. */
   timeSplit?: TimeSplit;
   /** Which round of `--repeat` this was (1-based). */
@@ -93,6 +100,8 @@ export interface Comparison {
   baseline: PeerId;
   /** More peers to compare against: each other row (not the baseline's) also gets a ratio to these. */
   alsoAgainst?: PeerId[];
+  /** Left out of a plain run: runs only when `--compare` names it (the burst takes minutes per peer). */
+  onlyWhenNamed?: boolean;
   /** The workload line under the title, when this comparison doesn't run the SQS workload as is. */
   describeWorkload?: (w: Workload) => string;
 }

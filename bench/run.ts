@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   const results: ComparisonResult[] = [];
   let failures = 0;
   for (const c of comparisons) {
-    if (args.compare !== undefined && !args.compare.includes(c.id)) continue;
+    if (args.compare !== undefined ? !args.compare.includes(c.id) : c.onlyWhenNamed === true) continue;
     const runs: RowResult[] = [];
     const rows = args.baselineRev === undefined ? c.rows : withBaselineRows(c.rows, args.baselineRev);
     // Rounds alternate the peers (A B A B …), so slow drift on a shared box hits both alike.

@@ -15,6 +15,8 @@ import { processRssMiB, startChild, stopChild } from "../procs.js";
 export interface SluiceServer {
   url: string;
   pid: number | undefined;
+  /** The server's --data-dir (its SQLite files). */
+  dataDir: string;
   /** The tail of what the server printed, for failure reports. */
   output(): string;
   rssMiB(): number | undefined;
@@ -77,6 +79,7 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   return {
     url,
     pid: child.pid,
+    dataDir,
     output: () => started.output().slice(-4000),
     rssMiB: () => processRssMiB(child.pid),
     async stop() {
