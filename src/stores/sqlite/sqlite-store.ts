@@ -23,6 +23,7 @@ import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
+import { SqliteQueueCounts } from "./queue-counts.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
@@ -145,6 +146,7 @@ export class SqliteStore implements Store {
   private readonly schedules: SqliteSchedules;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
+  private readonly counts: SqliteQueueCounts;
   /**
    * `DELETE … WHERE seq IN (n seqs)` for one receipt token: one statement per delete batch instead
    * of one per message (≈ 1 µs less per message). `+queue_id` keeps the planner on the primary key.
@@ -197,6 +199,7 @@ export class SqliteStore implements Store {
     this.deleteAnyReceiptStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? RETURNING seq, group_id`);
     this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
+    this.counts = new SqliteQueueCounts(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
     this.jobs = new SqliteJobStore(this.db, this.writes, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
@@ -239,24 +242,6 @@ export class SqliteStore implements Store {
       messageNextVisible: db.prepare<[number, number], number | null>(
         "SELECT min(visible_at_ms) FROM messages WHERE queue_id = ? AND visible_at_ms > ?",
       ).pluck(),
-      // The oldest first, by the send-time index (migration 023): a slice reads only what it deletes.
-      messageExpire: db.prepare<[number, number, number]>(
-        `DELETE FROM messages WHERE seq IN (
-           SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?)`,
-      ),
-      depthTotal: db.prepare<[number], number>("SELECT messages FROM queue_message_counts WHERE queue_id = ?").pluck(),
-      depthHead: db.prepare<[number, number, number], number>(
-        "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
-      ).pluck(),
-      // Past retention, in flight or not: an index-only count, usually of nothing (upkeep deletes them).
-      statsExpired: db.prepare<[number, number], number>("SELECT count(*) FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ?").pluck(),
-      statsOldest: db.prepare<[number, number, number], number>(
-        "SELECT sent_at_ms FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms >= ? AND visible_at_ms <= ? ORDER BY sent_at_ms LIMIT 1",
-      ).pluck(),
-      statsHidden: db.prepare<[number, number, number], { inflight: number; delayed: number }>(
-        `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
-         FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms > ? AND sent_at_ms >= ?`,
-      ),
     };
   }
 
@@ -326,22 +311,9 @@ export class SqliteStore implements Store {
     return this.sql.tombstoneGet.get(p.account ?? "", p.name) ?? undefined;
   }
 
-  /**
-   * The queue's count (migration 015) less what is hidden (in flight or delayed: the visibility
-   * index from now on) and what is past retention (the send-time index up to it). Both walks are
-   * usually short; the visible backlog is never read.
-   */
-  async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number; withoutOldest?: boolean }): Promise<QueueStats> {
-    const total = this.sql.depthTotal.get(p.queueId) ?? 0;
-    const hidden = this.sql.statsHidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
-    const expired = p.minSentAtMs > 0 ? this.sql.statsExpired.get(p.queueId, p.minSentAtMs)! : 0;
-    const oldest = p.withoutOldest ? undefined : this.sql.statsOldest.get(p.queueId, p.minSentAtMs, p.nowMs);
-    return this.settled({
-      visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
-      inFlight: hidden.inflight,
-      delayed: hidden.delayed,
-      oldestVisibleSentAtMs: oldest ?? undefined,
-    });
+  /** Kept counts less the hidden and past-retention messages, walked by index (queue-counts.ts). */
+  async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
+    return this.settled(this.counts.stats(p));
   }
 
   /**
@@ -357,9 +329,7 @@ export class SqliteStore implements Store {
 
   /** queueStats's counts; the head is the first visible entry of the visibility index (one seek). */
   async queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
-    const stats = await this.queueStats({ ...p, withoutOldest: true });
-    const oldest = this.sql.depthHead.get(p.queueId, p.nowMs, p.minSentAtMs);
-    return { ...stats, oldestVisibleSentAtMs: oldest ?? undefined };
+    return this.settled(this.counts.stats({ ...p, head: true }));
   }
 
   async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
@@ -470,7 +440,7 @@ export class SqliteStore implements Store {
     const limit = p.limit ?? -1;
     return this.writes.run((): MessagesDeleted => {
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired", limit });
-      const deleted = this.sql.messageExpire.run(p.queueId, p.minSentAtMs, limit).changes;
+      const deleted = this.counts.expire(p.queueId, p.minSentAtMs, limit);
       if (deleted > 0) this.messageCache.clear();
       return { deleted, jobChanges };
     });

@@ -11,6 +11,7 @@ import type { Store } from "../../core/store.js";
 import { type ConformanceContext, type StoreFactory, type StoreHandle, T0, newMessage } from "./conformance-context.js";
 import { registerAccountCases } from "./conformance-accounts.js";
 import { registerAdminCases } from "./conformance-admin.js";
+import { registerBacklogCases } from "./conformance-backlog.js";
 import { registerDepthCases } from "./conformance-depth.js";
 import { registerEventLogCases } from "./conformance-events.js";
 import { registerGroupCases } from "./conformance-groups.js";
@@ -350,6 +351,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerMoveTaskCases(context);
     registerTwoHandleCases(context);
     registerDepthCases(context);
+    registerBacklogCases(context);
     registerJobCases(context);
     registerAdminCases(context);
     registerEventLogCases(context);

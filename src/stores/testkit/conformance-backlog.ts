@@ -1,0 +1,92 @@
+/**
+ * Conformance cases for a deep backlog's two cheap paths: retention in slices (messageExpire's
+ * limit: the oldest sent first, each slice's jobs ended with it) and queueStats read from kept
+ * counts, which must still be exact on every path that adds, hides, shows, moves or removes
+ * messages, past retention and across a reopen.
+ */
+import { expect } from "vitest";
+import { defaultQueueConfig } from "../../core/queue.js";
+import type { QueueStats } from "../../core/store.js";
+import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
+
+export function registerBacklogCases({ store, reopen, test }: ConformanceContext): void {
+  const kit = jobCaseKit(store);
+  async function makeQueue(name: string): Promise<number> {
+    const { queue } = await store().queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    return queue.id;
+  }
+  const counts = (s: QueueStats): [number, number, number] => [s.visible, s.inFlight, s.delayed];
+
+  test("messageExpire with a limit deletes the oldest sent first, that many at most, and leaves the rest", async () => {
+    const q = await makeQueue("expire-slices");
+    // Sent out of seq order: the slice follows send time, not insertion.
+    const sentAt = [T0 - 300, T0 - 500, T0 - 100, T0 - 400, T0 - 200, T0];
+    await store().messageSend({ queueId: q, messages: sentAt.map((sentAtMs) => newMessage({ sentAtMs, visibleAtMs: sentAtMs, body: String(sentAtMs) })) });
+    const remaining = async (): Promise<string[]> => (await store().messagePeek({ queueId: q, minSentAtMs: 0, limit: 10 })).map((m) => m.body).sort();
+    expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 50, nowMs: T0, limit: 2 })).toEqual({ deleted: 2, jobChanges: [] });
+    expect(await remaining()).toEqual([T0 - 300, T0 - 200, T0 - 100, T0].map(String).sort());
+    expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 50, nowMs: T0, limit: 2 })).toEqual({ deleted: 2, jobChanges: [] });
+    expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 50, nowMs: T0, limit: 2 })).toEqual({ deleted: 1, jobChanges: [] });
+    expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 50, nowMs: T0, limit: 2 })).toEqual({ deleted: 0, jobChanges: [] });
+    expect(await remaining()).toEqual([String(T0)]);
+    expect(counts(await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs: T0 - 50 }))).toEqual([1, 0, 0]);
+  });
+
+  test("a retention slice ends the jobs of the messages it deletes, and only those", async () => {
+    const queue = await kit.makeQueue("expire-slice-jobs");
+    await store().jobCreateMany({ items: [1, 2, 3].map(() => newJobFor(queue)), nowMs: T0 });
+    const first = await store().messageExpire({ queueId: queue.id, minSentAtMs: T0 + 1, nowMs: T0 + 10, limit: 2 });
+    expect(first.deleted).toBe(2);
+    expect(first.jobChanges).toHaveLength(2);
+    const second = await store().messageExpire({ queueId: queue.id, minSentAtMs: T0 + 1, nowMs: T0 + 10, limit: 2 });
+    expect(second.deleted).toBe(1);
+    expect(second.jobChanges).toHaveLength(1);
+    const ended = [...first.jobChanges, ...second.jobChanges].map((c) => c.job.id);
+    expect(new Set(ended).size).toBe(3);
+  });
+
+  test("queueStats stays exact through sends, receives, visibility changes, delays ending, deletes, retention, redrive, purges and a reopen", async () => {
+    const q = await makeQueue("stats-exact");
+    const dlq = await makeQueue("stats-exact-dlq");
+    const at = (nowMs: number, minSentAtMs = 0, queueId = q): Promise<[number, number, number]> => store().queueStats({ queueId, nowMs, minSentAtMs }).then(counts);
+
+    await store().messageSend({ queueId: q, messages: [newMessage({ sentAtMs: T0 - 10_000, visibleAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 500 })] });
+    expect(await at(T0)).toEqual([3, 0, 1]);
+    // The oldest is past retention: counted nowhere, though upkeep has not deleted it yet.
+    expect(await at(T0, T0 - 5_000)).toEqual([2, 0, 1]);
+    expect((await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs: T0 - 5_000 })).oldestVisibleSentAtMs).toBe(T0);
+
+    const got = (await store().messageReceive({ queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-1" })).messages;
+    expect(got).toHaveLength(2);
+    expect(await at(T0, T0 - 5_000)).toEqual([0, 2, 1]);
+    // The delay ends: the delayed message is visible, with nothing written.
+    expect(await at(T0 + 500, T0 - 5_000)).toEqual([1, 2, 0]);
+    // A visibility change to now returns a message; its lease ending returns the other.
+    expect(await store().messageChangeVisibility({ queueId: q, nowMs: T0 + 500, entries: [{ seq: got[0]!.seq, token: "tok-stats-1", visibleAtMs: T0 + 500 }] })).toEqual(["changed"]);
+    expect(await at(T0 + 500, T0 - 5_000)).toEqual([2, 1, 0]);
+    expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([3, 0, 0]);
+
+    const again = (await store().messageReceive({ queueId: q, max: 1, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-2" })).messages;
+    await store().messageDelete({ queueId: q, receipts: [{ seq: again[0]!.seq, token: "tok-stats-2" }] });
+    expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([2, 0, 0]);
+    expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 5_000, nowMs: T0 + 1_000, limit: 10 })).toMatchObject({ deleted: 1 });
+    expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([2, 0, 0]);
+    expect(await at(T0 + 1_000)).toEqual([2, 0, 0]);
+
+    // Dead-lettered on a receive past maxReceiveCount, then redriven back.
+    const deadLetter = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: "stats-exact" };
+    const dead = await store().messageReceive({ queueId: q, max: 10, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: 0, receiptToken: "tok-stats-3", deadLetter });
+    expect(dead.deadLetteredCount).toBeGreaterThan(0);
+    expect((await at(T0 + 1_000))[0] + (await at(T0 + 1_000, 0, dlq))[0] + (await at(T0 + 1_000))[1]).toBe(2);
+    const moved = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 3_000, minSentAtMs: 0 });
+    expect(moved.moved).toBe(dead.deadLetteredCount);
+    expect(await at(T0 + 3_000, 0, dlq)).toEqual([0, 0, 0]);
+    expect(await at(T0 + 3_000)).toEqual([2, 0, 0]);
+
+    const reopened = await reopen();
+    expect(counts(await reopened.queueStats({ queueId: q, nowMs: T0 + 3_000, minSentAtMs: 0 }))).toEqual([2, 0, 0]);
+    await reopened.messagePurge({ queueId: q, nowMs: T0 + 3_000 });
+    expect(counts(await reopened.queueStats({ queueId: q, nowMs: T0 + 3_000, minSentAtMs: 0 }))).toEqual([0, 0, 0]);
+  });
+}
