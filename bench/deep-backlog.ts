@@ -44,7 +44,7 @@ async function filledDataDir(n: number): Promise<string> {
   const nowMs = Date.now();
   const { queue } = await store.queueCreate({ name: "backlog", config: defaultQueueConfig(false), tags: {}, nowMs });
   for (let sent = 0; sent < n; sent += perSend) {
-    const batch = Array.from({ length: Math.min(perSend, n - sent) }, (_, i) => ({
+    const batch = Array.from({ length: Math.min(perSend, n - sent) }, () => ({
       messageId: crypto.randomUUID(),
       body,
       attributes: {},
