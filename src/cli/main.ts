@@ -5,6 +5,7 @@
  */
 import { Command } from "commander";
 import { registerBackupCommand } from "./commands/backup.js";
+import { registerConfigCommand } from "./commands/config.js";
 import { registerDlqCommand } from "./commands/dlq.js";
 import { registerQueuesCommand } from "./commands/queues.js";
 import { registerSendCommand } from "./commands/send.js";
@@ -36,5 +37,6 @@ registerSendCommand(program);
 registerDlqCommand(program);
 registerBackupCommand(program);
 registerSchedulesCommand(program);
+registerConfigCommand(program);
 
 await program.parseAsync(process.argv);

@@ -11,7 +11,7 @@ export { limits } from "./limits.js";
 export { type ErrorCode, type ErrorSubject, SluiceError, assert, errorCatalog, fail } from "./errors.js";
 
 // Queues and messages
-export { type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, defaultQueueConfig, isFifoName, validateQueueName } from "./queue.js";
+export { type QueueConfig, type QueueRecord, type RedriveAllowPolicy, type RedrivePolicy, defaultQueueConfig, isFifoName, validateQueueConfig, validateQueueName } from "./queue.js";
 export type { MessageAttributeValue, MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 export { attributesMd5, md5Hex } from "./digests.js";
 export { checkFifoBatch, formatSequenceNumber } from "./fifo.js";
@@ -53,7 +53,7 @@ export {
   type SubmitResult,
   type WaitSignal,
 } from "./jobs/job-service.js";
-export type { JobQueueSettingsPatch } from "./jobs/job-settings.js";
+export { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings } from "./jobs/job-settings.js";
 export type { SubmitInput } from "./jobs/job-validation.js";
 export { parseIdempotencyKey } from "./jobs/idempotency.js";
 export type { JobEventFilter } from "./jobs/job-events.js";
@@ -64,7 +64,8 @@ export { webhookRetry } from "./jobs/webhook-schedule.js";
 
 // Schedules, dependencies and lease limits (docs/jobs-api.md)
 export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
-export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes } from "./schedules/schedule.js";
+export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes, defaultCatchUp } from "./schedules/schedule.js";
+export { type ScheduleDefinition, validateScheduleInput } from "./schedules/schedule-validation.js";
 export { type OnParentFailure, onParentFailureModes } from "./jobs/job.js";
 export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";
 

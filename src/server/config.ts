@@ -38,6 +38,8 @@ export interface ServerConfig {
   allowAnonymous: boolean;
   /** TOML/JSON/YAML file of access keys, tokens and accounts (docs/security.md); reloaded on SIGHUP. */
   credentialsFile?: string;
+  /** The declarative config (YAML/TOML/JSON queues and schedules): applied at start and on SIGHUP. */
+  configFile?: string;
   /** The single-key case from the environment: SLUICE_ACCESS_KEY_ID / SLUICE_SECRET_ACCESS_KEY. */
   accessKeyId?: string;
   secretAccessKey?: Secret;
@@ -96,6 +98,7 @@ export const envVarNames = {
   eventRetentionSeconds: "SLUICE_EVENT_RETENTION_SECONDS",
   allowAnonymous: "SLUICE_ALLOW_ANONYMOUS",
   credentialsFile: "SLUICE_CREDENTIALS_FILE",
+  configFile: "SLUICE_CONFIG",
   accessKeyId: "SLUICE_ACCESS_KEY_ID",
   secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
   apiToken: "SLUICE_API_TOKEN",
@@ -183,6 +186,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (storeThread !== undefined && storeThread !== "" && parseBooleanText(storeThread, retiredStoreThreadEnv)) throw storeThreadRetired(retiredStoreThreadEnv);
   const credentialsFile = get("credentialsFile");
   if (credentialsFile !== undefined) out.credentialsFile = credentialsFile;
+  const configFile = get("configFile");
+  if (configFile !== undefined) out.configFile = configFile;
   const accessKeyId = get("accessKeyId");
   if (accessKeyId !== undefined) out.accessKeyId = accessKeyId;
   const secretAccessKey = get("secretAccessKey");

@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, type Store, loadReceiptSecret } from "../core/index.js";
+import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -18,6 +18,8 @@ import { buildApp } from "./app.js";
 import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
 import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
+import { DeclaredConfigError, DeclaredConfigHolder, loadDeclaredConfig } from "./declared/declared-config.js";
+import { registerConfigRoute } from "./declared/config-route.js";
 import { cryptoIdSource } from "./ids.js";
 import { type Logger, createLogger } from "./logger.js";
 import type { BackupFn } from "./backup-route.js";
@@ -43,6 +45,8 @@ export interface RunningServer {
   jobs: JobService;
   /** The access keys and tokens in force (open mode: none); `reload()` is what SIGHUP does. */
   credentials: CredentialsHolder;
+  /** The declarative config file (--config); `reload()` applies it again, as SIGHUP does (no file: nothing). */
+  declaredConfig: DeclaredConfigHolder;
   logger: Logger;
   /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
   close(): Promise<void>;
@@ -87,6 +91,10 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
   } catch (err) {
     throw err instanceof SqliteSchemaTooNewError ? new StoreOpenError(err.message) : err;
   }
+}
+
+function asConfigError(err: unknown): never {
+  throw err instanceof DeclaredConfigError ? new ConfigError(err.message) : err;
 }
 
 /** How long close() lets in-flight requests finish before cutting their connections. */
@@ -139,6 +147,8 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   }).catch((err: unknown) => {
     throw err instanceof CredentialsError ? new ConfigError(err.message) : err;
   });
+  // Checked whole before the store opens: an invalid file stops the start having changed nothing.
+  const declaredFile = config.configFile === undefined ? undefined : await loadDeclaredConfig(config.configFile, config.accountId).catch(asConfigError);
   const telemetry = createTelemetry({ logger, clock, version: packageVersion(), accountId: config.accountId, metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
   const { store, backup } = await openStore(config, logger, telemetry.store);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
@@ -164,6 +174,17 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     runs: jobs.scheduleRuns,
     onFireError: (err, schedule) => logUnexpected(new Error(`schedule ${schedule.name}: its due run was not created (tried again on the next pass)`, { cause: err })),
   });
+  const declaredConfig = new DeclaredConfigHolder(config.configFile, config.accountId, { queues, jobs, schedules }, {
+    onApplied: (summary) => logger.info(summary, "declarative config applied"),
+    onApplyFailed: (message) => logger.error({ reason: message }, "declarative config not applied"),
+  });
+  if (declaredFile) {
+    // Before listening: the server reports ready with the declared queues and schedules in place.
+    await declaredConfig.applyLoaded(declaredFile).catch(async (err: unknown) => {
+      await store.close();
+      throw err instanceof DeclaredConfigError ? new ConfigError(err.message) : err instanceof SluiceError ? new ConfigError(`${declaredFile.source.file}: ${err.message}`) : err;
+    });
+  }
   const unfollowJobs = telemetry.followJobs(jobs);
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
@@ -179,6 +200,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
   });
+  registerConfigRoute(app, { queues, jobs, schedules });
 
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -251,6 +273,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     queues,
     jobs,
     credentials,
+    declaredConfig,
     logger,
     close: () => (closing ??= close()),
   };

@@ -39,6 +39,7 @@ interface ServeFlags {
   logLevel?: string;
   metricsQueueLimit?: string;
   credentialsFile?: string;
+  config?: string;
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
@@ -61,6 +62,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
     metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
     credentialsFile: flags.credentialsFile,
+    configFile: flags.config,
   };
 }
 
@@ -90,8 +92,12 @@ function closeOnSignals(server: RunningServer): void {
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
-  // SIGHUP reloads the credentials file (and never stops the server, as it would by default).
-  process.on("SIGHUP", () => void server.credentials.reload());
+  // SIGHUP reloads the credentials file and applies the config file again (and never stops the
+  // server, as it would by default).
+  process.on("SIGHUP", () => {
+    void server.credentials.reload();
+    void server.declaredConfig.reload();
+  });
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -137,6 +143,7 @@ export function registerServeCommand(program: Command): void {
     .option("--event-retention-seconds <n>", "how long the job event log keeps events for GET /v1/events to resume from (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
+    .option("--config <file>", "YAML, TOML or JSON file declaring queues and schedules; applied at start and on SIGHUP (`sluice config check`)")
     // Retired: still parsed, so that passing it says why it is gone instead of "unknown option".
     .addOption(new Option("--store-thread").hideHelp())
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
