@@ -1,7 +1,7 @@
 /**
  * The durable job event log in SQLite (core: job-event-log.ts). Appends run inside the job
- * transitions' writes (jobs-store.ts); ids are AUTOINCREMENT, so with one writer they become
- * visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
+ * transitions' writes (jobs-store.ts), with ids the log hands out (nextId), so with one writer they
+ * become visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
  */
 import type Database from "better-sqlite3";
 import { type JobEventLog, type LoggedJobEvent, jobOfSnapshot } from "../../core/jobs/job-event-log.js";
@@ -29,16 +29,20 @@ function toEvent(row: EventRow): LoggedJobEvent {
 
 export class SqliteEventLog implements JobEventLog {
   private readonly sql;
+  /** The group commit whose transaction `lastId` was read in (nextId). */
+  private idGroup = -1;
+  private lastId = 0;
 
   constructor(db: Database.Database, private readonly writes: GroupCommitter) {
     this.sql = {
-      append: db.prepare<[number, string, string, string, string, string]>("INSERT INTO job_events (at_ms, account, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?, ?)"),
+      append: db.prepare<[number, number, string, string, string, string, string]>("INSERT INTO job_events (id, at_ms, account, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       // Each filter is matched when given and skipped when NULL: one statement for every combination.
       filtered: db.prepare<[number, number, Nullable, Nullable, Nullable, Nullable, Nullable, Nullable, number], EventRow>(
         `${select} AND (? IS NULL OR e.account = ?) AND (? IS NULL OR e.queue_name = ?) AND (? IS NULL OR e.job_id = ?) ORDER BY e.id ${boundLimit()}`,
       ),
       all: db.prepare<[number, number, number], EventRow>(`${select} ORDER BY e.id ${boundLimit()}`),
-      head: db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'job_events'").pluck(),
+      // The highest id ever used: the newest row's, or the floor's once every row up to it is pruned.
+      head: db.prepare<[], number>("SELECT max(coalesce((SELECT max(id) FROM job_events), 0), pruned_through_id) FROM job_event_floor").pluck(),
       floor: db.prepare<[], number>("SELECT pruned_through_id FROM job_event_floor").pluck(),
       oldest: db.prepare<[number], { id: number; at_ms: number }>(`SELECT id, at_ms FROM job_events ORDER BY id ${boundLimit()}`),
       prune: db.prepare<[number]>("DELETE FROM job_events WHERE id <= ?"),
@@ -48,7 +52,23 @@ export class SqliteEventLog implements JobEventLog {
 
   /** Inside a write: appends one event of `job` (its snapshot made by eventSnapshotJson); answers its id. */
   appendOne(job: JobRecord, snapshot: string, type: JobEventType, atMs: number): number {
-    return Number(this.sql.append.run(atMs, job.account ?? "", job.queueName, job.id, type, snapshot).lastInsertRowid);
+    const id = this.nextId();
+    this.sql.append.run(id, atMs, job.account ?? "", job.queueName, job.id, type, snapshot);
+    return id;
+  }
+
+  /**
+   * The next id, above every id ever used (migration 030 says why not AUTOINCREMENT): read once per
+   * transaction (another handle on the file may have appended between two), then counted up. An id
+   * whose write was rolled back was never seen, so it may be handed out again; a committed one never is.
+   */
+  private nextId(): number {
+    const group = this.writes.group;
+    if (this.idGroup !== group) {
+      this.idGroup = group;
+      this.lastId = this.sql.head.get()!;
+    }
+    return ++this.lastId;
   }
 
   async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
@@ -63,7 +83,7 @@ export class SqliteEventLog implements JobEventLog {
   }
 
   async jobEventBounds(): Promise<{ headId: number; floorId: number }> {
-    return { headId: this.sql.head.get() ?? 0, floorId: this.sql.floor.get()! };
+    return { headId: this.sql.head.get()!, floorId: this.sql.floor.get()! };
   }
 
   async jobEventPrune(p: { beforeAtMs: number; limit: number }): Promise<number> {

@@ -118,4 +118,21 @@ export function registerEventLogCases({ store, reopen, another, test }: Conforma
     expect(seen.map((e) => e.jobId)).toEqual(ids);
     expect((await other.jobEventBounds()).headId).toBe(seen[4]!.id);
   });
+
+  test("two handles appending in turn: each event gets a new id, above every id before it", async () => {
+    const q = await kit.makeQueue();
+    const other = await another();
+    const otherKit = jobCaseKit(() => other);
+    const before = (await store().jobEventBounds()).headId;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await kit.submit(q)).job.id);
+      ids.push((await otherKit.submit(q)).job.id);
+    }
+    const seen = await store().jobEventList({ afterId: before, limit: 100 });
+    expect(seen.map((e) => e.jobId)).toEqual(ids);
+    const eventIds = seen.map((e) => e.id);
+    expect(eventIds).toEqual([...eventIds].sort((a, b) => a - b));
+    expect(new Set(eventIds).size).toBe(eventIds.length);
+  });
 }
