@@ -7,7 +7,7 @@
  * event with an id below N may commit later (SQLite: one writer; PostgreSQL: take the ids under
  * a lock held to commit, or read only below the oldest open appender).
  */
-import type { JobEventType, JobRecord } from "./job.js";
+import type { JobError, JobEventType, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "./job.js";
 
 export interface LoggedJobEvent {
   id: number;
@@ -37,19 +37,105 @@ export interface JobEventLog {
 }
 
 /**
- * A job as the log keeps it at an event: every field but its input (which never changes and may
- * be a MiB; readers take it from the job) and its lease token (a worker's secret) — so each event
- * costs its job's state, not its payload.
+ * A job as the log keeps it at an event: a JSON array of its fields by position (eventFields),
+ * without those the event keeps in columns of its own — id, queue name, account, output (as
+ * stored, so it is neither escaped into the snapshot nor parsed out of it) — nor its input (which
+ * never changes and may be a MiB; readers take it from the job) nor its lease token (a worker's
+ * secret). Fields usually absent come last and trailing nulls are left off: an event costs a few
+ * dozen bytes beside its output, not its payload.
  */
 export function eventSnapshotJson(job: JobRecord): string {
-  const { inputJson: _input, leaseToken: _lease, ...state } = job;
-  return JSON.stringify(state);
+  const fields: unknown[] = [
+    job.status,
+    job.seq,
+    job.queueId,
+    job.attempt,
+    job.maxAttempts,
+    job.priority,
+    job.createdAtMs,
+    job.updatedAtMs,
+    job.cancelRequested ? 1 : 0,
+    job.startedAtMs ?? null,
+    job.finishedAtMs ?? null,
+    job.leaseSeconds ?? null,
+    job.leaseExpiresAtMs ?? null,
+    job.availableAtMs ?? null,
+    job.expiresAtMs ?? null,
+    job.messageSeq ?? null,
+    job.deadlineAtMs ?? null,
+    job.progress ?? null,
+    job.error ?? null,
+    job.timeoutSeconds ?? null,
+    job.idempotencyKey ?? null,
+    job.metadataJson ?? null,
+    job.webhook ?? null,
+    job.tenant ?? null,
+    job.dependsOn ?? null,
+    job.onParentFailure ?? null,
+  ];
+  let n = fields.length;
+  while (fields[n - 1] === null) n--;
+  fields.length = n;
+  return JSON.stringify(fields);
 }
 
-/** The job of a logged event: its snapshot, with the input read from the job (or "null" once pruned). */
-export function jobOfSnapshot(snapshotJson: string, inputJson: string | undefined): JobRecord {
-  const state = JSON.parse(snapshotJson) as Omit<JobRecord, "inputJson">;
-  return { ...state, inputJson: inputJson ?? "null" };
+/** What an event keeps beside its snapshot, in columns of its own. */
+export interface EventColumns {
+  jobId: string;
+  queueName: string;
+  /** "" for the server's own account. */
+  account: string;
+  /** The job's output at the event (JobRecord.outputJson), as stored; null without one. */
+  outputJson: string | null;
+}
+
+/**
+ * The job of a logged event: its snapshot and columns, with the input read from the job ("null"
+ * once it is pruned). A snapshot written before migration 031 (SQLite) / 020 (PostgreSQL) is a
+ * JSON object of the record itself, and reads as it was written.
+ */
+export function jobOfSnapshot(snapshotJson: string, columns: EventColumns, inputJson: string | undefined): JobRecord {
+  if (snapshotJson.startsWith("{")) {
+    const state = JSON.parse(snapshotJson) as Omit<JobRecord, "inputJson">;
+    return { ...state, inputJson: inputJson ?? "null" };
+  }
+  const f = JSON.parse(snapshotJson) as unknown[];
+  const at = <T>(i: number): T | undefined => (f[i] ?? undefined) as T | undefined;
+  // Every field, in JobRecord's order (newJobRecord says why one shape matters).
+  return {
+    id: columns.jobId,
+    seq: f[1] as number,
+    queueId: f[2] as number,
+    queueName: columns.queueName,
+    account: columns.account === "" ? undefined : columns.account,
+    status: f[0] as JobStatus,
+    inputJson: inputJson ?? "null",
+    outputJson: columns.outputJson ?? undefined,
+    error: at<JobError>(18),
+    attempt: f[3] as number,
+    maxAttempts: f[4] as number,
+    priority: f[5] as number,
+    progress: at<number>(17),
+    createdAtMs: f[6] as number,
+    startedAtMs: at<number>(9),
+    finishedAtMs: at<number>(10),
+    updatedAtMs: f[7] as number,
+    idempotencyKey: at<string>(20),
+    metadataJson: at<string>(21),
+    timeoutSeconds: at<number>(19),
+    webhook: at<JobWebhook>(22),
+    cancelRequested: f[8] === 1,
+    leaseToken: undefined,
+    leaseSeconds: at<number>(11),
+    leaseExpiresAtMs: at<number>(12),
+    deadlineAtMs: at<number>(16),
+    availableAtMs: at<number>(13),
+    expiresAtMs: at<number>(14),
+    messageSeq: at<number>(15),
+    tenant: at<string>(23),
+    dependsOn: at<string[]>(24),
+    onParentFailure: at<OnParentFailure>(25),
+  };
 }
 
 /** The webhook-id of a delivery: `msg_` and its event's durable id, so a webhook and the SSE event it mirrors name each other. */

@@ -27,6 +27,7 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
   const queues: string[] = [];
   const types: string[] = [];
   const snapshots: string[] = [];
+  const outputs: Array<string | null> = [];
   for (const { job, events } of changes) {
     if (events.length === 0) continue;
     const snapshot = eventSnapshotJson(job);
@@ -36,15 +37,17 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
       queues.push(job.queueName);
       types.push(type);
       snapshots.push(snapshot);
+      outputs.push(job.outputJson ?? null);
     }
   }
   if (types.length === 0) return [];
   await tx.query("SELECT pg_advisory_xact_lock($1)", [eventAppendLockKey]);
   const { rows } = await tx.query<{ id: number }>(
-    `INSERT INTO job_events (at_ms, queue_name, job_id, type, job, account)
-     SELECT $1, t.queue_name, t.job_id, t.type, t.job, t.account FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS t (queue_name, job_id, type, job, account, ord)
+    `INSERT INTO job_events (at_ms, queue_name, job_id, type, job, account, output)
+     SELECT $1, t.queue_name, t.job_id, t.type, t.job, t.account, t.output
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS t (queue_name, job_id, type, job, account, output, ord)
      ORDER BY t.ord RETURNING id`,
-    [atMs, queues, jobIds, types, snapshots, accounts],
+    [atMs, queues, jobIds, types, snapshots, accounts, outputs],
   );
   return rows.map((r) => webhookIdOfEvent(r.id));
 }
@@ -56,6 +59,8 @@ interface EventRow {
   job_id: string;
   type: string;
   job: string;
+  account: string;
+  output: string | null;
   input: string | null;
 }
 
@@ -64,12 +69,15 @@ export class PostgresEventLog implements JobEventLog {
 
   async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
     const { rows } = await this.db.query<EventRow>(
-      `SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id
+      `SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, e.account, e.output, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id
        WHERE e.id > $1 AND e.id <= $2 AND ($3::text IS NULL OR e.queue_name = $3) AND ($4::text IS NULL OR e.job_id = $4) AND ($6::text IS NULL OR e.account = $6)
        ORDER BY e.id LIMIT $5`,
       [p.afterId, p.throughId ?? Number.MAX_SAFE_INTEGER, p.queueName ?? null, p.jobId ?? null, p.limit, p.account ?? null],
     );
-    return rows.map((row) => ({ id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job: jobOfSnapshot(row.job, row.input ?? undefined) }));
+    return rows.map((row) => {
+      const job = jobOfSnapshot(row.job, { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output }, row.input ?? undefined);
+      return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job };
+    });
   }
 
   async jobEventBounds(): Promise<{ headId: number; floorId: number }> {

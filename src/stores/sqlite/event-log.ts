@@ -14,17 +14,21 @@ type Nullable = string | null;
 interface EventRow {
   id: number;
   at_ms: number;
+  account: string;
   queue_name: string;
   job_id: string;
   type: string;
   job: string;
+  output: string | null;
   input: string | null;
 }
 
-const select = "SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?";
+const select =
+  "SELECT e.id, e.at_ms, e.account, e.queue_name, e.job_id, e.type, e.job, e.output, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?";
 
 function toEvent(row: EventRow): LoggedJobEvent {
-  return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job: jobOfSnapshot(row.job, row.input ?? undefined) };
+  const job = jobOfSnapshot(row.job, { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output }, row.input ?? undefined);
+  return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job };
 }
 
 export class SqliteEventLog implements JobEventLog {
@@ -35,7 +39,9 @@ export class SqliteEventLog implements JobEventLog {
 
   constructor(db: Database.Database, private readonly writes: GroupCommitter) {
     this.sql = {
-      append: db.prepare<[number, number, string, string, string, string, string]>("INSERT INTO job_events (id, at_ms, account, queue_name, job_id, type, job) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      append: db.prepare<[number, number, string, string, string, string, string, string | null]>(
+        "INSERT INTO job_events (id, at_ms, account, queue_name, job_id, type, job, output) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
       // Each filter is matched when given and skipped when NULL: one statement for every combination.
       filtered: db.prepare<[number, number, Nullable, Nullable, Nullable, Nullable, Nullable, Nullable, number], EventRow>(
         `${select} AND (? IS NULL OR e.account = ?) AND (? IS NULL OR e.queue_name = ?) AND (? IS NULL OR e.job_id = ?) ORDER BY e.id ${boundLimit()}`,
@@ -53,7 +59,7 @@ export class SqliteEventLog implements JobEventLog {
   /** Inside a write: appends one event of `job` (its snapshot made by eventSnapshotJson); answers its id. */
   appendOne(job: JobRecord, snapshot: string, type: JobEventType, atMs: number): number {
     const id = this.nextId();
-    this.sql.append.run(id, atMs, job.account ?? "", job.queueName, job.id, type, snapshot);
+    this.sql.append.run(id, atMs, job.account ?? "", job.queueName, job.id, type, snapshot, job.outputJson ?? null);
     return id;
   }
 
