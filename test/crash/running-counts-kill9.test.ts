@@ -1,7 +1,7 @@
 /**
  * The running-job counts behind maxRunning / maxRunningPerTenant across a real kill -9: workers
  * lease, complete and fail jobs of a limited queue (with tenants) against a CLI server that is
- * SIGKILLed mid-traffic. The counts are written by triggers in each change's own transaction, so
+ * SIGKILLed mid-traffic. The counts are written in each change's own transaction, so
  * the file, opened as the crash left it, holds exactly the running jobs per queue and tenant; the
  * restarted server then fills the cap to the job, no more and no fewer.
  */

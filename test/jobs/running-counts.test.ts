@@ -1,12 +1,18 @@
 /**
  * The running-job counts behind maxRunning and maxRunningPerTenant (SQLite keeps one row per queue
- * and tenant, moved by triggers on every job change, instead of counting at each lease): every
- * transition into or out of running moves them — lease, submit handoff, complete, fail, retry,
+ * and tenant that a limited lease made, moved by the store's writes of every job change, instead
+ * of counting at each lease; every handle on the file moves them): every transition into or out of
+ * running moves them — lease, submit handoff, complete, fail, retry,
  * release, lease expiry, attempt timeout, cancel, queue deletion — nothing else does, and they
  * survive a restart. Each step compares them with the running jobs themselves.
  */
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { IdSource } from "../../src/core/ids.js";
+import { JobService } from "../../src/core/jobs/job-service.js";
 import type { LeasedJob } from "../../src/core/jobs/job.js";
+import { QueueService } from "../../src/core/queue-service.js";
+import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { runningCounts } from "../support/running-counts.js";
 import { type JobsHarness, openJobsHarness } from "./jobs-harness.js";
 
@@ -135,5 +141,28 @@ describe("running counts (SQLite)", () => {
     const queueId = (await h.queues.getQueue("q")).id;
     await h.queues.deleteQueue("q");
     expect(runningCounts(h.store.db).filter((r) => r.queueId === queueId)).toEqual([]);
+  });
+
+  it("are moved by every handle on the file, also by one opened before the row was made", async () => {
+    await h.jobs.updateQueueSettings("q", { maxRunning: 10, maxRunningPerTenant: 10 });
+    const other = openSqliteStore({ filename: join(h.dir, "sluice.db") });
+    let n = 0;
+    const ids: IdSource = { messageId: () => `00000000-0000-4000-a000-${String(++n).padStart(12, "0")}`, receiptToken: () => `other${String(++n).padStart(8, "0")}` };
+    const otherQueues = new QueueService({ store: other, clock: h.clock, ids, senderId: "000000000000" });
+    const otherJobs = new JobService({ store: other, queues: otherQueues, clock: h.clock, ids, senderId: "000000000000", random: () => 0.5 });
+    try {
+      for (let i = 0; i < 3; i++) await submit("a");
+      // The rows are made by a lease through this handle; the other handle ends and starts jobs.
+      const leased = await h.jobs.lease("q", { max: 2, leaseSeconds: 30 });
+      expect(await counts()).toEqual({ queue: 2, a: 2 });
+      await otherJobs.complete(leased[0]!.id, { leaseId: leased[0]!.leaseToken, output: 1 });
+      expect(await counts()).toEqual({ queue: 1, a: 1 });
+      expect(await otherJobs.lease("q", { max: 5, leaseSeconds: 30 })).toHaveLength(1);
+      expect(await counts()).toEqual({ queue: 2, a: 2 });
+    } finally {
+      otherJobs.close();
+      otherQueues.waiters.closeAll();
+      await other.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
 import { jobInsertValues, jobRowOf, jobUpdateValues, toJob } from "./job-rows.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
+import type { RunningCounts } from "./running-counts.js";
 import type { MessageContentCache } from "./message-content-cache.js";
 import type { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 
@@ -29,12 +30,15 @@ export class JobTransitionWriter {
     private readonly eventLog: SqliteEventLog,
     private readonly dependencies: SqliteJobDependencies,
     private readonly deferredCreates: DeferredCreates,
+    private readonly counts: RunningCounts,
     /** The SQS side's: a message sent through SQS and run as a job is forgotten when its job deletes it. */
     private readonly messageCache?: MessageContentCache,
   ) {}
 
   insertJobRow(job: Omit<JobRecord, "seq">): number {
-    return Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(jobInsertValues(job))).lastInsertRowid);
+    const seq = Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(jobInsertValues(job))).lastInsertRowid);
+    this.counts.changed(undefined, job);
+    return seq;
   }
 
   settingsOf(queueId: number): JobQueueSettings | undefined {
@@ -63,7 +67,7 @@ export class JobTransitionWriter {
       const job = this.findJobOrDeferred(ack.id);
       if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
       const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
-      return { ok: true, change: this.apply(t, nowMs) };
+      return { ok: true, change: this.apply(t, job, nowMs) };
     } catch (err) {
       if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
       throw err;
@@ -78,16 +82,19 @@ export class JobTransitionWriter {
       ...jobFromMessage({ message: { messageId: row.message_id, body: this.sql.messageBody.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
       messageSeq: row.seq,
     };
-    const info = this.sql.jobInsert.run(jobInsertValues(adopted));
-    return { ...adopted, seq: Number(info.lastInsertRowid) };
+    return { ...adopted, seq: this.insertJobRow(adopted) };
   }
 
-  apply(decided: JobTransition, nowMs: number): JobChange {
+  /** Writes a transition decided from `before`, the job as this write read it. */
+  apply(decided: JobTransition, before: JobRecord, nowMs: number): JobChange {
     const t = this.withLiveDeadLetterQueue(decided);
     const messageSeq = t.job.messageSeq;
     const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
-    if (t.message.kind !== "none" || t.events.length > 0) this.sql.jobUpdate.run(jobUpdateValues(job));
+    if (t.message.kind !== "none" || t.events.length > 0) {
+      this.sql.jobUpdate.run(jobUpdateValues(job));
+      this.counts.changed(before, job);
+    }
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
     this.logEvents(job, t.events, nowMs);
     const followOn = isTerminal(job.status) ? this.releaseChildren(job, nowMs) : undefined;
@@ -113,7 +120,7 @@ export class JobTransitionWriter {
       });
       const resultTtlSeconds = (this.settingsOf(child.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
       const t = childOnParentDone(child, dependencyVerdict(parents, child.onParentFailure ?? "fail"), nowMs, resultTtlSeconds);
-      if (t) changes.push(this.apply(t, nowMs));
+      if (t) changes.push(this.apply(t, child, nowMs));
     }
     return changes.length > 0 ? changes : undefined;
   }

@@ -16,6 +16,7 @@ import { type JobError, type JobEventType, type JobRecord, type JobStatus, jobSt
 import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
 import { SqliteLeaseLimits } from "./limited-lease.js";
+import { RunningCounts } from "./running-counts.js";
 import {
   type JobTransition,
   cancelTransition,
@@ -57,6 +58,8 @@ export class SqliteJobStore implements JobStore {
   constructor(
     db: Database.Database,
     private readonly writes: GroupCommitter,
+    /** Queues with running-count rows, shared by every handle on the file (running-counts.ts). */
+    countedQueues: Set<number>,
     /** The SQS side's: a message sent through SQS and run as a job is forgotten when its job deletes it. */
     messageCache?: MessageContentCache,
   ) {
@@ -64,8 +67,9 @@ export class SqliteJobStore implements JobStore {
     this.outbox = new SqliteWebhookOutbox(db);
     this.eventLog = new SqliteEventLog(db, writes);
     this.dependencies = new SqliteJobDependencies(db);
-    this.writer = new JobTransitionWriter(this.sql, this.outbox, this.eventLog, this.dependencies, this.deferredCreates, messageCache);
-    this.leases = new LeaseMerge(this.sql, this.deferredCreates, this.writer, new SqliteLeaseLimits(db));
+    const counts = new RunningCounts(db, countedQueues);
+    this.writer = new JobTransitionWriter(this.sql, this.outbox, this.eventLog, this.dependencies, this.deferredCreates, counts, messageCache);
+    this.leases = new LeaseMerge(this.sql, this.deferredCreates, this.writer, new SqliteLeaseLimits(db, counts));
   }
 
   async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
@@ -323,7 +327,7 @@ export class SqliteJobStore implements JobStore {
       const job = this.writer.findJob(p.id);
       if (!job) return undefined;
       const t = expiryTransition(job, p);
-      return t ? this.writer.apply(t, p.nowMs) : undefined;
+      return t ? this.writer.apply(t, job, p.nowMs) : undefined;
     });
   }
 
@@ -368,14 +372,17 @@ export class SqliteJobStore implements JobStore {
     const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs, p.limit);
     if (rows.length === 0) return [];
     const resultTtlSeconds = (this.writer.settingsOf(p.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
-    return rows.map((values) => this.writer.apply(messageLostTransition(toJob(jobRowOf(values)), { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), p.nowMs));
+    return rows.map((values) => {
+      const job = toJob(jobRowOf(values));
+      return this.writer.apply(messageLostTransition(job, { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), job, p.nowMs);
+    });
   }
 
   private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
     return this.writes.run(() => {
       const job = this.writer.findJob(id);
       if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
-      return this.writer.apply(decide(job), nowMs);
+      return this.writer.apply(decide(job), job, nowMs);
     });
   }
 }

@@ -94,7 +94,7 @@ export class LeaseMerge {
       this.writer.applyMessageEffect(t.message, row.seq, p.nowMs);
       return;
     }
-    const applied = this.writer.apply(t, p.nowMs);
+    const applied = this.writer.apply(t, job, p.nowMs);
     r.changes.push(applied);
     if (applied.job.status === "running") r.leased.push(applied.job as LeasedJob);
   }

@@ -1,6 +1,6 @@
 /**
  * What a job lease needs beyond the plain ready order, inside its write: the queue's limits on
- * starting jobs (the running counts, kept by triggers — migration 022 — and the token bucket;
+ * starting jobs (the running counts, kept by running-counts.ts, and the token bucket;
  * core's lease-limits.ts decides with them)
  * and fair sharing between tenants. A tenant's jobs are its messages' group (fair queues), so the
  * order is docs/fair-queues.md's: least-served tenant first, one job per tenant per round, a new
@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/jobs/job-store.js";
 import { type LeaseAllowance, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/jobs/lease-limits.js";
+import type { RunningCounts } from "./running-counts.js";
 import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 
 export interface ReadyJobRow {
@@ -26,10 +27,13 @@ const readyColumns = "seq, message_id, priority, sent_at_ms, visible_at_ms";
 export class SqliteLeaseLimits {
   private readonly sql;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly counts: RunningCounts,
+  ) {
     this.sql = {
       hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
-      // The counts migration 022's triggers keep; a missing row is counted once and kept from then on.
+      // The counts running-counts.ts keeps; a missing row is counted once and kept from then on.
       running: db.prepare<[number], number>("SELECT running FROM job_queue_running WHERE queue_id = ?").pluck(),
       countRunning: db
         .prepare<[number, number], number>("INSERT INTO job_queue_running (queue_id, running) SELECT ?, count(*) FROM jobs WHERE queue_id = ? AND status = 'running' RETURNING running")
@@ -118,11 +122,17 @@ export class SqliteLeaseLimits {
 
   /** The queue's running jobs: its counter row, made (by counting) the first time it is asked for. Inside the lease's write. */
   private running(queueId: number): number {
-    return this.sql.running.get(queueId) ?? this.sql.countRunning.get(queueId, queueId)!;
+    const kept = this.sql.running.get(queueId);
+    if (kept !== undefined) return kept;
+    this.counts.counting(queueId);
+    return this.sql.countRunning.get(queueId, queueId)!;
   }
 
   private runningInTenant(queueId: number, tenant: string): number {
-    return this.sql.runningInTenant.get(queueId, tenant) ?? this.sql.countRunningInTenant.get(queueId, tenant, queueId, tenant)!;
+    const kept = this.sql.runningInTenant.get(queueId, tenant);
+    if (kept !== undefined) return kept;
+    this.counts.counting(queueId);
+    return this.sql.countRunningInTenant.get(queueId, tenant, queueId, tenant)!;
   }
 
   /** The queue's flows in least-served order, a page at a time (leases happen between pages). */

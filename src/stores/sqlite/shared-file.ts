@@ -1,7 +1,8 @@
 /**
  * What every SqliteStore handle open on one database file in this process shares: the notifier
- * (a notice published through one handle reaches the subscribers of all of them) and the cache of
- * queue records (a queue written through one handle is dropped for all). Only one process may
+ * (a notice published through one handle reaches the subscribers of all of them), the cache of
+ * queue records (a queue written through one handle is dropped for all) and which queues keep
+ * running counts (a count row made through one handle is moved by all). Only one process may
  * serve a data directory (src/server's lock), so in-process is everywhere the file is written.
  */
 import { resolve } from "node:path";
@@ -12,6 +13,8 @@ export interface SharedFile {
   readonly notifier: InProcessNotifier;
   /** Queue records by queueCacheKey, frozen; cleared by any queue write through any handle. */
   readonly queueCache: Map<string, QueueRecord>;
+  /** Queues with running-count rows (running-counts.ts): every handle's job writes move them. */
+  readonly countedQueues: Set<number>;
 }
 
 /** A queue's key in the cache: its account and name (an account id never contains a slash). */
@@ -23,12 +26,16 @@ const byPath = new Map<string, { shared: SharedFile; handles: number }>();
 
 /** The file's shared state, made by its first handle. ":memory:" databases are each their own. */
 export function attachSharedFile(filename: string): SharedFile {
-  if (filename === ":memory:") return { notifier: new InProcessNotifier(), queueCache: new Map() };
+  if (filename === ":memory:") return fresh();
   const path = resolve(filename);
   let entry = byPath.get(path);
-  if (!entry) byPath.set(path, (entry = { shared: { notifier: new InProcessNotifier(), queueCache: new Map() }, handles: 0 }));
+  if (!entry) byPath.set(path, (entry = { shared: fresh(), handles: 0 }));
   entry.handles++;
   return entry.shared;
+}
+
+function fresh(): SharedFile {
+  return { notifier: new InProcessNotifier(), queueCache: new Map(), countedQueues: new Set() };
 }
 
 /** A handle closed; the last one forgets the file's state. */

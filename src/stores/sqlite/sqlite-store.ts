@@ -201,7 +201,7 @@ export class SqliteStore implements Store {
     this.dedup = new SqliteDedup(this.db);
     this.counts = new SqliteQueueCounts(this.db);
     this.moveTasks = new SqliteMoveTasks(this.db);
-    this.jobs = new SqliteJobStore(this.db, this.writes, this.messageCache);
+    this.jobs = new SqliteJobStore(this.db, this.writes, this.shared.countedQueues, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     const db = this.db;
     this.sql = {
