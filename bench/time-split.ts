@@ -156,8 +156,10 @@ export function timeSplitLines(split: TimeSplit): Array<[string, string]> {
   // The share of busy time too: it survives a busy machine, where every area's wall time stretches alike.
   const share = (us: number): string => (busy > 0 ? `${Math.round((us / busy) * 100)}%` : "–").padStart(4);
   const rows: Array<[string, string]> = areas.map((a) => [a, `${per(split.busyUs[a])}  ${share(split.busyUs[a])}`]);
-  rows.push(["event loop busy, in all", per(busy)]);
-  if (split.mainThreadCpuUs !== undefined) rows.push(["  of which on a CPU (/proc)", per(split.mainThreadCpuUs)]);
+  // Padded as wide as the share column, so the µs figures line up.
+  const blank = "      ";
+  rows.push(["event loop busy, in all", `${per(busy)}${blank}`]);
+  if (split.mainThreadCpuUs !== undefined) rows.push(["  of which on a CPU (/proc)", `${per(split.mainThreadCpuUs)}${blank}`]);
   const total = busy + split.idleUs;
   rows.push(["event loop idle", total > 0 ? `${Math.round((split.idleUs / total) * 100)}% of the phase` : "–"]);
   return rows;

@@ -15,6 +15,7 @@ import type { PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { type JobsWorkload, jobsPhaseOptions, jobsWorkload } from "./jobs-workload.js";
 import { completeResult, startRowServer, withServerOutput } from "./sluice-row-server.js";
+import { type SplitMeter, startSplitMeter } from "./time-split-meter.js";
 
 export const sluiceJobsRow: Row = jobsRow("Sluice jobs via SDK (SQLite WAL, fsync before ack)");
 
@@ -40,6 +41,8 @@ function jobsRow(label: string, queueSettings?: Record<string, number>): Row {
       const lean = process.env.SLUICE_BENCH_GLOBAL_FETCH === "1" ? undefined : leanFetch(server.url, j.clients + j.workerConcurrency + 4);
       const batchSubmits = process.env.SLUICE_BENCH_NO_BATCH !== "1";
       const sluice = new Sluice({ url: server.url, attempts: 1, batchSubmits, ...(lean ? { fetch: lean.fetch } : {}) });
+      let result: RowResult;
+      let split: SplitMeter | undefined;
       try {
         if (queueSettings) {
           for (const queue of ["bench-jobs-warmup", "bench-jobs-main", "bench-jobs-paced"]) {
@@ -50,7 +53,9 @@ function jobsRow(label: string, queueSettings?: Record<string, number>): Row {
         await runSluiceJobsPhase(sluice, "bench-jobs-warmup", j, { label: "sluice jobs warm-up", messages: j.warmupJobs });
         ctx.log(`sluice-jobs: measuring ${j.jobs} jobs…`);
         const stopMeter = startCpuMeter(server.pid);
+        split = startSplitMeter(ctx, "sluice-jobs", server.pid);
         const saturated = await runSluiceJobsPhase(sluice, "bench-jobs-main", j, { label: "sluice jobs saturated", messages: j.jobs });
+        split.stop();
         const cpu = stopMeter();
         const rss = server.rssMiB();
         let paced: PhaseResult | undefined;
@@ -58,7 +63,7 @@ function jobsRow(label: string, queueSettings?: Record<string, number>): Row {
           ctx.log(`sluice-jobs: paced run at ${j.pacedRatePerSec} jobs/s…`);
           paced = await runSluiceJobsPhase(sluice, "bench-jobs-paced", j, { label: "sluice jobs paced", messages: j.pacedJobs, ratePerSecond: j.pacedRatePerSec });
         }
-        const result: RowResult = {
+        result = {
           peer: "sluice",
           label: this.label,
           durability: "SQLite WAL, fdatasync of the WAL before every acknowledgement (server default: pipelined sync)",
@@ -72,13 +77,15 @@ function jobsRow(label: string, queueSettings?: Record<string, number>): Row {
             ...(queueSettings ? [`queue settings: ${JSON.stringify(queueSettings)}`] : []),
           ],
         };
-        return completeResult(result, rs, paced, rss);
+        completeResult(result, rs, paced, rss);
       } catch (err) {
         throw withServerOutput(err, rs);
       } finally {
         await lean?.close();
         await rs.stop();
       }
+      split?.attach(result, j.jobs);
+      return result;
     },
   };
 }

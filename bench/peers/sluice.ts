@@ -5,14 +5,13 @@
  */
 import { performance } from "node:perf_hooks";
 import { startCpuMeter } from "../cpu.js";
-import { mainThreadCpuSeconds } from "../procs.js";
 import { makeBody, parseBody } from "../payload.js";
 import { Phase } from "../phase.js";
 import type { PhaseOptions, PhaseResult } from "../phase.js";
 import type { Row, RowContext, RowResult, Workload } from "../row.js";
 import { LeanSqsClient } from "../sqs-client.js";
-import { type ClockWindow, clockNowUs, profileOfPid, splitProfile } from "../time-split.js";
 import { completeResult, startRowServer, withServerOutput } from "./sluice-row-server.js";
+import { type SplitMeter, startSplitMeter } from "./time-split-meter.js";
 
 /** What sets a Sluice SQS row apart from the standard one: queue type and per-message send fields. */
 export interface SqsQueueKind {
@@ -42,8 +41,7 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
       // One connection per producer and consumer (each has at most one request in flight), plus spare.
       const client = new LeanSqsClient(server.url, w.producers + w.consumers + 2);
       let result: RowResult;
-      let window: ClockWindow | undefined;
-      let mainThreadCpuUs: number | undefined;
+      let split: SplitMeter | undefined;
       try {
         const warmUrl = await createQueue(client, "bench-warmup");
         await runSqsPhase([{ client, queueUrl: warmUrl }], w, { label: `${tag} warm-up`, messages: w.warmupMessages }, kind.entryFields);
@@ -51,12 +49,9 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
         const mainUrl = await createQueue(client, "bench-main");
         ctx.log(`${tag}: measuring ${w.messages} messages…`);
         const stopMeter = startCpuMeter(server.pid);
-        const startUs = clockNowUs();
-        const mainCpu0 = mainThreadCpuSeconds(server.pid);
+        split = startSplitMeter(ctx, tag, server.pid);
         const saturated = await runSqsPhase([{ client, queueUrl: mainUrl }], w, { label: `${tag} saturated`, messages: w.messages }, kind.entryFields);
-        window = { startUs, endUs: clockNowUs() };
-        const mainCpu1 = mainThreadCpuSeconds(server.pid);
-        if (mainCpu0 !== undefined && mainCpu1 !== undefined) mainThreadCpuUs = (mainCpu1 - mainCpu0) * 1e6;
+        split.stop();
         const cpu = stopMeter();
         const rss = server.rssMiB();
 
@@ -73,12 +68,7 @@ export function sluiceSqsRow(kind: SqsQueueKind): Row {
         await client.close();
         await rs.stop();
       }
-      // The server writes its profile as it exits: read only after the stop.
-      if (ctx.timeSplit === true && ctx.cpuProfDir !== undefined && server.pid !== undefined && window !== undefined) {
-        const profile = profileOfPid(ctx.cpuProfDir, server.pid);
-        if (profile === undefined) ctx.log(`${tag}: no CPU profile of pid ${server.pid} in ${ctx.cpuProfDir}: no time split`);
-        else result.timeSplit = { ...splitProfile(profile, w.messages, window), ...(mainThreadCpuUs === undefined ? {} : { mainThreadCpuUs }) };
-      }
+      split?.attach(result, w.messages);
       return result;
     },
   };

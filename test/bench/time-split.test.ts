@@ -65,8 +65,8 @@ describe("time split", () => {
     expect(split.idleUs).toBe(2000);
     const lines = Object.fromEntries(timeSplitLines({ ...split, mainThreadCpuUs: 6000 }));
     expect(lines["store (SQLite)"]).toBe("1500.0   27%");
-    expect(lines["event loop busy, in all"]).toBe("5500.0");
-    expect(lines["  of which on a CPU (/proc)"]).toBe("3000.0");
+    expect(lines["event loop busy, in all"]?.trim()).toBe("5500.0");
+    expect(lines["  of which on a CPU (/proc)"]?.trim()).toBe("3000.0");
     expect(lines["event loop idle"]).toBe("15% of the phase");
   });
 
