@@ -68,7 +68,8 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   try {
     started = await startChild(...serverCommand(process.execPath, args), readyPattern, 30_000, {
       cwd: opts.repoRoot,
-      env: { ...process.env, NODE_ENV: "production", ...(benchSigV4 ? { SLUICE_ACCESS_KEY_ID: benchAccessKey.accessKeyId, SLUICE_SECRET_ACCESS_KEY: benchAccessKey.secretAccessKey } : {}) },
+      // No shutdown drain: nothing balances load onto a bench server (older revisions ignore it).
+      env: { ...process.env, NODE_ENV: "production", SLUICE_SHUTDOWN_DRAIN_SECONDS: "0", ...(benchSigV4 ? { SLUICE_ACCESS_KEY_ID: benchAccessKey.accessKeyId, SLUICE_SECRET_ACCESS_KEY: benchAccessKey.secretAccessKey } : {}) },
     });
   } catch (err) {
     removeDir(dataDir);

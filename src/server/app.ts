@@ -53,6 +53,8 @@ export interface AppDeps {
   httpTimeouts?: { headersMs: number; requestMs: number };
   /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
   credentials?: CredentialsSource;
+  /** Why the server should get no new traffic now (`/readyz` answers 503 with it as status), if so. */
+  notReady?: () => string | undefined;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -145,6 +147,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   }
   app.get("/readyz", { config: { auth: "open" } }, async (_request, reply) => {
     if (deps.shutdownSignal.aborted) return reply.code(503).send({ status: "shutting-down" });
+    const reason = deps.notReady?.();
+    if (reason !== undefined) return reply.code(503).send({ status: reason });
     return { status: "ready" };
   });
 

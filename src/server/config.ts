@@ -49,6 +49,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Queues with their own label in /metrics; those past it are summed under queue="(other)". */
   metricsQueueLimit: number;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served (load balancers move away). */
+  shutdownDrainSeconds: number;
 }
 
 export const defaultServerConfig: ServerConfig = {
@@ -65,6 +67,7 @@ export const defaultServerConfig: ServerConfig = {
   allowAnonymous: false,
   logLevel: "info",
   metricsQueueLimit: 1000,
+  shutdownDrainSeconds: 5,
 };
 
 export class ConfigError extends Error {
@@ -104,6 +107,7 @@ export const envVarNames = {
   apiToken: "SLUICE_API_TOKEN",
   logLevel: "SLUICE_LOG_LEVEL",
   metricsQueueLimit: "SLUICE_METRICS_QUEUE_LIMIT",
+  shutdownDrainSeconds: "SLUICE_SHUTDOWN_DRAIN_SECONDS",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
@@ -198,6 +202,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (logLevel !== undefined) out.logLevel = parseLogLevel(logLevel, envVarNames.logLevel);
   const metricsQueueLimit = get("metricsQueueLimit");
   if (metricsQueueLimit !== undefined) out.metricsQueueLimit = parseMetricsQueueLimit(metricsQueueLimit, envVarNames.metricsQueueLimit);
+  const shutdownDrain = get("shutdownDrainSeconds");
+  if (shutdownDrain !== undefined) out.shutdownDrainSeconds = parseSeconds(shutdownDrain, envVarNames.shutdownDrainSeconds);
   return out;
 }
 
@@ -221,11 +227,17 @@ export function resolveServerConfig(...layers: Array<Partial<ServerConfig> | und
   return config;
 }
 
+/** Longer than any supervisor waits between SIGTERM and SIGKILL. */
+const shutdownDrainMaxSeconds = 600;
+
 export function validateServerConfig(config: ServerConfig): void {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65_535) throw new ConfigError(`port must be an integer from 0 to 65535, got ${config.port}.`);
   if (config.host.length === 0) throw new ConfigError("host must not be empty.");
   if (!Number.isInteger(config.metricsQueueLimit) || config.metricsQueueLimit < 0 || config.metricsQueueLimit > metricsQueueLimitMax) {
     throw new ConfigError(`metrics queue limit must be a whole number from 0 to ${metricsQueueLimitMax}, got ${config.metricsQueueLimit}.`);
+  }
+  if (!Number.isInteger(config.shutdownDrainSeconds) || config.shutdownDrainSeconds < 0 || config.shutdownDrainSeconds > shutdownDrainMaxSeconds) {
+    throw new ConfigError(`shutdown drain must be 0 to ${shutdownDrainMaxSeconds} seconds, got ${config.shutdownDrainSeconds}.`);
   }
   if (!isLogLevel(config.logLevel)) throw new ConfigError(`log level must be one of ${logLevels.join(", ")}, got "${String(config.logLevel)}".`);
   if (!/^\d{12}$/.test(config.accountId)) throw new ConfigError(`account id must be 12 digits, got "${config.accountId}".`);

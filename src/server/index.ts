@@ -26,6 +26,7 @@ import type { BackupFn } from "./backup-route.js";
 import type { StoreTelemetry } from "./metrics/store-metrics.js";
 import { createTelemetry } from "./telemetry.js";
 import { startMaintenance } from "./maintenance.js";
+import { watchInFlight } from "./in-flight.js";
 import { checkDataDir, checkHostResolves } from "./start-checks.js";
 import { packageVersion } from "./package-version.js";
 
@@ -48,8 +49,12 @@ export interface RunningServer {
   /** The declarative config file (--config); `reload()` applies it again, as SIGHUP does (no file: nothing). */
   declaredConfig: DeclaredConfigHolder;
   logger: Logger;
-  /** Graceful: stops accepting, ends long polls, waits for in-flight requests, closes the store. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Graceful: for `drainSeconds` (default 0) /readyz answers 503 while requests are still served;
+   * then new requests get 503, long polls end, in-flight requests are answered, the store closes.
+   * Idempotent.
+   */
+  close(options?: { drainSeconds?: number }): Promise<void>;
 }
 
 /** `logger`: where the server logs (default: pino on stdout at `logLevel`, see logger.ts). */
@@ -188,6 +193,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   const unfollowJobs = telemetry.followJobs(jobs);
   const webhookPolicy = { allowPrivate: config.webhookAllowPrivate };
   const shutdown = new AbortController();
+  let draining = false;
   const app = buildApp({
     queues,
     accountId: config.accountId,
@@ -199,8 +205,10 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     backup: { take: backup, dataDir: config.dataDir, logger },
     jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
+    notReady: () => (draining ? "draining" : undefined),
   });
   registerConfigRoute(app, { queues, jobs, schedules });
+  const inFlight = watchInFlight(app.server);
 
   try {
     await app.listen({ host: config.host, port: config.port });
@@ -234,9 +242,15 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   logger.info({ version: packageVersion(), store: config.store, dataDir, address: url, durability: durabilityOf(config) }, `Sluice listening on ${url}`);
 
   let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
-    const longPollsEnded = queues.waiters.waiterCount();
+  async function close(drainSeconds: number): Promise<void> {
     const startedAtMs = Date.now();
+    if (drainSeconds > 0) {
+      // Load balancers see /readyz fail and move away while everything they still send is served.
+      draining = true;
+      logger.info({ drainSeconds }, "shutting down: draining (/readyz answers 503, requests are still served)");
+      await new Promise((resolve) => setTimeout(resolve, drainSeconds * 1000));
+    }
+    const longPollsEnded = queues.waiters.waiterCount();
     // Long polls first: they would otherwise hold app.close() for up to 20 s.
     shutdown.abort();
     credentials.close();
@@ -249,8 +263,11 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     unwatchEventLoop();
     await jobsBackground.stop();
     await queues.moveTasks.runner.stop();
+    // Listening still: a request arriving while those in flight finish gets 503, not a refused connection.
+    const graceEndsMs = Date.now() + closeGraceMs;
+    await inFlight.settled(closeGraceMs);
     // app.close() waits for in-flight requests; a client that never lets go must not hold it forever.
-    const forceClose = setTimeout(() => app.server.closeAllConnections(), closeGraceMs);
+    const forceClose = setTimeout(() => app.server.closeAllConnections(), Math.max(0, graceEndsMs - Date.now()));
     forceClose.unref();
     try {
       await app.close();
@@ -275,6 +292,6 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     credentials,
     declaredConfig,
     logger,
-    close: () => (closing ??= close()),
+    close: (options) => (closing ??= close(options?.drainSeconds ?? 0)),
   };
 }

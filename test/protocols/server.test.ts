@@ -33,7 +33,14 @@ describe("server configuration", () => {
       allowAnonymous: false,
       logLevel: "info",
       metricsQueueLimit: 1000,
+      shutdownDrainSeconds: 5,
     });
+  });
+
+  it("takes the shutdown drain from SLUICE_SHUTDOWN_DRAIN_SECONDS, and refuses one that isn't whole seconds up to 600", () => {
+    expect(resolveServerConfig(configFromEnv({ SLUICE_SHUTDOWN_DRAIN_SECONDS: "0" })).shutdownDrainSeconds).toBe(0);
+    expect(() => configFromEnv({ SLUICE_SHUTDOWN_DRAIN_SECONDS: "1.5" })).toThrow(/SLUICE_SHUTDOWN_DRAIN_SECONDS: expected a whole number of seconds/);
+    expect(() => resolveServerConfig({ shutdownDrainSeconds: 601 })).toThrow(/shutdown drain must be 0 to 600 seconds/);
   });
 
   it("layers environment variables under flags", () => {

@@ -100,9 +100,12 @@ describe("requests arriving during shutdown", () => {
     await waitFor(() => accepted.length === Object.keys(requests).length && accepted.every((socket) => socket.bytesRead > 0), { what: "the server to read every request's head" });
 
     const closed = running.close();
-    // The listener closes inside app.close(), once fastify has begun closing: only then are the
-    // requests finished — in the grace period, where fastify used to answer them itself.
-    await waitFor(() => !running.app.server.listening, { what: "the server to start closing" });
+    // New requests are refused once /readyz says shutting-down; the listener stays open until
+    // these, in flight, are answered (then the server closes).
+    await waitFor(async () => ((await (await fetch(`${running.url}/readyz`, { headers: { connection: "close" } })).json()) as { status: string }).status === "shutting-down", {
+      what: "the server to refuse new requests",
+    });
+    expect(running.app.server.listening).toBe(true);
     const answers = Object.fromEntries(await Promise.all(Object.entries(requests).map(async ([name, r]) => [name, await r.finish()] as const)));
     await within(5_000, closed, "close()");
 

@@ -40,6 +40,7 @@ interface ServeFlags {
   metricsQueueLimit?: string;
   credentialsFile?: string;
   config?: string;
+  shutdownDrainSeconds?: string;
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
@@ -63,6 +64,7 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
     credentialsFile: flags.credentialsFile,
     configFile: flags.config,
+    shutdownDrainSeconds: flags.shutdownDrainSeconds === undefined ? undefined : parseSeconds(flags.shutdownDrainSeconds, "--shutdown-drain-seconds"),
   };
 }
 
@@ -72,8 +74,8 @@ ${Object.values(envVarNames)
   .map((name) => `  ${name}`)
   .join("\n")}`;
 
-/** Closes on the first SIGTERM/SIGINT; a second one exits at once. */
-function closeOnSignals(server: RunningServer): void {
+/** Closes on the first SIGTERM/SIGINT (after the drain period); a second one exits at once. */
+function closeOnSignals(server: RunningServer, drainSeconds: number): void {
   let closing = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (closing) {
@@ -82,7 +84,7 @@ function closeOnSignals(server: RunningServer): void {
     }
     closing = true;
     server.logger.info({ signal }, "signal received");
-    server.close().then(
+    server.close({ drainSeconds }).then(
       () => process.exit(0),
       (err: unknown) => {
         server.logger.error({ err }, "error while shutting down");
@@ -102,8 +104,9 @@ function closeOnSignals(server: RunningServer): void {
 
 async function serve(flags: ServeFlags): Promise<void> {
   let server: RunningServer;
+  let config: ServerConfig;
   try {
-    const config = resolveServerConfig(configFromEnv(process.env), configFromFlags(flags));
+    config = resolveServerConfig(configFromEnv(process.env), configFromFlags(flags));
     server = await startServer(config);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -121,7 +124,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     }
     throw err;
   }
-  closeOnSignals(server);
+  closeOnSignals(server, config.shutdownDrainSeconds);
 }
 
 export function registerServeCommand(program: Command): void {
@@ -148,6 +151,7 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option("--store-thread").hideHelp())
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
     .option("--metrics-queue-limit <n>", "queues with their own label in /metrics; the rest are summed under queue=\"(other)\" (default 1000)")
+    .option("--shutdown-drain-seconds <n>", "after SIGTERM, how long /readyz answers 503 while requests are still served (default 5)")
     .addHelpText("after", envHelp)
     .action(serve);
 }
