@@ -10,9 +10,10 @@
  * truncated to 96 bits, in base64url (16 characters, no spare bits). The mask never leaves the
  * server, so a tag says nothing about another seq's or another receive's; and a receive of ten
  * pays one HMAC and one AES call instead of ten HMACs.
- * `sl3:<queue id>:<seq>:<token>:<mac>` handles (HMAC-SHA256 of the text before the last `:`, 128
- * bits) are still accepted until their messages' leases end. Either way a handle is valid only as
- * the server spelled it: a leading zero or another spelling of the same numbers fails it. Unsigned
+ * A receive of one message, which would pay an HMAC and an AES call for one handle, still gets the
+ * earlier `sl3:<queue id>:<seq>:<token>:<mac>` (HMAC-SHA256 of the text before the last `:`, 128
+ * bits), and sl3 handles written before sl4 stay valid. Either way a handle is valid only as the
+ * server spelled it: a leading zero or another spelling of the same numbers fails it. Unsigned
  * handles of earlier versions (`sl1`, `sl2`) are refused; their messages come back when their
  * visibility ends.
  */
@@ -52,8 +53,12 @@ export class ReceiptCodec {
     this.blocks.setAutoPadding(false);
   }
 
-  /** The handles of one receive's messages, in order. */
+  /**
+   * The handles of one receive's messages, in order. A receive of one gets an sl3 handle: one
+   * HMAC either way, and no AES call.
+   */
   encodeAll(queueId: number, messages: ReadonlyArray<ReceiptRef>): string[] {
+    if (messages.length === 1) return [this.sl3Handle(queueId, messages[0]!)];
     const input = Buffer.allocUnsafe(messages.length * block);
     let token: string | undefined;
     let mask: Buffer | undefined;
@@ -125,13 +130,22 @@ export class ReceiptCodec {
     return out;
   }
 
+  private sl3Handle(queueId: number, r: ReceiptRef): string {
+    const text = `sl3:${queueId}:${r.seq}:${r.token}`;
+    return `${text}:${this.sl3Mac(text)}`;
+  }
+
+  private sl3Mac(text: string): string {
+    return createHmac("sha256", this.key).update(text).digest().toString("base64url", 0, sl3MacBytes);
+  }
+
   private decodeSl3(handle: string): Receipt | undefined {
     const cut = handle.lastIndexOf(":");
     if (handle.length - cut - 1 !== sl3MacChars) return undefined;
     const text = handle.slice(0, cut);
     const m = sl3Text.exec(text);
     if (!m) return undefined;
-    const mac = createHmac("sha256", this.key).update(text).digest().toString("base64url", 0, sl3MacBytes);
+    const mac = this.sl3Mac(text);
     // latin1: one byte per character, so both sides have sl3MacChars bytes whatever was sent.
     if (!timingSafeEqual(Buffer.from(handle.slice(cut + 1), "latin1"), Buffer.from(mac, "latin1"))) return undefined;
     return { queueId: Number(m[1]), seq: Number(m[2]), token: m[3]! };

@@ -31,6 +31,11 @@ function sl3Handle(secret: Buffer, r: { queueId: number; seq: number; token: str
   return `${text}:${createHmac("sha256", secret).update(text).digest().toString("base64url", 0, 16)}`;
 }
 
+/** The sl4 handle of `r`, made in a receive of two (a receive of one gets sl3). */
+function sl4Of(r: { queueId: number; seq: number; token: string }, by: ReceiptCodec = codec): string {
+  return by.encodeAll(r.queueId, [r, { seq: r.seq + 1, token: r.token }])[0]!;
+}
+
 /** The handle with its MAC recomputed by nobody: only the text before the MAC changed. */
 function withText(handle: string, edit: (text: string) => string): string {
   const cut = handle.lastIndexOf(":");
@@ -40,12 +45,19 @@ function withText(handle: string, edit: (text: string) => string): string {
 describe("receipt handles", () => {
   it("round-trip, as plain text with nothing to escape", () => {
     const r = { queueId: 7, seq: 123_456_789, token: "AbCd-_0123456789xyzQ" };
-    const handle = codec.encode(r);
+    const handle = sl4Of(r);
     expect(handle).toMatch(/^sl4:7:123456789:AbCd-_0123456789xyzQ:[A-Za-z0-9_-]{16}$/);
     expect(codec.decode(handle)).toEqual(r);
-    const big = { queueId: 999_999_999_999_999, seq: 999_999_999_999_999, token: "t".repeat(64) };
-    expect(codec.decode(codec.encode(big))).toEqual(big);
-    expect(codec.decode(codec.encode({ queueId: 0, seq: 0, token: "tokentok" }))).toEqual({ queueId: 0, seq: 0, token: "tokentok" });
+    const big = { queueId: 999_999_999_999_999, seq: 999_999_999_999_998, token: "t".repeat(64) };
+    expect(codec.decode(sl4Of(big))).toEqual(big);
+    expect(codec.decode(sl4Of({ queueId: 0, seq: 0, token: "tokentok" }))).toEqual({ queueId: 0, seq: 0, token: "tokentok" });
+  });
+
+  it("a receive of one gets the sl3 handle, the same as the earlier servers wrote", () => {
+    const r = { queueId: 7, seq: 42, token: "AbCd-_0123456789xyzQ" };
+    expect(codec.encode(r)).toBe(sl3Handle(secret, r));
+    expect(codec.encodeAll(7, [{ seq: 42, token: r.token }])).toEqual([sl3Handle(secret, r)]);
+    expect(codec.decode(codec.encode(r))).toEqual(r);
   });
 
   it("a receive's handles decode each to its own message, alone or together, in any order", () => {
@@ -54,7 +66,7 @@ describe("receipt handles", () => {
     const handles = codec.encodeAll(9, seqs.map((seq) => ({ seq, token })));
     expect(new Set(handles.map((h) => h.slice(h.lastIndexOf(":")))).size).toBe(seqs.length);
     handles.forEach((h, i) => expect(codec.decode(h)).toEqual({ queueId: 9, seq: seqs[i], token }));
-    const other = codec.encodeAll(9, [{ seq: 5, token: "another-receive" }])[0]!;
+    const other = sl4Of({ queueId: 9, seq: 5, token: "another-receive" });
     const mixed = [handles[3]!, other, "junk", handles[0]!, sl3Handle(secret, { queueId: 9, seq: 8, token: "older-receive" })];
     expect(codec.decodeAll(mixed)).toEqual([
       { queueId: 9, seq: 2 ** 32 + 5, token },
@@ -79,9 +91,9 @@ describe("receipt handles", () => {
     expectInvalid(withText(first, (t) => t.replace(token, "another-token-xx")));
     // Nor does a tag carried over from another handle of the receive, or of another receive with the same seq.
     expectInvalid(`${second.slice(0, second.lastIndexOf(":"))}${first.slice(first.lastIndexOf(":"))}`);
-    const elsewhere = codec.encodeAll(3, [{ seq: 41, token: "other-receive-tok" }])[0]!;
+    const elsewhere = sl4Of({ queueId: 3, seq: 41, token: "other-receive-tok" });
     expectInvalid(`${first.slice(0, first.lastIndexOf(":"))}${elsewhere.slice(elsewhere.lastIndexOf(":"))}`);
-    const otherQueue = codec.encodeAll(4, [{ seq: 41, token }])[0]!;
+    const otherQueue = sl4Of({ queueId: 4, seq: 41, token });
     expectInvalid(`${first.slice(0, first.lastIndexOf(":"))}${otherQueue.slice(otherQueue.lastIndexOf(":"))}`);
     // Nor an sl3 MAC, nor the same text relabelled as the other version.
     expectInvalid(`sl3${first.slice(3)}`);
@@ -97,13 +109,14 @@ describe("receipt handles", () => {
   });
 
   it("another secret's handles are refused", () => {
-    const handle = new ReceiptCodec(newReceiptSecret()).encode({ queueId: 1, seq: 2, token: "tokentoken12" });
-    expectInvalid(handle);
+    const other = new ReceiptCodec(newReceiptSecret());
+    expectInvalid(sl4Of({ queueId: 1, seq: 2, token: "tokentoken12" }, other));
+    expectInvalid(other.encode({ queueId: 1, seq: 2, token: "tokentoken12" }));
     expectInvalid(sl3Handle(newReceiptSecret(), { queueId: 1, seq: 2, token: "tokentoken12" }));
   });
 
   it("refuses spellings other than the one the server wrote", () => {
-    const handle = codec.encode({ queueId: 12, seq: 345, token: "tokentoken12" });
+    const handle = sl4Of({ queueId: 12, seq: 345, token: "tokentoken12" });
     for (const variant of [
       withText(handle, (t) => t.replace("sl4:12:", "sl4:012:")),
       withText(handle, (t) => t.replace(":345:", ":0345:")),
@@ -182,7 +195,7 @@ describe("receipt handles", () => {
       store = openSqliteStore({ filename });
       const again = await loadReceiptSecret(store);
       expect(again.equals(first)).toBe(true);
-      const handle = new ReceiptCodec(first).encode({ queueId: 1, seq: 1, token: "tokentoken12" });
+      const handle = sl4Of({ queueId: 1, seq: 1, token: "tokentoken12" }, new ReceiptCodec(first));
       expect(new ReceiptCodec(again).decode(handle).seq).toBe(1);
       expect(new ReceiptCodec(again).decode(sl3Handle(first, { queueId: 1, seq: 2, token: "tokentoken12" })).seq).toBe(2);
       store.db.prepare("UPDATE server_secrets SET value = 'short'").run();
