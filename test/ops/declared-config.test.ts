@@ -5,12 +5,13 @@
  * file — at start or on reload — names its file, line and field and changes nothing. Export of
  * the running state round-trips byte for byte in YAML, TOML and JSON.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type RunningServer, createLogger, startServer } from "../../src/server/index.js";
 import { type ConfigFormat, renderConfig } from "../../src/server/declared/config-render.js";
 import { DeclaredConfigError, loadDeclaredConfig } from "../../src/server/declared/declared-config.js";
+import { repoRoot } from "../support/cli.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 
 const otherAccount = "222222222222";
@@ -251,4 +252,32 @@ describe("declarative config", { timeout: 60_000 }, () => {
       expect(renderConfig((await api(second.server, "GET", "/v1/config")).body, format)).toBe(exported);
     });
   }
+
+  it("reads the examples of docs/operations.md alike in YAML and TOML, and fails as the doc says", async () => {
+    const doc = await readFile(join(repoRoot, "docs/operations.md"), "utf8");
+    const blocks = [...doc.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)];
+    const yamlText = blocks.find((b) => b[1] === "yaml" && b[2]!.startsWith("# sluice.yaml"))![2]!;
+    const tomlText = blocks.find((b) => b[1] === "toml" && b[2]!.includes("[queues.embed-dlq]"))![2]!;
+    const dir = await makeTempDir();
+    const fromYaml = await loadDeclaredConfig(await writeConfig(dir, "sluice.yaml", yamlText), "000000000000");
+    const fromToml = await loadDeclaredConfig(await writeConfig(dir, "sluice.toml", tomlText), "000000000000");
+    const sorted = (c: typeof fromYaml.config): unknown => c.sections.map((s) => ({ ...s, queues: [...s.queues].sort((a, b) => (a.name < b.name ? -1 : 1)) }));
+    expect(sorted(fromToml.config)).toEqual(sorted(fromYaml.config));
+    expect(fromYaml.config.sections.map((s) => s.queues.length)).toEqual([3, 1]);
+    const shown = /^sluice: (sluice\.yaml:\d+: .*)$/m.exec(doc)![1]!;
+    await writeFile(join(dir, "sluice.yaml"), yamlText.replace("visibilityTimeoutSeconds: 60", "visibilityTimeoutSeconds: 50000"));
+    await expect(loadDeclaredConfig(join(dir, "sluice.yaml"), "000000000000")).rejects.toThrow(`${dir}/${shown}`);
+  });
+
+  it("serves GET /v1/config to admin tokens only", async () => {
+    const dir = await makeTempDir();
+    const credentialsFile = await writeConfig(dir, "creds.yaml", "tokens:\n  - { name: reader, token: reader-token-0123456789, scopes: [read] }\n  - { name: admin, token: admin-token-0123456789, scopes: [admin] }\n");
+    const server = await startServer({ port: 0, dataDir: await makeTempDir(), logger: createLogger({ level: "silent" }), credentialsFile });
+    running.add(server);
+    const get = (token: string): Promise<Response> => fetch(`${server.url}/v1/config`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await get("reader-token-0123456789")).status).toBe(403);
+    const res = await get("admin-token-0123456789");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({});
+  });
 });
