@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newJobRecord } from "../../src/core/jobs/job.js";
-import { jobColumns, jobRowOf, jobSelectColumns, mutableJobColumns, toJob } from "../../src/stores/sqlite/job-rows.js";
+import { jobChangeOf, jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateSql, mutableJobColumns, toJob } from "../../src/stores/sqlite/job-rows.js";
+import type { JobRecord } from "../../src/core/jobs/job.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 
 describe("job row columns", () => {
@@ -37,5 +38,51 @@ describe("job row columns", () => {
     const submitted = newJobRecord({ id: "j", queueId: 1, queueName: "q", status: "queued", inputJson: "1", attempt: 0, maxAttempts: 3, priority: 0, createdAtMs: 1, updatedAtMs: 1, cancelRequested: false }, 7, 9);
     expect(Object.keys(submitted)).toEqual(Object.keys(read));
     expect(submitted).toMatchObject({ id: "j", seq: 7, messageSeq: 9, inputJson: "1", outputJson: undefined, leaseToken: undefined });
+  });
+
+  it("a transition writes only the columns it changed, and the row then reads as the new record", () => {
+    dir = mkdtempSync(join(tmpdir(), "sluice-jobrows-"));
+    store = openSqliteStore({ filename: join(dir, "s.db") });
+    const db = store.db;
+    const queueId = Number(db.prepare("INSERT INTO queues (name, config, tags, created_at_ms, updated_at_ms) VALUES ('q', '{}', '{}', 1, 1)").run().lastInsertRowid);
+    const before = newJobRecord({ id: "j", queueId, queueName: "q", status: "queued", inputJson: "1", attempt: 0, maxAttempts: 3, priority: 0, createdAtMs: 1, updatedAtMs: 1, cancelRequested: false, availableAtMs: 1 }, 0, 5);
+    before.seq = Number(db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${jobColumns.map(() => "?").join(", ")})`).run(jobInsertValues(before)).lastInsertRowid);
+    const read = (): JobRecord => toJob(jobRowOf(db.prepare(`SELECT ${jobSelectColumns.join(", ")} FROM jobs WHERE id = 'j'`).raw().get() as unknown[]));
+    expect(jobChangeOf(before, { ...before })).toEqual({ mask: 0, values: ["j"] });
+    // Every mutable field, changed one at a time and then all at once.
+    const changes: Array<Partial<JobRecord>> = [
+      { status: "running" },
+      { outputJson: '{"a":1}' },
+      { error: { message: "m", type: "T" } },
+      { attempt: 2 },
+      { progress: 0.5 },
+      { startedAtMs: 2 },
+      { finishedAtMs: 3 },
+      { updatedAtMs: 4 },
+      { cancelRequested: true },
+      { leaseToken: "tok" },
+      { leaseSeconds: 30 },
+      { leaseExpiresAtMs: 5 },
+      { deadlineAtMs: 6 },
+      { availableAtMs: undefined },
+      { expiresAtMs: 7 },
+      { messageSeq: undefined },
+    ];
+    expect(changes).toHaveLength(mutableJobColumns.length);
+    let current = read();
+    changes.forEach((change, i) => {
+      const after = { ...current, ...change };
+      const { mask, values } = jobChangeOf(current, after);
+      expect(mask).toBe(1 << i);
+      expect(jobUpdateSql(mask)).toBe(`UPDATE jobs SET ${mutableJobColumns[i]} = ? WHERE id = ?`);
+      db.prepare(jobUpdateSql(mask)).run(values);
+      current = read();
+      expect(current).toEqual({ ...after, seq: before.seq });
+    });
+    const all = { ...before, seq: current.seq };
+    const { mask, values } = jobChangeOf(current, all);
+    expect(mask).toBe((1 << mutableJobColumns.length) - 1);
+    db.prepare(jobUpdateSql(mask)).run(values);
+    expect(read()).toEqual(all);
   });
 });

@@ -198,6 +198,72 @@ export function jobUpdateValues(job: Omit<JobRecord, "seq">): JobValue[] {
   return values;
 }
 
+type MutableColumn = (typeof mutableJobColumns)[number];
+
+/** Each mutable column's value in a record (what jobParams gives it). */
+const mutableValue: Record<MutableColumn, (job: Omit<JobRecord, "seq">) => JobValue> = {
+  status: (j) => j.status,
+  output: (j) => j.outputJson ?? null,
+  error: (j) => (j.error === undefined ? null : JSON.stringify(j.error)),
+  attempt: (j) => j.attempt,
+  progress: (j) => j.progress ?? null,
+  started_at_ms: (j) => j.startedAtMs ?? null,
+  finished_at_ms: (j) => j.finishedAtMs ?? null,
+  updated_at_ms: (j) => j.updatedAtMs,
+  cancel_requested: (j) => (j.cancelRequested ? 1 : 0),
+  lease_token: (j) => j.leaseToken ?? null,
+  lease_seconds: (j) => j.leaseSeconds ?? null,
+  lease_expires_at_ms: (j) => j.leaseExpiresAtMs ?? null,
+  deadline_at_ms: (j) => j.deadlineAtMs ?? null,
+  available_at_ms: (j) => j.availableAtMs ?? null,
+  expires_at_ms: (j) => j.expiresAtMs ?? null,
+  message_seq: (j) => j.messageSeq ?? null,
+};
+
+/** Whether a mutable column's field differs between two records of a job (the error by identity: transitions replace it, never edit it). */
+const differs: Record<MutableColumn, (a: Omit<JobRecord, "seq">, b: Omit<JobRecord, "seq">) => boolean> = {
+  status: (a, b) => a.status !== b.status,
+  output: (a, b) => a.outputJson !== b.outputJson,
+  error: (a, b) => a.error !== b.error,
+  attempt: (a, b) => a.attempt !== b.attempt,
+  progress: (a, b) => a.progress !== b.progress,
+  started_at_ms: (a, b) => a.startedAtMs !== b.startedAtMs,
+  finished_at_ms: (a, b) => a.finishedAtMs !== b.finishedAtMs,
+  updated_at_ms: (a, b) => a.updatedAtMs !== b.updatedAtMs,
+  cancel_requested: (a, b) => a.cancelRequested !== b.cancelRequested,
+  lease_token: (a, b) => a.leaseToken !== b.leaseToken,
+  lease_seconds: (a, b) => a.leaseSeconds !== b.leaseSeconds,
+  lease_expires_at_ms: (a, b) => a.leaseExpiresAtMs !== b.leaseExpiresAtMs,
+  deadline_at_ms: (a, b) => a.deadlineAtMs !== b.deadlineAtMs,
+  available_at_ms: (a, b) => a.availableAtMs !== b.availableAtMs,
+  expires_at_ms: (a, b) => a.expiresAtMs !== b.expiresAtMs,
+  message_seq: (a, b) => a.messageSeq !== b.messageSeq,
+};
+
+/**
+ * The mutable columns a transition changed, as a bit set over mutableJobColumns (0: none), and
+ * their values in that order with the job's id last: the parameters of jobUpdateOf(mask). Only
+ * those are written, so an index on a column that didn't change is left alone.
+ */
+export function jobChangeOf(before: Omit<JobRecord, "seq">, after: Omit<JobRecord, "seq">): { mask: number; values: JobValue[] } {
+  let mask = 0;
+  const values: JobValue[] = [];
+  for (let i = 0; i < mutableJobColumns.length; i++) {
+    const column = mutableJobColumns[i]!;
+    if (!differs[column](before, after)) continue;
+    mask |= 1 << i;
+    values.push(mutableValue[column](after));
+  }
+  values.push(after.id);
+  return { mask, values };
+}
+
+/** `UPDATE jobs SET …` of the columns in `mask` (jobChangeOf), by id. */
+export function jobUpdateSql(mask: number): string {
+  const set = mutableJobColumns.filter((_c, i) => (mask & (1 << i)) !== 0).map((c) => `${c} = ?`);
+  return `UPDATE jobs SET ${set.join(", ")} WHERE id = ?`;
+}
+
 /** Every column's value, by column name. */
 function jobParams(job: Omit<JobRecord, "seq">): Record<(typeof jobColumns)[number], JobValue> {
   return {

@@ -1,7 +1,7 @@
 /** The prepared statements of the jobs half of the SQLite store (jobs-store.ts), prepared once per database. */
 import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
-import { jobColumns, jobSelectColumns, mutableJobColumns } from "./job-rows.js";
+import { jobColumns, jobSelectColumns, jobUpdateSql, mutableJobColumns } from "./job-rows.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { readyUngroupedQuery } from "./ready-order.js";
@@ -26,6 +26,8 @@ export interface JobStatements {
   jobById: Statement<[string], unknown[]>;
   jobInsert: Statement;
   jobUpdate: Statement;
+  /** The UPDATE of only the columns in `mask` (job-rows.ts: jobChangeOf), prepared once per mask. */
+  jobUpdateOf(mask: number): Statement;
   listAll: Statement<[number, number, number], unknown[]>;
   listByStatus: Statement<[number, string, number, number], unknown[]>;
   countByStatus: Statement<[number], { status: string; n: number }>;
@@ -50,7 +52,13 @@ export interface JobStatements {
 }
 
 export function prepareJobStatements(db: Database.Database): JobStatements {
+  const updates = new Map<number, Statement>();
   return {
+    jobUpdateOf(mask) {
+      let statement = updates.get(mask);
+      if (!statement) updates.set(mask, (statement = db.prepare(jobUpdateSql(mask))));
+      return statement;
+    },
     // Job rows are read as arrays and written with positional parameters (job-rows.ts says why).
     jobById: db.prepare<[string], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE id = ?`).raw(),
     jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${marks(jobColumns.length)})`),

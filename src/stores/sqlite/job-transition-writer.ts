@@ -14,7 +14,7 @@ import { type JobTransition, type MessageEffect, completeTransition, failTransit
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
-import { jobInsertValues, jobRowOf, jobUpdateValues, toJob } from "./job-rows.js";
+import { jobChangeOf, jobInsertValues, jobRowOf, toJob } from "./job-rows.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import type { RunningCounts } from "./running-counts.js";
 import type { MessageContentCache } from "./message-content-cache.js";
@@ -92,7 +92,8 @@ export class JobTransitionWriter {
     const job: JobRecord = t.message.kind === "delete" ? { ...t.job, messageSeq: undefined } : t.job;
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
     if (t.message.kind !== "none" || t.events.length > 0) {
-      this.sql.jobUpdate.run(jobUpdateValues(job));
+      const change = jobChangeOf(before, job);
+      if (change.mask !== 0) this.sql.jobUpdateOf(change.mask).run(change.values);
       this.counts.changed(before, job);
     }
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
