@@ -1,10 +1,20 @@
 /** Jobs per queue: outcomes (`sluice_jobs_total`), run time (`sluice_job_run_seconds`) and queue wait. */
 import { Counter, Histogram, type Registry } from "prom-client";
-import type { JobEventFacts } from "../job-event-facts.js";
-import type { QueueLabels } from "./queue-labels.js";
+import type { JobEventFacts, JobOutcome } from "../job-event-facts.js";
+import { type QueueLabelSet, otherQueuesLabel, type QueueLabels } from "./queue-labels.js";
 
 /** Inference calls take from tens of milliseconds to minutes. */
 const secondsBuckets = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+/** One queue's label objects, made once: every job event reuses them instead of building its own. */
+interface QueueSeries {
+  queue: QueueLabelSet;
+  byOutcome: Map<JobOutcome, QueueLabelSet & { outcome: JobOutcome }>;
+}
+
+function seriesOf(queue: QueueLabelSet): QueueSeries {
+  return { queue, byOutcome: new Map() };
+}
 
 export function jobMetrics(registry: Registry, labels: QueueLabels): (facts: JobEventFacts) => void {
   const total = new Counter({
@@ -27,11 +37,34 @@ export function jobMetrics(registry: Registry, labels: QueueLabels): (facts: Job
     buckets: secondsBuckets,
     registers: [registry],
   });
+  // By store account, then queue name: the queues with a label of their own (at most the label
+  // limit; a queue's label never changes once given). The others share their account's `(other)`.
+  const own = new Map<string, Map<string, QueueSeries>>();
+  const other = new Map<string, QueueSeries>();
+  const series = (account: string, name: string): QueueSeries => {
+    const known = own.get(account)?.get(name);
+    if (known) return known;
+    const set = labels.of(account, name);
+    if (set.queue === otherQueuesLabel) {
+      let shared = other.get(set.account);
+      if (!shared) other.set(set.account, (shared = seriesOf(set)));
+      return shared;
+    }
+    let names = own.get(account);
+    if (!names) own.set(account, (names = new Map()));
+    const made = seriesOf(set);
+    names.set(name, made);
+    return made;
+  };
   return (facts) => {
     if (facts.outcome === undefined && facts.runSeconds === undefined && facts.queueWaitSeconds === undefined) return;
-    const queue = labels.of(facts.account, facts.queue);
-    if (facts.outcome !== undefined) total.inc({ ...queue, outcome: facts.outcome });
-    if (facts.runSeconds !== undefined) run.observe(queue, facts.runSeconds);
-    if (facts.queueWaitSeconds !== undefined) wait.observe(queue, facts.queueWaitSeconds);
+    const s = series(facts.account, facts.queue);
+    if (facts.outcome !== undefined) {
+      let outcome = s.byOutcome.get(facts.outcome);
+      if (!outcome) s.byOutcome.set(facts.outcome, (outcome = { ...s.queue, outcome: facts.outcome }));
+      total.inc(outcome);
+    }
+    if (facts.runSeconds !== undefined) run.observe(s.queue, facts.runSeconds);
+    if (facts.queueWaitSeconds !== undefined) wait.observe(s.queue, facts.queueWaitSeconds);
   };
 }
