@@ -6,12 +6,16 @@ import { rmSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 
 const children = new Set<ChildProcess>();
+/** Children started as leaders of their own process group: killed with their whole group. */
+const groupLeaders = new WeakSet<ChildProcess>();
 const dirs = new Set<string>();
 let installed = false;
 
-export function trackChild(child: ChildProcess): void {
+/** `group`: the child leads its own process group (spawned `detached`), so its descendants die with it. */
+export function trackChild(child: ChildProcess, group = false): void {
   installHooks();
   children.add(child);
+  if (group) groupLeaders.add(child);
   child.once("exit", () => children.delete(child));
 }
 
@@ -28,7 +32,7 @@ export function removeDir(dir: string): void {
 /** Synchronous last resort: SIGKILL whatever is still running, delete every temp dir. */
 export function cleanupNow(): void {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    if (child.exitCode === null && child.signalCode === null) killHard(child);
   }
   children.clear();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -45,4 +49,17 @@ function installHooks(): void {
       process.exit(130);
     });
   }
+}
+
+/** SIGKILL, to the whole process group when the child leads one. */
+export function killHard(child: ChildProcess): void {
+  if (groupLeaders.has(child) && child.pid !== undefined) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+      return;
+    } catch {
+      // the group is gone already; fall through to the child itself
+    }
+  }
+  child.kill("SIGKILL");
 }

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { trackChild } from "./cleanup.js";
+import { killHard, trackChild } from "./cleanup.js";
 
 export async function freePort(): Promise<number> {
   return await new Promise((resolve, reject) => {
@@ -33,7 +33,7 @@ const outputKeepChars = 64_000;
  */
 export async function startChild(cmd: string, args: string[], ready: RegExp, timeoutMs: number, opts: SpawnOptions = {}): Promise<Started> {
   const child = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
-  trackChild(child);
+  trackChild(child, opts.detached === true);
   let out = "";
   const append = (chunk: Buffer): void => {
     out += chunk.toString("utf8");
@@ -41,7 +41,7 @@ export async function startChild(cmd: string, args: string[], ready: RegExp, tim
   };
   return await new Promise<Started>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      killHard(child);
       reject(new Error(`${cmd} not ready after ${timeoutMs} ms; output:\n${out}`));
     }, timeoutMs);
     const onData = (chunk: Buffer): void => {
@@ -74,7 +74,7 @@ export async function startChild(cmd: string, args: string[], ready: RegExp, tim
 export async function stopChild(child: ChildProcess, graceMs = 10_000, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    const timer = setTimeout(() => killHard(child), graceMs);
     child.once("exit", () => {
       clearTimeout(timer);
       resolve();

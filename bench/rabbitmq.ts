@@ -17,7 +17,7 @@ const serverScript = "/usr/lib/rabbitmq/bin/rabbitmq-server";
 
 export interface RabbitServer {
   url: string;
-  /** beam.smp: the Erlang VM that is the broker (its helpers are its children). */
+  /** The rabbitmq-server script, parent of beam.smp (the broker) and its helpers. */
   pid: number | undefined;
   version: string;
   /** Where the node keeps its queues (Raft logs and segments), for disk use per message. */
@@ -65,7 +65,8 @@ export async function startRabbit(log: (line: string) => void): Promise<RabbitSe
     // epmd in the foreground, as our child: Erlang would otherwise start a daemon that outlives the bench.
     epmd = await startEpmd(epmdPort, env);
     const [cmd, args] = serverCommand(serverScript, []);
-    started = await startChild(cmd, args, /Server startup complete/, 90_000, { cwd: dir, env });
+    // Its own process group: the script runs beam.smp as a child, which a hard kill must reach too.
+    started = await startChild(cmd, args, /Server startup complete/, 90_000, { cwd: dir, env, detached: true });
   } catch (err) {
     if (epmd !== undefined) await stopChild(epmd.child, 2_000);
     removeDir(dir);

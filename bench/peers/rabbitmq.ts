@@ -33,7 +33,7 @@ export const rabbitmqRow: Row = {
   async run(ctx: RowContext): Promise<RowResult> {
     const w = ctx.workload;
     const rabbit = await startRabbit(ctx.log);
-    ctx.log(`rabbitmq: beam.smp pid ${rabbit.pid} at ${rabbit.url.replace(/\/\/[^@]*@/, "//")} (${rabbit.version})`);
+    ctx.log(`rabbitmq: rabbitmq-server pid ${rabbit.pid} at ${rabbit.url.replace(/\/\/[^@]*@/, "//")} (${rabbit.version})`);
     const conns = await openConnections(ctx, rabbit);
     try {
       await runRabbitPhase(conns, "bench-warmup", w, { label: "rabbitmq warm-up", messages: w.warmupMessages });
