@@ -219,6 +219,8 @@ describe("declarative config", { timeout: 60_000 }, () => {
     await expect(loadDeclaredConfig(toml, "000000000000")).rejects.toThrow(`${toml}:4: queues["odd.fifo"].defaultPriority: defaultPriority must be an integer from 0 to 9, got 10.`);
     const json = await writeConfig(dir, "c.json", '{\n  "schedules": {\n    "s": {\n      "queue": "q",\n      "everySeconds": 60,\n      "timezone": "Mars/Olympus"\n    }\n  }\n}\n');
     await expect(loadDeclaredConfig(json, "000000000000")).rejects.toThrow(`${json}:6: schedules.s.timezone: timezone "Mars/Olympus" is not a known IANA time zone`);
+    const twice = await writeConfig(dir, "twice.json", '{\n  "queues": {\n    "a": {},\n    "a": {"delaySeconds": 1}\n  }\n}\n');
+    await expect(loadDeclaredConfig(twice, "000000000000")).rejects.toThrow(`${twice}:4: not valid JSON: Map keys must be unique`);
     const broken = await writeConfig(dir, "broken.toml", "[queues.a]\nvisibilityTimeoutSeconds =\n");
     await expect(loadDeclaredConfig(broken, "000000000000")).rejects.toThrow(new RegExp(`^${broken}:2: not valid TOML`));
     const own = await writeConfig(dir, "own.yaml", 'accounts:\n  "000000000000":\n    queues: { q: {} }\n');

@@ -207,6 +207,17 @@ class Planner {
   }
 }
 
+/** True when the delete happened, false when the thing was gone already. */
+async function unlessGone(deleting: Promise<void>, code: string): Promise<boolean> {
+  try {
+    await deleting;
+    return true;
+  } catch (err) {
+    if (err instanceof SluiceError && err.code === code) return false;
+    throw err;
+  }
+}
+
 /** Whole settings as a patch: a limit they leave out is cleared (null), not kept. */
 function asPatch(settings: JobQueueSettings): JobQueueSettingsPatch {
   const patch: JobQueueSettingsPatch = { ...settings };
@@ -241,13 +252,12 @@ async function execute(plan: SectionPlan, s: ApplyServices, summary: ApplySummar
     if (created) summary.created++;
     else summary.updated++;
   }
+  // Gone already is as good as deleted: every node of a cluster may apply the same file at once.
   for (const name of plan.deleteSchedules) {
-    await schedules.delete(name);
-    summary.deleted++;
+    if (await unlessGone(schedules.delete(name), "ScheduleNotFound")) summary.deleted++;
   }
   for (const name of plan.deleteQueues) {
-    await queues.deleteQueue(name);
-    summary.deleted++;
+    if (await unlessGone(queues.deleteQueue(name), "QueueNotFound")) summary.deleted++;
   }
   summary.unchanged += plan.unchanged;
 }

@@ -100,13 +100,20 @@ export function parseConfigText(text: string, file: string): ConfigSource {
   const ext = extname(file).toLowerCase();
   if (ext === ".yaml" || ext === ".yml") return { file, ...parseYamlText(text, file, "YAML") };
   if (ext === ".json") {
+    let value: unknown;
     try {
-      JSON.parse(text);
+      value = JSON.parse(text);
     } catch (err) {
       const position = /position (\d+)/.exec((err as Error).message)?.[1];
       throw new DeclaredConfigError(describeAt(file, position === undefined ? undefined : lineAtOffset(text, Number(position)), [], `not valid JSON: ${firstLine((err as Error).message)}.`));
     }
-    return { file, ...parseYamlText(text, file, "JSON") };
+    // JSON is YAML, whose parser keeps positions (and refuses a key given twice, which JSON.parse
+    // would take silently); JSON that YAML's parser reads otherwise is taken without line numbers.
+    const lines = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+    const duplicate = doc.errors.find((e) => e.code === "DUPLICATE_KEY");
+    if (duplicate) throw new DeclaredConfigError(describeAt(file, lines.linePos(duplicate.pos[0]).line, [], `not valid JSON: ${firstLine(duplicate.message)}.`));
+    return { file, value, lineOf: doc.errors.length === 0 ? yamlLocator(doc, lines) : () => undefined };
   }
   if (ext === ".toml") {
     let value: unknown;
