@@ -633,14 +633,14 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
     await within(10_000, closing, "server close");
   });
 
-  it("a stream whose last line comes once the server is already closing its listener closes its connection, so close() needn't wait out the grace period", async () => {
+  it("a stream whose last line comes once the server already refuses new requests closes its connection, so close() needn't wait out the grace period", async () => {
     await s.api("PUT", "/v1/queues/q", {});
     // The first entry is refused at once: its line opens the stream before shutdown.
     const stream = openBatchStream("q", 30, [{ input: tooLong }, { input: 1 }, { input: 2 }]);
     expect(await nextLine(stream, "the refused entry's line")).toMatchObject({ index: 0, status: 413 });
     await subscribers(2);
     // The holds end at shutdown and each reads its job once more: held here (a slow store, an
-    // entry still being created) until the server has gone on to close its listener.
+    // entry still being created) until the server has gone on to refuse new requests.
     const jobs = s.server.jobs;
     const get = jobs.get.bind(jobs);
     let openGate!: () => void;
@@ -650,7 +650,7 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
       return get(id);
     };
     const closing = s.server.close();
-    await waitFor(() => !s.server.app.server.listening, { what: "the server to close its listener" });
+    await waitFor(async () => (await fetch(`${s.url}/readyz`)).status === 503, { what: "the server to refuse new requests" });
     openGate();
     const lines = [(await nextLine(stream, "a line at shutdown"))!, (await nextLine(stream, "a line at shutdown"))!];
     expect(lines.map((l) => [l.index, l.status]).sort()).toEqual([
