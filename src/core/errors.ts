@@ -44,6 +44,8 @@ export const errorCatalog = {
   RouteNotFound: "No route answers this method and path.",
   // Both protocols: a request arriving once shutdown began is refused, not carried out.
   ServiceUnavailable: "The server is shutting down and did not carry out the request; retry it.",
+  // The store's disk is full: writes are refused (nothing written) until space returns; reads go on.
+  StorageFull: "The server's disk is full: the request was not carried out. Retry it later.",
   InternalError: "An internal error occurred.",
 } as const;
 

@@ -27,6 +27,9 @@ import type { StoreTelemetry } from "./metrics/store-metrics.js";
 import { createTelemetry } from "./telemetry.js";
 import { startMaintenance } from "./maintenance.js";
 import { watchInFlight } from "./in-flight.js";
+import { StoreWritability, dataDirProbe } from "./store-writability.js";
+import { isSqliteDiskFull } from "../stores/sqlite/disk-full.js";
+import { isPostgresDiskFull } from "../stores/postgres/disk-full.js";
 import { checkDataDir, checkHostResolves } from "./start-checks.js";
 import { packageVersion } from "./package-version.js";
 
@@ -72,7 +75,8 @@ function durabilityOf(config: ServerConfig): string {
  * message and faster on 2 cores than SQLite on a thread of its own: docs/benchmarks.md).
  */
 /** The store, and its online backup when it has one (SQLite's; PostgreSQL has its own tools). */
-async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<{ store: Store; backup?: BackupFn }> {
+/** The store, its online backup if it has one, and how to tell its disk is full and probe for space (store-writability.ts). */
+async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreTelemetry): Promise<{ store: Store; backup?: BackupFn; isDiskFull: (err: unknown) => boolean; probe: () => Promise<void> }> {
   if (config.store === "postgres") {
     const url = config.postgresUrl!;
     const store = await openPostgresStore({
@@ -86,13 +90,17 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
     }).catch((err: unknown) => {
       throw err instanceof DatabaseUnreachableError || err instanceof SchemaTooNewError ? new StoreOpenError(err.message) : err;
     });
-    return { store };
+    // A row rewritten in a real table: PostgreSQL refuses it (53100) while its disk is full.
+    const probe = async (): Promise<void> => {
+      await store.db.query("INSERT INTO server_secrets (name, value) VALUES ('write-probe', $1) ON CONFLICT (name) DO UPDATE SET value = excluded.value", [String(Date.now())]);
+    };
+    return { store, isDiskFull: isPostgresDiskFull, probe };
   }
   const filename = join(config.dataDir, "sluice.db");
   try {
     const store = openSqliteStore({ filename, pipelinedSync: true, telemetry });
     for (const migration of store.migrationsApplied) logger.info({ migration, database: resolve(filename) }, "schema migration applied");
-    return { store, backup: (destination) => store.backup(destination) };
+    return { store, backup: (destination) => store.backup(destination), isDiskFull: isSqliteDiskFull, probe: () => dataDirProbe(config.dataDir) };
   } catch (err) {
     throw err instanceof SqliteSchemaTooNewError ? new StoreOpenError(err.message) : err;
   }
@@ -101,6 +109,9 @@ async function openStore(config: ServerConfig, logger: Logger, telemetry: StoreT
 function asConfigError(err: unknown): never {
   throw err instanceof DeclaredConfigError ? new ConfigError(err.message) : err;
 }
+
+/** While the disk is full, how often a probe write checks whether space is back. */
+const storeProbeIntervalMs = 1_000;
 
 /** How long close() lets in-flight requests finish before cutting their connections. */
 const closeGraceMs = 10_000;
@@ -129,13 +140,18 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     return await startLocked(opts, config, lock);
   } catch (err) {
     lock?.release();
+    // A start on a full disk ends in one line (exit 2), as a data dir that can't be written does.
+    if (isSqliteDiskFull(err) || isPostgresDiskFull(err) || (err instanceof SluiceError && err.code === "StorageFull")) throw new ConfigError(`The store's disk is full (${config.store === "sqlite" ? `--data-dir ${config.dataDir}` : "PostgreSQL"}): free some space and start again.`);
     throw err;
   }
 }
 
 async function startLocked(opts: StartServerOptions, config: ServerConfig, lock: DataDirLock | undefined): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({ level: config.logLevel });
-  const logUnexpected = (err: unknown): void => logger.error({ err }, "unexpected error");
+  // A full disk is logged once, when it starts (store-writability.ts), not at every failed write.
+  const logUnexpected = (err: unknown): void => {
+    if (!(err instanceof SluiceError && err.code === "StorageFull")) logger.error({ err }, "unexpected error");
+  };
   const clock = opts.clock ?? systemClock;
   // Before the store opens: a secret no receiver could verify stops the start with nothing to undo.
   const webhookSecret = await loadWebhookSecret({ configured: config.webhookSecret, dataDir: config.dataDir }).catch((err: unknown) => {
@@ -154,8 +170,20 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   });
   // Checked whole before the store opens: an invalid file stops the start having changed nothing.
   const declaredFile = config.configFile === undefined ? undefined : await loadDeclaredConfig(config.configFile, config.accountId).catch(asConfigError);
-  const telemetry = createTelemetry({ logger, clock, version: packageVersion(), accountId: config.accountId, metricsQueueLimit: config.metricsQueueLimit, services: () => ({ queues, jobs }) });
-  const { store, backup } = await openStore(config, logger, telemetry.store);
+  const telemetry = createTelemetry({
+    logger,
+    clock,
+    version: packageVersion(),
+    accountId: config.accountId,
+    metricsQueueLimit: config.metricsQueueLimit,
+    services: () => ({ queues, jobs }),
+    storeFull: () => !writability.writable,
+  });
+  const opened = await openStore(config, logger, telemetry.store);
+  const { backup } = opened;
+  const writability = new StoreWritability({ logger, isDiskFull: opened.isDiskFull, probe: opened.probe, probeIntervalMs: storeProbeIntervalMs, onChange: (ok) => telemetry.store.writable(ok) });
+  // Every service writes through this: a write the disk has no room for is StorageFull (503).
+  const store = writability.guard(opened.store);
   const receiptSecret = await loadReceiptSecret(store).catch(async (err: unknown) => {
     await store.close();
     throw err;
@@ -205,7 +233,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     backup: { take: backup, dataDir: config.dataDir, logger },
     jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
-    notReady: () => (draining ? "draining" : undefined),
+    notReady: () => (draining ? "draining" : !writability.writable ? "storage-full" : undefined),
   });
   registerConfigRoute(app, { queues, jobs, schedules });
   const inFlight = watchInFlight(app.server);
@@ -260,6 +288,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     jobs.close();
     unfollowJobs();
     await maintenance.stop();
+    writability.close();
     unwatchEventLoop();
     await jobsBackground.stop();
     await queues.moveTasks.runner.stop();

@@ -49,6 +49,8 @@ export function createTelemetry(p: {
   metricsQueueLimit: number;
   /** Late-bound: the services are built with this telemetry's observers. */
   services: () => { queues: QueueService; jobs: JobService };
+  /** Whether the store's disk is full now: its 503s are logged once (store-writability.ts), not per request. */
+  storeFull?: () => boolean;
 }): Telemetry {
   const workload = new WorkloadTracker(p.clock);
   const metrics = createServerMetrics({
@@ -69,7 +71,7 @@ export function createTelemetry(p: {
       nowMs: () => p.clock.nowMs(),
     },
   });
-  const requestLine = requestLog(p.logger);
+  const requestLine = requestLog(p.logger, p.storeFull);
   const webhookLine = webhookAttemptLog(p.logger, p.accountId);
   const traffic = metrics.queueTraffic;
   return {

@@ -33,8 +33,8 @@ describe("the SQS error table", () => {
       expect(spec.shape, code).toMatch(/^[A-Za-z]+$/);
       expect(spec.queryCode.length, code).toBeGreaterThan(0);
       expect([400, 403, 404, 413, 500, 503], code).toContain(spec.httpStatus);
-      // The server's fault, not the request's: the two 5xx.
-      expect(spec.fault, code).toBe(code === "InternalError" || code === "ServiceUnavailable" ? "Receiver" : "Sender");
+      // The server's fault, not the request's: the 5xx.
+      expect(spec.fault, code).toBe(code === "InternalError" || code === "ServiceUnavailable" || code === "StorageFull" ? "Receiver" : "Sender");
     }
   });
 

@@ -29,6 +29,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   UnsupportedOperation: 501,
   InternalError: 500,
   ServiceUnavailable: 503,
+  StorageFull: 503,
 };
 
 export function httpStatusOf(code: ErrorCode): number {

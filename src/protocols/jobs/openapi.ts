@@ -29,7 +29,7 @@ function headerName(lower: string): string {
  */
 const anyRouteError: JsonSchema = {
   description:
-    "500 InternalError (a bug or an unexpected failure, logged on the server) or 503 ServiceUnavailable (the server is shutting down: nothing was done; retry after Retry-After). Any route may answer these.",
+    "500 InternalError (a bug or an unexpected failure, logged on the server) or 503 ServiceUnavailable (the server is shutting down) or StorageFull (its disk is full): nothing was done; retry after Retry-After. Any route may answer these.",
   content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
 };
 

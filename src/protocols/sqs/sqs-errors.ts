@@ -72,6 +72,8 @@ export const sqsErrorForCode = {
   RouteNotFound: spec("InvalidAction"),
   // AWS's common error for a temporary failure; SDKs retry it for its 503, as they retry SQS's own.
   ServiceUnavailable: spec("ServiceUnavailable", "ServiceUnavailable", 503, "Receiver"),
+  // A full disk is temporary too: the same 503, which SDKs retry, with the reason in the message.
+  StorageFull: spec("ServiceUnavailable", "ServiceUnavailable", 503, "Receiver"),
   InternalError: spec("InternalError", "InternalError", 500, "Receiver"),
 } as const satisfies Record<ErrorCode, SqsErrorSpec>;
 

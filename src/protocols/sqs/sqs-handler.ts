@@ -224,7 +224,9 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
       // Known once the request's scope was resolved (not for a refused signature or another account's queue).
       details.account = identity?.accountId;
       details.errorCode = error.shape;
-      return { ...errorResponse(protocol, error, requestId), details };
+      const response = errorResponse(protocol, error, requestId);
+      // A full disk (StorageFull) or an unreachable database: temporary, so say when to retry.
+      return { ...(error.httpStatus === 503 ? retryShortly(response) : response), details };
     }
   };
 }
