@@ -214,6 +214,8 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   if (declaredFile) {
     // Before listening: the server reports ready with the declared queues and schedules in place.
     await declaredConfig.applyLoaded(declaredFile).catch(async (err: unknown) => {
+      jobs.close();
+      queues.close();
       await store.close();
       throw err instanceof DeclaredConfigError ? new ConfigError(err.message) : err instanceof SluiceError ? new ConfigError(`${declaredFile.source.file}: ${err.message}`) : err;
     });

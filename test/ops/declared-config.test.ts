@@ -209,6 +209,8 @@ describe("declarative config", { timeout: 60_000 }, () => {
     );
     const cycle = await writeConfig(dir, "cycle.yaml", "queues:\n  a:\n    redrivePolicy: { deadLetterQueue: b, maxReceiveCount: 3 }\n  b:\n    redrivePolicy: { deadLetterQueue: a, maxReceiveCount: 3 }\n");
     await expect(start({ dataDir, configFile: cycle })).rejects.toThrow(/cycle\.yaml:\d+: queues\.[ab]\.redrivePolicy: the dead-letter queues form a cycle\./);
+    const itself = await writeConfig(dir, "itself.yaml", "queues:\n  a:\n    redrivePolicy: { deadLetterQueue: a, maxReceiveCount: 3 }\n");
+    await expect(start({ dataDir, configFile: itself })).rejects.toThrow(`${itself}:3: queues.a.redrivePolicy.deadLetterQueue: a queue can't be its own dead-letter queue.`);
     const { server } = await start({ dataDir });
     expect(await queueNames(server)).toEqual([]);
   });

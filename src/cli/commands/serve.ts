@@ -146,7 +146,7 @@ export function registerServeCommand(program: Command): void {
     .option("--event-retention-seconds <n>", "how long the job event log keeps events for GET /v1/events to resume from (default 86400)")
     .option("--allow-anonymous", "serve anonymous requests on a non-loopback address (when no credentials are configured)")
     .option("--credentials-file <path>", "TOML, JSON or YAML file of access keys, bearer tokens and accounts; reloaded on SIGHUP and on change")
-    .option("--config <file>", "YAML, TOML or JSON file declaring queues and schedules; applied at start and on SIGHUP (`sluice config check`)")
+    .option("--config <file>", "YAML, TOML or JSON file declaring queues and schedules; applied at start and on SIGHUP (check one: sluice config check FILE)")
     // Retired: still parsed, so that passing it says why it is gone instead of "unknown option".
     .addOption(new Option("--store-thread").hideHelp())
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")

@@ -140,6 +140,7 @@ class Planner {
         this.fail(queuePath(declared), `${declared.name} exists as a ${existing.config.fifoQueue ? "FIFO" : "standard"} queue; a queue's type can't change.`);
       }
       const dlq = declared.attributes.redrivePolicy?.deadLetterQueueName;
+      if (dlq === declared.name) this.fail(queuePath(declared, "redrivePolicy", "deadLetterQueue"), "a queue can't be its own dead-letter queue.");
       if (dlq !== undefined) {
         const target = section.queues.find((q) => q.name === dlq) ?? (plan.deleteQueues.includes(dlq) ? undefined : existingQueues.get(dlq));
         const targetFifo = target === undefined ? undefined : "fifo" in target ? target.fifo : target.config.fifoQueue;
