@@ -263,9 +263,14 @@ export class PostgresStore implements Store {
         await tx.query("UPDATE queues SET purged_at_ms = $2, updated_at_ms = $2 WHERE id = $1", [p.queueId, p.nowMs]);
       }
       const jobChanges = await this.jobs.endJobsOfMessages(tx, { queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged" });
-      const { rows } = await tx.query<{ group_id: string | null }>("DELETE FROM messages WHERE queue_id = $1 RETURNING group_id", [p.queueId]);
-      for (const r of rows) if (r.group_id !== null) groups.push(r.group_id);
-      return { deleted: rows.length, jobChanges };
+      // Counted and grouped in the database: a deep queue's rows never come back to this process.
+      const { rows } = await tx.query<{ deleted: number; groups: string[] }>(
+        `WITH gone AS (DELETE FROM messages WHERE queue_id = $1 RETURNING group_id)
+         SELECT count(*) AS deleted, coalesce(array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL), '{}') AS groups FROM gone`,
+        [p.queueId],
+      );
+      groups.push(...rows[0]!.groups);
+      return { deleted: rows[0]!.deleted, jobChanges };
     });
     await settleGroups(this.db, p.queueId, groups);
     // Its purge time changed (other nodes' copies keep the old one: only the purge's own write reads it).
