@@ -1,13 +1,15 @@
 /**
  * SSRF protection for webhook targets: http(s) only, and no loopback, private, link-local, CGNAT,
  * multicast, documentation or otherwise non-public addresses unless the server allows them
- * (`--webhook-allow-private`). Checked at submit (a clear 400) and again at connect time on every
- * delivery, through the socket's own DNS lookup — so a name that resolved to a public address at
- * submit and to 10.0.0.1 later (DNS rebinding) is still refused.
+ * (`--webhook-allow-private`). Checked at submit (a clear 400; a host's lookup is reused for
+ * 30 s, webhook-hosts.ts) and again at connect time on every delivery, through the socket's own
+ * DNS lookup — so a name that resolved to a public address at submit and to 10.0.0.1 later (DNS
+ * rebinding) is still refused.
  */
 import { type LookupAddress, type LookupAllOptions, type LookupOneOptions, lookup as dnsLookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
 import { fail } from "../../../core/index.js";
+import { WebhookHosts } from "./webhook-hosts.js";
 
 const nonPublic = new BlockList();
 for (const [net, prefix] of [
@@ -54,7 +56,11 @@ export function isPublicAddress(address: string): boolean {
 
 export interface WebhookUrlPolicy {
   allowPrivate: boolean;
+  /** Submit-time lookups of webhook hosts (default: one cache for the process, 30 s). */
+  hosts?: WebhookHosts;
 }
+
+const processHosts = new WebhookHosts();
 
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, "");
@@ -71,18 +77,16 @@ export async function checkWebhookTarget(rawUrl: string, policy: WebhookUrlPolic
   if (url.protocol !== "http:" && url.protocol !== "https:") fail("ValidationFailed", "webhook.url must be an http or https URL.");
   if (policy.allowPrivate) return;
   const host = hostOf(url);
-  const addresses = isIP(host) ? [host] : await resolveAll(host);
+  const addresses = isIP(host) ? [host] : await resolveAll(host, policy.hosts ?? processHosts);
   const refused = addresses.find((a) => !isPublicAddress(a));
   if (refused !== undefined) {
     fail("ValidationFailed", `webhook.url ${host} resolves to ${refused}, a non-public address; the server refuses private webhook targets unless started with --webhook-allow-private.`);
   }
 }
 
-async function resolveAll(host: string): Promise<string[]> {
+async function resolveAll(host: string, hosts: WebhookHosts): Promise<string[]> {
   try {
-    return await new Promise<string[]>((resolve, reject) =>
-      dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses.map((a) => a.address)))),
-    );
+    return await hosts.resolve(host);
   } catch (err) {
     return fail("ValidationFailed", `webhook.url host ${host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? "error"}).`);
   }
