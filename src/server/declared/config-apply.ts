@@ -91,6 +91,14 @@ async function allSchedules(schedules: ScheduleService): Promise<ScheduleRecord[
   return out;
 }
 
+/** Redrive policies compare by their fields, whatever order a store kept them in. */
+function sameAttribute(a: QueueConfig[keyof QueueConfig], b: QueueConfig[keyof QueueConfig]): boolean {
+  if (typeof a === "object" && typeof b === "object" && "deadLetterQueueName" in a && "deadLetterQueueName" in b) {
+    return a.deadLetterQueueName === b.deadLetterQueueName && a.maxReceiveCount === b.maxReceiveCount;
+  }
+  return a === b;
+}
+
 function sameSettings(a: JobQueueSettings, b: JobQueueSettings): boolean {
   return jobSettingFields.every((f) => JSON.stringify(a[f]) === JSON.stringify(b[f]));
 }
@@ -154,7 +162,7 @@ class Planner {
       }
       const patch: Partial<QueueConfig> = {};
       for (const field of [...queueAttributeFields, "redrivePolicy"] as const) {
-        if (field in declared.attributes && JSON.stringify(current[field]) !== JSON.stringify(target[field])) Object.assign(patch, { [field]: target[field] });
+        if (field in declared.attributes && !sameAttribute(current[field], target[field])) Object.assign(patch, { [field]: target[field] });
       }
       const step: QueueStep = { declared, existing, patch };
       if (declared.tags) {
