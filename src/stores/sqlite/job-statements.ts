@@ -99,7 +99,7 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     liveJobsOfMessages: db
       .prepare<[number, number, number], unknown[]>(
         `SELECT ${selectJob} FROM jobs WHERE id IN (
-           SELECT message_id FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?
+           SELECT message_id FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq ${boundLimit()}
          ) AND status IN ('waiting', 'queued', 'running')`,
       )
       .raw(),

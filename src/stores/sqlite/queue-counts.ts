@@ -4,6 +4,7 @@
  * from now on) and what is past retention (the send-time index, migration 023, up to it). Both
  * walks are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
  */
+import { boundLimit } from "./bound-limit.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
 
@@ -18,7 +19,7 @@ export const queueCountsSql = {
   head: "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
   // The oldest first; a slice reads only what it deletes. LIMIT -1: all.
   expireSlice: `DELETE FROM messages WHERE seq IN (
-                  SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq LIMIT ?)`,
+                  SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq ${boundLimit()})`,
 } as const;
 
 export class SqliteQueueCounts {

@@ -437,7 +437,7 @@ export class SqliteStore implements Store {
   }
 
   async messageExpire(p: { queueId: number; minSentAtMs: number; nowMs: number; limit?: number }): Promise<MessagesDeleted> {
-    const limit = p.limit ?? -1;
+    const limit = p.limit === undefined ? -1 : p.limit; // -1: no limit
     return this.writes.run((): MessagesDeleted => {
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: p.minSentAtMs, nowMs: p.nowMs, reason: "expired", limit });
       const deleted = this.counts.expire(p.queueId, p.minSentAtMs, limit);
