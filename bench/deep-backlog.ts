@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { cleanupNow, removeDir, trackDir } from "./cleanup.js";
 import { startChild } from "./procs.js";
+import { type FillStore, fillQueue } from "./backlog-fill.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" }, seconds: { type: "string", default: "30" }, repo: { type: "string" } } });
 const repo = values.repo ? resolve(values.repo) : fileURLToPath(new URL("..", import.meta.url));
@@ -28,36 +29,16 @@ function log(line: string): void {
   process.stderr.write(`[deep-backlog] ${line}\n`);
 }
 
-interface FillStore {
-  queueCreate(p: { name: string; config: unknown; tags: Record<string, string>; nowMs: number }): Promise<{ queue: { id: number } }>;
-  messageSend(p: { queueId: number; messages: unknown[] }): Promise<unknown>;
-  close(): Promise<void>;
-}
 
 /** A data dir whose queue `backlog` holds `n` messages, written by `repo`'s own store (its schema). */
 async function filledDataDir(n: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-deep-"));
   trackDir(dir);
-  const { openSqliteStore } = (await import(join(repo, "src/stores/sqlite/sqlite-store.ts"))) as { openSqliteStore: (o: object) => FillStore };
+  const { openSqliteStore } = (await import(join(repo, "src/stores/sqlite/sqlite-store.ts"))) as { openSqliteStore: (o: object) => FillStore & { close(): Promise<void> } };
   const { defaultQueueConfig } = (await import(join(repo, "src/core/index.ts"))) as { defaultQueueConfig: (fifo: boolean) => unknown };
   const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, messageCacheBytes: 0 });
   const nowMs = Date.now();
-  const { queue } = await store.queueCreate({ name: "backlog", config: defaultQueueConfig(false), tags: {}, nowMs });
-  for (let sent = 0; sent < n; sent += perSend) {
-    const batch = Array.from({ length: Math.min(perSend, n - sent) }, () => ({
-      messageId: crypto.randomUUID(),
-      body,
-      attributes: {},
-      systemAttributes: {},
-      bodyMd5: "00000000000000000000000000000000",
-      sentAtMs: nowMs,
-      visibleAtMs: nowMs,
-      priority: 0,
-      senderId: "AIDAEXAMPLEBENCH0001",
-    }));
-    await store.messageSend({ queueId: queue.id, messages: batch });
-    if ((sent / perSend) % 100 === 0) log(`filled ${sent} of ${n}`);
-  }
+  await fillQueue(store, { name: "backlog", config: defaultQueueConfig(false), n, body, perSend, nowMs, log });
   await store.close();
   return dir;
 }

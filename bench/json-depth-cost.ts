@@ -6,6 +6,7 @@
  */
 import { jsonTooDeep } from "../src/protocols/http/json-depth.js";
 import { decodeJsonInput } from "../src/protocols/sqs/json-codec.js";
+import { cpuMicrosPer } from "./cpu-per-call.js";
 
 const queueUrl = "http://127.0.0.1:9324/000000000000/bench";
 const handle = "sl4:1:123456:AbCdEfGhIjKlMnOp:0123456789abcdef";
@@ -18,13 +19,6 @@ const bodies: Record<string, string> = {
 function textFirst(body: string): unknown {
   if (jsonTooDeep(body)) throw new Error("too deep");
   return JSON.parse(body);
-}
-
-function cpuMicrosPer(n: number, fn: () => void): number {
-  const t0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) fn();
-  const t = process.cpuUsage(t0);
-  return (t.user + t.system) / n;
 }
 
 const n = Number(process.argv[2] ?? 20_000);

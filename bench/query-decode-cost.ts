@@ -5,6 +5,7 @@
  */
 import { queryParams } from "../src/protocols/sqs/detect-protocol.js";
 import { decodeQueryInput } from "../src/protocols/sqs/query-codec.js";
+import { cpuMicrosPer } from "./cpu-per-call.js";
 
 const queueUrl = encodeURIComponent("http://127.0.0.1:9324/000000000000/bench");
 const handle = "sl3%3A1%3A123456%3AAbCdEfGhIjKlMnOp%3A0123456789abcdefghijkl";
@@ -20,13 +21,6 @@ const forms: Record<string, string> = {
 function decode(form: string): unknown {
   const { action, params } = queryParams({ rawQuery: "", body: form, contentType: "application/x-www-form-urlencoded; charset=utf-8" });
   return decodeQueryInput(action, params);
-}
-
-function cpuMicrosPer(n: number, fn: () => void): number {
-  const t0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) fn();
-  const t = process.cpuUsage(t0);
-  return (t.user + t.system) / n;
 }
 
 const n = Number(process.argv[2] ?? 20_000);

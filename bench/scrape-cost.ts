@@ -17,6 +17,7 @@ import { defaultQueueConfig } from "../src/core/index.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 import { cleanupNow, removeDir, trackDir } from "./cleanup.js";
 import { startChild } from "./procs.js";
+import { fillQueue } from "./backlog-fill.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const messages = Number(process.argv[2] ?? 1_000_000);
@@ -34,24 +35,9 @@ async function filledDataDir(n: number): Promise<string> {
   trackDir(dir);
   const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, messageCacheBytes: 0 });
   const nowMs = Date.now();
-  const { queue } = await store.queueCreate({ name: "backlog", config: defaultQueueConfig(false), tags: {}, nowMs });
-  for (let sent = 0; sent < n; sent += perSend) {
-    const batch = Array.from({ length: Math.min(perSend, n - sent) }, (_, i) => ({
-      messageId: `m-${sent + i}`,
-      body,
-      attributes: {},
-      systemAttributes: {},
-      bodyMd5: "00000000000000000000000000000000",
-      sentAtMs: nowMs,
-      visibleAtMs: nowMs,
-      priority: 0,
-      senderId: "bench",
-    }));
-    await store.messageSend({ queueId: queue.id, messages: batch });
-    if ((sent / perSend) % 100 === 0) log(`filled ${sent} of ${n}`);
-  }
+  const queueId = await fillQueue(store, { name: "backlog", config: defaultQueueConfig(false), n, body, perSend, nowMs, log });
   for (let taken = 0; taken < (n === 0 ? 0 : inFlight); taken += 10) {
-    await store.messageReceive({ queueId: queue.id, max: 10, nowMs, visibleUntilMs: nowMs + 3_600_000, minSentAtMs: 0, receiptToken: `bench-${taken}` });
+    await store.messageReceive({ queueId, max: 10, nowMs, visibleUntilMs: nowMs + 3_600_000, minSentAtMs: 0, receiptToken: `bench-${taken}` });
   }
   await store.close();
   return dir;
