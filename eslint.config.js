@@ -1,4 +1,5 @@
-// Lint: typescript-eslint's recommended rules, plus the project's "no any on public surfaces".
+// Lint: typescript-eslint's recommended rules, plus the project's "no any on public surfaces", and
+// type-aware promise rules on the TypeScript sources (a dropped promise hides its rejection).
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -9,6 +10,14 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    files: ["**/*.ts", "**/*.mts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
     },
   },
 );

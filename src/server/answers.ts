@@ -41,9 +41,9 @@ export function routeNotFound(request: FastifyRequest, reply: FastifyReply): Fas
 }
 
 /** Fastify's framework errors (a path whose percent-escapes don't decode, an over-long parameter). */
-export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = err.code === "FST_ERR_BAD_URL" ? "The request path has an invalid percent-encoding." : "The request path is not valid.";
-  return sendCodedError(request, reply, 400, "InvalidRequest", protocolErrors.MalformedQueryString, message);
+  sendCodedError(request, reply, 400, "InvalidRequest", protocolErrors.MalformedQueryString, message);
 }
 
 /** The root error handler, for routes registered outside the protocols' own plugins (dashboard, metrics). */

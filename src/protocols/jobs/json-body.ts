@@ -25,7 +25,8 @@ export function acceptEmptyJsonBodies(app: FastifyInstance): void {
     if (body.length === 0) return done(null, undefined);
     const text = decodeUtf8(body as Buffer);
     if (text === undefined) return done(new SluiceError("ValidationFailed", "The request body is not valid UTF-8."), undefined);
-    parseJson(request, text, (err, value) => {
+    // The default JSON parser answers through its callback; its type also admits a promise form.
+    void parseJson(request, text, (err, value) => {
       if (err) return done(jsonTooDeep(text) ? tooDeep() : err, undefined);
       if (valueTooDeep(value)) return done(tooDeep(), undefined);
       done(null, value);
