@@ -41,7 +41,7 @@ const reportGraceMs = 15_000;
 export class JobLease<I = JsonValue> {
   /**
    * Made when ctx.signal is first read: most handlers never read it, and an AbortController with
-   * its signal is the costliest part of a lease for a worker of quick jobs (≈ 2 µs of its ≈ 30).
+   * its signal is the costliest part of a lease for a worker of quick jobs.
    */
   private controller: AbortController | undefined;
   /** Why the lease aborted, if it did; the first reason wins. */

@@ -6,8 +6,8 @@
  * and leaving the old one behind still holding the entries it had. Once the Set has lived long
  * enough for its table to be in the old generation, every new table is allocated there too, and
  * each abandoned one keeps the entries of its moment alive until the next full GC — here, every
- * lease passing through, with its job and input (measured: 50 → 10 MB moved to the old generation
- * per 20,000 jobs in a worker; docs/benchmarks-history.md, "Garbage that outlived its group"). Swapping in
+ * lease passing through, with its job and input (docs/benchmarks-history.md, "Garbage that
+ * outlived its group"). Swapping in
  * a fresh Set every so many deletions keeps the table young, where an abandoned one costs nothing.
  */
 export class ShortLivedSet<T> implements Iterable<T> {

@@ -10,7 +10,7 @@ import type { MessageAttributes, MessageAttributeValue } from "./message.js";
 const invalidCharacter = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 /**
  * Every UTF-16 unit that *might* be invalid (controls, U+FFFE/U+FFFF, any surrogate). Most bodies
- * have none, and this non-unicode scan is ~40 % cheaper; surrogates (valid in pairs) fall through
+ * have none, and this non-unicode scan is cheaper; surrogates (valid in pairs) fall through
  * to the exact test.
  */
 const maybeInvalid = /[\x00-\x08\x0B\x0C\x0E-\x1F\uD800-\uDFFF\uFFFE\uFFFF]/;

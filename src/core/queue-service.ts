@@ -510,8 +510,7 @@ export class QueueService {
       // A FIFO delete can unblock the rest of its message group: wake long polls to look again —
       // but only when it did. Every notify moves the queue's version, which sends each poller
       // whose receive just came back empty straight into another receive: notifying on every
-      // delete made idle FIFO consumers spin through receives (p50 latency 117 ms instead of 4
-      // with 64 consumers at 1,000 msgs/s).
+      // delete made idle FIFO consumers spin through receives, and latency grew with their number.
       if (groupsReady > 0) this.announceVisible(queue.id, groupsReady, this.clock.nowMs());
       if (this.observer.messagesDeleted) {
         let count = 0;

@@ -6,8 +6,7 @@
  * message ids are also job ids, and `jobs.id` is a unique index. Random v4 keys land on a random
  * leaf of that index, so every submit dirties a page of its own that the next commit writes to
  * the WAL; time-ordered keys append at the index's tail, where a commit's submits share pages
- * (measured ≈ 8 % less CPU per job, a third less system time; more once the index outgrows the
- * page cache). 74 random bits keep ids unguessable. SDKs treat MessageId as an opaque string
+ * (less CPU and system time per job, more so once the index outgrows the page cache). 74 random bits keep ids unguessable. SDKs treat MessageId as an opaque string
  * (docs/sqs-compatibility.md, deliberate differences).
  */
 import { randomBytes } from "node:crypto";

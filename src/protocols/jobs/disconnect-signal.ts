@@ -1,7 +1,8 @@
 /**
  * Ends held submits early when their client goes away (a lone `submit?wait`, or every entry of a
  * batch submit's). A plain object with a set of listeners, not an AbortController (an EventTarget
- * and a listener on the shutdown signal per request were ≈ 3 % of the server's CPU on the jobs bench). Shutdown needs no hook here: JobService.close() ends every hold.
+ * and a listener on the shutdown signal per request showed in the jobs bench's profile).
+ * Shutdown needs no hook here: JobService.close() ends every hold.
  */
 import type { FastifyReply } from "fastify";
 import type { WaitSignal } from "../../core/index.js";

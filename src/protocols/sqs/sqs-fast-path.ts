@@ -2,8 +2,8 @@
  * SQS requests POSTed to `/` — JSON protocol (`X-Amz-Target`, what every current SDK sends) and
  * query protocol with a form body (what SDKs of the query era send) — answered on node:http
  * directly, ahead of fastify's routing, hooks and reply machinery: the same handler and the same
- * responses as the fastify route (sqs-routes.ts), ≈ 3 % more messages per second on the durable
- * standard bench (docs/benchmarks-history.md). Everything else goes on to fastify.
+ * responses as the fastify route (sqs-routes.ts), for less CPU per message
+ * (docs/benchmarks-history.md). Everything else goes on to fastify.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { SqsProtocol } from "./detect-protocol.js";

@@ -139,8 +139,8 @@ const at = Object.fromEntries(jobSelectColumns.map((c, i) => [c, i])) as Record<
 /**
  * A row read with better-sqlite3's `.raw()` (values in jobSelectColumns order) as a JobRow. Why
  * not plain object rows: better-sqlite3 builds those in C++, interning every column name and
- * setting each property through V8's runtime for every row — ≈ 5 % of the server's CPU in the
- * jobs bench, where this literal costs almost nothing.
+ * setting each property through V8's runtime for every row, where this literal costs almost
+ * nothing.
  */
 export function jobRowOf(v: readonly unknown[]): JobRow {
   return {
@@ -183,7 +183,7 @@ type JobValue = string | number | null;
 
 /**
  * Positional parameters for `INSERT INTO jobs (jobColumns…)`. Positional, not `@name`: better-sqlite3
- * looks each named parameter up on the object in C++ (≈ 3 % of the server's CPU in the jobs bench).
+ * looks each named parameter up on the object in C++ for every row.
  */
 export function jobInsertValues(job: Omit<JobRecord, "seq">): JobValue[] {
   const p = jobParams(job);

@@ -91,7 +91,7 @@ export class SqliteReceiver {
       hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
       // As arrays ([group_id, served]): a FIFO receive reads pages of flows and probes many
       // groups, and better-sqlite3's object rows (built in C++, a column name interned per value)
-      // were ≈ 12 % of the server in the FIFO bench.
+      // were a large share of the server's time in the FIFO bench.
       flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
       ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
       // FIFO: groups in head order (oldest message first), skipping those whose head is in flight or

@@ -149,7 +149,7 @@ export class SqliteStore implements Store {
   private readonly counts: SqliteQueueCounts;
   /**
    * `DELETE … WHERE seq IN (n seqs)` for one receipt token: one statement per delete batch instead
-   * of one per message (≈ 1 µs less per message). `+queue_id` keeps the planner on the primary key.
+   * of one per message. `+queue_id` keeps the planner on the primary key.
    */
   private readonly deleteStatement: SizedStatements<{ seq: number; group_id: string | null }>;
   /** The same, deleting only messages still in flight at the given time (FIFO: expired handles delete nothing). */

@@ -13,8 +13,7 @@
  * Inline while the disk is quick: handing a sync to the pool costs two thread wake-ups and leaves
  * its answer waiting until the busy event loop gets round to it. When no sync is in flight and
  * recent inline syncs took under `maxMs`, the sync runs on the calling thread and its commits are
- * answered at once (measured: jobs row +5 % jobs/s and −9 % server CPU per job, standard row +3 %,
- * FIFO and light-load latency unchanged; docs/benchmarks-history.md). A slow disk (syncs over `maxMs` on
+ * answered at once (docs/benchmarks-history.md has the measurements). A slow disk (syncs over `maxMs` on
  * average) sends syncs back to the pool, where statements keep running during them; every
  * `probeEvery`-th one is tried inline again, also between pool syncs, so a disk that got quick
  * again is noticed.
