@@ -1,5 +1,5 @@
 /** A dependency-free SVG bar chart of throughput per row, one group per comparison. */
-import type { BenchReport } from "./report.js";
+import type { BenchReport } from "./report-types.js";
 
 const barHeightPx = 26;
 const labelWidthPx = 330;

@@ -12,7 +12,7 @@ import { waitForQuiet } from "./cpu.js";
 import { comparisons } from "./comparisons.js";
 import { pinLoadGenerator, setPinning } from "./pinning.js";
 import { comparisonResult, gitInfo, machineInfo, renderText, writeResults } from "./report.js";
-import type { BenchReport, ComparisonResult } from "./report.js";
+import type { BenchReport, ComparisonResult } from "./report-types.js";
 import type { Row, RowContext, RowResult } from "./row.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
