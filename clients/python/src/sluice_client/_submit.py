@@ -5,15 +5,12 @@ error; a call alone in its turn is sent alone. docs/sdk-wire-spec.md, "Submittin
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
-from ._http import is_retryable
+from ._http import HttpClient, is_retryable
 from ._paths import queue_path
 from ._tasks import spawn
 from .errors import SluiceApiError, SluiceNetworkError
-
-if TYPE_CHECKING:
-    from ._core import JobsCore
 
 # The server takes at most this many jobs in one batch.
 SUBMIT_BATCH_MAX_JOBS = 100
@@ -23,7 +20,14 @@ _KNOWN_NOT_FOUND_CODES = frozenset(("JobNotFound", "QueueNotFound", "ResourceNot
 Submitted = Tuple[Dict[str, Any], bool]
 
 
-async def submit_alone(core: "JobsCore", queue: str, entry: Dict[str, Any], wait_seconds: int) -> Submitted:
+class SubmitChannel(Protocol):
+    """What submits need of the client: its HTTP client and how many attempts a request gets."""
+
+    http: HttpClient
+    attempts: int
+
+
+async def submit_alone(core: SubmitChannel, queue: str, entry: Dict[str, Any], wait_seconds: int) -> Submitted:
     """``POST …/jobs`` with the key as the Idempotency-Key header, retried as the other idempotent calls."""
     body = {k: v for k, v in entry.items() if k != "idempotencyKey"}
     key = entry.get("idempotencyKey")
@@ -57,7 +61,7 @@ class _Pending:
 
 
 class SubmitBatcher:
-    def __init__(self, core: "JobsCore", queue: str) -> None:
+    def __init__(self, core: SubmitChannel, queue: str) -> None:
         self._core = core
         self._queue = queue
         self._pending: List[_Pending] = []

@@ -5,12 +5,19 @@ wire, for fields this SDK does not name.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
-
-if TYPE_CHECKING:
-    from ._core import JobsCore
+from typing import Any, Dict, List, Optional, Protocol
 
 TERMINAL_STATUSES = frozenset(("succeeded", "failed", "canceled"))
+
+
+class JobCalls(Protocol):
+    """The asyncio client's calls an AsyncJob is bound to (each answers the job's wire object)."""
+
+    async def get(self, job_id: str) -> Dict[str, Any]: ...
+
+    async def wait(self, job_id: str, timeout: Optional[float]) -> Dict[str, Any]: ...
+
+    async def cancel(self, job_id: str) -> Dict[str, Any]: ...
 
 
 class JobSnapshot:
@@ -112,7 +119,7 @@ class AsyncJob(JobSnapshot):
 
     __slots__ = ("replayed", "_core")
 
-    def __init__(self, raw: Dict[str, Any], core: "JobsCore", replayed: bool = False) -> None:
+    def __init__(self, raw: Dict[str, Any], core: JobCalls, replayed: bool = False) -> None:
         super().__init__(raw)
         self.replayed = replayed
         self._core = core
