@@ -6,7 +6,6 @@ import { join } from "node:path";
 import type { Comparison, RowResult, Workload } from "./row.js";
 import type { BenchReport, ComparisonResult, Ratio } from "./report-types.js";
 import { renderChartSvg } from "./chart.js";
-import type { Pinning } from "./pinning.js";
 import { timeSplitLines } from "./time-split.js";
 
 export function machineInfo(): BenchReport["machine"] {
