@@ -64,6 +64,13 @@ module.exports = {
       to: { pathNot: "^client/" },
     },
     {
+      name: "jobs-below-schedules",
+      comment: "a schedule submits jobs, so schedules/ builds on jobs/; jobs/ knows nothing of schedules (it builds jobs from keyed submits)",
+      severity: "error",
+      from: { path: "^src/core/jobs/" },
+      to: { path: "^src/core/schedules/" },
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: {},

@@ -75,4 +75,5 @@ export { type WorkloadRates, WorkloadTracker, workloadWindowSeconds } from "./au
 export type { JobEventLog, LoggedJobEvent } from "./jobs/job-event-log.js";
 export { JobEventFeed, type EventFeedFilter } from "./jobs/event-feed.js";
 export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
+export { scheduleRunJobs } from "./schedules/schedule-run-jobs.js";
 export { type Scheduler, startScheduler } from "./schedules/scheduler.js";

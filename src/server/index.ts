@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
+import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -204,7 +204,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     store,
     clock,
     cron: cronCompiler,
-    runs: jobs.scheduleRuns,
+    runs: scheduleRunJobs(jobs),
     onFireError: (err, schedule) => logUnexpected(new Error(`schedule ${schedule.name}: its due run was not created (tried again on the next pass)`, { cause: err })),
   });
   const declaredConfig = new DeclaredConfigHolder(config.configFile, config.accountId, { queues, jobs, schedules }, {

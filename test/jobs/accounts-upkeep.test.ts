@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ScheduleService } from "../../src/core/schedules/schedule-service.js";
+import { scheduleRunJobs } from "../../src/core/schedules/schedule-run-jobs.js";
 import { cronCompiler } from "../../src/server/cron.js";
 import { type JobsHarness, expectCode, openJobsHarness } from "./jobs-harness.js";
 
@@ -18,7 +19,7 @@ afterEach(async () => {
 describe("account upkeep", () => {
   it("a schedule of another account submits its runs to that account's queue", async () => {
     h = openJobsHarness();
-    const schedules = new ScheduleService({ store: h.store, clock: h.clock, cron: cronCompiler, runs: h.jobs.scheduleRuns });
+    const schedules = new ScheduleService({ store: h.store, clock: h.clock, cron: cronCompiler, runs: scheduleRunJobs(h.jobs) });
     await schedules.forAccount(other).put("hourly", { queue: "reports", everySeconds: 60, input: { report: "theirs" } });
     h.clock.advance(61_000);
     expect(await schedules.runDue()).toBe(1);

@@ -13,7 +13,6 @@ import { limits } from "../limits.js";
 import type { QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
 import { publishJobChanges } from "../notifier.js";
-import type { ScheduleRunJobs } from "../schedules/schedule-service.js";
 import { JobEventFeed } from "./event-feed.js";
 import { JobEventHub } from "./job-events.js";
 import { type WaitSignal, JobHolds } from "./job-holds.js";
@@ -25,8 +24,8 @@ import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobServiceShared, JobServiceStore } from "./job-service-shared.js";
 import type { JobQueueSettingsPatch } from "./job-settings.js";
 import { checkJobInteger } from "./job-settings.js";
-import type { JobChange, WebhookDelivery } from "./job-store.js";
-import { type SubmitResult, JobSubmissions } from "./job-submissions.js";
+import type { JobChange, JobCreateItem, JobCreateResult, WebhookDelivery } from "./job-store.js";
+import { type KeyedSubmits, type SubmitResult, JobSubmissions } from "./job-submissions.js";
 import { decodeCursor, encodeCursor } from "./job-tokens.js";
 import { JobUpkeep } from "./job-upkeep.js";
 import type { SubmitInput } from "./job-validation.js";
@@ -62,8 +61,6 @@ export class JobService {
   readonly jobQueues: JobQueues;
   /** Event streams' reader of the durable log (event-feed.ts). */
   readonly feed: JobEventFeed;
-  /** What a schedule's fire needs of the jobs layer (JobSubmissions.scheduleRuns). */
-  readonly scheduleRuns: ScheduleRunJobs;
   private readonly store: JobServiceStore;
   private readonly queues: QueueService;
   private readonly clock: Clock;
@@ -96,7 +93,6 @@ export class JobService {
       isClosed: () => this.closed,
     };
     this.submissions = new JobSubmissions(this.shared, (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000);
-    this.scheduleRuns = this.submissions.scheduleRuns;
     this.leasing = new JobLeasing(this.shared);
     this.holds = new JobHolds(this.shared, this.events, this.submissions);
     this.upkeep = new JobUpkeep(this.shared, this.leasing, (deps.eventRetentionSeconds ?? limits.events.retentionDefaultSeconds) * 1000);
@@ -140,6 +136,16 @@ export class JobService {
   }
 
   // ---- clients ----
+
+  /** Create items for jobs built from a stored submit, one per idempotency key (a schedule's runs). */
+  keyedItems(p: KeyedSubmits): Promise<JobCreateItem[]> {
+    return this.submissions.keyedItems(p);
+  }
+
+  /** Wakes workers for, and tells of, the jobs keyedItems' items created once written. */
+  announceCreated(results: readonly JobCreateResult[]): void {
+    this.submissions.announceCreated(results);
+  }
 
   async submit(queueName: string, input: SubmitInput, idempotencyKey?: string): Promise<SubmitResult> {
     return this.submissions.create(queueName, input, idempotencyKey, undefined);

@@ -1,19 +1,16 @@
 /**
  * Submissions: a job and its message written in one store call, with its Idempotency-Key claim,
  * and handed in the same write to a worker long-polling the queue (a parked lease) when one
- * waits; and the jobs of a schedule's fire, built the same way.
+ * waits; and jobs built from a stored submit under given keys (a schedule's runs), built the same way.
  */
 import { fail, SluiceError } from "../errors.js";
 import type { QueueRecord } from "../queue.js";
-import { scheduleRunKey } from "../schedules/due-runs.js";
-import type { ScheduleJobOptions, ScheduleRecord } from "../schedules/schedule.js";
-import type { ScheduleRunJobs } from "../schedules/schedule-service.js";
 import { requestFingerprint } from "./idempotency.js";
 import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
 import type { JobCreateItem, JobCreateResult } from "./job-store.js";
-import { type SubmitInput, normalizeWebhook, validateSubmit } from "./job-validation.js";
+import { type StoredSubmitOptions, type SubmitInput, normalizeWebhook, validateSubmit } from "./job-validation.js";
 import type { JobEventType, JobRecord, JobWebhook } from "./job.js";
 
 export interface SubmitResult {
@@ -93,32 +90,40 @@ export class JobSubmissions extends JobServicePart {
   }
 
   /**
-   * What a schedule's fire needs of the jobs layer (ScheduleRunJobs): each run's job built as a
-   * submit of the schedule's input and options, keyed by schedule and run time; then, once the
-   * fire committed, workers woken and the jobs told of like any submit's.
+   * One create item per key: the stored submit (its input and options as written and checked
+   * then) as a job, the key its Idempotency-Key, so a key written twice makes one job.
    */
-  readonly scheduleRuns: ScheduleRunJobs = {
-    itemsFor: async (schedule: ScheduleRecord, runs: readonly number[], nowMs: number): Promise<JobCreateItem[]> => {
-      const jobQueues = this.shared.jobQueuesOf(schedule.account ?? "");
-      const queue = await jobQueues.ensure(schedule.queueName);
-      const { settings } = await jobQueues.policyOf(queue);
-      // Checked when the schedule was written (schedule-validation.ts); the webhook is normalized.
-      const options = JSON.parse(schedule.optionsJson) as ScheduleJobOptions;
-      const webhook = options.webhook as JobWebhook | undefined;
-      return runs.map((runAtMs) => {
-        const key = scheduleRunKey(schedule.name, runAtMs);
-        const idempotency = { key, fingerprint: key, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
-        return newJobItem({ queue, settings, input: options, inputJson: schedule.inputJson, webhook, id: this.ids.messageId(), nowMs, senderId: this.shared.senderId, idempotency });
-      });
-    },
-    created: (results: readonly JobCreateResult[]): void => {
-      for (const r of results) {
-        if (!r.created) continue;
-        this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }]);
-        this.shared.publish({ job: r.job, events: [submittedEventOf(r.job)], version: 1 });
-      }
-    },
-  };
+  async keyedItems(p: KeyedSubmits): Promise<JobCreateItem[]> {
+    const jobQueues = this.shared.jobQueuesOf(p.account);
+    const queue = await jobQueues.ensure(p.queueName);
+    const { settings } = await jobQueues.policyOf(queue);
+    const options = JSON.parse(p.optionsJson) as StoredSubmitOptions;
+    const webhook = options.webhook as JobWebhook | undefined;
+    return p.keys.map((key) => {
+      const idempotency = { key, fingerprint: key, expiresAtMs: p.nowMs + this.idempotencyKeyTtlMs };
+      return newJobItem({ queue, settings, input: options, inputJson: p.inputJson, webhook, id: this.ids.messageId(), nowMs: p.nowMs, senderId: this.shared.senderId, idempotency });
+    });
+  }
+
+  /** After keyed items committed: workers woken and the created jobs told of like any submit's. */
+  announceCreated(results: readonly JobCreateResult[]): void {
+    for (const r of results) {
+      if (!r.created) continue;
+      this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }]);
+      this.shared.publish({ job: r.job, events: [submittedEventOf(r.job)], version: 1 });
+    }
+  }
+}
+
+/** Jobs to build from a stored submit, one per idempotency key. */
+export interface KeyedSubmits {
+  account: string;
+  queueName: string;
+  /** StoredSubmitOptions as JSON text, checked when it was stored. */
+  optionsJson: string;
+  inputJson: string;
+  keys: readonly string[];
+  nowMs: number;
 }
 
 /** The event a created job was logged with: a child may be waiting, or ended already by a failed parent. */

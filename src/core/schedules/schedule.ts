@@ -3,7 +3,7 @@
  * Its record is what a store keeps; `version` changes with every write, so that creating a run's
  * jobs is a compare-and-set on it — one node wins each run, and a restart never repeats one.
  */
-import type { SubmitInput } from "../jobs/job-validation.js";
+import type { StoredSubmitOptions } from "../jobs/job-validation.js";
 
 /** What to do with runs missed while no server was running (more than limits.schedules.missedAfterMs late). */
 export const catchUpModes = ["none", "latest", "all"] as const;
@@ -11,7 +11,7 @@ export type CatchUp = (typeof catchUpModes)[number];
 export const defaultCatchUp: CatchUp = "latest";
 
 /** The options every job of a schedule is submitted with: a submit's, without delay or dependencies. */
-export type ScheduleJobOptions = Pick<SubmitInput, "priority" | "timeoutSeconds" | "maxAttempts" | "webhook" | "metadata" | "tenant">;
+export type ScheduleJobOptions = StoredSubmitOptions;
 
 /** `PUT /v1/schedules/{name}`'s body. Exactly one of `cron` and `everySeconds`. */
 export interface ScheduleInput {
