@@ -22,6 +22,8 @@ export const errorCatalog = {
   BatchRequestTooLong: "The batch request is larger than allowed.",
   UnsupportedOperation: "This operation is not supported.",
   OverLimit: "The action would exceed a limit.",
+  /** An account's requests-a-second quota: SQS RequestThrottled, the jobs API 429 with Retry-After. */
+  RateLimited: "The account is over its quota of requests a second; retry after Retry-After.",
   ResourceNotFound: "The resource does not exist.",
   InvalidRequest: "The request is malformed.",
   // Jobs API (docs/jobs-api.md).

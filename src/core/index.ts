@@ -38,6 +38,7 @@ export type { QueueThroughput } from "./queue-activity.js";
 
 // The store contract (implemented under src/stores)
 export type { QueueStats, Store } from "./store.js";
+export { type AccountQuotas, type QuotaName, type QuotaSource, quotaNames } from "./quotas.js";
 export type { QueueObserver, QueueRef } from "./observer.js";
 export { InProcessNotifier, type Notifier, type StoreNotice } from "./notifier.js";
 

@@ -19,6 +19,7 @@ import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { QueueStats, Store } from "./store.js";
 import { QueueWaiters } from "./waiters.js";
+import { type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
 
 export interface SendInput {
   body: string;
@@ -89,6 +90,8 @@ export interface QueueServiceDeps {
   receiptSecret?: Uint8Array;
   /** Told of message traffic and move tasks (the server's logs and metrics). */
   observer?: QueueObserver;
+  /** Each account's quotas (queues, messages and bytes a queue holds); none when absent. */
+  quotas?: QuotaSource;
 }
 
 /** Stands in for an accepted entry's outcome until the store has written it. */
@@ -100,6 +103,12 @@ export interface ExpireSlices {
   messages?: number;
   /** Between two full slices; false stops the pass. */
   between?: () => Promise<boolean>;
+}
+
+function bodyBytes(messages: readonly NewMessage[]): number {
+  let bytes = 0;
+  for (const m of messages) bytes += Buffer.byteLength(m.body, "utf8");
+  return bytes;
 }
 
 const placeholder: EntryOutcome<never> = { ok: false, error: new SluiceError("InternalError", "entry not written") };
@@ -116,6 +125,7 @@ export class QueueService {
   private readonly senderId: string;
   private readonly receipts: ReceiptCodec;
   private readonly observer: QueueObserver;
+  readonly quotas: QuotaSource | undefined;
   /** The store's: what this service writes is told through it, and what any node wrote is heard from it. */
   private readonly notifier: Notifier;
   private readonly unsubscribe: () => void;
@@ -125,6 +135,7 @@ export class QueueService {
     this.clock = deps.clock;
     this.ids = deps.ids;
     this.senderId = deps.senderId;
+    this.quotas = deps.quotas;
     this.receipts = new ReceiptCodec(deps.receiptSecret ?? newReceiptSecret());
     this.activity = new QueueActivity(deps.clock);
     this.observer = observingActivity(deps.observer ?? {}, this.activity);
@@ -193,11 +204,29 @@ export class QueueService {
     if (deletedAt !== undefined && nowMs - deletedAt < limits.queueRecreateCooldownMs) {
       fail("QueueDeletedRecently", "You must wait 60 seconds after deleting a queue before you can create another with the same name.");
     }
+    await this.checkQueueQuota(p.name);
     const result = await this.store.queueCreate({ account: this.account, name: p.name, config, tags: p.tags ?? {}, nowMs });
     if (!result.created && p.config && !sameRequestedConfig(result.queue.config, p.config)) {
       fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingConfigKeys(result.queue.config, p.config).join(", ")}`);
     }
     return result;
+  }
+
+  /** With a queue quota: a queue that does not exist yet must fit (one that does is answered as it is). */
+  private async checkQueueQuota(name: string): Promise<void> {
+    const maxQueues = this.quotas?.of(this.account)?.maxQueues;
+    if (maxQueues === undefined || (await this.store.queueGet({ account: this.account, name })) !== undefined) return;
+    checkQueueCount(this.quotas!, this.account, maxQueues, await this.store.queueCount({ account: this.account }));
+  }
+
+  /**
+   * With a stored-size quota on the queue's account: refuses (OverLimit) what would take the
+   * queue past it, before anything is written. Sends to other accounts' queues pay nothing.
+   */
+  async checkStoredQuota(queue: QueueRecord, adding: { messages: number; bytes: number }): Promise<void> {
+    const quotas = storedQuotaOf(this.quotas, queue);
+    if (quotas === undefined) return;
+    checkStored(this.quotas!, quotas, queue, await this.store.queueHeld({ queueId: queue.id }), adding);
   }
 
   /** Finds queues by name in one account (a queue's dead-letter queue is in its own account). */
@@ -335,6 +364,7 @@ export class QueueService {
       }
     }
     if (accepted.length > 0) {
+      if (storedQuotaOf(this.quotas, queue) !== undefined) await this.checkStoredQuota(queue, { messages: accepted.length, bytes: bodyBytes(accepted) });
       const dedup = sendDedupFor(queue.config, nowMs);
       const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
       stored.forEach((m, k) => {

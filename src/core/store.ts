@@ -153,6 +153,13 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore {
   queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;
   /** Every account that has a queue, in order (server upkeep visits each account's queues). */
   queueAccounts(): Promise<string[]>;
+  /** How many queues the account has (its queue quota's check; an account's queues are few). */
+  queueCount(p: { account?: string }): Promise<number>;
+  /**
+   * Every message the queue holds (in flight, delayed and not yet expired ones too) and their
+   * bodies' bytes (UTF-8), from the counts kept in the writes: a per-queue quota's check, never a scan.
+   */
+  queueHeld(p: { queueId: number }): Promise<{ messages: number; bytes: number }>;
   /** Config and tags; the purge time is set by the purge's own write (messagePurge). */
   queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void>;
   /**

@@ -11,6 +11,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyReq
 import type { QueueService } from "../core/index.js";
 import { dashboardRoutes, redirectBrowserToDashboard } from "../dashboard/index.js";
 import { installBearerAuth } from "../protocols/auth/bearer.js";
+import type { RequestRate } from "../protocols/auth/request-rate.js";
 import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { declaresBody } from "../protocols/http/declared-body.js";
 import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
@@ -53,13 +54,15 @@ export interface AppDeps {
   httpTimeouts?: { headersMs: number; requestMs: number };
   /** Access keys and tokens; absent or empty, every request is anonymous (open mode). */
   credentials?: CredentialsSource;
+  /** Each account's requests-a-second quota, on both APIs. */
+  requestRate?: RequestRate;
   /** Why the server should get no new traffic now (`/readyz` answers 503 with it as status), if so. */
   notReady?: () => string | undefined;
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const credentials = deps.credentials ?? noCredentials;
-  const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials };
+  const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials, requestRate: deps.requestRate };
   const sqsHandler = createSqsHandler(sqsOptions);
   const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone, credentials });
   // server.close() reaps the connections idle between requests, but not one that has sent nothing
@@ -154,7 +157,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   void app.register(sqsRoutes, { ...sqsOptions, handler: sqsHandler, bodyLimitBytes });
   void app.register(dashboardRoutes);
-  if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
+  if (deps.jobs) void app.register(jobsRoutes, { ...deps.jobs, requestRate: deps.requestRate, queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError });
   return app;
 }
 

@@ -51,6 +51,11 @@ export interface ServerConfig {
   metricsQueueLimit: number;
   /** After SIGTERM, how long /readyz answers 503 while requests are still served (load balancers move away). */
   shutdownDrainSeconds: number;
+  /** The server's own account's quotas (docs/security.md, "Quotas"); other accounts' are in the credentials file. */
+  maxQueues?: number;
+  maxMessagesPerQueue?: number;
+  maxBytesPerQueue?: number;
+  requestsPerSecond?: number;
 }
 
 export const defaultServerConfig: ServerConfig = {
@@ -108,6 +113,10 @@ export const envVarNames = {
   logLevel: "SLUICE_LOG_LEVEL",
   metricsQueueLimit: "SLUICE_METRICS_QUEUE_LIMIT",
   shutdownDrainSeconds: "SLUICE_SHUTDOWN_DRAIN_SECONDS",
+  maxQueues: "SLUICE_MAX_QUEUES",
+  maxMessagesPerQueue: "SLUICE_MAX_MESSAGES_PER_QUEUE",
+  maxBytesPerQueue: "SLUICE_MAX_BYTES_PER_QUEUE",
+  requestsPerSecond: "SLUICE_REQUESTS_PER_SECOND",
 } as const satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
@@ -145,6 +154,14 @@ export function parseMetricsQueueLimit(text: string, source: string): number {
   if (!/^\d{1,6}$/.test(text) || Number(text) > metricsQueueLimitMax) throw new ConfigError(`${source}: expected a whole number of queues from 0 to ${metricsQueueLimitMax}, got "${text}".`);
   return Number(text);
 }
+
+/** A quota: a whole number from 1 (0 would refuse everything; leave the quota out for none). */
+export function parseQuota(text: string, source: string): number {
+  if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new ConfigError(`${source}: expected a whole number of at least 1, got "${text}".`);
+  return Number(text);
+}
+
+export const quotaConfigKeys = ["maxQueues", "maxMessagesPerQueue", "maxBytesPerQueue", "requestsPerSecond"] as const;
 
 export function parseLogLevel(text: string, source: string): LogLevel {
   if (!isLogLevel(text)) throw new ConfigError(`${source}: log level must be one of ${logLevels.join(", ")}, got "${text}".`);
@@ -204,6 +221,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (metricsQueueLimit !== undefined) out.metricsQueueLimit = parseMetricsQueueLimit(metricsQueueLimit, envVarNames.metricsQueueLimit);
   const shutdownDrain = get("shutdownDrainSeconds");
   if (shutdownDrain !== undefined) out.shutdownDrainSeconds = parseSeconds(shutdownDrain, envVarNames.shutdownDrainSeconds);
+  for (const key of quotaConfigKeys) {
+    const quota = get(key);
+    if (quota !== undefined) out[key] = parseQuota(quota, envVarNames[key]);
+  }
   return out;
 }
 

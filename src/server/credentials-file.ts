@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
+import { type AccountQuotas, quotaNames } from "../core/index.js";
 import { tokenDigest } from "../protocols/auth/bearer.js";
 import { type AccessKey, type AccountSettings, type ApiToken, type Credentials, type Scope, Secret, allScopes, isScope } from "../protocols/auth/principal.js";
 import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
@@ -82,6 +83,18 @@ class Reader {
     return new Secret(v);
   }
 
+  /** The account's quotas: whole numbers of at least 1 (leave one out for no limit). */
+  quotas(): AccountQuotas | undefined {
+    const out: AccountQuotas = {};
+    for (const name of quotaNames) {
+      const v = this.table[name];
+      if (v === undefined) continue;
+      if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) throw new CredentialsError(`${this.where}: ${name} must be a whole number of at least 1.`);
+      out[name] = v;
+    }
+    return Object.keys(out).length === 0 ? undefined : out;
+  }
+
   scopes(): ReadonlySet<Scope> {
     const v = this.table.scopes;
     if (v === undefined) return new Set(allScopes);
@@ -141,13 +154,14 @@ export function credentialsFrom(doc: unknown, path: string, env: CredentialsEnv,
     addToken({ name, token: r.secret("token"), accountId: r.string("accountId", accountIdPattern, "12 digits") ?? defaultAccountId, scopes: r.scopes() }, `${path}: tokens[${i}]`);
   });
   for (const r of list(doc, "accounts", path)) {
-    r.checkFields(["id", "webhookSecret"]);
+    r.checkFields(["id", "webhookSecret", ...quotaNames]);
     const id = r.required("id", accountIdPattern, "12 digits");
     const webhookSecret = r.string("webhookSecret");
     const problem = webhookSecret === undefined ? undefined : webhookSecretProblem(webhookSecret);
     if (problem !== undefined) throw new CredentialsError(`${path}: accounts ${id}: webhookSecret is not a usable Standard Webhooks secret: ${problem}.`);
     if (accounts.has(id)) throw new CredentialsError(`${path}: accounts ${id} is listed twice.`);
-    accounts.set(id, { accountId: id, ...(webhookSecret === undefined ? {} : { webhookSecret: new Secret(webhookSecret) }) });
+    const quotas = r.quotas();
+    accounts.set(id, { accountId: id, ...(webhookSecret === undefined ? {} : { webhookSecret: new Secret(webhookSecret) }), ...(quotas === undefined ? {} : { quotas }) });
   }
 
   if (env.accessKeyId !== undefined && env.secretAccessKey !== undefined) {

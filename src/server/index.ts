@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
+import { type AccountQuotas, type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -15,9 +15,11 @@ import { SchemaTooNewError as SqliteSchemaTooNewError } from "../stores/sqlite/m
 import { DataDirInUseError, type DataDirLock, lockDataDir } from "../stores/sqlite/data-dir-lock.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { buildApp } from "./app.js";
-import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
+import { ConfigError, type ServerConfig, quotaConfigKeys, resolveServerConfig } from "./config.js";
 import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
+import { AccountQuotaTable } from "./account-quotas.js";
+import { RequestRate } from "../protocols/auth/request-rate.js";
 import { DeclaredConfigError, DeclaredConfigHolder, loadDeclaredConfig } from "./declared/declared-config.js";
 import { registerConfigRoute } from "./declared/config-route.js";
 import { cryptoIdSource } from "./ids.js";
@@ -178,6 +180,18 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     metricsQueueLimit: config.metricsQueueLimit,
     services: () => ({ queues, jobs }),
     storeFull: () => !writability.writable,
+    quotaLimits: () => quotas.entries(),
+  });
+  const quotas = new AccountQuotaTable({
+    credentials,
+    defaultAccountId: config.accountId,
+    defaults: quotaDefaultsOf(config),
+    onRefused: (accountId, quota) => telemetry.quotas.refused(accountId, quota),
+  });
+  const requestRate = new RequestRate({
+    limitOf: (accountId) => quotas.ofAccountId(accountId)?.requestsPerSecond,
+    nowMs: () => clock.nowMs(),
+    onRefused: (accountId) => telemetry.quotas.refused(accountId, "requestsPerSecond"),
   });
   const opened = await openStore(config, logger, telemetry.store);
   const { backup } = opened;
@@ -189,7 +203,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     throw err;
   });
   const ids = opts.ids ?? cryptoIdSource();
-  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver });
+  const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver, quotas });
   const jobs = new JobService({
     store,
     queues,
@@ -235,6 +249,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     backup: { take: backup, dataDir: config.dataDir, logger },
     jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
+    requestRate,
     notReady: () => (draining ? "draining" : !writability.writable ? "storage-full" : undefined),
   });
   registerConfigRoute(app, { queues, jobs, schedules });
@@ -325,4 +340,11 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     logger,
     close: (options) => (closing ??= close(options?.drainSeconds ?? 0)),
   };
+}
+
+/** The flags' (and environment's) quotas for the server's own account. */
+function quotaDefaultsOf(config: ServerConfig): AccountQuotas {
+  const out: AccountQuotas = {};
+  for (const key of quotaConfigKeys) if (config[key] !== undefined) out[key] = config[key];
+  return out;
 }

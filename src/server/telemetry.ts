@@ -3,7 +3,7 @@
  * autoscaling advisor's workload tracker, as the observers core and the protocols call. The
  * composition root makes one and hands its parts to the services it builds.
  */
-import { type Clock, type JobQueueInfo, type JobService, type QueueObserver, type QueueRecord, type QueueService, type WorkersAdvice, WorkloadTracker, adviseWorkers } from "../core/index.js";
+import { type AccountQuotas, type Clock, type JobQueueInfo, type JobService, type QueueObserver, type QueueRecord, type QueueService, type WorkersAdvice, WorkloadTracker, adviseWorkers } from "../core/index.js";
 import type { RequestObserver } from "../protocols/http/request-outcome.js";
 import type { WebhookAttemptReport } from "../protocols/jobs/index.js";
 import { everyAccountsQueues } from "./all-queues.js";
@@ -12,6 +12,7 @@ import { jobEventFacts } from "./job-event-facts.js";
 import type { Logger } from "./logger.js";
 import { lagSampleHandler, startLagSampler } from "./metrics/event-loop-lag.js";
 import { createServerMetrics } from "./metrics/server-metrics.js";
+import type { QuotaTelemetry } from "./metrics/quota-metrics.js";
 import type { StoreTelemetry } from "./metrics/store-metrics.js";
 import { requestLog } from "./request-log.js";
 
@@ -24,6 +25,8 @@ export interface Telemetry {
   metrics: { render(accountId?: string): Promise<{ contentType: string; body: string }> };
   /** For the SQLite store: its commits and WAL syncs. */
   store: StoreTelemetry;
+  /** Requests refused for an account's quota. */
+  quotas: QuotaTelemetry;
   /** Starts following the jobs' lifecycle events; returns the function that stops it. */
   followJobs(jobs: JobService): () => void;
   /** Starts timing the event loop (sluice_event_loop_lag_seconds, a warning per stall); returns its stop. */
@@ -51,12 +54,15 @@ export function createTelemetry(p: {
   services: () => { queues: QueueService; jobs: JobService };
   /** Whether the store's disk is full now: its 503s are logged once (store-writability.ts), not per request. */
   storeFull?: () => boolean;
+  /** Every account with a quota (late-bound like the services). */
+  quotaLimits?: () => Iterable<[string, AccountQuotas]>;
 }): Telemetry {
   const workload = new WorkloadTracker(p.clock);
   const metrics = createServerMetrics({
     version: p.version,
     accountId: p.accountId,
     queueLabelLimit: p.metricsQueueLimit,
+    ...(p.quotaLimits === undefined ? {} : { quotaLimits: p.quotaLimits }),
     sources: {
       queues: () => {
         workload.sweep();
@@ -100,6 +106,7 @@ export function createTelemetry(p: {
       }),
     metrics,
     store: metrics.store,
+    quotas: metrics.quotas,
     followJobs(jobs) {
       return jobs.events.subscribe({}, (event) => {
         const facts = jobEventFacts(event);

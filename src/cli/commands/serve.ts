@@ -13,6 +13,7 @@ import {
   parseMetricsQueueLimit,
   parsePoolSize,
   parsePort,
+  parseQuota,
   parseSeconds,
   parseStore,
   resolveServerConfig,
@@ -41,6 +42,10 @@ interface ServeFlags {
   credentialsFile?: string;
   config?: string;
   shutdownDrainSeconds?: string;
+  maxQueues?: string;
+  maxMessagesPerQueue?: string;
+  maxBytesPerQueue?: string;
+  requestsPerSecond?: string;
 }
 
 function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
@@ -65,6 +70,10 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     credentialsFile: flags.credentialsFile,
     configFile: flags.config,
     shutdownDrainSeconds: flags.shutdownDrainSeconds === undefined ? undefined : parseSeconds(flags.shutdownDrainSeconds, "--shutdown-drain-seconds"),
+    maxQueues: flags.maxQueues === undefined ? undefined : parseQuota(flags.maxQueues, "--max-queues"),
+    maxMessagesPerQueue: flags.maxMessagesPerQueue === undefined ? undefined : parseQuota(flags.maxMessagesPerQueue, "--max-messages-per-queue"),
+    maxBytesPerQueue: flags.maxBytesPerQueue === undefined ? undefined : parseQuota(flags.maxBytesPerQueue, "--max-bytes-per-queue"),
+    requestsPerSecond: flags.requestsPerSecond === undefined ? undefined : parseQuota(flags.requestsPerSecond, "--requests-per-second"),
   };
 }
 
@@ -152,6 +161,10 @@ export function registerServeCommand(program: Command): void {
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
     .option("--metrics-queue-limit <n>", "queues with their own label in /metrics; the rest are summed under queue=\"(other)\" (default 1000)")
     .option("--shutdown-drain-seconds <n>", "after SIGTERM, how long /readyz answers 503 while requests are still served (default 5)")
+    .option("--max-queues <n>", "quota of the server's own account: queues it may have (other accounts: the credentials file)")
+    .option("--max-messages-per-queue <n>", "quota of the server's own account: messages each queue may hold")
+    .option("--max-bytes-per-queue <n>", "quota of the server's own account: bytes of message bodies each queue may hold")
+    .option("--requests-per-second <n>", "quota of the server's own account: requests a second, per node")
     .addHelpText("after", envHelp)
     .action(serve);
 }

@@ -5,6 +5,7 @@
  */
 import { fail, SluiceError } from "../errors.js";
 import type { QueueRecord } from "../queue.js";
+import { storedQuotaOf } from "../quotas.js";
 import { requestFingerprint } from "./idempotency.js";
 import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
@@ -57,6 +58,8 @@ export class JobSubmissions extends JobServicePart {
     if ((input.delaySeconds ?? 0) >= retentionSeconds) {
       fail("ValidationFailed", `delaySeconds ${input.delaySeconds} is not less than queue ${queue.name}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
     }
+    // The job's message body is its input: held against the account's per-queue quota like a send.
+    if (storedQuotaOf(this.queues.quotas, queue) !== undefined) await this.queues.checkStoredQuota(queue, { messages: 1, bytes: Buffer.byteLength(inputJson, "utf8") });
     const nowMs = this.clock.nowMs();
     const id = presetId ?? this.ids.messageId();
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);

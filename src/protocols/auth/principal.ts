@@ -4,6 +4,7 @@
  * credentials behind them are loaded by the server (src/server/credentials-file.ts).
  */
 import { inspect } from "node:util";
+import type { AccountQuotas } from "../../core/index.js";
 
 /** What a key or token may do: submit jobs/messages, work them, read state, administer queues. */
 export type Scope = "submit" | "work" | "read" | "admin";
@@ -64,6 +65,8 @@ export interface AccountSettings {
   accountId: string;
   /** `whsec_…`: signs this account's job webhooks (the server's secret when absent). */
   webhookSecret?: Secret;
+  /** Its quotas (docs/security.md, "Quotas"); none when absent. */
+  quotas?: AccountQuotas;
 }
 
 /** Everything that authenticates requests, as last loaded. */

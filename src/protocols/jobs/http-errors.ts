@@ -26,6 +26,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   BatchRequestTooLong: 413,
   IdempotencyKeyReused: 422,
   OverLimit: 429,
+  RateLimited: 429,
   UnsupportedOperation: 501,
   InternalError: 500,
   ServiceUnavailable: 503,

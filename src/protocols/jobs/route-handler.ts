@@ -1,6 +1,7 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Clock, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
+import type { RequestRate } from "../auth/request-rate.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
 export interface JobsRoutesOptions {
@@ -19,6 +20,8 @@ export interface JobsRoutesOptions {
   /** For the ARNs the admin routes name queues by (redrive policies, dead-letter sources). */
   accountId: string;
   region: string;
+  /** Each account's requests-a-second quota, taken once per request before its body is read. */
+  requestRate?: RequestRate;
   /** The autoscaling advisor's numbers for a queue, shown with its stats (GET/PUT /v1/queues/{queue}, the queue list). */
   workersAdvice?: (info: JobQueueInfo) => WorkersAdvice;
 }
@@ -61,10 +64,12 @@ declare module "fastify" {
  * Decides, before the body is read, which account a per-account route acts as: a bad or
  * forbidden Sluice-Account is refused (400 / 403) before anything else is looked at or done.
  */
-export function resolveStoreAccount(defaultAccountId: string): (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void {
+export function resolveStoreAccount(defaultAccountId: string, requestRate?: RequestRate): (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void {
   // A callback hook, not an async one: no promise per request on the jobs API's hot path.
   return (request, _reply, done) => {
     try {
+      // The caller's account pays, also when its operator token acts for another.
+      requestRate?.take(request.principal?.accountId ?? defaultAccountId);
       request.storeAccount = storeAccountOf(request, defaultAccountId);
       request.actingAccountId = request.storeAccount === "" ? defaultAccountId : request.storeAccount;
     } catch (err) {

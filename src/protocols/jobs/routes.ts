@@ -209,7 +209,8 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.setErrorHandler((err, _request, reply) => {
     const { status, body } = errorAnswerOf(err, o.onUnexpectedError);
     // Shutting down: a restarted server is back within seconds (the SDK waits this long, then retries).
-    if (status === 503) void reply.header("retry-after", "1");
+    // Over the account's rate: its bucket holds a request again within a second.
+    if (status === 503 || body.error.code === "RateLimited") void reply.header("retry-after", "1");
     void reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(body));
   });
   // Shutdown has begun: a request arriving now is refused before its body is read or anything is
@@ -217,7 +218,7 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.addHook("onRequest", (_request, _reply, done) => done(o.shutdownSignal.aborted ? new SluiceError("ServiceUnavailable") : undefined));
   app.decorateRequest("storeAccount", "");
   app.decorateRequest("actingAccountId", undefined);
-  const resolveAccount = resolveStoreAccount(o.accountId);
+  const resolveAccount = resolveStoreAccount(o.accountId, o.requestRate);
   const byOperation = { ...handlers(o), ...adminHandlers(o) };
   for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
     const handler = byOperation[spec.operationId];

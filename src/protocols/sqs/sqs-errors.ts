@@ -52,6 +52,7 @@ export const sqsErrorForCode = {
   BatchRequestTooLong: spec("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong"),
   UnsupportedOperation: spec("UnsupportedOperation", "AWS.SimpleQueueService.UnsupportedOperation"),
   OverLimit: spec("OverLimit", "OverLimit", 403),
+  RateLimited: spec("RequestThrottled", "RequestThrottled", 403),
   ResourceNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   InvalidRequest: spec("InvalidRequest"),
   // Jobs API codes: raised only by the jobs routes, never by an SQS action; mapped for completeness.

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { errorCatalog, fail, type QueueService } from "../../core/index.js";
 import type { CredentialsSource, Principal } from "../auth/principal.js";
+import type { RequestRate } from "../auth/request-rate.js";
 import { type SigV4FailureKind, SigV4Verifier } from "../auth/sigv4.js";
 import { onClientGone } from "../http/client-gone.js";
 import { decodeUtf8 } from "../http/json-depth.js";
@@ -39,6 +40,8 @@ export interface SqsHandlerOptions {
   credentials?: CredentialsSource;
   /** The wall clock that signatures are dated against (tests move it). */
   signatureNowMs?: () => number;
+  /** Each account's requests-a-second quota, taken once per request before its body is decoded. */
+  requestRate?: RequestRate;
 }
 
 export interface SqsHttpRequest {
@@ -182,6 +185,7 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
     try {
       // Before anything is decoded: an unsigned request learns nothing but that it must sign.
       const principal = authenticate(request);
+      opts.requestRate?.take(principal?.accountId ?? opts.accountId);
       const body = bodyText(request.body, protocol, target);
       let action: string;
       if (protocol === "json") {

@@ -4,6 +4,7 @@
  * GET /metrics. Per-queue gauges are computed at scrape time from the store's cheap depth read.
  */
 import { Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import type { AccountQuotas } from "../../core/index.js";
 import type { RequestObserver } from "../../protocols/http/request-outcome.js";
 import type { WebhookAttemptReport } from "../../protocols/jobs/index.js";
 import type { JobEventFacts } from "../job-event-facts.js";
@@ -14,6 +15,7 @@ import { QueueGauges, type QueueGaugeSources } from "./queue-gauges.js";
 import { QueueLabels } from "./queue-labels.js";
 import { type QueueTrafficObserver, queueTrafficMetrics } from "./queue-traffic-metrics.js";
 import { requestMetrics } from "./request-metrics.js";
+import { type QuotaTelemetry, quotaMetrics } from "./quota-metrics.js";
 import { type StoreTelemetry, storeMetrics } from "./store-metrics.js";
 import { webhookMetrics } from "./webhook-metrics.js";
 
@@ -25,6 +27,8 @@ export interface ServerMetrics {
   store: StoreTelemetry;
   /** One event-loop lateness sample (event-loop-lag.ts). */
   eventLoopLag: (lateMs: number) => void;
+  /** Requests refused for an account's quota (quota-metrics.ts). */
+  quotas: QuotaTelemetry;
   /**
    * The exposition text, gauges refreshed first: everything, or with `accountId` only that
    * account's per-queue series (account-series.ts).
@@ -33,7 +37,14 @@ export interface ServerMetrics {
 }
 
 /** `accountId`: the server's own account (--account-id), which its queues' series are labelled with. */
-export function createServerMetrics(p: { version: string; accountId: string; queueLabelLimit: number; sources: QueueGaugeSources }): ServerMetrics {
+export function createServerMetrics(p: {
+  version: string;
+  accountId: string;
+  queueLabelLimit: number;
+  sources: QueueGaugeSources;
+  /** Every account with a quota, read at each scrape. */
+  quotaLimits?: () => Iterable<[string, AccountQuotas]>;
+}): ServerMetrics {
   const registry = new Registry();
   // CPU, memory, event-loop lag, GC, handles: prom-client's standard process_* and nodejs_* set.
   collectDefaultMetrics({ register: registry });
@@ -53,6 +64,7 @@ export function createServerMetrics(p: { version: string; accountId: string; que
     onWebhookAttempt: webhookMetrics(registry),
     store: storeMetrics(registry),
     eventLoopLag: eventLoopLagMetric(registry),
+    quotas: quotaMetrics(registry, p.quotaLimits ?? (() => [])),
     async render(accountId) {
       await gauges.refresh();
       const body = await registry.metrics();

@@ -104,6 +104,20 @@ export class PostgresStore implements Store {
     return rows.map((r) => r.account);
   }
 
+  async queueCount(p: { account?: string }): Promise<number> {
+    const { rows } = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM queues WHERE account = $1", [p.account ?? ""]);
+    return rows[0]?.n ?? 0;
+  }
+
+  /** The queue's delta rows summed (migrations 013 and 021); upkeep keeps them few. */
+  async queueHeld(p: { queueId: number }): Promise<{ messages: number; bytes: number }> {
+    const { rows } = await this.db.query<{ messages: number; bytes: number }>(
+      "SELECT coalesce(sum(messages), 0)::float8 AS messages, coalesce(sum(bytes), 0)::float8 AS bytes FROM queue_message_counts WHERE queue_id = $1",
+      [p.queueId],
+    );
+    return rows[0] ?? { messages: 0, bytes: 0 };
+  }
+
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
     await this.db.query("UPDATE queues SET config = coalesce($2, config), tags = coalesce($3, tags), updated_at_ms = $4 WHERE id = $1", [
       p.id,

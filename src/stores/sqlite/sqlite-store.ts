@@ -215,6 +215,8 @@ export class SqliteStore implements Store {
         `SELECT * FROM queues WHERE account = @account AND name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
       ),
       queueAccounts: db.prepare<[], string>("SELECT DISTINCT account FROM queues ORDER BY account").pluck(),
+      queueCount: db.prepare<[string], number>("SELECT count(*) FROM queues WHERE account = ?").pluck(),
+      queueHeld: db.prepare<[number], { messages: number; bytes: number }>("SELECT messages, bytes FROM queue_message_counts WHERE queue_id = ?"),
       queueDelete: db.prepare("DELETE FROM queues WHERE id = ?"),
       // jobs_queue_status: the live jobs only, however many finished ones the queue kept.
       liveJobIds: db.prepare<[number], string>("SELECT id FROM jobs WHERE queue_id = ? AND status IN ('waiting', 'queued', 'running')").pluck(),
@@ -275,6 +277,14 @@ export class SqliteStore implements Store {
 
   async queueAccounts(): Promise<string[]> {
     return this.settled(this.sql.queueAccounts.all());
+  }
+
+  async queueCount(p: { account?: string }): Promise<number> {
+    return this.settled(this.sql.queueCount.get(p.account ?? "") ?? 0);
+  }
+
+  async queueHeld(p: { queueId: number }): Promise<{ messages: number; bytes: number }> {
+    return this.settled(this.sql.queueHeld.get(p.queueId) ?? { messages: 0, bytes: 0 });
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {

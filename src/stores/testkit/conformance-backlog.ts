@@ -18,6 +18,28 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
   }
   const counts = (s: QueueStats): [number, number, number] => [s.visible, s.inFlight, s.delayed];
 
+  test("queueHeld counts every message the queue holds and its bodies' UTF-8 bytes, on each path", async () => {
+    const q = await makeQueue("held-counts");
+    expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 0, bytes: 0 });
+    await store().messageSend({ queueId: q, messages: ["abc", "héllo", "ok"].map((body) => newMessage({ body })) });
+    expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 3, bytes: 3 + 6 + 2 });
+    // In flight is still held; a delete lets go of it.
+    const { messages } = await store().messageReceive({ queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 60_000, minSentAtMs: 0, receiptToken: "tok-held-1" });
+    expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 3, bytes: 11 });
+    await store().messageDelete({ queueId: q, receipts: [{ seq: messages[0]!.seq, token: "tok-held-1" }] });
+    expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 2, bytes: 11 - Buffer.byteLength(messages[0]!.body) });
+    await store().messagePurge({ queueId: q, nowMs: T0 });
+    expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 0, bytes: 0 });
+  });
+
+  test("queueCount counts one account's queues", async () => {
+    const before = await store().queueCount({ account: "444444444444" });
+    for (const name of ["count-a", "count-b"]) await store().queueCreate({ account: "444444444444", name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    await store().queueCreate({ account: "555555555555", name: "count-a", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
+    expect(await store().queueCount({ account: "444444444444" })).toBe(before + 2);
+    expect(await store().queueCount({ account: "555555555555" })).toBe(1);
+  });
+
   test("messageExpire with a limit deletes the oldest sent first, that many at most, and leaves the rest", async () => {
     const q = await makeQueue("expire-slices");
     // Sent out of seq order: the slice follows send time, not insertion.
