@@ -156,6 +156,8 @@ export class QueueService {
       this.waiters.notify(notice.queueId, 0);
       this.waiters.notifyAt(notice.queueId, notice.visibleAtMs, notice.count);
     } else if (notice.kind === "queueChanged") {
+      // A resumed queue's long polls (and leases) look again; for other changes that is one spare receive.
+      if (!notice.deleted) this.waiters.notify(notice.queueId);
       // Long polls on a deleted queue (receives, job leases) answer now, with nothing, not at their limit.
       if (notice.deleted) {
         this.waiters.queueGone(notice.queueId, (Math.max(limits.waitTimeMaxSeconds, limits.jobs.leaseWaitMaxSeconds) + 60) * 1000);
@@ -275,6 +277,19 @@ export class QueueService {
     await this.store.queueUpdate({ id: queue.id, config, nowMs: this.clock.nowMs() });
     this.queueChanged(queue);
     return { ...queue, config };
+  }
+
+  /**
+   * Pauses or resumes a queue on every node: while paused, receives and job leases return
+   * nothing (long polls wait, and are answered once it resumes); sends and submits go on.
+   */
+  async setPaused(name: string, paused: boolean): Promise<QueueRecord> {
+    return this.updateQueueConfig(name, { paused });
+  }
+
+  /** Whether the queue is paused now (its record as last written, through the store's cache). */
+  async isPaused(queue: QueueRecord): Promise<boolean> {
+    return (await this.store.queueGet({ account: queue.account, name: queue.name }))?.config.paused === true;
   }
 
   /** Adds tags (keys and values checked by the protocol); a queue holds at most 50, as in SQS. */
@@ -457,9 +472,20 @@ export class QueueService {
     const deadLetter = await deadLetterTargetFor(queue, this.lookupIn(queue.account));
     const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
     let signal: AbortSignal | undefined;
+    let paused = queue.config.paused === true;
     for (;;) {
       const version = this.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
+      if (paused) {
+        // Nothing is received while paused: wait out the long poll, looking again at each wake-up.
+        const remainingMs = deadlineMs - nowMs;
+        signal ??= typeof input.signal === "function" ? input.signal() : input.signal;
+        if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed || this.waiters.isGone(queue.id)) return [];
+        await this.waiters.wait(queue.id, version, remainingMs, max, signal);
+        if (signal?.aborted) return [];
+        paused = await this.isPaused(queue);
+        continue;
+      }
       const { messages, deadLetteredCount, nextVisible } = await this.store.messageReceive({
         queueId: queue.id,
         max,

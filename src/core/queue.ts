@@ -34,6 +34,11 @@ export interface QueueConfig {
   policy?: string;
   /** Sluice extension: priority for messages that don't name one (0–9). */
   defaultPriority: number;
+  /**
+   * Sluice extension: while true, receives and job leases return nothing (long polls keep waiting
+   * and are answered on resume); sends and submits go on.
+   */
+  paused?: boolean;
 }
 
 export function defaultQueueConfig(fifoQueue: boolean): QueueConfig {

@@ -139,6 +139,29 @@ describe("dashboard", () => {
     await expectAccessible();
   });
 
+  it("pauses a queue from its page (a waiting lease stays unanswered) and resumes it (the lease gets its job)", async () => {
+    await s.api("POST", "/v1/queues/render/jobs", { input: { frame: 1 } });
+    await page.goto(`${s.url}/ui/queues/render`);
+    await page.getByRole("heading", { level: 1, name: /render/ }).waitFor();
+    await page.getByRole("button", { name: "Pause queue" }).click();
+    await page.getByText("Paused: leases and receives return nothing until it resumes.").waitFor();
+    // The page follows the queue's stream: the badge and the button's label come from it.
+    s.clock.advance(2_000); // the stream's next snapshot
+    await page.locator('[data-state="paused"]').waitFor();
+    await page.getByRole("button", { name: "Resume queue" }).waitFor();
+    expect((await s.api("GET", "/v1/queues/render")).body.queue.paused).toBe(true);
+    const lease = s.api("POST", "/v1/queues/render/leases", { max: 1, waitSeconds: 20 });
+    await waitFor(() => s.server.queues.waiters.waiterCount() > 0);
+    await expectAccessible();
+    await page.getByRole("button", { name: "Resume queue" }).click();
+    await page.getByText("Resumed.").waitFor();
+    const { jobs } = (await lease).body;
+    expect(jobs.map((j: { input: unknown }) => j.input)).toEqual([{ frame: 1 }]);
+    s.clock.advance(2_000);
+    await page.getByRole("button", { name: "Pause queue" }).waitFor();
+    expect(await page.locator('[data-state="paused"]').count()).toBe(0);
+  });
+
   it("redrives a dead-letter queue and the progress bar follows it to 100 %", async () => {
     const ids = [];
     for (let n = 0; n < 3; n++) ids.push(await failedJob("embed", { n }));

@@ -1,5 +1,5 @@
 /**
- * `sluice queues list|create|delete|purge|stats|peek`: the admin API (docs/admin-api.md) from
+ * `sluice queues list|create|delete|purge|stats|pause|resume|peek`: the admin API (docs/admin-api.md) from
  * the shell. Tables on a terminal; JSON with --json or when stdout is piped.
  */
 import type { Command } from "commander";
@@ -168,6 +168,21 @@ export function registerQueuesCommand(program: Command): void {
         else printRecord(queue);
       }),
     );
+
+  for (const [verb, paused, description] of [
+    ["pause", true, "Pause a queue on every node: leases and receives return nothing (long polls wait) while submits and sends go on."],
+    ["resume", false, "Resume a paused queue: waiting leases and receives are answered."],
+  ] as const) {
+    adminCommand(queues, verb, description)
+      .argument("<queue>")
+      .action(
+        action(async (name: string, flags: Flags) => {
+          const { queue } = await adminJson<{ queue: QueueWire }>(connectionFromFlags(flags), "PUT", queuePath(name), { paused });
+          if (wantsJson(flags)) printJson({ queue });
+          else console.log(`${queue.name}: ${queue.paused === true ? "paused" : "running"}`);
+        }),
+      );
+  }
 
   adminCommand(queues, "peek", "Look at a queue's messages with bodies and attributes, changing nothing (no receive, no visibility change).")
     .argument("<queue>")

@@ -135,10 +135,25 @@ export class JobLeasing extends JobServicePart {
       this.notifyDeadLettered(policy, result.changes);
       leased.push(...result.leased);
     };
+    let paused = queue.config.paused === true;
     for (;;) {
       const version = this.queues.waiters.version(queue.id);
       const nowMs = this.clock.nowMs();
       const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
+      if (paused) {
+        // Paused: a worker's reports still land, but nothing is leased until the queue resumes.
+        if (pendingAcks) {
+          const result = await this.store.jobLease({ ...leaseParams(nowMs, 0), acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) });
+          ackResults = this.settleAcks(pendingAcks, result.acks);
+          take(result);
+        }
+        const remainingMs = deadlineMs - this.clock.nowMs();
+        if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.shared.isClosed() || this.queues.waiters.isGone(queue.id)) return { leased, acks: ackResults };
+        await this.queues.waiters.wait(queue.id, version, remainingMs, max, input.signal);
+        if (input.signal?.aborted) return { leased, acks: ackResults };
+        paused = await this.queues.isPaused(queue);
+        continue;
+      }
       const result = await this.store.jobLease({
         ...leaseParams(nowMs, max - leased.length),
         ...(pendingAcks ? { acks: pendingAcks.flatMap((a) => ("ack" in a ? [a.ack] : [])) } : {}),

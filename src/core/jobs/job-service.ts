@@ -252,8 +252,14 @@ export class JobService {
     return { queues, hasMore: page.hasMore };
   }
 
-  async updateQueueSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueueInfo> {
-    return this.infoOf(await this.jobQueues.updateSettings(name, patch));
+  /** Changes a queue's job settings (creating the queue if missing) and, when `paused` is given, pauses or resumes it. */
+  async updateQueueSettings(name: string, patch: JobQueueSettingsPatch, paused?: boolean): Promise<JobQueueInfo> {
+    let policy = await this.jobQueues.updateSettings(name, patch);
+    if (paused !== undefined && (policy.queue.config.paused === true) !== paused) {
+      await this.queues.setPaused(name, paused);
+      policy = await this.jobQueues.policyByName(name);
+    }
+    return this.infoOf(policy);
   }
 
   // ---- upkeep and the webhook outbox (job-upkeep.ts) ----

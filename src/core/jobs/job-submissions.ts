@@ -68,7 +68,7 @@ export class JobSubmissions extends JobServicePart {
     const availableAtMs = item.job.availableAtMs!;
     // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
     // for a child: it may well wait for its parents, and the worker would be held for nothing.)
-    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined ? this.parked.claim(queue.id) : undefined;
+    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined && queue.config.paused !== true ? this.parked.claim(queue.id) : undefined;
     const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
       claimed?.deliver(undefined);
       this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached

@@ -167,8 +167,8 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
 
     async updateQueue(request, reply) {
       const jobs = jobsOf(request);
-      const patch = request.body as JobQueueSettingsPatch;
-      const info = await jobs.updateQueueSettings(request.params.queue!, patch);
+      const { paused, ...patch } = request.body as JobQueueSettingsPatch & { paused?: boolean };
+      const info = await jobs.updateQueueSettings(request.params.queue!, patch, paused);
       return sendJson(reply, 200, JSON.stringify({ queue: queueWire(info, o.workersAdvice?.(info)) }));
     },
 

@@ -157,6 +157,7 @@ export const settingsBody = object({
   rateLimitPerSecond: nullable(int(1, j.rateLimitPerSecondMax, "At most this many jobs started per second, by every worker together (a token bucket holding one second's worth). null clears it.")),
   maxRunning: nullable(int(1, j.maxRunningMax, "At most this many jobs running at once. null clears it.")),
   maxRunningPerTenant: nullable(int(1, j.maxRunningMax, "At most this many jobs of one tenant running at once. null clears it.")),
+  paused: { type: "boolean", description: "true pauses the queue: leases and SQS receives return nothing (long polls wait and are answered on resume) while submits and sends go on, on every node. false resumes it." },
 });
 
 // ---- query strings and headers (extra parameters are ignored: caches and proxies add them) ----
@@ -291,6 +292,7 @@ export const throughputSchema = object({
 
 export const queueSchema = object({
   name: { type: "string" },
+  paused: { type: "boolean", description: "Leases and receives return nothing while true (PUT /v1/queues/{queue} with paused)." },
   deadLetterQueue: nullable({ type: "string" }),
   attributes: queueAttributesSchema,
   settings: settingsSchema,

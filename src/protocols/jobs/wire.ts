@@ -78,6 +78,7 @@ export function queueWire(info: JobQueueInfo, advice?: WorkersAdvice): Record<st
   const s = info.settings;
   return {
     name: info.name,
+    paused: info.config.paused === true,
     deadLetterQueue: info.deadLetterQueue ?? null,
     attributes: attributesWire(info.config),
     settings: {

@@ -32,6 +32,7 @@ export const attributeOfConfigKey: Record<keyof QueueConfig, string> = {
   sqsManagedSseEnabled: "SqsManagedSseEnabled",
   policy: "Policy",
   defaultPriority: "Sluice.DefaultPriority",
+  paused: "Sluice.Paused",
 };
 
 const fifoIdParameters = { groupId: "MessageGroupId", deduplicationId: "MessageDeduplicationId", receiveAttemptId: "ReceiveRequestAttemptId" } as const;

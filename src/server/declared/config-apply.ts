@@ -52,6 +52,8 @@ interface QueueStep {
   patch: Partial<QueueConfig>;
   tags?: { add: Record<string, string>; remove: string[] };
   settings?: JobQueueSettings;
+  /** Pause (true) or resume (false) it. */
+  pause?: boolean;
 }
 
 interface ScheduleStep {
@@ -177,7 +179,8 @@ class Planner {
         const want = this.catching(queuePath(declared, "jobs"), () => applySettingsPatch(have, patchJobs));
         if (!sameSettings(have, want)) step.settings = want;
       }
-      if (!existing || Object.keys(patch).length > 0 || step.tags || step.settings) plan.queues.push(step);
+      if (declared.paused !== undefined && declared.paused !== (existing?.config.paused === true)) step.pause = declared.paused;
+      if (!existing || Object.keys(patch).length > 0 || step.tags || step.settings || step.pause !== undefined) plan.queues.push(step);
       else plan.unchanged++;
     }
 
@@ -249,6 +252,7 @@ async function execute(plan: SectionPlan, s: ApplyServices, summary: ApplySummar
       if (step.tags && step.tags.remove.length > 0) await queues.untagQueue(name, step.tags.remove);
     }
     if (step.settings) await jobs.updateQueueSettings(name, asPatch(step.settings));
+    if (step.pause !== undefined) await queues.setPaused(name, step.pause);
     if (step.existing) summary.updated++;
     else summary.created++;
   }

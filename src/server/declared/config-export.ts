@@ -52,6 +52,7 @@ async function queueEntry(queue: QueueRecord, jobs: JobService): Promise<Record<
   if (policy) entry.redrivePolicy = { deadLetterQueue: policy.deadLetterQueueName, maxReceiveCount: policy.maxReceiveCount };
   const tagKeys = Object.keys(queue.tags).sort();
   if (tagKeys.length > 0) entry.tags = Object.fromEntries(tagKeys.map((k) => [k, queue.tags[k]]));
+  if (queue.config.paused === true) entry.paused = true;
   const settings = (await jobs.jobQueues.policyOf(queue)).settings;
   const changed: Record<string, unknown> = {};
   for (const field of jobSettingFields) {

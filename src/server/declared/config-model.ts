@@ -27,6 +27,8 @@ export interface DeclaredQueue {
   /** When given, the queue's tags become exactly these. */
   tags?: Record<string, string>;
   jobs?: JobQueueSettingsPatch;
+  /** When given, the queue is paused or resumed to match. */
+  paused?: boolean;
 }
 
 export interface DeclaredSchedule {

@@ -126,7 +126,7 @@ function checkJobSettings(c: Checker, value: unknown, path: FieldPath): JobQueue
   return patch as JobQueueSettingsPatch;
 }
 
-const queueFields = ["fifo", ...queueAttributeFields, "redrivePolicy", "tags", "jobs"];
+const queueFields = ["fifo", ...queueAttributeFields, "redrivePolicy", "tags", "paused", "jobs"];
 
 function checkQueue(c: Checker, name: string, value: unknown, path: FieldPath): DeclaredQueue {
   const entry = value === null ? {} : c.table(value, path, queueFields, "queue attributes");
@@ -142,6 +142,7 @@ function checkQueue(c: Checker, name: string, value: unknown, path: FieldPath): 
     if (Object.keys(tags).length > limits.tagsPerQueueMax) c.fail(at, `a queue has at most ${limits.tagsPerQueueMax} tags.`);
     queue.tags = { ...tags };
   }
+  if (entry.paused !== undefined) queue.paused = c.boolean(entry.paused, [...path, "paused"]);
   if (entry.jobs !== undefined) queue.jobs = checkJobSettings(c, entry.jobs, [...path, "jobs"]);
   return queue;
 }

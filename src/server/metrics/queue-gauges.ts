@@ -34,6 +34,8 @@ interface Row {
   oldestAgeSeconds?: number;
   dlqMessages?: number;
   workersDesired?: number;
+  /** 1 for a paused queue (a sum past the label limit). */
+  paused: number;
 }
 
 /** One queue's key among every account's: a name is unique only within its account. */
@@ -50,6 +52,7 @@ function sumOf(a: Row, b: Row): Row {
     oldestAgeSeconds: Math.max(a.oldestAgeSeconds ?? 0, b.oldestAgeSeconds ?? 0),
     dlqMessages: add(a.dlqMessages, b.dlqMessages),
     workersDesired: add(a.workersDesired, b.workersDesired),
+    paused: a.paused + b.paused,
   };
 }
 
@@ -58,6 +61,7 @@ export class QueueGauges {
   private readonly oldestAge: Gauge<"account" | "queue">;
   private readonly dlq: Gauge<"account" | "queue">;
   private readonly workers: Gauge<"account" | "queue">;
+  private readonly paused: Gauge<"account" | "queue">;
   private readonly queueCount: Gauge;
   private readonly unlabelled: Gauge;
   private refreshing: Promise<void> | undefined;
@@ -72,6 +76,7 @@ export class QueueGauges {
     this.oldestAge = new Gauge({ name: "sluice_queue_oldest_message_age_seconds", help: "Age, since its send, of the message at the head of the queue: of the messages visible now, the one visible longest. 0 when none is visible.", labelNames: ["account", "queue"] as const, registers });
     this.dlq = new Gauge({ name: "sluice_queue_dlq_messages", help: "Messages (in any state) in the queue's dead-letter queue; absent for a queue without one.", labelNames: ["account", "queue"] as const, registers });
     this.workers = new Gauge({ name: "sluice_queue_workers_desired", help: "Workers the autoscaling advisor asks for: enough to keep up with arrivals and drain the backlog within the queue's drainTargetSeconds (docs/operations.md).", labelNames: ["account", "queue"] as const, registers });
+    this.paused = new Gauge({ name: "sluice_queue_paused", help: "1 while the queue is paused (leases and receives return nothing), else 0; past the label limit, how many of the summed queues are.", labelNames: ["account", "queue"] as const, registers });
     this.queueCount = new Gauge({ name: "sluice_queues", help: "Queues that exist.", registers });
     this.unlabelled = new Gauge({ name: "sluice_metrics_queues_unlabelled", help: `Queues past the label limit, whose numbers are summed under queue="${otherQueuesLabel}".`, registers });
   }
@@ -114,18 +119,20 @@ export class QueueGauges {
         oldestAgeSeconds: d.oldestVisibleSentAtMs === undefined ? 0 : Math.max(0, nowMs - d.oldestVisibleSentAtMs) / 1000,
         dlqMessages: dlqName === undefined ? undefined : dlqDepth ? dlqDepth.visible + dlqDepth.inFlight + dlqDepth.delayed : 0,
         workersDesired: deadLetterQueues.has(key) ? undefined : await this.sources.workersDesired(queue, d.visible),
+        paused: queue.config.paused === true ? 1 : 0,
       };
       const labelKey = keyOf(labels.account, labels.queue);
       const sum = rows.get(labelKey)?.row;
       rows.set(labelKey, { labels, row: sum === undefined ? row : sumOf(sum, row) });
     }
     // Rebuilt whole: a deleted queue's series disappear.
-    for (const gauge of [this.messages, this.oldestAge, this.dlq, this.workers]) gauge.reset();
+    for (const gauge of [this.messages, this.oldestAge, this.dlq, this.workers, this.paused]) gauge.reset();
     for (const { labels, row: r } of rows.values()) {
       this.messages.set({ ...labels, state: "visible" }, r.visible);
       this.messages.set({ ...labels, state: "in_flight" }, r.inFlight);
       this.messages.set({ ...labels, state: "delayed" }, r.delayed);
       this.oldestAge.set(labels, r.oldestAgeSeconds ?? 0);
+      this.paused.set(labels, r.paused);
       if (r.dlqMessages !== undefined) this.dlq.set(labels, r.dlqMessages);
       if (r.workersDesired !== undefined) this.workers.set(labels, r.workersDesired);
     }

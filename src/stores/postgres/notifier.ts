@@ -39,6 +39,8 @@ export class PostgresNotifier implements Notifier {
   private readonly nodeId = randomUUID();
   private outbox: StoreNotice[] = [];
   private flushScheduled = false;
+  /** The flush under way, if any: close() waits for it before it ends the connection it uses. */
+  private flushing: Promise<void> = Promise.resolve();
   private listener: pg.Client | undefined;
   private closed = false;
   /** When the listening connection was lost (notices since then may be missed). */
@@ -75,7 +77,7 @@ export class PostgresNotifier implements Notifier {
     this.outbox.push(remote);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => void this.flush());
+      setImmediate(() => void (this.flushing = this.flush()));
     }
   }
 
@@ -89,6 +91,7 @@ export class PostgresNotifier implements Notifier {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
+    await this.flushing;
     await this.flush();
     const listener = this.listener;
     this.listener = undefined;

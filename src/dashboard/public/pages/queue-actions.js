@@ -1,5 +1,5 @@
 // @ts-check
-/** What an operator can do to a queue: send a test message, purge it, redrive it, change its attributes. */
+/** What an operator can do to a queue: pause it, send a test message, purge it, redrive it, change its attributes. */
 import { html } from "htm/preact";
 import { api, q } from "../lib/api.js";
 import { count } from "../lib/format.js";
@@ -45,6 +45,24 @@ export function SendForm({ queue }) {
       <${Notice} notice=${notice} />
     </form>
   </details>`;
+}
+
+/**
+ * Pauses or resumes the queue on every node: while paused, leases and receives return nothing.
+ * @param {{ queue: any }} props
+ */
+export function PauseToggle({ queue }) {
+  const [notice, run, busy] = useAction();
+  const paused = queue.paused === true;
+  const toggle = () =>
+    run(async () => {
+      const answer = await api("PUT", `/v1/queues/${q(queue.name)}`, { paused: !paused });
+      return answer.queue.paused ? "Paused: leases and receives return nothing until it resumes." : "Resumed.";
+    });
+  return html`<div class="pause row">
+    <button type="button" disabled=${busy} onClick=${toggle}>${paused ? "Resume queue" : "Pause queue"}</button>
+    <${Notice} notice=${notice} />
+  </div>`;
 }
 
 /** @param {{ queue: any }} props */

@@ -7,7 +7,7 @@ import { age, count, perSecond, rate } from "../lib/format.js";
 import { useStream } from "../lib/stream.js";
 import { LiveIndicator, PageTitle } from "../components/common.js";
 import { Sparkline } from "../components/sparkline.js";
-import { AttributesForm, PurgeButton, RedrivePanel, SendForm } from "./queue-actions.js";
+import { AttributesForm, PauseToggle, PurgeButton, RedrivePanel, SendForm } from "./queue-actions.js";
 import { PeekPanel } from "./queue-peek.js";
 
 /** @param {{ name: string }} props */
@@ -30,7 +30,7 @@ export function QueuePage({ name }) {
   const { stats } = queue;
   const jobs = Object.values(stats.jobs).reduce((a, b) => a + b, 0);
   return html`<section aria-labelledby="queue-title">
-    <${PageTitle}><span id="queue-title">${queue.name}</span>${queue.attributes.fifo ? html` <span class="badge">FIFO</span>` : null}<//>
+    <${PageTitle}><span id="queue-title">${queue.name}</span>${queue.attributes.fifo ? html` <span class="badge">FIFO</span>` : null}${queue.paused ? html` <span class="badge" data-state="paused">Paused</span>` : null}<//>
     <div class="toolbar">
       <nav aria-label="Queue links" class="row">
         <a href="/ui/">All queues</a>
@@ -40,6 +40,7 @@ export function QueuePage({ name }) {
       <${LiveIndicator} state=${gone ? "ended" : stream.state} at=${data.at} />
     </div>
     ${gone ? html`<p class="notice-error" role="alert">This queue was deleted.</p>` : null}
+    ${gone ? null : html`<${PauseToggle} queue=${queue} />`}
 
     <h2>Now</h2>
     <dl class="stats">
