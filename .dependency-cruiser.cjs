@@ -64,6 +64,13 @@ module.exports = {
       to: { pathNot: "^client/" },
     },
     {
+      name: "store-contract-below-the-services",
+      comment: "the Store contract and the notifier are the layer the jobs service stands on: job records and the job store's contract sit beside them in src/core, never in jobs/",
+      severity: "error",
+      from: { path: "^src/core/(store|notifier|job|job-store|job-event-log|job-settings|lease-limits)\\.ts$" },
+      to: { path: "^src/core/jobs/" },
+    },
+    {
       name: "jobs-below-schedules",
       comment: "a schedule submits jobs, so schedules/ builds on jobs/; jobs/ knows nothing of schedules (it builds jobs from keyed submits)",
       severity: "error",

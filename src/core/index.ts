@@ -43,7 +43,7 @@ export type { QueueObserver, QueueRef } from "./observer.js";
 export { InProcessNotifier, type Notifier, type StoreNotice } from "./notifier.js";
 
 // Jobs
-export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./jobs/job.js";
+export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./job.js";
 export {
   JobService,
   type JobServiceDeps,
@@ -54,26 +54,26 @@ export {
   type SubmitResult,
   type WaitSignal,
 } from "./jobs/job-service.js";
-export { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings } from "./jobs/job-settings.js";
+export { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings } from "./job-settings.js";
 export type { SubmitInput } from "./jobs/job-validation.js";
 export { parseIdempotencyKey } from "./jobs/idempotency.js";
 export type { JobEventFilter } from "./jobs/job-events.js";
 export { type JobMaintenance, startJobMaintenance } from "./jobs/job-maintenance.js";
 export type { JobQueueInfo } from "./jobs/job-queue-info.js";
-export type { WebhookDelivery } from "./jobs/job-store.js";
+export type { WebhookDelivery } from "./job-store.js";
 export { webhookRetry } from "./jobs/webhook-schedule.js";
 
 // Schedules, dependencies and lease limits (docs/jobs-api.md)
 export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
 export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes, defaultCatchUp } from "./schedules/schedule.js";
 export { type ScheduleDefinition, validateScheduleInput } from "./schedules/schedule-validation.js";
-export { type OnParentFailure, onParentFailureModes } from "./jobs/job.js";
+export { type OnParentFailure, onParentFailureModes } from "./job.js";
 export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";
 
 // Autoscaling advice (docs/operations.md)
 export { type WorkersAdvice, type WorkloadSample, adviseWorkers } from "./autoscaling/workers-formula.js";
 export { type WorkloadRates, WorkloadTracker, workloadWindowSeconds } from "./autoscaling/workload-tracker.js";
-export type { JobEventLog, LoggedJobEvent } from "./jobs/job-event-log.js";
+export type { JobEventLog, LoggedJobEvent } from "./job-event-log.js";
 export { JobEventFeed, type EventFeedFilter } from "./jobs/event-feed.js";
 export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
 export { scheduleRunJobs } from "./schedules/schedule-run-jobs.js";

@@ -6,8 +6,8 @@
  * per service. An in-process store delivers to its own subscribers (InProcessNotifier); a store
  * shared by processes also carries notices between them (PostgreSQL: LISTEN/NOTIFY).
  */
-import type { JobChange } from "./jobs/job-store.js";
-import type { JobEventType, JobRecord } from "./jobs/job.js";
+import type { JobChange } from "./job-store.js";
+import type { JobEventType, JobRecord } from "./job.js";
 
 export type StoreNotice =
   /**

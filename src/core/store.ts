@@ -5,8 +5,8 @@
  * Time is always passed in (`nowMs`), never read by a store. Every store runs the same
  * conformance suite (src/stores/testkit); docs/writing-a-store.md says how to write one.
  */
-import type { JobEventLog } from "./jobs/job-event-log.js";
-import type { JobChange, JobStore } from "./jobs/job-store.js";
+import type { JobEventLog } from "./job-event-log.js";
+import type { JobChange, JobStore } from "./job-store.js";
 import type { ScheduleStore } from "./schedules/schedule-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
@@ -119,7 +119,7 @@ export interface QueueDeleted {
   liveJobIds: string[];
 }
 
-/** Queues, messages and move tasks here; jobs and the webhook outbox in jobs/job-store.ts. */
+/** Queues, messages and move tasks here; jobs and the webhook outbox in job-store.ts. */
 export interface MessageReceiveParams {
   queueId: number;
   max: number;

@@ -4,8 +4,8 @@
  * and a snapshot written in the earlier form (the record as a JSON object) reads as before.
  */
 import { describe, expect, it } from "vitest";
-import { eventSnapshotJson, jobOfSnapshot } from "../../src/core/jobs/job-event-log.js";
-import { type JobRecord, newJobRecord } from "../../src/core/jobs/job.js";
+import { eventSnapshotJson, jobOfSnapshot } from "../../src/core/job-event-log.js";
+import { type JobRecord, newJobRecord } from "../../src/core/job.js";
 
 const bare: JobRecord = newJobRecord(
   {

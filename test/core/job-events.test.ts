@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { JobEvent } from "../../src/core/jobs/job.js";
+import type { JobEvent } from "../../src/core/job.js";
 import { JobEventHub } from "../../src/core/jobs/job-events.js";
 
 /** Only what the hub routes on (job id and queue name) matters here. */

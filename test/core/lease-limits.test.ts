@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../src/core/jobs/lease-limits.js";
+import { leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../src/core/lease-limits.js";
 
 describe("the token bucket (rateLimitPerSecond), on an injected time", () => {
   it("starts full, refills at the rate, never above one second's worth", () => {

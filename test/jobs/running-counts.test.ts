@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { IdSource } from "../../src/core/ids.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
-import type { LeasedJob } from "../../src/core/jobs/job.js";
+import type { LeasedJob } from "../../src/core/job.js";
 import { QueueService } from "../../src/core/queue-service.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { runningCounts } from "../support/running-counts.js";

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { newJobRecord } from "../../src/core/jobs/job.js";
+import { newJobRecord } from "../../src/core/job.js";
 import { jobChangeOf, jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateSql, mutableJobColumns, toJob } from "../../src/stores/sqlite/job-rows.js";
-import type { JobRecord } from "../../src/core/jobs/job.js";
+import type { JobRecord } from "../../src/core/job.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 
 describe("job row columns", () => {

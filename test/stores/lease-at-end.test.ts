@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import type { JobLeaseParams } from "../../src/core/jobs/job-store.js";
+import type { JobLeaseParams } from "../../src/core/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../src/core/queue.js";
 import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { leaseParamsFor, newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";

@@ -7,7 +7,7 @@
  */
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { JobChange, JobLeaseParams, JobLeaseResult } from "../../src/core/jobs/job-store.js";
+import type { JobChange, JobLeaseParams, JobLeaseResult } from "../../src/core/job-store.js";
 import type { QueueRecord } from "../../src/core/queue.js";
 import { eventAppendLockKey } from "../../src/stores/postgres/event-log.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";

@@ -1,5 +1,5 @@
 /** Retry delays: exponential with full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"). */
-import type { BackoffSettings } from "./job-settings.js";
+import type { BackoffSettings } from "../job-settings.js";
 
 /**
  * The delay before the next attempt after `attempt` (1-based) failed: uniform in

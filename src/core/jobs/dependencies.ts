@@ -4,8 +4,8 @@
  * ends the same way, with an error naming that parent. A store reads the parents inside the write
  * that submits the child or finishes a parent, and applies the verdict there.
  */
-import type { NewJob } from "./job-store.js";
-import type { JobError, JobEventType, JobRecord, JobStatus, OnParentFailure } from "./job.js";
+import type { NewJob } from "../job-store.js";
+import type { JobError, JobEventType, JobRecord, JobStatus, OnParentFailure } from "../job.js";
 import { type JobTransition, finish } from "./transitions.js";
 
 export interface ParentState {

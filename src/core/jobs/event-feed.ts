@@ -8,7 +8,7 @@
  * feed is, then joins it — switching in the same turn as it checks, so no event falls in between.
  */
 import { limits } from "../limits.js";
-import type { JobEventLog, LoggedJobEvent } from "./job-event-log.js";
+import type { JobEventLog, LoggedJobEvent } from "../job-event-log.js";
 
 export interface EventFeedFilter {
   /** One account's events ("" is the server's own); absent: every account's. */

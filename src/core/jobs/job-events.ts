@@ -4,7 +4,7 @@
  * waiters directly, with no polling anywhere. Events are published after the store committed.
  * A job deleted with its queue gets no event at all: its subscribers are told it is gone instead.
  */
-import type { JobEvent } from "./job.js";
+import type { JobEvent } from "../job.js";
 
 /** `id` numbers events in publish order (the SSE `id:` line). */
 export type JobEventListener = (event: JobEvent, id: number) => void;

@@ -5,10 +5,10 @@
 import { limits } from "../limits.js";
 import type { JobEventHub } from "./job-events.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
-import { checkJobInteger } from "./job-settings.js";
+import { checkJobInteger } from "../job-settings.js";
 import type { JobSubmissions, SubmitResult } from "./job-submissions.js";
 import type { SubmitInput } from "./job-validation.js";
-import { type JobRecord, isTerminal } from "./job.js";
+import { type JobRecord, isTerminal } from "../job.js";
 
 /**
  * What a held request is ended early by (the client went away). An AbortSignal is one; the HTTP

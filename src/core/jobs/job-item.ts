@@ -4,10 +4,10 @@
  */
 import type { QueueRecord } from "../queue.js";
 import { jobMessage } from "./job-message.js";
-import type { JobQueueSettings } from "./job-settings.js";
-import type { IdempotencyClaim, JobCreateItem, NewJob } from "./job-store.js";
+import type { JobQueueSettings } from "../job-settings.js";
+import type { IdempotencyClaim, JobCreateItem, NewJob } from "../job-store.js";
 import type { SubmitInput } from "./job-validation.js";
-import type { JobWebhook } from "./job.js";
+import type { JobWebhook } from "../job.js";
 
 export interface JobItemParams {
   queue: QueueRecord;

@@ -8,11 +8,11 @@ import { fail, SluiceError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { JobQueuePolicy } from "./job-queues.js";
 import { JobServicePart } from "./job-service-shared.js";
-import { checkJobInteger, leaseLimitsOf } from "./job-settings.js";
-import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy } from "./job-store.js";
+import { checkJobInteger, leaseLimitsOf } from "../job-settings.js";
+import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy } from "../job-store.js";
 import { leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { validateJobError, validateProgress } from "./job-validation.js";
-import type { JobError, JobRecord, LeasedJob } from "./job.js";
+import type { JobError, JobRecord, LeasedJob } from "../job.js";
 
 export interface LeaseInput {
   max?: number;

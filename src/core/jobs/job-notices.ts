@@ -8,7 +8,7 @@ import type { JobEventFeed } from "./event-feed.js";
 import type { JobEventHub } from "./job-events.js";
 import type { JobLeasing } from "./job-leasing.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
-import type { JobEventType, JobRecord } from "./job.js";
+import type { JobEventType, JobRecord } from "../job.js";
 
 export class JobNotices extends JobServicePart {
   /** Jobs whose record is being read for another node's notices, with the notices heard since (readAndPublish). */

@@ -3,8 +3,8 @@ import type { QueueThroughput } from "../queue-activity.js";
 import type { QueueConfig } from "../queue.js";
 import type { QueueStats } from "../store.js";
 import type { JobQueuePolicy } from "./job-queues.js";
-import type { JobQueueSettings } from "./job-settings.js";
-import type { JobStatus } from "./job.js";
+import type { JobQueueSettings } from "../job-settings.js";
+import type { JobStatus } from "../job.js";
 
 export interface JobQueueInfo {
   name: string;

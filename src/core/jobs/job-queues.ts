@@ -9,8 +9,8 @@ import type { QueueConfig, QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
 import { deadLetterTargetFor } from "../redrive.js";
 import type { Store } from "../store.js";
-import type { JobStore } from "./job-store.js";
-import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings, withSettingDefaults } from "./job-settings.js";
+import type { JobStore } from "../job-store.js";
+import { type JobQueueSettings, type JobQueueSettingsPatch, applySettingsPatch, defaultJobQueueSettings, withSettingDefaults } from "../job-settings.js";
 
 export interface JobQueuePolicy {
   queue: QueueRecord;

@@ -7,10 +7,10 @@ import type { Clock } from "../clock.js";
 import type { IdSource } from "../ids.js";
 import type { QueueService } from "../queue-service.js";
 import type { Store } from "../store.js";
-import type { JobEventLog } from "./job-event-log.js";
+import type { JobEventLog } from "../job-event-log.js";
 import type { JobQueues } from "./job-queues.js";
-import type { JobChange, JobStore } from "./job-store.js";
-import type { JobRecord } from "./job.js";
+import type { JobChange, JobStore } from "../job-store.js";
+import type { JobRecord } from "../job.js";
 import type { ParkedLeases } from "./parked-leases.js";
 
 export type JobServiceStore = JobStore & JobEventLog & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;

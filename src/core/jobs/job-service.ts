@@ -22,14 +22,14 @@ import { JobNotices } from "./job-notices.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
 import { type JobQueuePolicy, JobQueues } from "./job-queues.js";
 import type { JobServiceShared, JobServiceStore } from "./job-service-shared.js";
-import type { JobQueueSettingsPatch } from "./job-settings.js";
-import { checkJobInteger } from "./job-settings.js";
-import type { JobChange, JobCreateItem, JobCreateResult, WebhookDelivery } from "./job-store.js";
+import type { JobQueueSettingsPatch } from "../job-settings.js";
+import { checkJobInteger } from "../job-settings.js";
+import type { JobChange, JobCreateItem, JobCreateResult, WebhookDelivery } from "../job-store.js";
 import { type KeyedSubmits, type SubmitResult, JobSubmissions } from "./job-submissions.js";
 import { decodeCursor, encodeCursor } from "./job-tokens.js";
 import { JobUpkeep } from "./job-upkeep.js";
 import type { SubmitInput } from "./job-validation.js";
-import type { JobError, JobRecord, JobStatus, LeasedJob } from "./job.js";
+import type { JobError, JobRecord, JobStatus, LeasedJob } from "../job.js";
 import { ParkedLeases } from "./parked-leases.js";
 
 export type { WaitSignal } from "./job-holds.js";

@@ -10,9 +10,9 @@ import { requestFingerprint } from "./idempotency.js";
 import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
-import type { JobCreateItem, JobCreateResult } from "./job-store.js";
+import type { JobCreateItem, JobCreateResult } from "../job-store.js";
 import { type StoredSubmitOptions, type SubmitInput, normalizeWebhook, validateSubmit } from "./job-validation.js";
-import type { JobEventType, JobRecord, JobWebhook } from "./job.js";
+import type { JobEventType, JobRecord, JobWebhook } from "../job.js";
 
 export interface SubmitResult {
   job: JobRecord;

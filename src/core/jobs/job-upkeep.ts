@@ -6,7 +6,7 @@
 import { SluiceError } from "../errors.js";
 import type { JobLeasing } from "./job-leasing.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
-import type { WebhookDelivery } from "./job-store.js";
+import type { WebhookDelivery } from "../job-store.js";
 import { nextWebhookAttemptAtMs, webhookRetry } from "./webhook-schedule.js";
 
 export class JobUpkeep extends JobServicePart {

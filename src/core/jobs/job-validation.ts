@@ -4,8 +4,8 @@
  */
 import { fail } from "../errors.js";
 import { limits } from "../limits.js";
-import { checkJobInteger } from "./job-settings.js";
-import { type JobError, type JobWebhook, type OnParentFailure, type WebhookEventType, defaultWebhookEvents, onParentFailureModes, webhookEventTypes } from "./job.js";
+import { checkJobInteger } from "../job-settings.js";
+import { type JobError, type JobWebhook, type OnParentFailure, type WebhookEventType, defaultWebhookEvents, onParentFailureModes, webhookEventTypes } from "../job.js";
 
 /** The options a stored submit may carry (a schedule's): a submit's, without its input. */
 export type StoredSubmitOptions = Pick<SubmitInput, "priority" | "timeoutSeconds" | "maxAttempts" | "webhook" | "metadata" | "tenant">;

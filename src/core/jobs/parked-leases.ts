@@ -5,7 +5,7 @@
  * its worker two syncs after it was submitted instead of one. Nothing is answered earlier: the
  * lease's answer still waits for the commit of the write it ran in.
  */
-import type { JobLeaseParams, JobLeaseResult } from "./job-store.js";
+import type { JobLeaseParams, JobLeaseResult } from "../job-store.js";
 
 /** A parked lease, as its own poll loop holds it. */
 export interface ParkedLease {

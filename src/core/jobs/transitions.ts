@@ -6,8 +6,8 @@
  */
 import { fail } from "../errors.js";
 import { retryDelayMs } from "./backoff.js";
-import type { JobChange, RetryPolicy } from "./job-store.js";
-import { type JobError, type JobEventType, type JobRecord, isTerminal, waitingVisibleAtMs } from "./job.js";
+import type { JobChange, RetryPolicy } from "../job-store.js";
+import { type JobError, type JobEventType, type JobRecord, isTerminal, waitingVisibleAtMs } from "../job.js";
 
 export type MessageEffect =
   | { kind: "none" }

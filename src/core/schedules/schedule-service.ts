@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../clock.js";
 import { SluiceError, fail } from "../errors.js";
-import type { JobCreateItem, JobCreateResult } from "../jobs/job-store.js";
+import type { JobCreateItem, JobCreateResult } from "../job-store.js";
 import { limits } from "../limits.js";
 import { planDueRuns, upcomingRuns } from "./due-runs.js";
 import type { CronCompiler, RunTimes } from "./run-times.js";

@@ -5,7 +5,7 @@
  * nodes on one database each run is created by exactly one of them (a PostgreSQL store:
  * `UPDATE … WHERE name = $1 AND version = $2`), and a restart can't create a run twice.
  */
-import type { JobCreateItem, JobCreateResult } from "../jobs/job-store.js";
+import type { JobCreateItem, JobCreateResult } from "../job-store.js";
 import type { ScheduleRecord } from "./schedule.js";
 
 export type ScheduleWriteResult = { written: true } | { written: false; current?: ScheduleRecord };

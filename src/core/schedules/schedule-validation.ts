@@ -6,7 +6,7 @@
  */
 import { fail } from "../errors.js";
 import { checkJobInput } from "../jobs/job-message.js";
-import { checkJobInteger } from "../jobs/job-settings.js";
+import { checkJobInteger } from "../job-settings.js";
 import { normalizeWebhook, validateSubmit } from "../jobs/job-validation.js";
 import { limits } from "../limits.js";
 import { type CronCompiler, type RunTimes, everySecondsRunTimes } from "./run-times.js";

@@ -5,8 +5,8 @@
  * sequence alone hands out ids that concurrent transactions commit out of order). The price:
  * transactions that append events commit one after another.
  */
-import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, jobOfSnapshot, webhookIdOfEvent } from "../../core/jobs/job-event-log.js";
-import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, jobOfSnapshot, webhookIdOfEvent } from "../../core/job-event-log.js";
+import type { JobEventType, JobRecord } from "../../core/job.js";
 import type { Db, Queryable } from "./db.js";
 
 /** pg_advisory_xact_lock's key for appending events (migrate.ts uses another). */

@@ -13,8 +13,8 @@
  */
 import { fail } from "../../core/errors.js";
 import { type ParentState, childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
-import type { JobCreateItem } from "../../core/jobs/job-store.js";
-import type { JobRecord } from "../../core/jobs/job.js";
+import type { JobCreateItem } from "../../core/job-store.js";
+import type { JobRecord } from "../../core/job.js";
 import type { JobTransition } from "../../core/jobs/transitions.js";
 import type { Queryable } from "./db.js";
 import { type JobRow, toJob } from "./job-rows.js";

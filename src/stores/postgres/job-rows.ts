@@ -1,5 +1,5 @@
 /** The `jobs` table's rows and their mapping to core's JobRecord, for PostgreSQL. */
-import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/jobs/job.js";
+import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/job.js";
 
 export interface JobRow {
   seq: number;

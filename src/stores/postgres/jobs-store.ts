@@ -7,7 +7,7 @@
  * row first, and idempotency keys are claimed by a primary key.
  */
 import { SluiceError, fail } from "../../core/errors.js";
-import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
+import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type {
   IdempotencyClaim,
   JobAck,
@@ -23,8 +23,8 @@ import type {
   NewJob,
   RetryPolicy,
   WebhookDelivery,
-} from "../../core/jobs/job-store.js";
-import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/jobs/job.js";
+} from "../../core/job-store.js";
+import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
 import {
   type JobTransition,
@@ -46,7 +46,7 @@ import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatem
 import { holdTenantGroups, queueHasGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation, readyOrder } from "./rows.js";
-import { hasLeaseLimits } from "../../core/jobs/lease-limits.js";
+import { hasLeaseLimits } from "../../core/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, parentsForSubmit } from "./job-dependencies.js";

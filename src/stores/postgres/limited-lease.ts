@@ -12,8 +12,8 @@
  *   key-share lock them, are not waited for) and counting what it served in them.
  * Lock order, against deadlocks: the queue's lease lock first, then rows, then the event log's lock.
  */
-import type { JobLeaseParams, JobLeaseResult } from "../../core/jobs/job-store.js";
-import { type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens } from "../../core/jobs/lease-limits.js";
+import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
+import { type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens } from "../../core/lease-limits.js";
 import type { Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
 import { readyOrder } from "./rows.js";

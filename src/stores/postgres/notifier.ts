@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import type { JobEventType } from "../../core/jobs/job.js";
+import type { JobEventType } from "../../core/job.js";
 import type { NoticeListener, Notifier, StoreNotice } from "../../core/notifier.js";
 import type { Db, Queryable } from "./db.js";
 

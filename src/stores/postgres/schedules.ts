@@ -4,7 +4,7 @@
  * fire's update and the jobs it creates are one transaction.
  */
 import { fail } from "../../core/errors.js";
-import type { JobCreateItem, JobCreateResult } from "../../core/jobs/job-store.js";
+import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
 import type { Db, Queryable } from "./db.js";

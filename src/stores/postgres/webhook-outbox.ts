@@ -4,8 +4,8 @@
  * attempt ahead, so a node that dies mid-delivery leaves them to be retried by another node after
  * the claim, and two nodes never send one row at once — and records each attempt.
  */
-import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
-import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/job-store.js";
+import type { JobEventType, JobRecord } from "../../core/job.js";
 import type { Db, Queryable } from "./db.js";
 
 interface OutboxRow {

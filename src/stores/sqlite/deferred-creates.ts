@@ -9,7 +9,7 @@
  * write of the group that could see it, or after the group's atEnd steps (GroupCommitter
  * deferWrites); either way in the same transaction, so nothing about durability changes.
  */
-import type { JobRecord } from "../../core/jobs/job.js";
+import type { JobRecord } from "../../core/job.js";
 import type { NewMessage } from "../../core/message.js";
 
 export interface DeferredCreate {

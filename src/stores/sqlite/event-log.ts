@@ -4,8 +4,8 @@
  * become visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
  */
 import type Database from "better-sqlite3";
-import { type JobEventLog, type LoggedJobEvent, jobOfSnapshot } from "../../core/jobs/job-event-log.js";
-import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import { type JobEventLog, type LoggedJobEvent, jobOfSnapshot } from "../../core/job-event-log.js";
+import type { JobEventType, JobRecord } from "../../core/job.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 

@@ -6,10 +6,10 @@
  */
 import { SluiceError, fail } from "../../core/errors.js";
 import { childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
-import { eventSnapshotJson, webhookIdOfEvent } from "../../core/jobs/job-event-log.js";
-import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
-import type { JobAck, JobAckResult, JobChange, JobLeaseParams } from "../../core/jobs/job-store.js";
-import { type JobEventType, type JobRecord, isTerminal } from "../../core/jobs/job.js";
+import { eventSnapshotJson, webhookIdOfEvent } from "../../core/job-event-log.js";
+import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
+import type { JobAck, JobAckResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
+import { type JobEventType, type JobRecord, isTerminal } from "../../core/job.js";
 import { type JobTransition, type MessageEffect, completeTransition, failTransition, jobFromMessage, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";

@@ -4,8 +4,8 @@
  * takes the jobs submitted beside it as their rows are written, leased; on a queue with limits or
  * tenants, as many as the limits allow (limited-lease.ts).
  */
-import type { JobLeaseParams, JobLeaseResult } from "../../core/jobs/job-store.js";
-import type { LeasedJob } from "../../core/jobs/job.js";
+import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
+import type { LeasedJob } from "../../core/job.js";
 import { leaseTransition } from "../../core/jobs/transitions.js";
 import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferred-creates.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";

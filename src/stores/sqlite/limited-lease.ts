@@ -7,8 +7,8 @@
  * tenant starting level with the others — and a tenant at its maxRunningPerTenant is passed by.
  */
 import type Database from "better-sqlite3";
-import type { JobLeaseParams } from "../../core/jobs/job-store.js";
-import { type LeaseAllowance, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/jobs/lease-limits.js";
+import type { JobLeaseParams } from "../../core/job-store.js";
+import { type LeaseAllowance, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/lease-limits.js";
 import type { RunningCounts } from "./running-counts.js";
 import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 

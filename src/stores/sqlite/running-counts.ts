@@ -7,7 +7,7 @@
  * process shares it, shared-file.ts), so a start or an end on a queue nobody limits costs nothing.
  */
 import type Database from "better-sqlite3";
-import type { JobRecord } from "../../core/jobs/job.js";
+import type { JobRecord } from "../../core/job.js";
 
 export class RunningCounts {
   private readonly sql;

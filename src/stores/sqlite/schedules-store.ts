@@ -4,7 +4,7 @@
  * creates are one write, so they commit (and sync) together or not at all.
  */
 import type Database from "better-sqlite3";
-import type { JobCreateItem, JobCreateResult } from "../../core/jobs/job-store.js";
+import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
 import { boundLimit } from "./bound-limit.js";

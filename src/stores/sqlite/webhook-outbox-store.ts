@@ -6,8 +6,8 @@
  * meanwhile (with its queue): pending rows outlive their job (migration 011).
  */
 import type Database from "better-sqlite3";
-import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/jobs/job-store.js";
-import type { JobEventType, JobRecord } from "../../core/jobs/job.js";
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/job-store.js";
+import type { JobEventType, JobRecord } from "../../core/job.js";
 import { boundLimit } from "./bound-limit.js";
 
 interface OutboxRow {

@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import { SluiceError } from "../../core/errors.js";
 import { jobMessage } from "../../core/jobs/job-message.js";
-import type { RetryPolicy } from "../../core/jobs/job-store.js";
+import type { RetryPolicy } from "../../core/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { newJobFor } from "./conformance-jobs-kit.js";

@@ -1,10 +1,10 @@
 /**
- * Conformance cases for the durable job event log (core/jobs/job-event-log.ts): every event of
+ * Conformance cases for the durable job event log (core/job-event-log.ts): every event of
  * every transition appended in its write, with ids that grow, are never reused and survive a
  * reopen; reads by position, queue and job; retention that prunes the oldest prefix and says so.
  */
 import { expect } from "vitest";
-import type { LoggedJobEvent } from "../../core/jobs/job-event-log.js";
+import type { LoggedJobEvent } from "../../core/job-event-log.js";
 import type { ConformanceContext } from "./conformance-context.js";
 import { T0 } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";

@@ -4,7 +4,7 @@
  * the lease limits (rate, running, per tenant), each decided inside the lease's write.
  */
 import { expect } from "vitest";
-import type { JobLeaseParams, NewJob } from "../../core/jobs/job-store.js";
+import type { JobLeaseParams, NewJob } from "../../core/job-store.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance-context.js";
 import { T0 } from "./conformance-context.js";

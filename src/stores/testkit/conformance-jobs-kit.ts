@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import { SluiceError } from "../../core/errors.js";
 import { jobMessage } from "../../core/jobs/job-message.js";
-import type { IdempotencyClaim, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, NewJob, RetryPolicy } from "../../core/jobs/job-store.js";
+import type { IdempotencyClaim, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, NewJob, RetryPolicy } from "../../core/job-store.js";
 import type { NewMessage } from "../../core/message.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import type { Store } from "../../core/store.js";

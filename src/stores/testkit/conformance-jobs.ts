@@ -1,11 +1,11 @@
 /**
- * Conformance cases for the jobs half of the Store (core/jobs/job-store.ts): every store applies
+ * Conformance cases for the jobs half of the Store (core/job-store.ts): every store applies
  * core's transitions to the job row, its message and the webhook outbox in one write.
  */
 import { expect } from "vitest";
 import { jobMessage } from "../../core/jobs/job-message.js";
-import { defaultJobQueueSettings } from "../../core/jobs/job-settings.js";
-import type { JobWebhook } from "../../core/jobs/job.js";
+import { defaultJobQueueSettings } from "../../core/job-settings.js";
+import type { JobWebhook } from "../../core/job.js";
 import type { ConformanceContext } from "./conformance-context.js";
 import { T0 } from "./conformance-context.js";
 import { expectCode, jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";

@@ -4,7 +4,7 @@
  * run's jobs created and the last one named in the record — one transaction, won by exactly one of two handles racing for it.
  */
 import { expect } from "vitest";
-import type { JobCreateItem } from "../../core/jobs/job-store.js";
+import type { JobCreateItem } from "../../core/job-store.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import type { Store } from "../../core/store.js";

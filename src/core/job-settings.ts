@@ -1,6 +1,6 @@
 /** Per-queue job settings: defaults for submits and leases, retry backoff, result retention. */
-import { fail } from "../errors.js";
-import { limits } from "../limits.js";
+import { fail } from "./errors.js";
+import { limits } from "./limits.js";
 import type { LeaseLimits } from "./lease-limits.js";
 
 export interface BackoffSettings {

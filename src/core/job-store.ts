@@ -11,7 +11,7 @@
 import type { JobQueueSettings, BackoffSettings } from "./job-settings.js";
 import type { LeaseLimits } from "./lease-limits.js";
 import type { JobError, JobEventType, JobRecord, JobStatus, LeasedJob } from "./job.js";
-import type { NewMessage } from "../message.js";
+import type { NewMessage } from "./message.js";
 
 /** A job as core builds it at submit; the store adds seq and messageSeq. */
 export type NewJob = Omit<JobRecord, "seq" | "messageSeq">;
