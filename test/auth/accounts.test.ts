@@ -22,6 +22,7 @@ import {
 import AWS from "aws-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
+import { v2ErrorOf, v3ErrorOf } from "../support/sqs-errors.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { accountA, accountB, credentialsToml, keys, tokens, writeCredentials } from "./fixtures.js";
 
@@ -36,26 +37,8 @@ const v3 = (key: Key): SQSClient => new SQSClient({ endpoint: srv.url, region: "
 const v2 = (key: Key): AWS.SQS => new AWS.SQS({ endpoint: srv.url, region: "us-east-1", credentials: new AWS.Credentials(key), maxRetries: 0, apiVersion: "2012-11-05" });
 const urlOf = (account: string, name: string): string => `${srv.url}/${account}/${name}`;
 
-/** The error a v3 call failed with (name and status), or a failure when it succeeded. */
-async function v3Error(key: Key, command: object): Promise<{ name: string; status: number | undefined; message: string }> {
-  const err = (await v3(key)
-    .send(command as SendMessageCommand)
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as { name: string; message: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  if (!err) throw new Error("the request succeeded");
-  return { name: err.name, status: err.$metadata?.httpStatusCode, message: err.message };
-}
-
-async function v2Error(request: AWS.Request<unknown, AWS.AWSError>): Promise<{ code: string; statusCode: number | undefined }> {
-  const err = (await request.promise().then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as AWS.AWSError | undefined;
-  if (!err) throw new Error("the request succeeded");
-  return { code: err.code, statusCode: err.statusCode };
-}
+const v3Error = (key: Key, command: object) => v3ErrorOf(v3(key), command);
+const v2Error = v2ErrorOf;
 
 async function bodies(key: Key, queueUrl: string): Promise<string[]> {
   const { Messages } = await v3(key).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));

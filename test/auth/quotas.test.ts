@@ -13,6 +13,7 @@ import { CredentialsError, credentialsFrom } from "../../src/server/credentials-
 import { ConfigError, parseQuota } from "../../src/server/config.js";
 import { sample } from "../support/metrics-text.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
+import { v2ErrorOf, v3ErrorOf } from "../support/sqs-errors.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { writeCredentials } from "./fixtures.js";
 
@@ -29,25 +30,8 @@ const v3 = (account: string): SQSClient => new SQSClient({ endpoint: srv.url, re
 const v2 = (account: string): AWS.SQS => new AWS.SQS({ endpoint: srv.url, region: "us-east-1", credentials: new AWS.Credentials(keyOf(account)), maxRetries: 0, apiVersion: "2012-11-05" });
 const urlOf = (account: string, name: string): string => `${srv.url}/${account}/${name}`;
 
-async function v3Error(account: string, command: object): Promise<{ name: string; status: number | undefined; message: string }> {
-  const err = (await v3(account)
-    .send(command as SendMessageCommand)
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    )) as { name: string; message: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  if (!err) throw new Error("the request succeeded");
-  return { name: err.name, status: err.$metadata?.httpStatusCode, message: err.message };
-}
-
-async function v2Error(request: AWS.Request<unknown, AWS.AWSError>): Promise<{ code: string; statusCode: number | undefined }> {
-  const err = (await request.promise().then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as AWS.AWSError | undefined;
-  if (!err) throw new Error("the request succeeded");
-  return { code: err.code, statusCode: err.statusCode };
-}
+const v3Error = (account: string, command: object) => v3ErrorOf(v3(account), command);
+const v2Error = v2ErrorOf;
 
 function jobs(account: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${srv.url}${path}`, {
