@@ -11,6 +11,7 @@ import { openEventStream } from "../jobs/http-harness.js";
 import { sqsV3 } from "../support/clients.js";
 import { usePostgresDatabase } from "../support/postgres.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { waitFor } from "../support/wait.js";
 
 const database = usePostgresDatabase();
 const nodes: RunningServer[] = [];
@@ -38,8 +39,8 @@ describe("Sluice nodes on one PostgreSQL database", () => {
     const latencies: number[] = [];
     for (let round = 0; round < 5; round++) {
       const polled = a.send(new ReceiveMessageCommand({ QueueUrl: urlOn(0), WaitTimeSeconds: 20, MaxNumberOfMessages: 1 }));
-      // Let the poll reach its wait (its first receive finds nothing).
-      await new Promise((r) => setTimeout(r, 200));
+      // The poll has reached its wait (its first receive found nothing).
+      await waitFor(() => nodes[0]!.queues.waiters.waiterCount() > 0, { what: "node A's long poll waiting" });
       await b.send(new SendMessageCommand({ QueueUrl: urlOn(1), MessageBody: `wake-${round}` }));
       const sentAt = performance.now();
       const res = await polled;
