@@ -78,3 +78,4 @@ export { JobEventFeed, type EventFeedFilter } from "./jobs/event-feed.js";
 export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
 export { scheduleRunJobs } from "./schedules/schedule-run-jobs.js";
 export { type Scheduler, startScheduler } from "./schedules/scheduler.js";
+export { outputLimits } from "./jobs/output-chunks.js";

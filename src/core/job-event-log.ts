@@ -7,7 +7,7 @@
  * event with an id below N may commit later (SQLite: one writer; PostgreSQL: take the ids under
  * a lock held to commit, or read only below the oldest open appender).
  */
-import type { JobError, JobEventType, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "./job.js";
+import type { JobError, JobEventType, JobOutputBatch, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "./job.js";
 
 export interface LoggedJobEvent {
   id: number;
@@ -20,6 +20,8 @@ export interface LoggedJobEvent {
    * pruned, `inputJson` is "null".
    */
   job: JobRecord;
+  /** A job.output event's chunks (outputBatchOf). */
+  output?: JobOutputBatch;
 }
 
 export interface JobEventLog {
@@ -141,4 +143,27 @@ export function jobOfSnapshot(snapshotJson: string, columns: EventColumns, input
 /** The webhook-id of a delivery: `msg_` and its event's durable id, so a webhook and the SSE event it mirrors name each other. */
 export function webhookIdOfEvent(eventId: number): string {
   return `msg_${eventId}`;
+}
+
+/**
+ * A job.output event keeps `[index,[chunks…]]` in its output column (the job's own output is not
+ * kept with it: it has none while it runs), so the chunks are neither escaped nor parsed to store.
+ */
+export function outputColumnJson(index: number, chunksJson: string): string {
+  return `[${index},${chunksJson}]`;
+}
+
+/** The batch a job.output event's output column holds (outputColumnJson), of the snapshot's attempt. */
+export function outputBatchOf(column: string, attempt: number): JobOutputBatch {
+  const comma = column.indexOf(",");
+  return { attempt, index: Number(column.slice(1, comma)), chunksJson: column.slice(comma + 1, -1) };
+}
+
+/** A log row as both stores read it: the event, its job (jobOfSnapshot) and a job.output's batch. */
+export function loggedEventOf(r: { id: number; atMs: number; type: string; snapshotJson: string; columns: EventColumns; inputJson: string | undefined }): LoggedJobEvent {
+  const isOutput = r.type === "job.output";
+  const job = jobOfSnapshot(r.snapshotJson, isOutput ? { ...r.columns, outputJson: null } : r.columns, r.inputJson);
+  const event: LoggedJobEvent = { id: r.id, type: r.type as JobEventType, atMs: r.atMs, jobId: r.columns.jobId, queueName: r.columns.queueName, job };
+  if (isOutput && r.columns.outputJson !== null) event.output = outputBatchOf(r.columns.outputJson, job.attempt);
+  return event;
 }

@@ -175,6 +175,19 @@ export interface JobStore {
    * `nowMs` any of them was given, so a worker's report gets the jobs submitted beside it.
    */
   jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
+  /**
+   * A running attempt's streamed output: under a live lease (transitions.requireLiveLease, whose
+   * SluiceError it throws, nothing written), stores `chunksJson` (a JSON array of 1 or more chunks)
+   * as the attempt's chunks from `index` (the count it had) and appends one job.output event
+   * (its output column: outputColumnJson) in the same write. Answers the job (unchanged), the
+   * event and the attempt's count of chunks after it.
+   */
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }>;
+  /**
+   * The job's latest attempt's chunks from `fromIndex`, at most `limit`, each a JSON text, with the
+   * attempt's count; undefined when the job does not exist. Kept as long as the job.
+   */
+  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined>;
   /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */
   jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange>;
   jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange>;

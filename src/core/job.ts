@@ -25,6 +25,7 @@ export const jobEventTypes = [
   "job.succeeded",
   "job.failed",
   "job.canceled",
+  "job.output",
 ] as const;
 export type JobEventType = (typeof jobEventTypes)[number];
 
@@ -150,8 +151,17 @@ export interface LeasedJob extends JobRecord {
   leaseExpiresAtMs: number;
 }
 
+/** One accepted output request of an attempt: its chunks (a JSON array, as sent) from `index`. */
+export interface JobOutputBatch {
+  attempt: number;
+  index: number;
+  chunksJson: string;
+}
+
 export interface JobEvent {
   type: JobEventType | "job.snapshot";
   atMs: number;
   job: JobRecord;
+  /** A job.output event's chunks. */
+  output?: JobOutputBatch;
 }

@@ -168,7 +168,7 @@ describe("jobs API: empty bodies (Content-Type: application/json and nothing sen
   it("a route that takes a body answers an empty one, as a missing one, with a specific ValidationFailed, writing nothing", async () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
     const withBody = routeSpecs.filter((r) => r.body !== undefined);
-    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "putSchedule", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
+    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "outputJob", "putSchedule", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
     for (const route of withBody) {
       const path = pathOf(route.path, job.id, route.operationId === "updateQueue" ? "fresh" : "q");
       for (const [body, headers] of [["", json], [undefined, {}]] as const) {
@@ -443,8 +443,8 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("POST", "/v1/queues/oa/leases", 413, { max: 0, complete: [{ id: a.id, leaseId: leasedA.leaseId, output: tooLong }] });
     await check("POST", "/v1/queues/oa/leases", 415, "{}", text);
     await check("POST", "/v1/queues/oa-gone/leases", 409, {});
-    for (const route of ["heartbeat", "complete", "fail", "release"]) {
-      const valid = route === "fail" ? { leaseId: "x", error: { message: "m" } } : { leaseId: "x" };
+    for (const route of ["heartbeat", "output", "complete", "fail", "release"]) {
+      const valid = route === "fail" ? { leaseId: "x", error: { message: "m" } } : route === "output" ? { leaseId: "x", chunks: [1] } : { leaseId: "x" };
       await check("POST", `/v1/jobs/${a.id}/${route}`, 400, {});
       await check("POST", `/v1/jobs/nope/${route}`, 404, valid);
       await check("POST", `/v1/jobs/${a.id}/${route}`, 409, valid); // not the job's lease
@@ -453,6 +453,10 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     }
     await check("POST", `/v1/jobs/${a.id}/complete`, 413, { leaseId: leasedA.leaseId, output: tooLong });
     await check("POST", `/v1/jobs/${a.id}/heartbeat`, 200, { leaseId: leasedA.leaseId });
+    await check("POST", `/v1/jobs/${a.id}/output`, 200, { leaseId: leasedA.leaseId, chunks: ["t"] });
+    await check("GET", `/v1/jobs/${a.id}/output-chunks?from=0`, 200);
+    await check("GET", `/v1/jobs/${a.id}/output-chunks?from=x`, 400);
+    await check("GET", "/v1/jobs/nope/output-chunks", 404);
     await check("POST", `/v1/jobs/${a.id}/complete`, 200, { leaseId: leasedA.leaseId, output: 1 });
     // A finished job's stream resumed past its last event: nothing to send, and EventSource stops.
     await check("GET", `/v1/jobs/${a.id}/events?since=999999999`, 204);
@@ -554,6 +558,8 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       "GET /v1/events",
       "POST /v1/queues/{queue}/leases",
       "POST /v1/jobs/{id}/heartbeat",
+      "POST /v1/jobs/{id}/output",
+      "GET /v1/jobs/{id}/output-chunks",
       "POST /v1/jobs/{id}/complete",
       "POST /v1/jobs/{id}/fail",
       "POST /v1/jobs/{id}/release",

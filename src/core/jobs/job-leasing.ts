@@ -12,6 +12,7 @@ import { checkJobInteger, leaseLimitsOf } from "../job-settings.js";
 import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy } from "../job-store.js";
 import { leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { validateJobError, validateProgress } from "./job-validation.js";
+import { checkOutputChunks } from "./output-chunks.js";
 import type { JobError, JobRecord, LeasedJob } from "../job.js";
 
 export interface LeaseInput {
@@ -271,6 +272,15 @@ export class JobLeasing extends JobServicePart {
     const change = await this.ownJob(id, () => this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress }));
     this.shared.publish(change);
     return { cancelRequested: change.job.cancelRequested, leaseExpiresAtMs: change.job.leaseExpiresAtMs!, job: change.job };
+  }
+
+  /** Streamed output: one job.output event of the attempt's next chunks (output-chunks.ts checks them). */
+  async output(id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
+    const { chunksJson, count } = checkOutputChunks(p.chunks);
+    await this.policyForLease(id, p.leaseId);
+    const out = await this.ownJob(id, () => this.store.jobOutputAppend({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), chunksJson, count }));
+    this.shared.publish(out.change);
+    return { cancelRequested: out.change.job.cancelRequested, total: out.total };
   }
 
   async complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {

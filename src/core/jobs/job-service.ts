@@ -29,7 +29,7 @@ import { type KeyedSubmits, type SubmitResult, JobSubmissions } from "./job-subm
 import { decodeCursor, encodeCursor } from "./job-tokens.js";
 import { JobUpkeep } from "./job-upkeep.js";
 import type { SubmitInput } from "./job-validation.js";
-import type { JobError, JobRecord, JobStatus, LeasedJob } from "../job.js";
+import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "../job.js";
 import { ParkedLeases } from "./parked-leases.js";
 
 export type { WaitSignal } from "./job-holds.js";
@@ -222,6 +222,20 @@ export class JobService {
 
   heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
     return this.leasing.heartbeat(id, p);
+  }
+
+  /** Streamed output (POST /v1/jobs/{id}/output): `total` is the attempt's count of chunks after these. */
+  output(id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
+    return this.leasing.output(id, p);
+  }
+
+  /** The latest attempt's chunks from `from` (each a JSON text), and whether the job has ended. */
+  async outputChunks(id: string, p: { from: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; next: number; done: boolean }> {
+    const job = await this.get(id);
+    const read = await this.store.jobOutputRead({ id, fromIndex: p.from, limit: p.limit });
+    if (!read) fail("JobNotFound", `Job ${id} does not exist.`);
+    const next = p.from + read.chunksJson.length;
+    return { attempt: read.attempt, chunksJson: read.chunksJson, next, done: isTerminal(job.status) && next >= read.total };
   }
 
   complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {

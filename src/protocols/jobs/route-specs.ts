@@ -166,6 +166,49 @@ export const routeSpecs: RouteSpec[] = [
     },
   },
   {
+    operationId: "outputJob",
+    scopes: ["work"],
+    method: "POST",
+    path: "/v1/jobs/{id}/output",
+    summary: "Worker: stream output chunks of the running attempt (one job.output event).",
+    tag: "workers",
+    params: s.jobParams,
+    body: s.outputBody,
+    responses: {
+      "200": {
+        description: "Chunks stored and told as one job.output event.",
+        schema: {
+          type: "object",
+          properties: { cancelRequested: { type: "boolean" }, chunks: { type: "integer", description: "The attempt's count of chunks so far." } },
+          required: ["cancelRequested", "chunks"],
+        },
+      },
+      ...leaseErrors,
+    },
+  },
+  {
+    operationId: "getJobOutputChunks",
+    scopes: ["read", "submit"],
+    method: "GET",
+    path: "/v1/jobs/{id}/output-chunks",
+    summary: "The latest attempt's streamed chunks from ?from=K.",
+    tag: "jobs",
+    params: s.jobParams,
+    querystring: s.outputChunksQuery,
+    responses: {
+      "200": {
+        description: "Up to 1000 chunks; `done` once the job has ended and every chunk was read.",
+        schema: {
+          type: "object",
+          properties: { attempt: { type: "integer" }, chunks: { type: "array", items: {} }, next: { type: "integer" }, done: { type: "boolean" } },
+          required: ["attempt", "chunks", "next", "done"],
+        },
+      },
+      "400": invalid("the id or ?from"),
+      "404": error("JobNotFound."),
+    },
+  },
+  {
     operationId: "completeJob",
     scopes: ["work"],
     method: "POST",

@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, isTerminal, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -139,6 +139,19 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const body = request.body as { leaseId: string; leaseSeconds?: number; progress?: number };
       const beat = await jobs.heartbeat(request.params.id!, body);
       return sendJson(reply, 200, JSON.stringify({ cancelRequested: beat.cancelRequested, leaseExpiresAt: new Date(beat.leaseExpiresAtMs).toISOString() }));
+    },
+
+    async outputJob(request, reply) {
+      const jobs = jobsOf(request);
+      const out = await jobs.output(request.params.id!, request.body as { leaseId: string; chunks: unknown });
+      return sendJson(reply, 200, `{"cancelRequested":${out.cancelRequested},"chunks":${out.total}}`);
+    },
+
+    async getJobOutputChunks(request, reply) {
+      const jobs = jobsOf(request);
+      const from = (request.query.from as number | undefined) ?? 0;
+      const r = await jobs.outputChunks(request.params.id!, { from, limit: outputLimits.readPageMax });
+      return sendJson(reply, 200, `{"attempt":${r.attempt},"chunks":[${r.chunksJson.join(",")}],"next":${r.next},"done":${r.done}}`);
     },
 
     async completeJob(request, reply) {

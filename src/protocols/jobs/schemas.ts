@@ -102,6 +102,19 @@ export const heartbeatBody = object(
   ["leaseId"],
 );
 
+export const outputBody = object(
+  {
+    leaseId,
+    chunks: { type: "array", minItems: 1, maxItems: 1000, items: anyJson, description: "1–1000 chunks, each any JSON value; at most 1 MiB of JSON in all." },
+  },
+  ["leaseId", "chunks"],
+);
+
+export const outputChunksQuery: JsonSchema = {
+  type: "object",
+  properties: { from: int(0, Number.MAX_SAFE_INTEGER, "The index of the first chunk wanted (default 0).") },
+};
+
 export const completeBody = object({ leaseId, output: { ...anyJson, description: "The result: any JSON value (default null)." } }, ["leaseId"]);
 
 export const releaseBody = object({ leaseId }, ["leaseId"]);
@@ -316,7 +329,20 @@ export const queueSchema = object({
 
 export const errorSchema = object({ error: object({ code: { type: "string" }, message: { type: "string" } }, ["code", "message"]) }, ["error"]);
 
-export const eventSchema = object({ type: { type: "string", enum: ["job.snapshot", ...jobEventTypes] }, at: dateTime, job: { $ref: "#/components/schemas/Job" } });
+export const eventSchema: JsonSchema = {
+  type: "object",
+  description: "A job event; a job.output event carries jobId, attempt, index (of its first chunk) and chunks instead of the job.",
+  properties: {
+    type: { type: "string", enum: ["job.snapshot", ...jobEventTypes] },
+    at: dateTime,
+    job: { $ref: "#/components/schemas/Job" },
+    jobId: { type: "string" },
+    attempt: { type: "integer" },
+    index: { type: "integer" },
+    chunks: { type: "array", items: {} },
+  },
+  required: ["type", "at"],
+};
 
 export const ackResultSchema: JsonSchema = {
   type: "object",

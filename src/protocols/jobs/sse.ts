@@ -94,7 +94,7 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, spec: Str
   };
   const send = (e: LoggedJobEvent): void => {
     if (held) return void held.push(e);
-    write(frame({ type: e.type, atMs: e.atMs, job: e.job }, e.id));
+    write(frame({ type: e.type, atMs: e.atMs, job: e.job, output: e.output }, e.id));
     if (spec.jobId !== undefined && isTerminal(e.job.status)) end();
   };
   res.on("close", end);

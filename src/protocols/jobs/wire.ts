@@ -65,6 +65,8 @@ function parentJson(p: JobRecord): string {
 }
 
 export function eventJson(event: JobEvent): string {
+  const o = event.output;
+  if (o) return `{"type":"job.output","at":${JSON.stringify(iso(event.atMs))},"jobId":${JSON.stringify(event.job.id)},"attempt":${o.attempt},"index":${o.index},"chunks":${o.chunksJson}}`;
   return `{"type":${JSON.stringify(event.type)},"at":${JSON.stringify(iso(event.atMs))},"job":${jobJson(event.job)}}`;
 }
 

@@ -5,7 +5,7 @@
  * sequence alone hands out ids that concurrent transactions commit out of order). The price:
  * transactions that append events commit one after another.
  */
-import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, jobOfSnapshot, webhookIdOfEvent } from "../../core/job-event-log.js";
+import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, loggedEventOf, webhookIdOfEvent } from "../../core/job-event-log.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import type { Db, Queryable } from "./db.js";
 
@@ -75,8 +75,8 @@ export class PostgresEventLog implements JobEventLog {
       [p.afterId, p.throughId ?? Number.MAX_SAFE_INTEGER, p.queueName ?? null, p.jobId ?? null, p.limit, p.account ?? null],
     );
     return rows.map((row) => {
-      const job = jobOfSnapshot(row.job, { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output }, row.input ?? undefined);
-      return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job };
+      const columns = { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output };
+      return loggedEventOf({ id: row.id, atMs: row.at_ms, type: row.type, snapshotJson: row.job, columns, inputJson: row.input ?? undefined });
     });
   }
 

@@ -6,6 +6,7 @@
  * another node is changing is passed by, never waited for), every other transition locks its job
  * row first, and idempotency keys are claimed by a primary key.
  */
+import { PostgresJobOutputs } from "./job-outputs.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type {
@@ -56,7 +57,19 @@ const submittedEvents: readonly JobEventType[] = ["job.queued"];
 import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
 
 export class PostgresJobStore implements JobStore {
-  constructor(private readonly db: Db) {}
+  private readonly outputs: PostgresJobOutputs;
+
+  constructor(private readonly db: Db) {
+    this.outputs = new PostgresJobOutputs(db);
+  }
+
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
+    return this.outputs.append(p);
+  }
+
+  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
+    return this.outputs.read(p);
+  }
 
   /**
    * The items' jobs and messages in one transaction; then, when one was created, the handoff

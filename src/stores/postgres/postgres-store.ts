@@ -344,6 +344,8 @@ export class PostgresStore implements Store {
   jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
   jobHeartbeat: Store["jobHeartbeat"] = (p) => this.jobs.jobHeartbeat(p);
+  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.jobOutputAppend(p);
+  jobOutputRead: Store["jobOutputRead"] = (p) => this.jobs.jobOutputRead(p);
   jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
   jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
   jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);

@@ -4,7 +4,7 @@
  * become visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
  */
 import type Database from "better-sqlite3";
-import { type JobEventLog, type LoggedJobEvent, jobOfSnapshot } from "../../core/job-event-log.js";
+import { type JobEventLog, type LoggedJobEvent, loggedEventOf } from "../../core/job-event-log.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
@@ -27,8 +27,8 @@ const select =
   "SELECT e.id, e.at_ms, e.account, e.queue_name, e.job_id, e.type, e.job, e.output, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?";
 
 function toEvent(row: EventRow): LoggedJobEvent {
-  const job = jobOfSnapshot(row.job, { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output }, row.input ?? undefined);
-  return { id: row.id, type: row.type as JobEventType, atMs: row.at_ms, jobId: row.job_id, queueName: row.queue_name, job };
+  const columns = { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output };
+  return loggedEventOf({ id: row.id, atMs: row.at_ms, type: row.type, snapshotJson: row.job, columns, inputJson: row.input ?? undefined });
 }
 
 export class SqliteEventLog implements JobEventLog {

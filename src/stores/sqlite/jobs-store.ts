@@ -36,6 +36,7 @@ import { JobTransitionWriter, queueGone, queueMustExist, submittedEvents } from 
 import { LeaseMerge } from "./lease-merge.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { SqliteEventLog } from "./event-log.js";
+import { SqliteJobOutputs } from "./job-outputs.js";
 
 export class SqliteJobStore implements JobStore {
   private readonly sql: JobStatements;
@@ -45,6 +46,7 @@ export class SqliteJobStore implements JobStore {
   private readonly dependencies: SqliteJobDependencies;
   private readonly writer: JobTransitionWriter;
   private readonly leases: LeaseMerge;
+  private readonly outputs: SqliteJobOutputs;
   /** The group's submits not written yet (deferred-creates.ts says why). */
   private readonly deferredCreates = new DeferredCreates();
   /**
@@ -70,6 +72,7 @@ export class SqliteJobStore implements JobStore {
     const counts = new RunningCounts(db, countedQueues);
     this.writer = new JobTransitionWriter(this.sql, this.outbox, this.eventLog, this.dependencies, this.deferredCreates, counts, messageCache);
     this.leases = new LeaseMerge(this.sql, this.deferredCreates, this.writer, new SqliteLeaseLimits(db, counts));
+    this.outputs = new SqliteJobOutputs(db, writes, this.writer, this.eventLog);
   }
 
   async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
@@ -280,6 +283,14 @@ export class SqliteJobStore implements JobStore {
     this.leases.leaseReady(p, r);
     return r;
   }
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
+    return this.outputs.append(p);
+  }
+
+  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
+    return this.outputs.read(p);
+  }
+
   async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
   }

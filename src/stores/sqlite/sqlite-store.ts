@@ -493,6 +493,8 @@ export class SqliteStore implements Store {
   // ---- jobs (jobs-store.ts) ----
   jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);
   jobGet: Store["jobGet"] = async (p) => this.settled(await this.jobs.jobGet(p));
+  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.jobOutputAppend(p);
+  jobOutputRead: Store["jobOutputRead"] = async (p) => this.settled(await this.jobs.jobOutputRead(p));
   jobList: Store["jobList"] = async (p) => this.settled(await this.jobs.jobList(p));
   jobCountByStatus: Store["jobCountByStatus"] = async (p) => this.settled(await this.jobs.jobCountByStatus(p));
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);

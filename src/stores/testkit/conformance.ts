@@ -18,6 +18,7 @@ import { registerGroupCases } from "./conformance-groups.js";
 import { registerJobFlowCases } from "./conformance-job-flows.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
+import { registerOutputCases } from "./conformance-output.js";
 import { registerScheduleCases } from "./conformance-schedules.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 
@@ -355,6 +356,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerJobCases(context);
     registerAdminCases(context);
     registerEventLogCases(context);
+    registerOutputCases(context);
     registerJobFlowCases(context);
     registerScheduleCases(context);
     registerAccountCases(context);
