@@ -85,6 +85,8 @@ export const limits = {
     batchWindowMaxMs: 10_000,
     getWaitMaxSeconds: 60,
     delayMaxSeconds: 43_200,
+    /** How far ahead a submit's runAt may be. */
+    runAtMaxDays: 365,
     timeoutMaxSeconds: 86_400,
     /** Retry delays (backoff cap, retryAfterSeconds) are at most the longest visibility timeout. */
     retryDelayMaxSeconds: 43_200,

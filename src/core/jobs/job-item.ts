@@ -6,7 +6,7 @@ import type { QueueRecord } from "../queue.js";
 import { jobMessage } from "./job-message.js";
 import type { JobQueueSettings } from "../job-settings.js";
 import type { IdempotencyClaim, JobCreateItem, NewJob } from "../job-store.js";
-import type { SubmitInput } from "./job-validation.js";
+import { type SubmitInput, runAtMs } from "./job-validation.js";
 import type { JobWebhook } from "../job.js";
 
 export interface JobItemParams {
@@ -25,7 +25,8 @@ export interface JobItemParams {
 export function newJobItem(p: JobItemParams): JobCreateItem {
   const { queue, settings, input, nowMs } = p;
   const priority = input.priority ?? queue.config.defaultPriority;
-  const availableAtMs = nowMs + (input.delaySeconds ?? 0) * 1000;
+  // A runAt already past runs now, as a zero delay would (the submit checked it is not too far ahead).
+  const availableAtMs = input.runAt !== undefined ? Math.max(nowMs, runAtMs(input.runAt)) : nowMs + (input.delaySeconds ?? 0) * 1000;
   const job: NewJob = {
     id: p.id,
     queueId: queue.id,

@@ -11,7 +11,7 @@ import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
 import type { JobCreateItem, JobCreateResult } from "../job-store.js";
-import { type StoredSubmitOptions, type SubmitInput, normalizeWebhook, validateSubmit } from "./job-validation.js";
+import { type StoredSubmitOptions, type SubmitInput, checkRunAtHorizon, checkRunAtRetention, normalizeWebhook, validateSubmit } from "./job-validation.js";
 import type { JobEventType, JobRecord, JobWebhook } from "../job.js";
 
 export interface SubmitResult {
@@ -31,6 +31,7 @@ export class JobSubmissions extends JobServicePart {
   /** `presetId`: submitAndWait subscribes to the job's events before the job exists. */
   async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined): Promise<SubmitResult> {
     validateSubmit(input);
+    if (input.runAt !== undefined) checkRunAtHorizon(input.runAt, this.clock.nowMs());
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
     const inputJson = JSON.stringify(input.input);
     checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
@@ -58,6 +59,7 @@ export class JobSubmissions extends JobServicePart {
     if ((input.delaySeconds ?? 0) >= retentionSeconds) {
       fail("ValidationFailed", `delaySeconds ${input.delaySeconds} is not less than queue ${queue.name}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
     }
+    if (input.runAt !== undefined) checkRunAtRetention(input.runAt, this.clock.nowMs(), retentionSeconds, queue.name);
     // The job's message body is its input: held against the account's per-queue quota like a send.
     if (storedQuotaOf(this.queues.quotas, queue) !== undefined) await this.queues.checkStoredQuota(queue, { messages: 1, bytes: Buffer.byteLength(inputJson, "utf8") });
     const nowMs = this.clock.nowMs();

@@ -14,6 +14,8 @@ export interface SubmitInput {
   input: unknown;
   priority?: number;
   delaySeconds?: number;
+  /** An absolute RFC 3339 time before which the job is not leasable (instead of delaySeconds). */
+  runAt?: string;
   timeoutSeconds?: number;
   maxAttempts?: number;
   webhook?: { url: string; events?: string[] };
@@ -34,6 +36,10 @@ export function validateSubmit(s: SubmitInput): void {
   if (s.input === undefined) fail("ValidationFailed", "input is required (any JSON value).");
   if (s.priority !== undefined) checkJobInteger("priority", s.priority, limits.priorityMin, limits.priorityMax);
   if (s.delaySeconds !== undefined) checkJobInteger("delaySeconds", s.delaySeconds, 0, j.delayMaxSeconds);
+  if (s.runAt !== undefined) {
+    if (s.delaySeconds !== undefined) fail("ValidationFailed", "Give runAt or delaySeconds, not both: each says when the job may first run.");
+    runAtMs(s.runAt); // its range against now is checked where the clock is (the submit)
+  }
   if (s.timeoutSeconds !== undefined) checkJobInteger("timeoutSeconds", s.timeoutSeconds, 1, j.timeoutMaxSeconds);
   if (s.maxAttempts !== undefined) checkJobInteger("maxAttempts", s.maxAttempts, 1, j.maxAttemptsMax);
   if (s.metadata !== undefined) {
@@ -100,4 +106,30 @@ export function validateJobError(e: JobError): JobError {
 export function validateProgress(progress: number | undefined): void {
   if (progress === undefined) return;
   if (typeof progress !== "number" || !Number.isFinite(progress) || progress < 0 || progress > 1) fail("ValidationFailed", "progress must be a number from 0 to 1.");
+}
+
+/** RFC 3339 with a time zone (Z or ±hh:mm), as JSON Schema's date-time; anything else is refused. */
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** The epoch milliseconds of a submit's runAt, or a ValidationFailed naming it. */
+export function runAtMs(runAt: string): number {
+  const m = typeof runAt === "string" ? rfc3339.exec(runAt) : null;
+  // Date.parse rolls 2026-02-30 over to March; a day past its month's end is refused instead.
+  const dayOk = m !== null && Number(m[3]) >= 1 && Number(m[3]) <= new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).getUTCDate();
+  const ms = dayOk ? Date.parse(runAt) : NaN;
+  if (!Number.isFinite(ms)) fail("ValidationFailed", `runAt must be an RFC 3339 time with a zone, e.g. 2026-05-01T09:00:00Z; got ${JSON.stringify(runAt)}.`);
+  return ms;
+}
+
+/** runAt against now: at most runAtMaxDays ahead (checked before the queue is made on first use). */
+export function checkRunAtHorizon(runAt: string, nowMs: number): void {
+  const maxDays = limits.jobs.runAtMaxDays;
+  if (runAtMs(runAt) - nowMs > maxDays * 86_400_000) fail("ValidationFailed", `runAt ${runAt} is more than ${maxDays} days ahead.`);
+}
+
+/** runAt before the job's message would expire, as for delaySeconds. */
+export function checkRunAtRetention(runAt: string, nowMs: number, retentionSeconds: number, queueName: string): void {
+  if (runAtMs(runAt) - nowMs >= retentionSeconds * 1000) {
+    fail("ValidationFailed", `runAt ${runAt} is not within queue ${queueName}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
+  }
 }

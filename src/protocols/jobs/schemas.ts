@@ -46,6 +46,11 @@ export const submitBody = object(
     input: { ...anyJson, description: "The job's input: any JSON value, at most 1 MiB serialized." },
     priority: int(limits.priorityMin, limits.priorityMax, "Higher is leased first; FIFO within a priority. Default 0."),
     delaySeconds: int(0, j.delayMaxSeconds, "Not leasable before this many seconds."),
+    runAt: {
+      type: "string",
+      maxLength: 40,
+      description: `Not leasable before this RFC 3339 time (instead of delaySeconds; both is a 400). A past time runs now; at most ${j.runAtMaxDays} days ahead and within the queue's message retention.`,
+    },
     timeoutSeconds: int(1, j.timeoutMaxSeconds, "Per attempt. Default: the queue's."),
     maxAttempts: int(1, j.maxAttemptsMax, "Default: the queue's (3)."),
     webhook: webhookBody,
