@@ -473,8 +473,10 @@ export class QueueService {
     const deadlineMs = this.clock.nowMs() + waitSeconds * 1000;
     let signal: AbortSignal | undefined;
     let paused = queue.config.paused === true;
-    for (;;) {
+    for (let round = 0; ; round++) {
       const version = this.waiters.version(queue.id);
+      // Every round after the first follows a wait, across which the queue may have been paused or resumed.
+      if (round > 0) paused = await this.isPaused(queue);
       const nowMs = this.clock.nowMs();
       if (paused) {
         // Nothing is received while paused: wait out the long poll, looking again at each wake-up.
@@ -483,7 +485,6 @@ export class QueueService {
         if (remainingMs <= 0 || signal?.aborted || this.waiters.isClosed || this.waiters.isGone(queue.id)) return [];
         await this.waiters.wait(queue.id, version, remainingMs, max, signal);
         if (signal?.aborted) return [];
-        paused = await this.isPaused(queue);
         continue;
       }
       const { messages, deadLetteredCount, nextVisible } = await this.store.messageReceive({

@@ -66,6 +66,33 @@ describe("a paused queue", () => {
     expect((await polled).Messages?.map((m) => m.Body)).toEqual(["cat.png"]);
   });
 
+  it("holds a long poll that began before the pause: a send during the pause wakes it, but it receives only on resume", async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: "early" }));
+    const polled = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20, MessageSystemAttributeNames: ["ApproximateFirstReceiveTimestamp"] }));
+    await waitingOn(sqlite);
+    await api(sqlite, "PUT", "/v1/queues/early", { paused: true });
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "during the pause" }));
+    // Woken by the send, the poll looked, found the queue paused, and waits again.
+    await waitingOn(sqlite);
+    const resumedAtMs = Date.now();
+    await api(sqlite, "PUT", "/v1/queues/early", { paused: false });
+    const [message] = (await polled).Messages ?? [];
+    expect(message?.Body).toBe("during the pause");
+    expect(Number(message?.Attributes?.ApproximateFirstReceiveTimestamp)).toBeGreaterThanOrEqual(resumedAtMs);
+  });
+
+  it("holds a lease that began before the pause: a submit during the pause is leased only on resume", async () => {
+    await api(sqlite, "PUT", "/v1/queues/early-jobs", {});
+    const waiting = api(sqlite, "POST", "/v1/queues/early-jobs/leases", { max: 1, waitSeconds: 20 });
+    await waitingOn(sqlite);
+    await api(sqlite, "PUT", "/v1/queues/early-jobs", { paused: true });
+    const job = (await api(sqlite, "POST", "/v1/queues/early-jobs/jobs", { input: { n: 1 } })).body.job;
+    await waitingOn(sqlite);
+    expect((await api(sqlite, "GET", `/v1/jobs/${job.id}`)).body.job.status).toBe("queued");
+    await api(sqlite, "PUT", "/v1/queues/early-jobs", { paused: false });
+    expect((await waiting).body.jobs.map((j) => j.id)).toEqual([job.id]);
+  });
+
   it("takes submits but leases nothing until resumed; a lease's completes still land while paused", async () => {
     const first = (await api(sqlite, "POST", "/v1/queues/gpu/jobs", { input: { n: 1 } })).body.job;
     const running = (await api(sqlite, "POST", "/v1/queues/gpu/leases", { max: 1 })).body.jobs[0]!;

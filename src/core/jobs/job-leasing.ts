@@ -137,8 +137,10 @@ export class JobLeasing extends JobServicePart {
       leased.push(...result.leased);
     };
     let paused = queue.config.paused === true;
-    for (;;) {
+    for (let round = 0; ; round++) {
       const version = this.queues.waiters.version(queue.id);
+      // Every round after the first follows a wait, across which the queue may have been paused or resumed.
+      if (round > 0) paused = await this.queues.isPaused(queue);
       const nowMs = this.clock.nowMs();
       const pendingAcks = ackResults.length === 0 && hasAcks ? acks : undefined;
       if (paused) {
@@ -152,7 +154,6 @@ export class JobLeasing extends JobServicePart {
         if (remainingMs <= 0 || input.signal?.aborted || this.queues.waiters.isClosed || this.shared.isClosed() || this.queues.waiters.isGone(queue.id)) return { leased, acks: ackResults };
         await this.queues.waiters.wait(queue.id, version, remainingMs, max, input.signal);
         if (input.signal?.aborted) return { leased, acks: ackResults };
-        paused = await this.queues.isPaused(queue);
         continue;
       }
       const result = await this.store.jobLease({
