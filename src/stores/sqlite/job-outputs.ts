@@ -2,6 +2,7 @@
  * Streamed output in SQLite (JobStore.jobOutputAppend / jobOutputRead): one job_outputs row per
  * accepted request, and its job.output event appended in the same write.
  */
+import { boundLimit } from "./bound-limit.js";
 import type Database from "better-sqlite3";
 import { fail } from "../../core/errors.js";
 import { eventSnapshotJson, outputColumnJson } from "../../core/job-event-log.js";
@@ -32,7 +33,7 @@ export class SqliteJobOutputs {
       attempt: db.prepare<[string], number>("SELECT attempt FROM jobs WHERE id = ?").pluck(),
       // Each row holds at least one chunk: `limit` rows are enough for `limit` chunks.
       from: db.prepare<[string, number, number, number], OutputRow>(
-        "SELECT first_index, chunks FROM job_outputs WHERE job_id = ? AND attempt = ? AND first_index + count > ? ORDER BY first_index LIMIT ?",
+        `SELECT first_index, chunks FROM job_outputs WHERE job_id = ? AND attempt = ? AND first_index + count > ? ORDER BY first_index ${boundLimit()}`,
       ),
     };
   }
