@@ -19,7 +19,7 @@ import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { QueueStats, Store } from "./store.js";
 import { QueueWaiters } from "./waiters.js";
-import { type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
+import { type AccountQuotas, type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
 
 export interface SendInput {
   body: string;
@@ -222,12 +222,10 @@ export class QueueService {
   }
 
   /**
-   * With a stored-size quota on the queue's account: refuses (OverLimit) what would take the
-   * queue past it, before anything is written. Sends to other accounts' queues pay nothing.
+   * Refuses (OverLimit) what would take the queue past its account's stored-size quota (found by
+   * storedQuotaOf, which callers ask first so sends to queues without one pay no await).
    */
-  async checkStoredQuota(queue: QueueRecord, adding: { messages: number; bytes: number }): Promise<void> {
-    const quotas = storedQuotaOf(this.quotas, queue);
-    if (quotas === undefined) return;
+  async checkStoredQuota(queue: QueueRecord, quotas: AccountQuotas, adding: { messages: number; bytes: number }): Promise<void> {
     checkStored(this.quotas!, quotas, queue, await this.store.queueHeld({ queueId: queue.id }), adding);
   }
 
@@ -379,7 +377,8 @@ export class QueueService {
       }
     }
     if (accepted.length > 0) {
-      if (storedQuotaOf(this.quotas, queue) !== undefined) await this.checkStoredQuota(queue, { messages: accepted.length, bytes: bodyBytes(accepted) });
+      const quotas = storedQuotaOf(this.quotas, queue);
+      if (quotas !== undefined) await this.checkStoredQuota(queue, quotas, { messages: accepted.length, bytes: bodyBytes(accepted) });
       const dedup = sendDedupFor(queue.config, nowMs);
       const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
       stored.forEach((m, k) => {

@@ -2,7 +2,7 @@
  * Server configuration: the defaults below, then environment variables, then flags (later
  * layers win). Validated in one place, with errors a person can act on.
  */
-import { limits } from "../core/index.js";
+import { limits, quotaNames } from "../core/index.js";
 import { Secret } from "../protocols/auth/principal.js";
 import { webhookSecretProblem } from "../protocols/jobs/webhooks/signer.js";
 import { secretMinLength } from "./credentials-file.js";
@@ -161,8 +161,6 @@ export function parseQuota(text: string, source: string): number {
   return Number(text);
 }
 
-export const quotaConfigKeys = ["maxQueues", "maxMessagesPerQueue", "maxBytesPerQueue", "requestsPerSecond"] as const;
-
 export function parseLogLevel(text: string, source: string): LogLevel {
   if (!isLogLevel(text)) throw new ConfigError(`${source}: log level must be one of ${logLevels.join(", ")}, got "${text}".`);
   return text;
@@ -221,7 +219,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (metricsQueueLimit !== undefined) out.metricsQueueLimit = parseMetricsQueueLimit(metricsQueueLimit, envVarNames.metricsQueueLimit);
   const shutdownDrain = get("shutdownDrainSeconds");
   if (shutdownDrain !== undefined) out.shutdownDrainSeconds = parseSeconds(shutdownDrain, envVarNames.shutdownDrainSeconds);
-  for (const key of quotaConfigKeys) {
+  for (const key of quotaNames) {
     const quota = get(key);
     if (quota !== undefined) out[key] = parseQuota(quota, envVarNames[key]);
   }

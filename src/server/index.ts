@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type AccountQuotas, type Clock, systemClock, type IdSource, JobService, QueueService, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
+import { type AccountQuotas, type Clock, systemClock, type IdSource, JobService, QueueService, quotaNames, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -15,7 +15,7 @@ import { SchemaTooNewError as SqliteSchemaTooNewError } from "../stores/sqlite/m
 import { DataDirInUseError, type DataDirLock, lockDataDir } from "../stores/sqlite/data-dir-lock.js";
 import { openSqliteStore } from "../stores/sqlite/sqlite-store.js";
 import { buildApp } from "./app.js";
-import { ConfigError, type ServerConfig, quotaConfigKeys, resolveServerConfig } from "./config.js";
+import { ConfigError, type ServerConfig, resolveServerConfig } from "./config.js";
 import { CredentialsError } from "./credentials-file.js";
 import { CredentialsHolder } from "./credentials-reload.js";
 import { AccountQuotaTable } from "./account-quotas.js";
@@ -345,6 +345,6 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
 /** The flags' (and environment's) quotas for the server's own account. */
 function quotaDefaultsOf(config: ServerConfig): AccountQuotas {
   const out: AccountQuotas = {};
-  for (const key of quotaConfigKeys) if (config[key] !== undefined) out[key] = config[key];
+  for (const key of quotaNames) if (config[key] !== undefined) out[key] = config[key];
   return out;
 }

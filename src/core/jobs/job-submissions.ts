@@ -61,7 +61,8 @@ export class JobSubmissions extends JobServicePart {
     }
     if (input.runAt !== undefined) checkRunAtRetention(input.runAt, this.clock.nowMs(), retentionSeconds, queue.name);
     // The job's message body is its input: held against the account's per-queue quota like a send.
-    if (storedQuotaOf(this.queues.quotas, queue) !== undefined) await this.queues.checkStoredQuota(queue, { messages: 1, bytes: Buffer.byteLength(inputJson, "utf8") });
+    const quotas = storedQuotaOf(this.queues.quotas, queue);
+    if (quotas !== undefined) await this.queues.checkStoredQuota(queue, quotas, { messages: 1, bytes: Buffer.byteLength(inputJson, "utf8") });
     const nowMs = this.clock.nowMs();
     const id = presetId ?? this.ids.messageId();
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
