@@ -19,6 +19,8 @@ export interface SubmitOptions {
   /** 0–9, higher first. */
   priority?: number;
   delaySeconds?: number;
+  /** When the job may first run (up to 365 days ahead), instead of `delaySeconds`; a past time runs it now. */
+  runAt?: Date | string;
   timeoutSeconds?: number;
   maxAttempts?: number;
   webhook?: WebhookSpec;
@@ -82,9 +84,10 @@ export class QueueClient {
    * key row for nothing.
    */
   private entry<I>(input: I, opts: SubmitOptions): SubmitEntry {
-    const { idempotencyKey, ...rest } = opts;
+    const { idempotencyKey, runAt, ...rest } = opts;
     const key = idempotencyKey ?? (this.ctx.attempts > 1 ? `sdk-${globalThis.crypto.randomUUID()}` : undefined);
-    return { input: input as JsonValue, ...definedOnly(rest), ...(key !== undefined ? { idempotencyKey: key } : {}) };
+    const when = runAt instanceof Date ? runAtOfDate(runAt) : runAt;
+    return { input: input as JsonValue, ...definedOnly(rest), ...(when !== undefined ? { runAt: when } : {}), ...(key !== undefined ? { idempotencyKey: key } : {}) };
   }
 
   list<I = JsonValue, O = JsonValue>(opts?: ListOptions): Promise<JobPage<I, O>> {
@@ -102,6 +105,12 @@ export class QueueClient {
     const erased: ErasedHandler = opts.batch ? { batch: handler as unknown as BatchHandler } : { one: handler as unknown as JobHandler<JsonValue, unknown> };
     return new Worker(this.ctx.http, this.name, erased, opts, this.ctx.timers);
   }
+}
+
+/** An invalid Date is refused here: toISOString would throw a bare RangeError from inside the submit. */
+function runAtOfDate(d: Date): string {
+  if (Number.isNaN(d.getTime())) throw new TypeError("runAt is an invalid Date");
+  return d.toISOString();
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

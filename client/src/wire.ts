@@ -85,6 +85,8 @@ export interface SubmitRequest<Input = JsonValue> {
   input: Input;
   priority?: number;
   delaySeconds?: number;
+  /** RFC 3339, e.g. 2026-05-01T09:00:00Z. */
+  runAt?: string;
   timeoutSeconds?: number;
   maxAttempts?: number;
   webhook?: WebhookSpec;

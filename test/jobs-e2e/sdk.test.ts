@@ -71,6 +71,17 @@ describe("submit, get, wait, cancel", () => {
     expect(done.finishedAt).not.toBeNull();
   });
 
+  it("runAt takes a Date or RFC 3339 text; an invalid Date is refused before any request", async () => {
+    const q = sluice.queue(freshQueue());
+    const at = new Date(Date.now() + 30 * 86_400_000);
+    const byDate = await q.submit("later", { runAt: at });
+    expect(byDate.job).toMatchObject({ status: "queued", availableAt: at.toISOString() });
+    const byText = await q.submit("later too", { runAt: "2001-01-01T00:00:00Z" });
+    expect(Date.parse(byText.job.availableAt!)).toBeGreaterThan(Date.parse("2001-01-01T00:00:00Z")); // a past time runs now
+    await expect(q.submit("never", { runAt: new Date(Number.NaN) })).rejects.toThrow(/runAt is an invalid Date/);
+    expect((await q.list()).jobs.map((j) => j.input).sort()).toEqual(["later", "later too"]);
+  });
+
   // wire: wait-timeout
   it("wait() gives up after timeoutMs with JobWaitTimeoutError carrying the last state", async () => {
     const handle = await sluice.queue(freshQueue()).submit({ x: 1 });

@@ -231,7 +231,10 @@ describe("jobs: redrive, adoption, retention, restart", () => {
     expect(await h.jobs.lease("short", {})).toEqual([]); // past retention: no lease takes it
     expect(await h.queues.expireMessages(queue)).toBe(1);
     expect(await h.jobs.get(job.id)).toMatchObject({ status: "failed", error: { type: "MessageExpired" }, finishedAtMs: h.clock.nowMs() });
-    await expectCode(h.jobs.submit("short", { input: "x", delaySeconds: 60 }), "ValidationFailed"); // it would expire before it could run
+    // Retention counts from when a job is due: one delayed past the retention period still runs.
+    const { job: later } = await h.jobs.submit("short", { input: "y", delaySeconds: 120 });
+    h.clock.advance(120_000);
+    expect((await h.jobs.lease("short", {})).map((l) => l.id)).toEqual([later.id]);
   });
 
   it("an SQS PurgeQueue of a job queue cancels its live jobs (QueuePurged); their workers are told the job is finished", async () => {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -122,6 +123,18 @@ def test_a_bad_option_is_the_servers_validation_error_and_creates_nothing(sluice
     assert (caught.value.code, caught.value.status) == ("ValidationFailed", 400)
     assert "priority" in caught.value.message
     assert queue_stats(sluice.url, queue_name)["queued"] == 1
+
+
+def test_run_at_takes_an_aware_datetime_or_text_and_refuses_a_naive_one(sluice: Sluice, queue_name: str) -> None:
+    q = sluice.queue(queue_name)
+    at = datetime.now(timezone.utc).replace(microsecond=0) + timedelta(days=30)
+    job = q.submit({"n": 1}, run_at=at)
+    assert datetime.fromisoformat(job.raw["availableAt"].replace("Z", "+00:00")) == at
+    job = q.submit({"n": 2}, run_at="2026-01-01T00:00:00+02:00")
+    assert job.status == "queued"
+    with pytest.raises(ValueError, match="timezone-aware"):
+        q.submit({"n": 3}, run_at=datetime(2030, 1, 1))
+    assert queue_stats(sluice.url, queue_name)["queued"] == 2
 
 
 def test_arguments_refused_before_any_request(sluice: Sluice, queue_name: str) -> None:

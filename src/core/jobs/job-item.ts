@@ -49,6 +49,6 @@ export function newJobItem(p: JobItemParams): JobCreateItem {
     dependsOn: input.dependsOn,
     onParentFailure: input.dependsOn === undefined ? undefined : (input.onParentFailure ?? "fail"),
   };
-  const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, nowMs, availableAtMs, senderId: p.senderId });
+  const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, availableAtMs, senderId: p.senderId });
   return { job, message, idempotency: p.idempotency };
 }

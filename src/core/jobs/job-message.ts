@@ -24,7 +24,7 @@ export function checkJobInput(inputJson: string): void {
  * The message for a job on `queue`. `inputJson` has passed checkJobInput (its characters are not
  * scanned again here); what is left to check is the queue's own, possibly smaller, size limit.
  */
-export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: string; priority: number; nowMs: number; availableAtMs: number; senderId: string }): NewMessage {
+export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: string; priority: number; availableAtMs: number; senderId: string }): NewMessage {
   const sizeBytes = Buffer.byteLength(p.inputJson, "utf8");
   if (sizeBytes > p.queue.config.maximumMessageSizeBytes) {
     fail("MessageTooLong", `The job's input is ${sizeBytes} bytes of JSON; queue ${p.queue.name} accepts at most ${p.queue.config.maximumMessageSizeBytes}.`);
@@ -35,7 +35,9 @@ export function jobMessage(p: { queue: QueueRecord; jobId: string; inputJson: st
     attributes: {},
     systemAttributes: {},
     bodyMd5: md5Hex(p.inputJson),
-    sentAtMs: p.nowMs,
+    // Retention counts from when the job is due, so one submitted for next month is not expired
+    // on arrival; the queue's age-of-oldest likewise measures how long a due job has waited.
+    sentAtMs: p.availableAtMs,
     visibleAtMs: p.availableAtMs,
     priority: p.priority,
     senderId: p.senderId,

@@ -194,7 +194,7 @@ export class JobService {
     const job = await this.get(id);
     const policy = await this.jobQueues.policyByName(job.queueName);
     const nowMs = this.clock.nowMs();
-    const message = jobMessage({ queue: policy.queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs, availableAtMs: nowMs, senderId: this.shared.senderId });
+    const message = jobMessage({ queue: policy.queue, jobId: id, inputJson: job.inputJson, priority: job.priority, availableAtMs: nowMs, senderId: this.shared.senderId });
     const change = await this.store.jobRetry({ id, nowMs, message });
     this.publish(change);
     this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: nowMs }]);

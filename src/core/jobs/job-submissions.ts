@@ -11,7 +11,7 @@ import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
 import type { JobCreateItem, JobCreateResult } from "../job-store.js";
-import { type StoredSubmitOptions, type SubmitInput, checkRunAtHorizon, checkRunAtRetention, normalizeWebhook, validateSubmit } from "./job-validation.js";
+import { type StoredSubmitOptions, type SubmitInput, checkRunAtHorizon, normalizeWebhook, validateSubmit } from "./job-validation.js";
 import type { JobEventType, JobRecord, JobWebhook } from "../job.js";
 
 export interface SubmitResult {
@@ -55,11 +55,6 @@ export class JobSubmissions extends JobServicePart {
     presetId: string | undefined,
   ): Promise<SubmitResult> {
     const { settings } = await this.jobQueues.policyOf(queue);
-    const retentionSeconds = queue.config.messageRetentionPeriodSeconds;
-    if ((input.delaySeconds ?? 0) >= retentionSeconds) {
-      fail("ValidationFailed", `delaySeconds ${input.delaySeconds} is not less than queue ${queue.name}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
-    }
-    if (input.runAt !== undefined) checkRunAtRetention(input.runAt, this.clock.nowMs(), retentionSeconds, queue.name);
     // The job's message body is its input: held against the account's per-queue quota like a send.
     const quotas = storedQuotaOf(this.queues.quotas, queue);
     if (quotas !== undefined) await this.queues.checkStoredQuota(queue, quotas, { messages: 1, bytes: Buffer.byteLength(inputJson, "utf8") });

@@ -126,10 +126,3 @@ export function checkRunAtHorizon(runAt: string, nowMs: number): void {
   const maxDays = limits.jobs.runAtMaxDays;
   if (runAtMs(runAt) - nowMs > maxDays * 86_400_000) fail("ValidationFailed", `runAt ${runAt} is more than ${maxDays} days ahead.`);
 }
-
-/** runAt before the job's message would expire, as for delaySeconds. */
-export function checkRunAtRetention(runAt: string, nowMs: number, retentionSeconds: number, queueName: string): void {
-  if (runAtMs(runAt) - nowMs >= retentionSeconds * 1000) {
-    fail("ValidationFailed", `runAt ${runAt} is not within queue ${queueName}'s message retention period (${retentionSeconds} s): the job would expire before it could run.`);
-  }
-}

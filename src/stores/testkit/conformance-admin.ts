@@ -78,7 +78,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
   }
 
   const retryMessage = (queue: QueueRecord, id: string, inputJson: string, nowMs: number) =>
-    jobMessage({ queue, jobId: id, inputJson, priority: 0, nowMs, availableAtMs: nowMs, senderId: "000000000000" });
+    jobMessage({ queue, jobId: id, inputJson, priority: 0, availableAtMs: nowMs, senderId: "000000000000" });
 
   test("jobRetry queues a failed job again with a fresh message, and deletes its dead-lettered one", async () => {
     const q = await makeQueue("jobs");

@@ -40,7 +40,7 @@ export function newJobFor(queue: QueueRecord, overrides: Partial<NewJob> = {}): 
     availableAtMs: T0,
     ...overrides,
   };
-  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, nowMs: job.createdAtMs, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
+  const message = jobMessage({ queue, jobId: id, inputJson: job.inputJson, priority: job.priority, availableAtMs: job.availableAtMs!, senderId: "000000000000" });
   return { job, message };
 }
 

@@ -275,7 +275,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
 
   test("jobs: lease adopts a message that has no job", async () => {
     const q = await makeQueue();
-    const message = jobMessage({ queue: q, jobId: "11111111-1111-4111-8111-111111111111", inputJson: '{"from":"sqs"}', priority: 2, nowMs: T0, availableAtMs: T0, senderId: "x" });
+    const message = jobMessage({ queue: q, jobId: "11111111-1111-4111-8111-111111111111", inputJson: '{"from":"sqs"}', priority: 2, availableAtMs: T0, senderId: "x" });
     await store().messageSend({ queueId: q.id, messages: [message] });
     const r = await lease(q);
     expect(r.leased.map((j) => [j.id, j.inputJson, j.priority, j.attempt])).toEqual([["11111111-1111-4111-8111-111111111111", '{"from":"sqs"}', 2, 1]]);

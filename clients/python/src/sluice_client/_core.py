@@ -4,6 +4,7 @@ dicts here; the public classes wrap them."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 import math
 import uuid
 from typing import Any, AsyncIterator, Dict, Optional, Tuple
@@ -156,6 +157,9 @@ class JobsCore:
         for name, wire_name in _SUBMIT_FIELDS.items():
             if options.get(name) is not None:
                 entry[wire_name] = options[name]
+        run_at = options.get("run_at")
+        if run_at is not None:
+            entry["runAt"] = _run_at(run_at)
         webhook = options.get("webhook")
         if webhook is not None:
             entry["webhook"] = {"url": webhook} if isinstance(webhook, str) else webhook
@@ -174,6 +178,15 @@ class JobsCore:
         if batcher is None:
             batcher = self._batchers[queue] = SubmitBatcher(self, queue)
         return await batcher.submit(entry, wait_seconds)
+
+
+def _run_at(value: Any) -> str:
+    """A datetime must carry its zone: a naive one would mean the server's time, not the caller's."""
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError("run_at must be a timezone-aware datetime (e.g. datetime.now(timezone.utc)), got a naive one")
+        return value.isoformat()
+    return _text("run_at", value)
 
 
 def _text(what: str, value: Any) -> str:

@@ -2,7 +2,8 @@
 aiohttp, Starlette). The same calls as the blocking client, awaited; no dependencies either."""
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple
+from datetime import datetime
+from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple, Union
 
 from ._core import JobsCore
 from ._retry import Backoff
@@ -109,6 +110,7 @@ class AsyncQueue:
         idempotency_key: Optional[str] = None,
         priority: Optional[int] = None,
         delay_seconds: Optional[int] = None,
+        run_at: Optional[Union[datetime, str]] = None,
         timeout_seconds: Optional[int] = None,
         max_attempts: Optional[int] = None,
         webhook: Optional[Any] = None,
@@ -118,7 +120,7 @@ class AsyncQueue:
         on_parent_failure: Optional[str] = None,
     ) -> AsyncJob:
         options = dict(
-            idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, timeout_seconds=timeout_seconds,
+            idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
             on_parent_failure=on_parent_failure,
         )  # fmt: skip

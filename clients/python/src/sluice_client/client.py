@@ -2,7 +2,8 @@
 moment by many threads (a threaded web server) share requests where the wire allows it."""
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple
+from datetime import datetime
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from ._core import JobsCore
 from ._loop_thread import LoopThread
@@ -174,6 +175,7 @@ class Queue:
         idempotency_key: Optional[str] = None,
         priority: Optional[int] = None,
         delay_seconds: Optional[int] = None,
+        run_at: Optional[Union[datetime, str]] = None,
         timeout_seconds: Optional[int] = None,
         max_attempts: Optional[int] = None,
         webhook: Optional[Any] = None,
@@ -184,9 +186,10 @@ class Queue:
     ) -> Job:
         """Submits a job; returns it at once (status ``queued``; ``waiting`` with ``depends_on``, job
         ids that must succeed first). The same idempotency key and input give back the same job
-        (``job.replayed``). ``tenant``: who the job is for (fair sharing within the queue)."""
+        (``job.replayed``). ``tenant``: who the job is for (fair sharing within the queue). ``run_at``: a
+        timezone-aware datetime (or RFC 3339 text) when the job may first run, up to 365 days ahead."""
         options = dict(
-            idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, timeout_seconds=timeout_seconds,
+            idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
             on_parent_failure=on_parent_failure,
         )  # fmt: skip
@@ -228,7 +231,7 @@ class Queue:
 
 
 _SUBMIT_OPTIONS = frozenset(
-    ("idempotency_key", "priority", "delay_seconds", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure")
+    ("idempotency_key", "priority", "delay_seconds", "run_at", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure")
 )
 
 
