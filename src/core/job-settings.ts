@@ -1,7 +1,7 @@
 /** Per-queue job settings: defaults for submits and leases, retry backoff, result retention. */
 import { fail } from "./errors.js";
 import { limits } from "./limits.js";
-import type { LeaseLimits } from "./lease-limits.js";
+import { type LeaseLimits, hasLeaseLimits } from "./lease-limits.js";
 
 export interface BackoffSettings {
   baseSeconds: number;
@@ -25,6 +25,8 @@ export interface JobQueueSettings {
   maxRunning?: number;
   /** Jobs of one tenant running at once at most; undefined = no limit. */
   maxRunningPerTenant?: number;
+  /** Jobs of one tenant started per second at most (a bucket per tenant); undefined = no limit. */
+  rateLimitPerTenantPerSecond?: number;
 }
 
 export const defaultJobQueueSettings: JobQueueSettings = {
@@ -54,6 +56,7 @@ export interface JobQueueSettingsPatch {
   rateLimitPerSecond?: number | null;
   maxRunning?: number | null;
   maxRunningPerTenant?: number | null;
+  rateLimitPerTenantPerSecond?: number | null;
 }
 
 export function checkJobInteger(name: string, value: number, min: number, max: number): void {
@@ -74,6 +77,7 @@ export function applySettingsPatch(current: JobQueueSettings, patch: JobQueueSet
     rateLimitPerSecond: patch.rateLimitPerSecond === null ? undefined : (patch.rateLimitPerSecond ?? current.rateLimitPerSecond),
     maxRunning: patch.maxRunning === null ? undefined : (patch.maxRunning ?? current.maxRunning),
     maxRunningPerTenant: patch.maxRunningPerTenant === null ? undefined : (patch.maxRunningPerTenant ?? current.maxRunningPerTenant),
+    rateLimitPerTenantPerSecond: patch.rateLimitPerTenantPerSecond === null ? undefined : (patch.rateLimitPerTenantPerSecond ?? current.rateLimitPerTenantPerSecond),
   };
   validateJobQueueSettings(next);
   return next;
@@ -93,12 +97,13 @@ export function validateJobQueueSettings(s: JobQueueSettings): void {
   if (s.rateLimitPerSecond !== undefined) checkJobInteger("rateLimitPerSecond", s.rateLimitPerSecond, 1, j.rateLimitPerSecondMax);
   if (s.maxRunning !== undefined) checkJobInteger("maxRunning", s.maxRunning, 1, j.maxRunningMax);
   if (s.maxRunningPerTenant !== undefined) checkJobInteger("maxRunningPerTenant", s.maxRunningPerTenant, 1, j.maxRunningMax);
+  if (s.rateLimitPerTenantPerSecond !== undefined) checkJobInteger("rateLimitPerTenantPerSecond", s.rateLimitPerTenantPerSecond, 1, j.rateLimitPerSecondMax);
 }
 
 /** The queue's limits on starting jobs, as a lease carries them (undefined when it has none). */
 export function leaseLimitsOf(s: JobQueueSettings): LeaseLimits | undefined {
-  if (s.rateLimitPerSecond === undefined && s.maxRunning === undefined && s.maxRunningPerTenant === undefined) return undefined;
-  return { rateLimitPerSecond: s.rateLimitPerSecond, maxRunning: s.maxRunning, maxRunningPerTenant: s.maxRunningPerTenant };
+  // Settings are a LeaseLimits already: no copy on every lease.
+  return hasLeaseLimits(s) ? s : undefined;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -9,7 +9,7 @@
  * mean the same as if it had committed alone (docs/writing-a-store.md).
  */
 import type { JobQueueSettings, BackoffSettings } from "./job-settings.js";
-import type { LeaseLimits } from "./lease-limits.js";
+import type { LeaseHold, LeaseLimits } from "./lease-limits.js";
 import type { JobError, JobEventType, JobRecord, JobStatus, LeasedJob } from "./job.js";
 import type { NewMessage } from "./message.js";
 
@@ -125,7 +125,7 @@ export interface JobLeaseResult {
    * Set when a limit (params.limits) held the lease below `max` with jobs ready: which, and for
    * the rate limit when a next start is allowed. The caller waits, as a long poll does.
    */
-  limited?: { by: "rateLimitPerSecond" | "maxRunning" | "maxRunningPerTenant"; retryAtMs?: number };
+  limited?: LeaseHold;
 }
 
 export type WebhookDeliveryStatus = "pending" | "delivered" | "failed";

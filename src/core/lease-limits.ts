@@ -1,7 +1,8 @@
 /**
  * A queue's limits on starting jobs, as pure decisions on an injected time: a token bucket (at most
  * `rateLimitPerSecond` starts per second, for every worker and node together), a cap on jobs
- * running at once (`maxRunning`), and one per tenant (`maxRunningPerTenant`). A store evaluates
+ * running at once (`maxRunning`), and per tenant a cap (`maxRunningPerTenant`) and a bucket of its own
+ * (`rateLimitPerTenantPerSecond`: a job without a tenant is not held by it). A store evaluates
  * them inside the lease's write, from the counts and the bucket it reads there, so two leases
  * can't both take the last slot. A lease held back by a limit waits (long poll), never fails.
  */
@@ -10,6 +11,7 @@ export interface LeaseLimits {
   rateLimitPerSecond?: number;
   maxRunning?: number;
   maxRunningPerTenant?: number;
+  rateLimitPerTenantPerSecond?: number;
 }
 
 export interface TokenBucket {
@@ -65,6 +67,22 @@ export function leaseAllowance(p: { wanted: number; limits: LeaseLimits; running
   return out;
 }
 
+/** What held a lease back while jobs were ready, and when a token is next due (rates). */
+export interface LeaseHold {
+  by: "rateLimitPerSecond" | "maxRunning" | "maxRunningPerTenant" | "rateLimitPerTenantPerSecond";
+  retryAtMs?: number;
+}
+
+/**
+ * The hold a lease that got fewer jobs than it asked for reports: the queue's own limits first,
+ * then a tenant's rate (it has a time to retry at), then a tenant's cap.
+ */
+export function leaseHold(allowance: LeaseAllowance, tenantRetryAtMs: number | undefined, tenantCapped: boolean): LeaseHold | undefined {
+  if (allowance.limitedBy !== undefined) return { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs };
+  if (tenantRetryAtMs !== undefined) return { by: "rateLimitPerTenantPerSecond", retryAtMs: tenantRetryAtMs };
+  return tenantCapped ? { by: "maxRunningPerTenant" } : undefined;
+}
+
 /** Takes `started` tokens from a refilled bucket (what the lease actually started, not what it was allowed). */
 export function spendTokens(bucket: TokenBucket, started: number): TokenBucket {
   return { tokens: bucket.tokens - started, atMs: bucket.atMs };
@@ -77,5 +95,62 @@ export function tenantAdmits(running: number, limits: LeaseLimits): boolean {
 
 /** True when any limit is set: a store takes the plain path (no counts, no bucket) otherwise. */
 export function hasLeaseLimits(limits: LeaseLimits | undefined): limits is LeaseLimits {
-  return limits !== undefined && (limits.rateLimitPerSecond !== undefined || limits.maxRunning !== undefined || limits.maxRunningPerTenant !== undefined);
+  return (
+    limits !== undefined &&
+    (limits.rateLimitPerSecond !== undefined || limits.maxRunning !== undefined || limits.maxRunningPerTenant !== undefined || limits.rateLimitPerTenantPerSecond !== undefined)
+  );
+}
+
+/**
+ * The buckets of the tenants one lease serves: refilled when first asked for, spent one job at a
+ * time, and handed back (`spent`) for the store to write. A tenant with no whole token is passed
+ * by; `retryAtMs` is when the first of those passed by with a job ready gets one.
+ */
+export class TenantBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly touched = new Set<string>();
+  retryAtMs: number | undefined;
+
+  constructor(
+    private readonly ratePerSecond: number,
+    private readonly nowMs: number,
+    /** The stored bucket of a tenant (undefined: none, a full one). */
+    private readonly stored: (tenant: string) => TokenBucket | undefined,
+  ) {}
+
+  /** How many jobs the tenant may start now. */
+  room(tenant: string): number {
+    return Math.floor(this.bucket(tenant).tokens);
+  }
+
+  admits(tenant: string): boolean {
+    return this.room(tenant) >= 1;
+  }
+
+  /** The tenant was passed by with a job ready: the lease waits at most until it has a token. */
+  heldBack(tenant: string): void {
+    const at = nextTokenAtMs(this.bucket(tenant), this.ratePerSecond);
+    this.retryAtMs = this.retryAtMs === undefined ? at : Math.min(this.retryAtMs, at);
+  }
+
+  spend(tenant: string): void {
+    this.buckets.set(tenant, spendTokens(this.bucket(tenant), 1));
+    this.touched.add(tenant);
+  }
+
+  /** The buckets this lease spent from, to be written. */
+  spent(): Array<[tenant: string, bucket: TokenBucket]> {
+    return [...this.touched].map((t) => [t, this.buckets.get(t)!]);
+  }
+
+  /** A bucket last written before this is full again, as good as none: the store may delete it. */
+  staleBeforeMs(): number {
+    return this.nowMs - Math.ceil((bucketCapacity(this.ratePerSecond) * 1000) / this.ratePerSecond);
+  }
+
+  private bucket(tenant: string): TokenBucket {
+    let b = this.buckets.get(tenant);
+    if (b === undefined) this.buckets.set(tenant, (b = refillBucket(this.stored(tenant), this.ratePerSecond, this.nowMs)));
+    return b;
+  }
 }

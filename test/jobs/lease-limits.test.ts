@@ -137,4 +137,27 @@ describe("tenants", () => {
     await s.api("POST", `/v1/jobs/${doneA.id}/complete`, { leaseId: doneA.leaseId, output: 1 });
     expect((await within(10_000, held, "the held lease")).map((j: Json) => j.tenant)).toEqual(["a"]);
   });
+
+  it("rateLimitPerTenantPerSecond starts each tenant at its own rate; a held lease is answered when a tenant's token is due", async () => {
+    const clock = new ManualClock(Date.now());
+    s = await startJobsServer({ clock });
+    const put = await s.api("PUT", "/v1/queues/t", { rateLimitPerTenantPerSecond: 2 });
+    expect(put.body.queue.settings).toMatchObject({ rateLimitPerTenantPerSecond: 2 });
+    for (const bad of [{ rateLimitPerTenantPerSecond: 0 }, { rateLimitPerTenantPerSecond: 0.5 }, { rateLimitPerTenantPerSecond: "2" }]) {
+      const res = await s.api("PUT", "/v1/queues/t", bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.error.message).toMatch(/rateLimitPerTenantPerSecond/);
+    }
+    await submitMany("t", [...Array.from({ length: 10 }, (_, n) => ({ input: n, tenant: "flood" })), { input: "q", tenant: "quiet" }, { input: "none" }]);
+    const first = await lease("t", { max: 10 });
+    expect(first.map((j) => j.tenant ?? "-").sort()).toEqual(["-", "flood", "flood", "quiet"]);
+    expect(await lease("t")).toEqual([]);
+    const held = lease("t", { waitSeconds: 20 });
+    await heldLeases("t", 1);
+    clock.advance(500); // one of flood's tokens
+    expect((await within(10_000, held, "the held lease")).map((j: Json) => j.tenant)).toEqual(["flood"]);
+    const cleared = await s.api("PUT", "/v1/queues/t", { rateLimitPerTenantPerSecond: null });
+    expect(cleared.body.queue.settings).toMatchObject({ rateLimitPerTenantPerSecond: null });
+    expect(await lease("t", { max: 10 })).toHaveLength(7);
+  });
 });

@@ -175,6 +175,7 @@ export const settingsBody = object({
   rateLimitPerSecond: nullable(int(1, j.rateLimitPerSecondMax, "At most this many jobs started per second, by every worker together (a token bucket holding one second's worth). null clears it.")),
   maxRunning: nullable(int(1, j.maxRunningMax, "At most this many jobs running at once. null clears it.")),
   maxRunningPerTenant: nullable(int(1, j.maxRunningMax, "At most this many jobs of one tenant running at once. null clears it.")),
+  rateLimitPerTenantPerSecond: nullable(int(1, j.rateLimitPerSecondMax, "At most this many jobs of one tenant started per second (a token bucket per tenant holding one second's worth); jobs without a tenant are not held by it. null clears it.")),
   paused: { type: "boolean", description: "true pauses the queue: leases and SQS receives return nothing (long polls wait and are answered on resume) while submits and sends go on, on every node. false resumes it." },
 });
 
@@ -287,6 +288,7 @@ const settingsSchema = object({
   rateLimitPerSecond: nullable({ type: "integer" }),
   maxRunning: nullable({ type: "integer" }),
   maxRunningPerTenant: nullable({ type: "integer" }),
+  rateLimitPerTenantPerSecond: nullable({ type: "integer" }),
 });
 const counts = (names: readonly string[]): JsonSchema => object(Object.fromEntries(names.map((n) => [n, { type: "integer" }])));
 

@@ -94,6 +94,7 @@ export function queueWire(info: JobQueueInfo, advice?: WorkersAdvice): Record<st
       rateLimitPerSecond: s.rateLimitPerSecond ?? null,
       maxRunning: s.maxRunning ?? null,
       maxRunningPerTenant: s.maxRunningPerTenant ?? null,
+      rateLimitPerTenantPerSecond: s.rateLimitPerTenantPerSecond ?? null,
     },
     stats: {
       jobs: info.stats.jobs,

@@ -77,9 +77,10 @@ export const jobSettingFields = [
   "rateLimitPerSecond",
   "maxRunning",
   "maxRunningPerTenant",
+  "rateLimitPerTenantPerSecond",
 ] as const;
 
 /** Settings that may be null in a file (null clears them, as in PUT /v1/queues/{queue}). */
-export const nullableJobSettings = ["timeoutSeconds", "rateLimitPerSecond", "maxRunning", "maxRunningPerTenant"] as const;
+export const nullableJobSettings = ["timeoutSeconds", "rateLimitPerSecond", "maxRunning", "maxRunningPerTenant", "rateLimitPerTenantPerSecond"] as const;
 
 export const scheduleFields = ["queue", "cron", "everySeconds", "timezone", "input", "options", "catchUp", "paused"] as const;

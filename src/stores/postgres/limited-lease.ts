@@ -13,7 +13,7 @@
  * Lock order, against deadlocks: the queue's lease lock first, then rows, then the event log's lock.
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
-import { type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens } from "../../core/lease-limits.js";
+import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, leaseHold, refillBucket, spendTokens } from "../../core/lease-limits.js";
 import type { Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
 import { readyOrder } from "./rows.js";
@@ -53,8 +53,7 @@ export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; lim
 export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows): Promise<void> {
   const before = r.leased.length;
   const limits = p.limits ?? {};
-  let allowed = p.max - before;
-  let limitedBy: NonNullable<JobLeaseResult["limited"]> | undefined;
+  let allowance: LeaseAllowance = { allowed: p.max - before };
   let bucket: TokenBucket | undefined;
   if (hasLeaseLimits(limits)) {
     await lockLimitedLeases(tx, p);
@@ -64,14 +63,12 @@ export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLease
       const { rows } = await tx.query<{ tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = $1", [p.queueId]);
       bucket = refillBucket(rows[0] && { tokens: rows[0].tokens, atMs: rows[0].at_ms }, limits.rateLimitPerSecond, p.nowMs);
     }
-    const allowance = leaseAllowance({ wanted: allowed, limits, running, bucket });
-    allowed = allowance.allowed;
-    if (allowance.limitedBy !== undefined) limitedBy = { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs };
+    allowance = leaseAllowance({ wanted: allowance.allowed, limits, running, bucket });
   }
-  let capped = false;
-  if (allowed > 0) {
-    const bounded = { ...p, max: before + allowed };
-    if (tenants) capped = await leaseFair(tx, bounded, r, leaseRows);
+  let fair: FairOutcome = { capped: false };
+  if (allowance.allowed > 0) {
+    const bounded = { ...p, max: before + allowance.allowed };
+    if (tenants) fair = await leaseFair(tx, bounded, r, leaseRows);
     else await leasePlain(bounded, r);
   }
   if (bucket) {
@@ -81,7 +78,14 @@ export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLease
       [p.queueId, after.tokens, after.atMs],
     );
   }
-  if (r.leased.length < p.max && (limitedBy !== undefined || capped)) r.limited = limitedBy ?? { by: "maxRunningPerTenant" };
+  const hold = r.leased.length < p.max ? leaseHold(allowance, fair.retryAtMs, fair.capped) : undefined;
+  if (hold) r.limited = hold;
+}
+
+/** Whether a tenant was passed by for its cap with a job ready; when one passed by for its rate gets a token. */
+interface FairOutcome {
+  capped: boolean;
+  retryAtMs?: number;
 }
 
 async function countRunning(tx: Queryable, queueId: number): Promise<number> {
@@ -91,12 +95,63 @@ async function countRunning(tx: Queryable, queueId: number): Promise<number> {
 
 /**
  * Rounds over the ready tenants, least served first, one job per tenant per round, up to
- * `p.max` in `r` (a tenant at its maxRunningPerTenant is passed by). Answers whether one was
- * passed by for its cap while it had a job ready.
+ * `p.max` in `r` (a tenant at its maxRunningPerTenant, or without a token of its rate, is passed by).
  */
-async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<boolean> {
+async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<FairOutcome> {
   await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
+  const rates = tenantBuckets(tx, p);
+  const capped = await leaseFairRounds(tx, p, r, leaseRows, rates);
+  if (rates) await rates.save();
+  return { capped, retryAtMs: rates?.buckets.retryAtMs };
+}
+
+interface TenantRates {
+  buckets: TenantBuckets;
+  /** Reads the stored buckets of these tenants (once each). */
+  load(tenants: string[]): Promise<void>;
+  save(): Promise<void>;
+}
+
+/** The per-tenant rate's buckets for this lease (undefined without such a limit), read as tenants come up. */
+function tenantBuckets(tx: Queryable, p: JobLeaseParams): TenantRates | undefined {
+  const rate = p.limits?.rateLimitPerTenantPerSecond;
+  if (rate === undefined) return undefined;
+  const stored = new Map<string, TokenBucket>();
+  const loaded = new Set<string>();
+  const buckets = new TenantBuckets(rate, p.nowMs, (tenant) => stored.get(tenant));
+  return {
+    buckets,
+    async load(tenants) {
+      const fresh = tenants.filter((t) => !loaded.has(t));
+      if (fresh.length === 0) return;
+      for (const t of fresh) loaded.add(t);
+      const { rows } = await tx.query<{ tenant: string; tokens: number; at_ms: string }>("SELECT tenant, tokens, at_ms FROM job_tenant_buckets WHERE queue_id = $1 AND tenant = ANY ($2::text[])", [p.queueId, fresh]);
+      for (const row of rows) stored.set(row.tenant, { tokens: row.tokens, atMs: Number(row.at_ms) });
+    },
+    async save() {
+      await tx.query("DELETE FROM job_tenant_buckets WHERE queue_id = $1 AND at_ms < $2", [p.queueId, buckets.staleBeforeMs()]);
+      const spent = buckets.spent();
+      if (spent.length === 0) return;
+      await tx.query(
+        `INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) SELECT $1, t.tenant, t.tokens, t.at_ms FROM unnest($2::text[], $3::float8[], $4::bigint[]) AS t (tenant, tokens, at_ms)
+         ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms`,
+        [p.queueId, spent.map(([t]) => t), spent.map(([, b]) => b.tokens), spent.map(([, b]) => b.atMs)],
+      );
+    },
+  };
+}
+
+/** leaseFair's rounds; answers whether a tenant was passed by for its cap while it had a job ready. */
+async function leaseFairRounds(
+  tx: Queryable,
+  p: JobLeaseParams,
+  r: JobLeaseResult,
+  leaseRows: LeaseRows,
+  rates: TenantRates | undefined,
+): Promise<boolean> {
   const cap = p.limits?.maxRunningPerTenant ?? null;
+  // Tenants passed by for their rate this lease: the next round's query leaves them out.
+  const heldBack: string[] = [];
   for (;;) {
     const wanted = p.max - r.leased.length;
     if (wanted <= 0) return false;
@@ -110,12 +165,15 @@ async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, le
          AND ($4::int IS NULL OR g.group_id = '' OR c.running < $4)
          AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
            OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
+         AND g.group_id <> ALL ($6::text[])
        ORDER BY g.served, g.group_id LIMIT $5 FOR NO KEY UPDATE OF g SKIP LOCKED`,
-      [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted],
+      [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted, heldBack],
     );
     if (flows.length === 0) return cap !== null && (await cappedTenantReady(tx, p, cap));
+    const served = rates === undefined ? flows : await withTokens(rates, flows, heldBack);
+    if (served.length === 0) continue;
     // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
-    const perFlow = Math.ceil(wanted / flows.length);
+    const perFlow = Math.ceil(wanted / served.length);
     const { rows: candidates } = await tx.query<ReadyRow & { flow: number }>(
       `SELECT m.seq, m.message_id, m.priority, m.sent_at_ms, f.ord::int AS flow FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS f (group_id, k, ord)
        CROSS JOIN LATERAL (
@@ -125,10 +183,10 @@ async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, le
          (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
           WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
        ) m ORDER BY f.ord, m.priority DESC, m.visible_at_ms, m.seq`,
-      [p.queueId, flows.map((f) => f.group_id), flows.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
+      [p.queueId, served.map((f) => f.group_id), served.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
     );
     // Round by round in memory: one per tenant per round, in the flows' order.
-    const perTenant: ReadyRow[][] = flows.map(() => []);
+    const perTenant: ReadyRow[][] = served.map(() => []);
     for (const c of candidates) perTenant[c.flow - 1]!.push(c);
     const chosen: ReadyRow[] = [];
     for (let round = 0; chosen.length < wanted; round++) {
@@ -150,8 +208,9 @@ async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, le
     );
     const servedBy = new Map<string, number>();
     candidates.forEach((c) => {
-      if (started.has(c.seq)) servedBy.set(flows[c.flow - 1]!.group_id, (servedBy.get(flows[c.flow - 1]!.group_id) ?? 0) + 1);
+      if (started.has(c.seq)) servedBy.set(served[c.flow - 1]!.group_id, (servedBy.get(served[c.flow - 1]!.group_id) ?? 0) + 1);
     });
+    if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") for (let k = 0; k < n; k++) rates.buckets.spend(tenant);
     if (servedBy.size > 0) {
       await tx.query("UPDATE message_groups g SET served = g.served + t.n FROM unnest($2::text[], $3::int[]) AS t (group_id, n) WHERE g.queue_id = $1 AND g.group_id = t.group_id", [
         p.queueId,
@@ -163,6 +222,28 @@ async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, le
     // when none was (all locked or changing elsewhere), this lease is done.
     if (lockedSeqs.size - passedBy === 0) return false;
   }
+}
+
+/**
+ * The flows whose tenant has a token of its rate, each with its room cut to its whole tokens; the
+ * others join `heldBack` (and the lease's retry time). The ungrouped flow has no tenant to limit.
+ */
+async function withTokens(rates: TenantRates, flows: Array<{ group_id: string; room: number | null }>, heldBack: string[]): Promise<Array<{ group_id: string; room: number | null }>> {
+  await rates.load(flows.flatMap((f) => (f.group_id === "" ? [] : [f.group_id])));
+  const out: Array<{ group_id: string; room: number | null }> = [];
+  for (const f of flows) {
+    if (f.group_id === "") {
+      out.push(f);
+      continue;
+    }
+    const tokens = rates.buckets.room(f.group_id);
+    if (tokens >= 1) out.push({ group_id: f.group_id, room: Math.min(tokens, f.room ?? tokens) });
+    else {
+      rates.buckets.heldBack(f.group_id);
+      heldBack.push(f.group_id);
+    }
+  }
+  return out;
 }
 
 /** Whether a tenant at its cap has a job ready: what held the lease back, if it got fewer than asked. */

@@ -6,6 +6,7 @@
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
 import type { LeasedJob } from "../../core/job.js";
+import { leaseHold } from "../../core/lease-limits.js";
 import { leaseTransition } from "../../core/jobs/transitions.js";
 import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferred-creates.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
@@ -44,9 +45,10 @@ export class LeaseMerge {
     const before = r.leased.length;
     const allowance = this.leaseLimits.allowance(p, p.max - before);
     let capped = false;
+    let tenantRetryAtMs: number | undefined;
     if (allowance.allowed > 0) {
       if (this.leaseLimits.hasTenants(p.queueId)) {
-        ({ capped } = this.leaseLimits.pickFair(p, allowance.allowed, (row) => {
+        ({ capped, retryAtMs: tenantRetryAtMs } = this.leaseLimits.pickFair(p, allowance.allowed, (row) => {
           const n = r.leased.length;
           this.leaseRow(row, p, r);
           return r.leased.length > n;
@@ -56,9 +58,8 @@ export class LeaseMerge {
       }
     }
     if (allowance.bucket) this.leaseLimits.spend(p.queueId, allowance.bucket, r.leased.length - before);
-    if (r.leased.length < p.max && (allowance.limitedBy !== undefined || capped)) {
-      r.limited = allowance.limitedBy !== undefined ? { by: allowance.limitedBy, retryAtMs: allowance.retryAtMs } : { by: "maxRunningPerTenant" };
-    }
+    const hold = r.leased.length < p.max ? leaseHold(allowance, tenantRetryAtMs, capped) : undefined;
+    if (hold) r.limited = hold;
   }
 
   private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {

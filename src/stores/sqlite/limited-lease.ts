@@ -8,7 +8,7 @@
  */
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
-import { type LeaseAllowance, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/lease-limits.js";
+import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/lease-limits.js";
 import type { RunningCounts } from "./running-counts.js";
 import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 
@@ -48,6 +48,11 @@ export class SqliteLeaseLimits {
       bucketPut: db.prepare<[number, number, number]>(
         "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES (?, ?, ?) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
+      tenantBucketGet: db.prepare<[number, string], { tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_tenant_buckets WHERE queue_id = ? AND tenant = ?"),
+      tenantBucketPut: db.prepare<[number, string, number, number]>(
+        "INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
+      ),
+      tenantBucketsStale: db.prepare<[number, number]>("DELETE FROM job_tenant_buckets WHERE queue_id = ? AND at_ms < ?"),
       flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
       ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
       readyInGroup: db.prepare<[number, string, number, number], ReadyJobRow>(nextReadyInGroupQuery(readyColumns)),
@@ -86,11 +91,12 @@ export class SqliteLeaseLimits {
   /**
    * Hands ready jobs to `take` in fair order until `n` started (take answers whether the row
    * started a job: a finished job's stale message is only deleted). Answers whether a tenant was
-   * passed by for its cap while it had a job ready.
+   * passed by for its cap while it had a job ready, and when one passed by for its rate gets a token.
    */
-  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean): { capped: boolean } {
+  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean): { capped: boolean; retryAtMs?: number } {
     if (this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1)) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
     const limits = p.limits ?? {};
+    const rates = this.tenantBuckets(p);
     const servedBy = new Map<string, number>();
     let started = 0;
     let capped = false;
@@ -103,10 +109,15 @@ export class SqliteLeaseLimits {
           if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) capped = true;
           continue;
         }
+        if (tenant !== undefined && rates !== undefined && !rates.admits(tenant)) {
+          if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) rates.heldBack(tenant);
+          continue;
+        }
         for (;;) {
           const row = tenant === undefined ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
           if (!row) break;
           if (take(row)) {
+            if (tenant !== undefined) rates?.spend(tenant);
             servedBy.set(flow, (servedBy.get(flow) ?? 0) + 1);
             started++;
             startedThisRound++;
@@ -117,7 +128,20 @@ export class SqliteLeaseLimits {
       if (startedThisRound === 0) break;
     }
     for (const [flow, count] of servedBy) this.sql.served.run(count, p.queueId, flow);
-    return { capped };
+    if (rates === undefined) return { capped };
+    this.sql.tenantBucketsStale.run(p.queueId, rates.staleBeforeMs());
+    for (const [tenant, bucket] of rates.spent()) this.sql.tenantBucketPut.run(p.queueId, tenant, bucket.tokens, bucket.atMs);
+    return { capped, retryAtMs: rates.retryAtMs };
+  }
+
+  /** The per-tenant rate's buckets for this lease (undefined when the queue has no such limit). */
+  private tenantBuckets(p: JobLeaseParams): TenantBuckets | undefined {
+    const rate = p.limits?.rateLimitPerTenantPerSecond;
+    if (rate === undefined) return undefined;
+    return new TenantBuckets(rate, p.nowMs, (tenant) => {
+      const row = this.sql.tenantBucketGet.get(p.queueId, tenant);
+      return row && { tokens: row.tokens, atMs: row.at_ms };
+    });
   }
 
   /** The queue's running jobs: its counter row, made (by counting) the first time it is asked for. Inside the lease's write. */

@@ -128,4 +128,26 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     expect((await lease(q, { limits, nowMs: T0 + 500 })).leased).toHaveLength(2);
     expect((await lease(q, { nowMs: T0 + 500 })).leased).toHaveLength(4); // without the limit: the rest
   });
+
+  test("limits: rateLimitPerTenantPerSecond gives each tenant its own bucket; jobs without a tenant are not held", async () => {
+    const q = await kit.makeQueue();
+    for (let i = 0; i < 6; i++) await kit.submit(q, { tenant: "busy" });
+    for (let i = 0; i < 2; i++) await kit.submit(q, { tenant: "quiet" });
+    for (let i = 0; i < 3; i++) await kit.submit(q);
+    const limits = { rateLimitPerTenantPerSecond: 2 };
+    const first = await lease(q, { limits, nowMs: T0, max: 10 });
+    const count = (leased: Array<{ tenant?: string }>, tenant: string | undefined): number => leased.filter((j) => j.tenant === tenant).length;
+    expect([count(first.leased, "busy"), count(first.leased, "quiet"), count(first.leased, undefined)]).toEqual([2, 2, 3]);
+    expect(first.limited).toEqual({ by: "rateLimitPerTenantPerSecond", retryAtMs: T0 + 500 });
+    const early = await lease(q, { limits, nowMs: T0 + 400, max: 10 });
+    expect(early.leased).toHaveLength(0);
+    expect(early.limited).toEqual({ by: "rateLimitPerTenantPerSecond", retryAtMs: T0 + 500 });
+    const refilled = await lease(q, { limits, nowMs: T0 + 500, max: 10 });
+    expect(refilled.leased.map((j) => j.tenant)).toEqual(["busy"]);
+    // Idle past a full refill: the tenant starts a whole second's worth again, no more.
+    const later = await lease(q, { limits, nowMs: T0 + 5_000, max: 10 });
+    expect(later.leased.map((j) => j.tenant)).toEqual(["busy", "busy"]);
+    expect(later.limited).toEqual({ by: "rateLimitPerTenantPerSecond", retryAtMs: T0 + 5_500 });
+    expect((await lease(q, { nowMs: T0 + 5_000, max: 10 })).leased.map((j) => j.tenant)).toEqual(["busy"]); // without the limit: the rest
+  });
 }
