@@ -8,7 +8,7 @@ import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../co
 import type { Db, Queryable } from "./db.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import { reenqueue } from "./receive.js";
-import { type TaskRow, toTask } from "./rows.js";
+import { type TaskRow, toTask } from "../codecs/move-task-row.js";
 
 export interface MessageMoveParams {
   sourceQueueId: number;

@@ -22,7 +22,9 @@ import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
 import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
 import { ReceivesTogether } from "./receives-together.js";
-import { type MessageRow, type QueueRow, isForeignKeyViolation, toMessage, toQueue } from "./rows.js";
+import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { type QueueRow, toQueue } from "../codecs/queue-row.js";
+import { isForeignKeyViolation } from "./rows.js";
 
 const statsStatement: NamedStatement = {
   name: "sluice_queue_stats",

@@ -16,7 +16,8 @@ import type { Db, Queryable } from "./db.js";
 import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import type { ReceivesTogether } from "./receives-together.js";
-import { type MessageRow, readyOrder, toMessage } from "./rows.js";
+import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { readyOrder } from "./rows.js";
 
 /** A FIFO group is in flight while any of its first 10 messages is (receives lease leading runs of ≤ 10). */
 const fifoLookahead = 10;

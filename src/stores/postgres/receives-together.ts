@@ -13,7 +13,8 @@
  */
 import type { MessageReceiveParams as ReceiveParams, ReceiveResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
-import { type MessageRow, messageColumns, readyOrder, toMessage } from "./rows.js";
+import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { messageColumns, readyOrder } from "./rows.js";
 import { type Pending, TurnBatch } from "./turn-batch.js";
 
 /** Undefined: the queue has message groups; the caller receives in a transaction instead. */

@@ -14,7 +14,7 @@
  */
 import { attributesAsStored } from "../../core/attributes-json.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "../../core/message.js";
-import type { MessageRow } from "./message-row.js";
+import type { MessageRow } from "../codecs/message-row.js";
 
 /**
  * What an INSERT sets once and no statement updates afterwards (every `UPDATE messages` sets only

@@ -4,7 +4,7 @@ import { attributesToJson } from "../../core/attributes-json.js";
 import { limits } from "../../core/limits.js";
 import type { NewMessage } from "../../core/message.js";
 import { type MessageContentCache, contentOf } from "./message-content-cache.js";
-import type { MessageRow } from "./message-row.js";
+import type { MessageRow } from "../codecs/message-row.js";
 import { checkPriority } from "./ready-order.js";
 import { marks, sizedStatements } from "./sized-statements.js";
 

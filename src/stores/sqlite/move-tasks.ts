@@ -5,39 +5,10 @@
 import type Database from "better-sqlite3";
 import { marks } from "./sized-statements.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import { type TaskRow, toTask } from "../codecs/move-task-row.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { prepareReenqueue } from "./reenqueue.js";
-
-interface TaskRow {
-  task_handle: string;
-  account: string;
-  source_queue: string;
-  destination_queue: string | null;
-  max_per_second: number | null;
-  status: MoveTaskStatus;
-  moved_count: number;
-  to_move_count: number;
-  failure_reason: string | null;
-  started_at_ms: number;
-  updated_at_ms: number;
-}
-
-function toTask(row: TaskRow): MoveTaskRecord {
-  return {
-    taskHandle: row.task_handle,
-    ...(row.account === "" ? {} : { account: row.account }),
-    sourceQueueName: row.source_queue,
-    destinationQueueName: row.destination_queue ?? undefined,
-    maxMessagesPerSecond: row.max_per_second ?? undefined,
-    status: row.status,
-    movedCount: row.moved_count,
-    toMoveCount: row.to_move_count,
-    failureReason: row.failure_reason ?? undefined,
-    startedAtMs: row.started_at_ms,
-    updatedAtMs: row.updated_at_ms,
-  };
-}
 
 export interface MessageMoveParams {
   sourceQueueId: number;

@@ -13,7 +13,7 @@ import { limits } from "../../core/limits.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContent, type MessageContentCache, type MessageState, messageOf } from "./message-content-cache.js";
-import type { MessageRow } from "./message-row.js";
+import type { MessageRow } from "../codecs/message-row.js";
 import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";

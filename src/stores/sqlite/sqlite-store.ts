@@ -5,7 +5,6 @@
  * inside flushes, never interleaved with a request's reads).
  */
 import Database from "better-sqlite3";
-import { attributesFromJson } from "../../core/attributes-json.js";
 import { fail } from "../../core/errors.js";
 import { limits } from "../../core/limits.js";
 import type { NewMessage, StoredMessage } from "../../core/message.js";
@@ -17,7 +16,8 @@ import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
 import { SqliteSchedules } from "./schedules-store.js";
-import type { MessageRow } from "./message-row.js";
+import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
@@ -29,54 +29,6 @@ import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
 import { type SharedFile, attachSharedFile, detachSharedFile, queueCacheKey } from "./shared-file.js";
-
-interface QueueRow {
-  id: number;
-  account: string;
-  name: string;
-  config: string;
-  tags: string;
-  created_at_ms: number;
-  updated_at_ms: number;
-  purged_at_ms: number | null;
-}
-
-function toQueue(row: QueueRow): QueueRecord {
-  return {
-    id: row.id,
-    account: row.account,
-    name: row.name,
-    config: JSON.parse(row.config) as QueueConfig,
-    tags: JSON.parse(row.tags) as Record<string, string>,
-    createdAtMs: row.created_at_ms,
-    updatedAtMs: row.updated_at_ms,
-    purgedAtMs: row.purged_at_ms ?? undefined,
-  };
-}
-
-function toMessage(row: MessageRow): StoredMessage {
-  return {
-    seq: row.seq,
-    queueId: row.queue_id,
-    messageId: row.message_id,
-    body: row.body,
-    attributes: attributesFromJson(row.attributes),
-    systemAttributes: attributesFromJson(row.system_attributes),
-    bodyMd5: row.body_md5,
-    attributesMd5: row.attributes_md5 ?? undefined,
-    systemAttributesMd5: row.system_attributes_md5 ?? undefined,
-    sentAtMs: row.sent_at_ms,
-    visibleAtMs: row.visible_at_ms,
-    priority: row.priority,
-    groupId: row.group_id ?? undefined,
-    deduplicationId: row.dedup_id ?? undefined,
-    senderId: row.sender_id,
-    receiveCount: row.receive_count,
-    firstReceivedAtMs: row.first_received_at_ms ?? undefined,
-    receiptToken: row.receipt_token ?? undefined,
-    deadLetterSourceQueueName: row.dead_letter_source ?? undefined,
-  };
-}
 
 /** Pages copied per backup step: 1–2 MiB (4 or 8 KiB pages), a millisecond or two of the event loop. */
 const backupPagesPerStep = 256;

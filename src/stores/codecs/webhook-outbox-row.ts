@@ -1,0 +1,40 @@
+/** A row of the webhook_outbox table, as both stores read it, and core's record of it. */
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/job-store.js";
+import type { JobEventType, JobRecord } from "../../core/job.js";
+
+export interface OutboxRow {
+  seq: number;
+  id: string;
+  job_id: string;
+  event: string;
+  url: string;
+  job_snapshot: string;
+  status: string;
+  attempts: number;
+  created_at_ms: number;
+  next_attempt_at_ms: number | null;
+  last_attempt_at_ms: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at_ms: number | null;
+}
+
+const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
+
+export function toDelivery(row: OutboxRow): WebhookDelivery {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    event: row.event as JobEventType,
+    url: row.url,
+    job: JSON.parse(row.job_snapshot) as JobRecord,
+    status: row.status as WebhookDeliveryStatus,
+    attempts: row.attempts,
+    createdAtMs: row.created_at_ms,
+    nextAttemptAtMs: opt(row.next_attempt_at_ms),
+    lastAttemptAtMs: opt(row.last_attempt_at_ms),
+    lastStatusCode: opt(row.last_status_code),
+    lastError: opt(row.last_error),
+    deliveredAtMs: opt(row.delivered_at_ms),
+  };
+}
