@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newJobRecord } from "../../src/core/job.js";
-import { jobChangeOf, jobColumns, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateSql, mutableJobColumns, toJob } from "../../src/stores/sqlite/job-rows.js";
+import { jobColumns, mutableJobColumns, toJob } from "../../src/stores/codecs/job-row.js";
+import { jobChangeOf, jobInsertValues, jobRowOf, jobSelectColumns, jobUpdateSql } from "../../src/stores/sqlite/job-rows.js";
 import type { JobRecord } from "../../src/core/job.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 

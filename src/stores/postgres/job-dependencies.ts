@@ -17,7 +17,7 @@ import type { JobCreateItem } from "../../core/job-store.js";
 import type { JobRecord } from "../../core/job.js";
 import type { JobTransition } from "../../core/jobs/transitions.js";
 import type { Queryable } from "./db.js";
-import { type JobRow, toJob } from "./job-rows.js";
+import { type JobRow, toJob } from "../codecs/job-row.js";
 
 /**
  * Share-locks the jobs that the items name in dependsOn (those that exist; a parent created earlier

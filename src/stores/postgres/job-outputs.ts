@@ -10,7 +10,7 @@ import { requireLiveLease } from "../../core/jobs/transitions.js";
 import { chunksFrom } from "../../core/jobs/output-chunks.js";
 import type { Db } from "./db.js";
 import { appendEvents } from "./event-log.js";
-import { type JobRow, toJob } from "./job-rows.js";
+import { type JobRow, toJob } from "../codecs/job-row.js";
 
 export class PostgresJobOutputs {
   constructor(private readonly db: Db) {}

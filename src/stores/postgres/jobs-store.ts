@@ -43,7 +43,8 @@ import {
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
-import { type JobRow, type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues, toJob } from "./job-rows.js";
+import { type JobRow, toJob } from "../codecs/job-row.js";
+import { type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues } from "./job-rows.js";
 import { holdTenantGroups, queueHasGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
 import { isForeignKeyViolation, readyOrder } from "./rows.js";

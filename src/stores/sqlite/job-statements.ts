@@ -1,7 +1,8 @@
 /** The prepared statements of the jobs half of the SQLite store (jobs-store.ts), prepared once per database. */
 import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
-import { jobColumns, jobSelectColumns, jobUpdateSql, mutableJobColumns } from "./job-rows.js";
+import { jobColumns, mutableJobColumns } from "../codecs/job-row.js";
+import { jobSelectColumns, jobUpdateSql } from "./job-rows.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { readyUngroupedQuery } from "./ready-order.js";

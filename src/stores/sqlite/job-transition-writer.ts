@@ -14,7 +14,8 @@ import { type JobTransition, type MessageEffect, completeTransition, failTransit
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
-import { jobChangeOf, jobInsertValues, jobRowOf, toJob } from "./job-rows.js";
+import { toJob } from "../codecs/job-row.js";
+import { jobChangeOf, jobInsertValues, jobRowOf } from "./job-rows.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import type { RunningCounts } from "./running-counts.js";
 import type { MessageContentCache } from "./message-content-cache.js";

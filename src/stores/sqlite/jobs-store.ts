@@ -30,7 +30,8 @@ import {
 } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
-import { jobRowOf, jobUpdateValues, toJob } from "./job-rows.js";
+import { toJob } from "../codecs/job-row.js";
+import { jobRowOf, jobUpdateValues } from "./job-rows.js";
 import { type JobStatements, prepareJobStatements } from "./job-statements.js";
 import { JobTransitionWriter, queueGone, queueMustExist, submittedEvents } from "./job-transition-writer.js";
 import { LeaseMerge } from "./lease-merge.js";
