@@ -99,6 +99,11 @@ export interface JobLeaseParams extends RetryPolicy {
    * every worker and node together; absent when the queue has none.
    */
   limits?: LeaseLimits;
+  /**
+   * The worker's labels (requirements.ts): besides jobs that require nothing, it may lease jobs
+   * of every requirement class these labels contain. Absent: only jobs that require nothing.
+   */
+  labels?: Record<string, string>;
 }
 
 /**

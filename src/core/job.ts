@@ -98,6 +98,8 @@ export interface JobRecord {
   dependsOn?: string[];
   /** With dependsOn: what a failed or canceled parent does to this job (default fail). */
   onParentFailure?: OnParentFailure;
+  /** Labels a worker must carry to lease it (every pair); absent: any worker. */
+  requires?: Record<string, string>;
 }
 
 /**
@@ -142,6 +144,7 @@ export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: nu
     tenant: job.tenant,
     dependsOn: job.dependsOn,
     onParentFailure: job.onParentFailure,
+    requires: job.requires,
   };
 }
 

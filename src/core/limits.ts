@@ -111,6 +111,12 @@ export const limits = {
     /** Queue settings rateLimitPerSecond / maxRunning / maxRunningPerTenant. */
     rateLimitPerSecondMax: 100_000,
     maxRunningMax: 1_000_000,
+    /** A worker's `labels` and a job's `requires`: at most this many pairs, each key and value bounded. */
+    labelPairsMax: 16,
+    labelKeyMaxLength: 64,
+    labelValueMaxLength: 128,
+    /** A lease's `workerId`. */
+    workerIdMaxLength: 128,
   },
   /** Scheduled jobs (docs/jobs-api.md, "Schedules"). */
   schedules: {

@@ -14,7 +14,8 @@ export type StoreNotice =
    * `count` messages of the queue are visible from `visibleAtMs` on: now (a send, a retried job,
    * a dead-lettered message), or later (a delay, a visibility change, a retry's backoff).
    */
-  | { kind: "messagesVisible"; queueId: number; count: number; visibleAtMs: number }
+  /** `everyone`: every poller of the queue looks, not only `count` of them (jobs with requires). */
+  | { kind: "messagesVisible"; queueId: number; count: number; visibleAtMs: number; everyone?: boolean }
   /**
    * A job transition committed, with the lifecycle events it produced at `atMs`. `job` is the
    * record after it; a notifier that crosses processes may leave it out (a job can be MiBs), and

@@ -149,12 +149,12 @@ export class QueueService {
   private readonly onNotice = (notice: StoreNotice): void => {
     if (notice.kind === "messagesVisible") {
       if (notice.visibleAtMs <= this.clock.nowMs()) {
-        this.waiters.notify(notice.queueId, notice.count);
+        this.waiters.notify(notice.queueId, notice.everyone === true ? undefined : notice.count);
         return;
       }
       // Pollers mid-receive look again (their timers must allow for it); sleepers wake when it is due.
       this.waiters.notify(notice.queueId, 0);
-      this.waiters.notifyAt(notice.queueId, notice.visibleAtMs, notice.count);
+      this.waiters.notifyAt(notice.queueId, notice.visibleAtMs, notice.everyone === true ? Number.POSITIVE_INFINITY : notice.count);
     } else if (notice.kind === "queueChanged") {
       // A resumed queue's long polls (and leases) look again; for other changes that is one spare receive.
       if (!notice.deleted) this.waiters.notify(notice.queueId);
@@ -643,8 +643,10 @@ export class QueueService {
    * Wakes long polls, on every node, for messages that are visible now or become visible later (a
    * delay, a visibility change, a job's retry backoff): those wake sleeping polls when they are
    * due, and send pollers caught mid-receive back to look again (their wait must allow for them).
+   * `everyone`: the messages are jobs only some workers may lease (requires), so a wake-up counted
+   * per message could go to a worker that can't take them: every poller of the queue looks.
    */
-  wakePollers(queueId: number, messages: ReadonlyArray<{ visibleAtMs: number }>): void {
+  wakePollers(queueId: number, messages: ReadonlyArray<{ visibleAtMs: number }>, everyone = false): void {
     const nowMs = this.clock.nowMs();
     let readyNow = 0;
     const later = new Map<number, number>();
@@ -652,13 +654,13 @@ export class QueueService {
       if (m.visibleAtMs <= nowMs) readyNow++;
       else later.set(m.visibleAtMs, (later.get(m.visibleAtMs) ?? 0) + 1);
     }
-    if (readyNow > 0) this.announceVisible(queueId, readyNow, nowMs);
-    for (const [atMs, count] of later) this.announceVisible(queueId, count, atMs);
+    if (readyNow > 0) this.announceVisible(queueId, readyNow, nowMs, everyone);
+    for (const [atMs, count] of later) this.announceVisible(queueId, count, atMs, everyone);
   }
 
-  /** `count` messages of the queue are visible from `visibleAtMs` on (Store.notifier). */
-  announceVisible(queueId: number, count: number, visibleAtMs: number): void {
-    this.notifier.publish({ kind: "messagesVisible", queueId, count, visibleAtMs });
+  /** `count` messages of the queue are visible from `visibleAtMs` on (Store.notifier); `everyone` as wakePollers'. */
+  announceVisible(queueId: number, count: number, visibleAtMs: number, everyone = false): void {
+    this.notifier.publish(everyone ? { kind: "messagesVisible", queueId, count, visibleAtMs, everyone } : { kind: "messagesVisible", queueId, count, visibleAtMs });
   }
 
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {

@@ -21,7 +21,7 @@ afterEach(async () => {
 const jobKeys = [
   "id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt",
   "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
-  "tenant", "dependsOn", "onParentFailure",
+  "tenant", "requires", "dependsOn", "onParentFailure",
 ].sort();
 
 /**

@@ -28,7 +28,7 @@ const tooLong = "x".repeat(1024 * 1024 + 1); // over 1 MiB of JSON input: 413 Me
 const jobKeys = [
   "id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt",
   "updatedAt", "idempotencyKey", "metadata", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook",
-  "tenant", "dependsOn", "onParentFailure",
+  "tenant", "requires", "dependsOn", "onParentFailure",
 ].sort();
 
 async function batch(queue: string, jobs: unknown[], query = "") {

@@ -47,6 +47,7 @@ describe("jobJson", () => {
         leaseExpiresAt: null,
         webhook: null,
         tenant: null,
+        requires: null,
         dependsOn: null,
         onParentFailure: null,
         input: { text: 'café "quoted"' },
@@ -70,6 +71,7 @@ describe("jobJson", () => {
       leaseExpiresAtMs: t0 + 30_005,
       webhook: { url: "https://example.com/hook?a=1&b=\u2028", events: ["job.succeeded"] },
       tenant: "acme/eu",
+      requires: { gpu: "a100" },
       dependsOn: ["p-1", "p-2"],
       onParentFailure: "ignore",
       error: { message: "first try failed\n", type: "Timeout" },
@@ -80,7 +82,7 @@ describe("jobJson", () => {
     const parsed = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual([
       "id", "queue", "status", "error", "attempt", "maxAttempts", "priority", "progress", "createdAt", "startedAt", "finishedAt", "updatedAt",
-      "idempotencyKey", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook", "tenant", "dependsOn", "onParentFailure",
+      "idempotencyKey", "cancelRequested", "timeoutSeconds", "availableAt", "leaseExpiresAt", "webhook", "tenant", "requires", "dependsOn", "onParentFailure",
       "leaseId", "input", "output", "metadata", "parents",
     ]);
     expect(parsed).toMatchObject({
@@ -93,6 +95,7 @@ describe("jobJson", () => {
       leaseExpiresAt: iso(t0 + 30_005),
       webhook: running.webhook,
       tenant: "acme/eu",
+      requires: { gpu: "a100" },
       dependsOn: ["p-1", "p-2"],
       onParentFailure: "ignore",
       leaseId: "lease-1",

@@ -48,6 +48,8 @@ export function newJobItem(p: JobItemParams): JobCreateItem {
     tenant: input.tenant,
     dependsOn: input.dependsOn,
     onParentFailure: input.dependsOn === undefined ? undefined : (input.onParentFailure ?? "fail"),
+    // An empty set requires nothing: stored as none, so the job takes the unlabelled path.
+    requires: input.requires === undefined || Object.keys(input.requires).length === 0 ? undefined : input.requires,
   };
   const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, availableAtMs, senderId: p.senderId });
   return { job, message, idempotency: p.idempotency };

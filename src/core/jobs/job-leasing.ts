@@ -13,6 +13,7 @@ import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, Retry
 import { leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { validateJobError, validateProgress } from "./job-validation.js";
 import { checkOutputChunks } from "./output-chunks.js";
+import { checkLabelSet, checkWorkerId } from "./requirements.js";
 import type { JobError, JobRecord, LeasedJob } from "../job.js";
 
 export interface LeaseInput {
@@ -20,6 +21,10 @@ export interface LeaseInput {
   waitSeconds?: number;
   leaseSeconds?: number;
   batchWindowMs?: number;
+  /** The worker's labels: it may also lease jobs whose `requires` these contain (requirements.ts). */
+  labels?: Record<string, string>;
+  /** Names the worker in the workers list. */
+  workerId?: string;
   signal?: AbortSignal;
 }
 
@@ -107,6 +112,8 @@ export class JobLeasing extends JobServicePart {
     const batchWindowMs = input.batchWindowMs ?? 0;
     checkJobInteger("batchWindowMs", batchWindowMs, 0, j.batchWindowMaxMs);
     if (ackInputs.length > j.leaseMaxAcks) fail("ValidationFailed", `At most ${j.leaseMaxAcks} complete and fail entries in all; got ${ackInputs.length}.`);
+    const labels = checkLabelSet("labels", input.labels);
+    checkWorkerId(input.workerId);
     const checked = ackInputs.map((a) => this.checkAck(a));
     const queue = await this.jobQueues.ensure(queueName);
     const policy = await this.jobQueues.policyOf(queue);
@@ -128,6 +135,7 @@ export class JobLeasing extends JobServicePart {
       leaseToken: leaseIdOf(queue.id, this.ids.receiptToken()),
       adopt: { maxAttempts: policy.settings.maxAttempts, timeoutSeconds: policy.settings.timeoutSeconds, ...(queue.account === "" ? {} : { account: queue.account }) },
       limits: leaseLimits,
+      ...(labels === undefined ? {} : { labels }),
     });
     const leaseLimits = leaseLimitsOf(policy.settings);
     /** A lease result (already on disk) joins this answer, and what it changed is told. */
@@ -373,7 +381,7 @@ export class JobLeasing extends JobServicePart {
   /** A retried job's message became visible (now or later); a failed one's went to the dead-letter queue. */
   afterAttemptEnded(policy: JobQueuePolicy, change: JobChange): void {
     // Retried: its message is visible again now, or after the backoff.
-    if (change.job.status === "queued") this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: change.job.availableAtMs ?? this.clock.nowMs() }]);
+    if (change.job.status === "queued") this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: change.job.availableAtMs ?? this.clock.nowMs() }], change.job.requires !== undefined);
     this.notifyDeadLettered(policy, [change]);
   }
 

@@ -197,7 +197,7 @@ export class JobService {
     const message = jobMessage({ queue: policy.queue, jobId: id, inputJson: job.inputJson, priority: job.priority, availableAtMs: nowMs, senderId: this.shared.senderId });
     const change = await this.store.jobRetry({ id, nowMs, message });
     this.publish(change);
-    this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: nowMs }]);
+    this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: nowMs }], change.job.requires !== undefined);
     return change.job;
   }
 
@@ -342,7 +342,7 @@ export class JobService {
   /** Children a parent's end queued (dependsOn): their messages are visible now, so workers of their queues are woken. */
   private wakeForReleased(changes: readonly JobChange[]): void {
     for (const c of changes) {
-      if (c.job.status === "queued") this.queues.wakePollers(c.job.queueId, [{ visibleAtMs: c.job.availableAtMs ?? this.clock.nowMs() }]);
+      if (c.job.status === "queued") this.queues.wakePollers(c.job.queueId, [{ visibleAtMs: c.job.availableAtMs ?? this.clock.nowMs() }], c.job.requires !== undefined);
       if (c.followOn) this.wakeForReleased(c.followOn);
     }
   }

@@ -66,7 +66,8 @@ export class JobSubmissions extends JobServicePart {
     const availableAtMs = item.job.availableAtMs!;
     // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
     // for a child: it may well wait for its parents, and the worker would be held for nothing.)
-    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined && queue.config.paused !== true ? this.parked.claim(queue.id) : undefined;
+    // Nor for a job with requires: the parked worker may not carry its labels.
+    const claimed = availableAtMs <= nowMs && input.dependsOn === undefined && item.job.requires === undefined && queue.config.paused !== true ? this.parked.claim(queue.id) : undefined;
     const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
       claimed?.deliver(undefined);
       this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
@@ -84,7 +85,7 @@ export class JobSubmissions extends JobServicePart {
     // Unless the lease in this write took the job, someone else should come for it (once it is queued:
     // a child may be waiting for its parents, or ended already by a failed one).
     const taken = lease?.changes.find((c) => c.job.id === id)?.job;
-    if (!taken && result.job.status === "queued") this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }]);
+    if (!taken && result.job.status === "queued") this.queues.wakePollers(queue.id, [{ visibleAtMs: availableAtMs }], result.job.requires !== undefined);
     this.shared.publish({ job: result.job, events: [submittedEventOf(result.job)], version: 1 });
     // Answered as it is after the write: already running when a waiting worker took it.
     return { job: taken ?? result.job, replayed: false };
@@ -110,7 +111,7 @@ export class JobSubmissions extends JobServicePart {
   announceCreated(results: readonly JobCreateResult[]): void {
     for (const r of results) {
       if (!r.created) continue;
-      this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }]);
+      this.queues.wakePollers(r.job.queueId, [{ visibleAtMs: r.job.availableAtMs ?? r.job.createdAtMs }], r.job.requires !== undefined);
       this.shared.publish({ job: r.job, events: [submittedEventOf(r.job)], version: 1 });
     }
   }

@@ -5,10 +5,11 @@
 import { fail } from "../errors.js";
 import { limits } from "../limits.js";
 import { checkJobInteger } from "../job-settings.js";
+import { checkLabelSet } from "./requirements.js";
 import { type JobError, type JobWebhook, type OnParentFailure, type WebhookEventType, defaultWebhookEvents, onParentFailureModes, webhookEventTypes } from "../job.js";
 
 /** The options a stored submit may carry (a schedule's): a submit's, without its input. */
-export type StoredSubmitOptions = Pick<SubmitInput, "priority" | "timeoutSeconds" | "maxAttempts" | "webhook" | "metadata" | "tenant">;
+export type StoredSubmitOptions = Pick<SubmitInput, "priority" | "timeoutSeconds" | "maxAttempts" | "webhook" | "metadata" | "tenant" | "requires">;
 
 export interface SubmitInput {
   input: unknown;
@@ -26,6 +27,8 @@ export interface SubmitInput {
   dependsOn?: string[];
   /** What a failed or canceled parent does to this job: `fail` (default) ends it too; `ignore` runs it once every parent has finished. */
   onParentFailure?: OnParentFailure;
+  /** Labels a worker must carry to lease the job (every pair): GPU-aware routing. */
+  requires?: Record<string, string>;
 }
 
 /** Tenants follow SQS MessageGroupId's alphabet (a tenant is its job message's group): letters, digits, punctuation. */
@@ -49,6 +52,11 @@ export function validateSubmit(s: SubmitInput): void {
   }
   if (s.tenant !== undefined) checkTenant(s.tenant);
   if (s.dependsOn !== undefined) checkDependsOn(s.dependsOn);
+  if (s.requires !== undefined) {
+    checkLabelSet("requires", s.requires);
+    // A tenant's jobs are served by the fair rounds over tenants, which read no requirement classes.
+    if (s.tenant !== undefined) fail("ValidationFailed", "requires cannot be combined with tenant: give one or the other.");
+  }
   if (s.onParentFailure !== undefined && !(onParentFailureModes as readonly string[]).includes(s.onParentFailure)) {
     fail("ValidationFailed", `onParentFailure must be one of ${onParentFailureModes.join(", ")}; got ${JSON.stringify(s.onParentFailure)}.`);
   }

@@ -31,6 +31,8 @@ interface LeaseBody {
   waitSeconds?: number;
   leaseSeconds?: number;
   batchWindowMs?: number;
+  labels?: Record<string, string>;
+  workerId?: string;
   complete?: Array<{ id: string; leaseId: string; output?: unknown }>;
   fail?: Array<{ id: string; leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }>;
 }

@@ -41,6 +41,15 @@ export const webhookBody = object(
   ["url"],
 );
 
+/** A worker's labels or a job's requires: string keys and values (core checks each key's alphabet and each length). */
+const labelSet = (description: string): JsonSchema => ({
+  type: "object",
+  maxProperties: j.labelPairsMax,
+  additionalProperties: { type: "string", maxLength: j.labelValueMaxLength },
+  propertyNames: { minLength: 1, maxLength: j.labelKeyMaxLength },
+  description,
+});
+
 export const submitBody = object(
   {
     input: { ...anyJson, description: "The job's input: any JSON value, at most 1 MiB serialized." },
@@ -70,6 +79,9 @@ export const submitBody = object(
       description: "Ids of jobs that must succeed first: the job is `waiting` until they have, then queued; its worker sees their outputs (`parents` in the lease). Unknown ids are refused.",
     },
     onParentFailure: { type: "string", enum: [...onParentFailureModes], description: "With dependsOn: a failed (canceled) parent fails (cancels) this job (`fail`, the default), or is waited out like any other (`ignore`)." },
+    requires: labelSet(
+      `Labels a worker must carry to lease this job (every pair), e.g. {"gpu":"a100"}: at most ${j.labelPairsMax} pairs; keys 1–${j.labelKeyMaxLength} of letters, digits, _ . - / (starting with a letter or digit), values at most ${j.labelValueMaxLength} characters. Not with tenant.`,
+    ),
   },
   ["input"],
 );
@@ -141,6 +153,8 @@ export const leaseBody = object({
   waitSeconds: int(0, j.leaseWaitMaxSeconds, "Long poll: wait this long for a first job. Default 0. Counts as 0 when the request carries acks."),
   leaseSeconds: int(1, limits.visibilityTimeoutMaxSeconds, "Default: the queue's (30)."),
   batchWindowMs: int(0, j.batchWindowMaxMs, "After the first job, keep gathering up to max for this long. Default 0. Counts as 0 when the request carries acks."),
+  labels: labelSet(`The worker's labels, e.g. {"gpu":"a100","region":"eu"}: besides jobs without requires, it leases the jobs whose requires these contain. Rules as a job's requires.`),
+  workerId: { type: "string", minLength: 1, maxLength: j.workerIdMaxLength, description: "Names this worker in GET /v1/workers (the SDKs send one per process)." },
   complete: {
     type: "array",
     maxItems: j.leaseMaxAcks,
@@ -254,6 +268,7 @@ const jobProperties: Record<string, JsonSchema> = {
     leaseExpiresAt: nullable(dateTime),
     webhook: { oneOf: [object({ url: { type: "string" }, events: { type: "array", items: { type: "string" } } }), { type: "null" }] },
     tenant: nullable({ type: "string" }),
+    requires: { oneOf: [{ type: "object", additionalProperties: { type: "string" } }, { type: "null" }] },
     dependsOn: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
     onParentFailure: { oneOf: [{ type: "string", enum: [...onParentFailureModes] }, { type: "null" }] },
     webhookDeliveries: { type: "array", items: webhookDeliverySchema, description: "GET /v1/jobs/{id} only." },

@@ -43,6 +43,7 @@ export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: W
     `,"availableAt":${job.status === "queued" ? isoJson(job.availableAtMs) : "null"}` +
     `,"leaseExpiresAt":${job.status === "running" ? isoJson(job.leaseExpiresAtMs) : "null"}` +
     `,"webhook":${job.webhook === undefined ? "null" : JSON.stringify(job.webhook)},"tenant":${orNull(job.tenant)}` +
+    `,"requires":${job.requires === undefined ? "null" : JSON.stringify(job.requires)}` +
     `,"dependsOn":${job.dependsOn === undefined ? "null" : JSON.stringify(job.dependsOn)},"onParentFailure":${orNull(job.onParentFailure)}`;
   // As JSON.stringify of an object would: a field whose value is undefined is left out.
   if (extra.lease && job.leaseToken !== undefined) json += `,"leaseId":${JSON.stringify(job.leaseToken)}`;

@@ -3,6 +3,7 @@
  * core's JobRecord. Each store keeps its own SQL (and how it reads rows); the mapping is here.
  */
 import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/job.js";
+import { requirementClassOf } from "../../core/jobs/requirements.js";
 
 export interface JobRow {
   seq: number;
@@ -40,6 +41,8 @@ export interface JobRow {
   /** JSON array of parent job ids. */
   depends_on: string | null;
   on_parent_failure: string | null;
+  /** The requirement class (core's requirements.ts): the job's requires as canonical JSON. */
+  requires: string | null;
 }
 
 export const jobColumns = [
@@ -74,6 +77,7 @@ export const jobColumns = [
   "tenant",
   "depends_on",
   "on_parent_failure",
+  "requires",
 ] as const;
 
 /** The columns a transition may change (the rest are fixed at submit). */
@@ -135,6 +139,7 @@ export const jobColumnValue: Record<JobColumn, (j: Omit<JobRecord, "seq">) => Jo
   tenant: (j) => j.tenant ?? null,
   depends_on: (j) => j.dependsOn === undefined ? null : JSON.stringify(j.dependsOn),
   on_parent_failure: (j) => j.onParentFailure ?? null,
+  requires: (j) => (j.requires === undefined ? null : requirementClassOf(j.requires)),
 };
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -174,5 +179,6 @@ export function toJob(row: JobRow): JobRecord {
     tenant: opt(row.tenant),
     dependsOn: row.depends_on === null ? undefined : (JSON.parse(row.depends_on) as string[]),
     onParentFailure: opt(row.on_parent_failure) as OnParentFailure | undefined,
+    requires: row.requires === null ? undefined : (JSON.parse(row.requires) as Record<string, string>),
   };
 }

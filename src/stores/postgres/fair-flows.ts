@@ -16,7 +16,7 @@ export async function queueHasGroups(q: Queryable, queueId: number): Promise<boo
  * groups (it can't bank credit while the queue had no groups, nor fall behind them).
  */
 export async function joinUngroupedFlow(tx: Queryable, queueId: number, nowMs: number, minSentAtMs: number): Promise<void> {
-  const ungroupedReady = await tx.query("SELECT 1 FROM messages WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3 LIMIT 1", [
+  const ungroupedReady = await tx.query("SELECT 1 FROM messages WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3 LIMIT 1", [
     queueId,
     nowMs,
     minSentAtMs,

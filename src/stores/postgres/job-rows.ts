@@ -35,6 +35,7 @@ const columnType: Record<JobColumn, string> = {
   tenant: "text",
   depends_on: "text",
   on_parent_failure: "text",
+  requires: "text",
 };
 
 /** Columns written at insert, with their types, and each one's value from a record. */

@@ -47,6 +47,7 @@ import { type JobRow, toJob } from "../codecs/job-row.js";
 import { type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues } from "./job-rows.js";
 import { holdTenantGroups, queueHasGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
+import { mergeClassHeads, servableClassesOf, setRequirementClass } from "./requirement-classes.js";
 import { isForeignKeyViolation, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
@@ -175,6 +176,7 @@ export class PostgresJobStore implements JobStore {
       // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
       if (job.messageSeq !== undefined) await tx.query("DELETE FROM messages WHERE seq = $1", [job.messageSeq]);
       const [messageSeq] = await insertMessages(tx, job.queueId, [p.message]);
+      if (job.requires !== undefined) await setRequirementClass(tx, messageSeq!, job.requires);
       const retried: JobRecord = { ...change.job, messageSeq };
       const { rows } = await tx.query<JobVersionRow>(jobUpdateStatement, jobUpdateValues([retried]));
       const retriedChange: JobChange = { job: retried, events: change.events, version: rows[0]?.version };
@@ -338,6 +340,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
     // A tenant's job messages are its group (fair leases serve groups); others have none. A waiting job's is invisible.
     const message: NewMessage = { ...item.message, groupId: newJob.tenant, deduplicationId: undefined, visibleAtMs: newJob.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
     [messageSeq] = await insertMessages(tx, newJob.queueId, [message]);
+    if (newJob.requires !== undefined) await setRequirementClass(tx, messageSeq!, newJob.requires);
   }
   const job = newJobRecord(newJob, 0, messageSeq);
   const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
@@ -399,28 +402,32 @@ async function applyAck(tx: Queryable, ack: JobAck, nowMs: number): Promise<JobA
  */
 async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants?: boolean): Promise<void> {
   const hasTenants = tenants ?? (await queueHasGroups(tx, p.queueId));
-  if (!hasTenants && !hasLeaseLimits(p.limits)) return leasePlain(tx, p, r);
+  // The requirement classes this worker's labels serve, besides jobs that require nothing.
+  const classes = await servableClassesOf(tx, p);
+  if (!hasTenants && !hasLeaseLimits(p.limits)) return leasePlain(tx, p, r, classes);
   return leaseLimited(
     tx,
     p,
     r,
     hasTenants,
-    (bounded, into) => leasePlain(tx, bounded, into),
+    (bounded, into) => leasePlain(tx, bounded, into, classes),
     (rows, into) => leaseRows(tx, rows, p, into),
+    classes.length > 0,
   );
 }
 
-/** Ungrouped ready jobs in receive order into `r`, up to `p.max`. */
-async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult): Promise<void> {
+/** Ungrouped ready jobs in receive order into `r`, up to `p.max`: those requiring nothing and those of `classes`. */
+async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, classes: readonly string[]): Promise<void> {
   // Every message taken leaves the ready set (leased, deleted or hidden), so this ends.
   while (r.leased.length < p.max) {
     const wanted = p.max - r.leased.length;
     const { rows } = await tx.query<ReadyRow>(
-      `SELECT seq, message_id, priority, sent_at_ms FROM messages
-       WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
+      `SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
+       WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
        ORDER BY ${readyOrder} LIMIT $4 FOR UPDATE SKIP LOCKED`,
       [p.queueId, p.nowMs, p.minSentAtMs, wanted],
     );
+    if (classes.length > 0) await mergeClassHeads(tx, p, classes, rows, wanted);
     if (rows.length === 0) return;
     const { passedBy } = await leaseRows(tx, rows, p, r);
     if (rows.length < wanted || passedBy === rows.length) return;

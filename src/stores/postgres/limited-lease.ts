@@ -26,6 +26,7 @@ export interface ReadyRow {
   message_id: string;
   priority: number;
   sent_at_ms: number;
+  visible_at_ms: number;
 }
 
 /**
@@ -50,7 +51,7 @@ export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; lim
  * A lease on a queue with limits or tenants: as many as the limits allow now, tenants' jobs in fair
  * order; `r.limited` says what held it back with jobs ready.
  */
-export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows): Promise<void> {
+export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows, labelled = false): Promise<void> {
   const before = r.leased.length;
   const limits = p.limits ?? {};
   let allowance: LeaseAllowance = { allowed: p.max - before };
@@ -68,8 +69,12 @@ export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLease
   let fair: FairOutcome = { capped: false };
   if (allowance.allowed > 0) {
     const bounded = { ...p, max: before + allowance.allowed };
-    if (tenants) fair = await leaseFair(tx, bounded, r, leaseRows);
-    else await leasePlain(bounded, r);
+    if (tenants) {
+      fair = await leaseFair(tx, bounded, r, leaseRows);
+      // Jobs with requires have no tenant, and the fair rounds serve only those requiring nothing:
+      // a labelled worker takes them with the room the rounds left.
+      if (labelled && r.leased.length < bounded.max) await leasePlain(bounded, r);
+    } else await leasePlain(bounded, r);
   }
   if (bucket) {
     const after = spendTokens(bucket, r.leased.length - before);
@@ -163,7 +168,7 @@ async function leaseFairRounds(
        CROSS JOIN LATERAL (SELECT count(*)::int AS running FROM jobs j WHERE j.queue_id = $1 AND j.tenant = g.group_id AND j.status = 'running' AND j.tenant IS NOT NULL) c
        WHERE g.queue_id = $1
          AND ($4::int IS NULL OR g.group_id = '' OR c.running < $4)
-         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
            OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
          AND g.group_id <> ALL ($6::text[])
        ORDER BY g.served, g.group_id LIMIT $5 FOR NO KEY UPDATE OF g SKIP LOCKED`,
@@ -178,7 +183,7 @@ async function leaseFairRounds(
       `SELECT m.seq, m.message_id, m.priority, m.sent_at_ms, f.ord::int AS flow FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS f (group_id, k, ord)
        CROSS JOIN LATERAL (
          (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
-          WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
+          WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
          UNION ALL
          (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
           WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)

@@ -58,7 +58,7 @@ async function receivePlain(run: ReceiveRun): Promise<void> {
   for (;;) {
     const wanted = run.remaining;
     const { rows } = await run.tx.query<MessageRow>(
-      `SELECT * FROM messages WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
+      `SELECT * FROM messages WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
        ORDER BY ${readyOrder} LIMIT $4 FOR UPDATE SKIP LOCKED`,
       [p.queueId, p.nowMs, p.minSentAtMs, wanted],
     );
@@ -78,7 +78,7 @@ async function receiveFair(run: ReceiveRun): Promise<void> {
   const { rows } = await tx.query<MessageRow & { flow: number }>(
     `SELECT m.*, f.ord AS flow FROM unnest($2::text[]) WITH ORDINALITY AS f (group_id, ord)
      CROSS JOIN LATERAL (
-       (SELECT * FROM messages WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $4
+       (SELECT * FROM messages WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $4
         ORDER BY ${readyOrder} LIMIT $5)
        UNION ALL
        (SELECT * FROM messages WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $3 AND sent_at_ms >= $4
@@ -123,7 +123,7 @@ async function lockReadyFlows(tx: Queryable, p: ReceiveParams, fifo: boolean): P
        ORDER BY h.seq LIMIT $4 FOR UPDATE OF g SKIP LOCKED`
     : `SELECT g.group_id FROM message_groups g
        WHERE g.queue_id = $1
-         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
            OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
        ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
   const { rows } = await tx.query<{ group_id: string }>(statement, [p.queueId, p.nowMs, p.minSentAtMs, p.max]);

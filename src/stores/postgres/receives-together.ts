@@ -35,7 +35,7 @@ const statement: NamedStatement = {
     FROM unnest($2::int[], $3::bigint[], $4::text[]) WITH ORDINALITY AS w (max, visible_until_ms, receipt_token, ord)),
   picked AS (
     SELECT seq, priority, visible_at_ms FROM messages
-    WHERE queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $5 AND sent_at_ms >= $6 AND NOT ${hasGroupsCondition}
+    WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $5 AND sent_at_ms >= $6 AND NOT ${hasGroupsCondition}
     ORDER BY ${readyOrder} LIMIT $7 FOR UPDATE SKIP LOCKED),
   ranked AS (SELECT seq, row_number() OVER (ORDER BY ${readyOrder}) AS rank FROM picked),
   shared AS (SELECT r.seq, r.rank, w.ord, w.visible_until_ms, w.receipt_token FROM ranked r JOIN wanted w ON r.rank > w.skip AND r.rank <= w.skip + w.max),

@@ -49,6 +49,7 @@ export function jobRowOf(v: readonly unknown[]): JobRow {
     tenant: v[at.tenant] as string | null,
     depends_on: v[at.depends_on] as string | null,
     on_parent_failure: v[at.on_parent_failure] as string | null,
+    requires: v[at.requires] as string | null,
   };
 }
 

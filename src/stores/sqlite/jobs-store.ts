@@ -14,8 +14,10 @@ import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-s
 import type { JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy, WebhookDelivery } from "../../core/job-store.js";
 import { type JobError, type JobEventType, type JobRecord, type JobStatus, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { requirementClassOf } from "../../core/jobs/requirements.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
 import { SqliteLeaseLimits } from "./limited-lease.js";
+import { SqliteRequirementClasses } from "./requirement-classes.js";
 import { RunningCounts } from "./running-counts.js";
 import {
   type JobTransition,
@@ -72,7 +74,7 @@ export class SqliteJobStore implements JobStore {
     this.dependencies = new SqliteJobDependencies(db);
     const counts = new RunningCounts(db, countedQueues);
     this.writer = new JobTransitionWriter(this.sql, this.outbox, this.eventLog, this.dependencies, this.deferredCreates, counts, messageCache);
-    this.leases = new LeaseMerge(this.sql, this.deferredCreates, this.writer, new SqliteLeaseLimits(db, counts));
+    this.leases = new LeaseMerge(this.sql, this.deferredCreates, this.writer, new SqliteLeaseLimits(db, counts), new SqliteRequirementClasses(db));
     this.outputs = new SqliteJobOutputs(db, writes, this.writer, this.eventLog);
   }
 
@@ -131,7 +133,9 @@ export class SqliteJobStore implements JobStore {
     if (found) return found;
     // A tenant's job goes in its group (fair leases read the table), and a child is judged by its
     // parents as they are now: both are written at once, not at the group's end.
-    if (item.job.tenant !== undefined || item.job.dependsOn !== undefined) return this.createNow(item, nowMs);
+    // So is a job with requires: its message carries its requirement class, which the group's
+    // unwritten submits (taken by any lease) don't.
+    if (item.job.tenant !== undefined || item.job.dependsOn !== undefined || item.job.requires !== undefined) return this.createNow(item, nowMs);
     // Job messages without a tenant have no group: leases read the ungrouped ready index.
     const message = item.message.groupId === undefined && item.message.deduplicationId === undefined ? item.message : { ...item.message, groupId: undefined, deduplicationId: undefined };
     const entry = this.deferCreate(newJobRecord(item.job, 0, 0), message);
@@ -176,6 +180,7 @@ export class SqliteJobStore implements JobStore {
     if (withMessage) {
       const message: NewMessage = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
       [messageSeq] = queueMustExist(job.queueName, () => this.sql.messageInsert.many(job.queueId, [message]));
+      if (job.requires !== undefined) this.sql.messageClassSet.run(requirementClassOf(job.requires), messageSeq!);
     }
     const record = newJobRecord(job, 0, messageSeq);
     record.seq = this.writer.insertJobRow(record);
@@ -320,6 +325,7 @@ export class SqliteJobStore implements JobStore {
       // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
       if (job.messageSeq !== undefined) this.writer.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
       const retried: JobRecord = { ...change.job, messageSeq: this.sql.messageInsert(job.queueId, p.message) };
+      if (job.requires !== undefined) this.sql.messageClassSet.run(requirementClassOf(job.requires), retried.messageSeq!);
       this.sql.jobUpdate.run(jobUpdateValues(retried));
       this.writer.logEvents(retried, change.events, p.nowMs);
       return { job: retried, events: change.events };

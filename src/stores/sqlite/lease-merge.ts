@@ -12,6 +12,7 @@ import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferr
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import { type JobTransitionWriter, submittedEvents } from "./job-transition-writer.js";
 import type { SqliteLeaseLimits } from "./limited-lease.js";
+import type { SqliteRequirementClasses } from "./requirement-classes.js";
 
 export class LeaseMerge {
   constructor(
@@ -19,6 +20,7 @@ export class LeaseMerge {
     private readonly deferredCreates: DeferredCreates,
     private readonly writer: JobTransitionWriter,
     private readonly leaseLimits: SqliteLeaseLimits,
+    private readonly classes: SqliteRequirementClasses,
   ) {}
 
   /**
@@ -28,9 +30,11 @@ export class LeaseMerge {
    */
   leaseReady(p: JobLeaseParams, r: JobLeaseResult): void {
     const taken: DeferredCreate[] = [];
+    // The requirement classes this worker's labels serve, besides jobs that require nothing.
+    const classes = this.classes.servable(p);
     try {
-      if (this.leaseLimits.applies(p)) this.leaseLimited(p, r, taken);
-      else this.leaseReadyMerged(p, r, taken);
+      if (this.leaseLimits.applies(p)) this.leaseLimited(p, r, taken, classes);
+      else this.leaseReadyMerged(p, r, taken, classes);
     } catch (err) {
       for (const entry of taken) entry.taken = false;
       throw err;
@@ -41,20 +45,26 @@ export class LeaseMerge {
    * A lease on a queue with limits or tenants (limited-lease.ts): as many as the limits allow now,
    * tenants' jobs in fair order; `r.limited` says what held it back with jobs ready.
    */
-  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: readonly string[]): void {
     const before = r.leased.length;
     const allowance = this.leaseLimits.allowance(p, p.max - before);
     let capped = false;
     let tenantRetryAtMs: number | undefined;
     if (allowance.allowed > 0) {
       if (this.leaseLimits.hasTenants(p.queueId)) {
-        ({ capped, retryAtMs: tenantRetryAtMs } = this.leaseLimits.pickFair(p, allowance.allowed, (row) => {
-          const n = r.leased.length;
-          this.leaseRow(row, p, r);
-          return r.leased.length > n;
-        }));
+        const nextUngrouped = classes.length === 0 ? undefined : () => this.classes.merge(p, classes, this.leaseLimits.readyUngrouped(p), 1)[0];
+        ({ capped, retryAtMs: tenantRetryAtMs } = this.leaseLimits.pickFair(
+          p,
+          allowance.allowed,
+          (row) => {
+            const n = r.leased.length;
+            this.leaseRow(row, p, r);
+            return r.leased.length > n;
+          },
+          nextUngrouped,
+        ));
       } else {
-        this.leaseReadyMerged({ ...p, max: before + allowance.allowed }, r, taken);
+        this.leaseReadyMerged({ ...p, max: before + allowance.allowed }, r, taken, classes);
       }
     }
     if (allowance.bucket) this.leaseLimits.spend(p.queueId, allowance.bucket, r.leased.length - before);
@@ -62,12 +72,12 @@ export class LeaseMerge {
     if (hold) r.limited = hold;
   }
 
-  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[]): void {
+  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: readonly string[]): void {
     // Every job taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
     while (r.leased.length < p.max) {
       const wanted = p.max - r.leased.length;
       // The ten-priority ready query only if the table has anything visible (one seek says).
-      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined ? [] : this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
       const fresh = this.deferredCreates.ready(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       let i = 0;
       let j = 0;

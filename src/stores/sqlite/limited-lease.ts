@@ -66,6 +66,12 @@ export class SqliteLeaseLimits {
     return hasLeaseLimits(p.limits) || this.sql.hasGroups.get(p.queueId) !== undefined;
   }
 
+  /** The head of the ready jobs without tenant that require nothing (as a list: none or one). */
+  readyUngrouped(p: JobLeaseParams): ReadyJobRow[] {
+    const row = this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1);
+    return row === undefined ? [] : [row];
+  }
+
   hasTenants(queueId: number): boolean {
     return this.sql.hasGroups.get(queueId) !== undefined;
   }
@@ -93,8 +99,9 @@ export class SqliteLeaseLimits {
    * started a job: a finished job's stale message is only deleted). Answers whether a tenant was
    * passed by for its cap while it had a job ready, and when one passed by for its rate gets a token.
    */
-  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean): { capped: boolean; retryAtMs?: number } {
-    if (this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1)) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
+  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean, nextUngrouped?: () => ReadyJobRow | undefined): { capped: boolean; retryAtMs?: number } {
+    const ungroupedHead = nextUngrouped ?? (() => this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1));
+    if (ungroupedHead()) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
     const limits = p.limits ?? {};
     const rates = this.tenantBuckets(p);
     const servedBy = new Map<string, number>();
@@ -114,7 +121,7 @@ export class SqliteLeaseLimits {
           continue;
         }
         for (;;) {
-          const row = tenant === undefined ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
+          const row = tenant === undefined ? ungroupedHead() : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
           if (!row) break;
           if (take(row)) {
             if (tenant !== undefined) rates?.spend(tenant);

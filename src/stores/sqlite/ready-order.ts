@@ -15,10 +15,20 @@ for (let p = limits.priorityMax; p >= limits.priorityMin; p--) priorities.push(p
 /** `priority IN (9, 8, …, 0)`, for the WHERE of a query that reads a ready index. */
 const everyPriority = `priority IN (${priorities.join(", ")})`;
 
-/** Ungrouped ready messages of a queue in receive order. Parameters: queue id, now, oldest sent time kept, limit. */
+/**
+ * Ungrouped ready messages of a queue that require nothing (every receive and lease may take
+ * them), in receive order. Parameters: queue id, now, oldest sent time kept, limit.
+ */
 export function readyUngroupedQuery(columns: string): string {
   return `SELECT ${columns} FROM messages INDEXED BY messages_ready_ungrouped
-    WHERE queue_id = ? AND ${everyPriority} AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+    WHERE queue_id = ? AND ${everyPriority} AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+    ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
+}
+
+/** Ready job messages of one requirement class, in receive order. Parameters: queue id, class, now, oldest sent time kept, limit. */
+export function readyInClassQuery(columns: string): string {
+  return `SELECT ${columns} FROM messages INDEXED BY messages_ready_class
+    WHERE queue_id = ? AND req_class = ? AND ${everyPriority} AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
     ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
 }
 

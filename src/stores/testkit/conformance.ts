@@ -19,6 +19,7 @@ import { registerJobFlowCases } from "./conformance-job-flows.js";
 import { registerJobCases } from "./conformance-jobs.js";
 import { registerMoveTaskCases } from "./conformance-move-tasks.js";
 import { registerOutputCases } from "./conformance-output.js";
+import { registerRequirementCases } from "./conformance-requirements.js";
 import { registerScheduleCases } from "./conformance-schedules.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 
@@ -358,6 +359,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerEventLogCases(context);
     registerOutputCases(context);
     registerJobFlowCases(context);
+    registerRequirementCases(context);
     registerScheduleCases(context);
     registerAccountCases(context);
   });

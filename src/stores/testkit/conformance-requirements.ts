@@ -1,0 +1,64 @@
+/**
+ * Conformance cases for worker labels and job requirements: a job with `requires` is leased only
+ * by a lease whose labels contain every pair, in receive order with the jobs that require nothing,
+ * and keeps its requirement through retries and beside tenants.
+ */
+import { expect } from "vitest";
+import type { JobLeaseParams, NewJob } from "../../core/job-store.js";
+import type { QueueRecord } from "../../core/queue.js";
+import type { ConformanceContext } from "./conformance-context.js";
+import { T0 } from "./conformance-context.js";
+import { jobCaseKit, leaseParamsFor } from "./conformance-jobs-kit.js";
+
+export function registerRequirementCases({ store, test }: ConformanceContext): void {
+  const kit = jobCaseKit(store);
+  let tokens = 0;
+  const lease = (queue: QueueRecord, labels: Record<string, string> | undefined, p: Partial<JobLeaseParams> = {}) =>
+    store().jobLease({ ...leaseParamsFor(queue, `${queue.id}.req-${++tokens}`), max: 10, ...(labels ? { labels } : {}), ...p });
+  const submit = async (queue: QueueRecord, overrides: Partial<NewJob> = {}) => (await kit.submit(queue, overrides)).job;
+  const ids = (r: { leased: Array<{ id: string }> }) => r.leased.map((j) => j.id);
+
+  test("requires: only a lease whose labels contain every pair takes the job; one without labels takes only jobs that require nothing", async () => {
+    const q = await kit.makeQueue("labelled");
+    const plain = await submit(q);
+    const a100 = await submit(q, { requires: { gpu: "a100" } });
+    const a100eu = await submit(q, { requires: { region: "eu", gpu: "a100" } });
+    expect((await store().jobGet({ id: a100eu.id }))!.requires).toEqual({ gpu: "a100", region: "eu" });
+    expect(ids(await lease(q, undefined))).toEqual([plain.id]);
+    expect(ids(await lease(q, { gpu: "h100", region: "eu" }))).toEqual([]);
+    expect(ids(await lease(q, { gpu: "a100" }))).toEqual([a100.id]);
+    const last = await lease(q, { gpu: "a100", region: "eu", zone: "b" });
+    expect(ids(last)).toEqual([a100eu.id]);
+    expect(last.leased[0]!.requires).toEqual({ gpu: "a100", region: "eu" });
+  });
+
+  test("requires: a labelled lease takes the classes it serves and the jobs that require nothing in receive order (priority, then age)", async () => {
+    const q = await kit.makeQueue("merged");
+    const first = await submit(q, { requires: { gpu: "a100" } });
+    const second = await submit(q);
+    const third = await submit(q, { requires: { gpu: "a100", mem: "80g" } });
+    const urgent = await submit(q, { requires: { gpu: "a100" }, priority: 5 });
+    const other = await submit(q, { requires: { gpu: "t4" } });
+    const got = await lease(q, { gpu: "a100", mem: "80g" }, { max: 3 });
+    expect(ids(got)).toEqual([urgent.id, first.id, second.id]);
+    expect(ids(await lease(q, { gpu: "a100", mem: "80g" }))).toEqual([third.id]);
+    expect(ids(await lease(q, { gpu: "t4" }))).toEqual([other.id]);
+  });
+
+  test("requires: a retried job keeps its requirement", async () => {
+    const q = await kit.makeQueue("retried");
+    const job = await submit(q, { requires: { gpu: "a100" } });
+    const [leased] = (await lease(q, { gpu: "a100" })).leased;
+    await store().jobFail({ ...kit.policy(), id: job.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "oom" }, retryable: true, retryAfterSeconds: 0 });
+    expect(ids(await lease(q, undefined, { nowMs: T0 + 1 }))).toEqual([]);
+    expect(ids(await lease(q, { gpu: "a100" }, { nowMs: T0 + 1 }))).toEqual([job.id]);
+  });
+
+  test("requires: on a queue with tenants, a labelled lease still takes the jobs of its classes", async () => {
+    const q = await kit.makeQueue("tenanted");
+    const tenantJob = await submit(q, { tenant: "acme" });
+    const gpuJob = await submit(q, { requires: { gpu: "a100" } });
+    expect(ids(await lease(q, undefined))).toEqual([tenantJob.id]);
+    expect(ids(await lease(q, { gpu: "a100" }))).toEqual([gpuJob.id]);
+  });
+}
