@@ -46,8 +46,6 @@ export interface JobStatements {
   ready: Statement<[number, number, number, number], ReadyMessageRow>;
   messageBody: Statement<[number], string>;
   messageDelete: Statement<[number]>;
-  /** Puts a just-inserted job message in its requirement class (requirement-classes.ts). */
-  messageClassSet: Statement<[string, number]>;
   messageVisibleAt: Statement<[number, number]>;
   messageLease: Statement<[number, number, string, number]>;
   messageDeadLetter: Statement<[number, number, string, number]>;
@@ -120,7 +118,6 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms, visible_at_ms")),
     messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
     messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
-    messageClassSet: db.prepare<[string, number]>("UPDATE messages SET req_class = ? WHERE seq = ?"),
     messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
     messageLease: db.prepare<[number, number, string, number]>(
       `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,

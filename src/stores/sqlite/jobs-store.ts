@@ -179,8 +179,10 @@ export class SqliteJobStore implements JobStore {
     let messageSeq: number | undefined;
     if (withMessage) {
       const message: NewMessage = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
-      [messageSeq] = queueMustExist(job.queueName, () => this.sql.messageInsert.many(job.queueId, [message]));
-      if (job.requires !== undefined) this.sql.messageClassSet.run(requirementClassOf(job.requires), messageSeq!);
+      const requires = job.requires;
+      messageSeq = queueMustExist(job.queueName, () =>
+        requires === undefined ? this.sql.messageInsert(job.queueId, message) : this.sql.messageInsert.classed(job.queueId, message, requirementClassOf(requires)),
+      );
     }
     const record = newJobRecord(job, 0, messageSeq);
     record.seq = this.writer.insertJobRow(record);
@@ -324,8 +326,8 @@ export class SqliteJobStore implements JobStore {
       const change = retryTransition(job, p);
       // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
       if (job.messageSeq !== undefined) this.writer.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
-      const retried: JobRecord = { ...change.job, messageSeq: this.sql.messageInsert(job.queueId, p.message) };
-      if (job.requires !== undefined) this.sql.messageClassSet.run(requirementClassOf(job.requires), retried.messageSeq!);
+      const seq = job.requires === undefined ? this.sql.messageInsert(job.queueId, p.message) : this.sql.messageInsert.classed(job.queueId, p.message, requirementClassOf(job.requires));
+      const retried: JobRecord = { ...change.job, messageSeq: seq };
       this.sql.jobUpdate.run(jobUpdateValues(retried));
       this.writer.logEvents(retried, change.events, p.nowMs);
       return { job: retried, events: change.events };

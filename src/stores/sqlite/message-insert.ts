@@ -22,6 +22,12 @@ export interface MessageInserter {
    * Not remembered in the cache: it is received already.
    */
   leased(queueId: number, m: NewMessage, lease: InsertedLease): number;
+  /**
+   * Inserts one job message in its requirement class (core's requirements.ts). Set in the INSERT,
+   * not by an UPDATE after it: a row that grows in place splits its full page, and a queue of such
+   * rows ends up on half-empty pages that every lease and delete then touches twice as many of.
+   */
+  classed(queueId: number, m: NewMessage, requirementClass: string): number;
 }
 
 export interface InsertedLease {
@@ -74,7 +80,17 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     params.push(1, lease.receivedAtMs, lease.receiptToken);
     return Number(leasedStatement.run(...params).lastInsertRowid);
   };
-  return Object.assign(one, { many, leased });
+  const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class) VALUES (${marks(15)})`);
+  const classed = (queueId: number, m: NewMessage, requirementClass: string): number => {
+    checkPriority(m.priority);
+    const params: unknown[] = [];
+    pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
+    params.push(requirementClass);
+    const seq = Number(classedStatement.run(...params).lastInsertRowid);
+    cache?.remember(seq, contentOf(m));
+    return seq;
+  };
+  return Object.assign(one, { many, leased, classed });
 }
 
 /** The columns an INSERT sets once, as the row holds them. */

@@ -25,10 +25,13 @@ export function readyUngroupedQuery(columns: string): string {
     ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
 }
 
-/** Ready job messages of one requirement class, in receive order. Parameters: queue id, class, now, oldest sent time kept, limit. */
+/**
+ * Ready job messages of one requirement class, in receive order (such messages have no group).
+ * Parameters: queue id, class, now, oldest sent time kept, limit.
+ */
 export function readyInClassQuery(columns: string): string {
   return `SELECT ${columns} FROM messages INDEXED BY messages_ready_class
-    WHERE queue_id = ? AND req_class = ? AND ${everyPriority} AND group_id IS NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+    WHERE queue_id = ? AND req_class = ? AND ${everyPriority} AND visible_at_ms <= ? AND sent_at_ms >= ?
     ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
 }
 
