@@ -1,7 +1,7 @@
 /**
  * Errors the SDK throws, and errors a handler throws to tell the worker what to do with a job.
  */
-import type { Job } from "./wire.js";
+import type { Job, JobError } from "./wire.js";
 
 /** The server answered with `{"error":{"code","message"}}`; `code` is stable, match on it. */
 export class SluiceApiError extends Error {
@@ -113,7 +113,20 @@ export class BatchItemError extends Error {
   }
 }
 
-/** `ctx.signal.reason` when the job's cancel was requested. */
+/** What `job.stream()` and `queue.stream()` throw when the job failed: its error and last state. */
+export class JobFailedError extends Error {
+  override readonly name = "JobFailedError";
+  readonly jobId: string;
+  /** The job's last error (`type` as the worker or server gave it). */
+  readonly error: JobError | null;
+  constructor(readonly job: Job<unknown, unknown>) {
+    super(`job ${job.id} failed${job.error ? `: ${job.error.message}` : ""}`);
+    this.jobId = job.id;
+    this.error = job.error;
+  }
+}
+
+/** `ctx.signal.reason` when the job's cancel was requested; what `job.stream()` throws when the job was canceled. */
 export class JobCanceledError extends Error {
   override readonly name = "JobCanceledError";
   constructor(readonly jobId: string) {

@@ -8,6 +8,7 @@ export { JobsClient, isTerminal, type JobPage, type ListOptions, type WaitOption
 export { JobHandle } from "./job-handle.js";
 export { SchedulesClient, type SchedulePage } from "./schedules.js";
 export type { EventStreamOptions } from "./event-stream.js";
+export type { StreamOptions } from "./job-stream.js";
 export {
   Worker,
   type BatchContext,
@@ -24,6 +25,7 @@ export {
 export {
   BatchItemError,
   JobCanceledError,
+  JobFailedError,
   JobWaitTimeoutError,
   LeaseLostError,
   NonRetryableError,

@@ -1,6 +1,7 @@
 /**
  * What `queue.submit()` returns: the new job's id and snapshot, with get / wait / cancel bound to it.
  */
+import type { StreamOptions } from "./job-stream.js";
 import type { JobsClient, WaitOptions } from "./jobs.js";
 import type { Job, JsonValue } from "./wire.js";
 
@@ -29,5 +30,10 @@ export class JobHandle<I = JsonValue, O = JsonValue> {
 
   cancel(): Promise<Job<I, O>> {
     return this.jobs.cancel<I, O>(this.id);
+  }
+
+  /** `for await (const chunk of job.stream())`: the job's streamed output until it ends (JobsClient.stream). */
+  stream<Chunk = JsonValue>(opts?: StreamOptions): AsyncGenerator<Chunk, void, undefined> {
+    return this.jobs.stream<Chunk>(this.id, opts);
   }
 }

@@ -8,6 +8,7 @@ import { backoffDelayMs, defaultBackoff } from "./backoff.js";
 import { JobCanceledError, LeaseLostError, SluiceApiError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { jobPath } from "./paths.js";
+import { OutputStream } from "./output-stream.js";
 import type { Timers } from "./timers.js";
 import type { CompleteAck, FailAck, FailRequest, HeartbeatResponse, JsonValue, LeasedJob } from "./wire.js";
 
@@ -17,6 +18,14 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** Records progress (0–1, clamped); sent with the next heartbeat. */
   progress(fraction: number): void;
+  /**
+   * Streams one chunk of output (any JSON value: a token, a partial result) to whoever follows
+   * the job (`job.stream()`); sent in order, batched (every 50 ms or 100 chunks). Throws once the
+   * lease is lost.
+   */
+  emit(chunk: JsonValue): void;
+  /** Resolves once every chunk emitted so far is stored (the worker also flushes before it reports). */
+  flush(): Promise<void>;
 }
 
 export type WorkerPhase = "lease" | "heartbeat" | "complete" | "fail" | "release";
@@ -55,6 +64,8 @@ export class JobLease<I = JsonValue> {
   private cut = false;
   private readonly heartbeatIntervalMs: number;
   private leaseEndsAtMs: number;
+  /** Made on the first ctx.emit(): most jobs stream nothing. */
+  private output: OutputStream | undefined;
   readonly context: JobContext;
 
   constructor(
@@ -70,6 +81,32 @@ export class JobLease<I = JsonValue> {
   recordProgress(fraction: number): void {
     if (typeof fraction !== "number" || Number.isNaN(fraction)) throw new TypeError(`progress must be a number in 0–1, got ${String(fraction)}`);
     this.pendingProgress = { value: Math.min(1, Math.max(0, fraction)) };
+  }
+
+  /** ctx.emit(). */
+  emit(chunk: JsonValue): void {
+    if (this.lost) throw this.lost;
+    this.output ??= new OutputStream({
+      http: this.deps.http,
+      timers: this.deps.timers,
+      jobId: this.job.id,
+      attempt: this.job.attempt,
+      leaseId: this.job.leaseId,
+      onCancelRequested: () => this.abort(new JobCanceledError(this.job.id)),
+      onLost: (code) => this.markLost(code),
+      leaseEndsAtMs: () => this.leaseEndsAtMs,
+    });
+    this.output.emit(chunk);
+  }
+
+  /** ctx.flush(). */
+  async flushOutput(): Promise<void> {
+    await this.output?.flush();
+  }
+
+  /** Before the outcome is reported: whatever the handler emitted is stored first (a failure to is not the handler's). */
+  async settleOutput(): Promise<void> {
+    await this.output?.flush().catch(() => undefined);
   }
 
   get signal(): AbortSignal {
@@ -271,11 +308,15 @@ export class JobLease<I = JsonValue> {
  * (docs/benchmarks-history.md, "Garbage that outlived its group"). Here the getter is the prototype's.
  */
 class LeaseContext implements JobContext {
-  /** An own property, so `const { progress } = ctx` still works. */
+  /** Own properties, so `const { progress, emit } = ctx` still works. */
   readonly progress: (fraction: number) => void;
+  readonly emit: (chunk: JsonValue) => void;
+  readonly flush: () => Promise<void>;
 
-  constructor(private readonly lease: { readonly signal: AbortSignal; recordProgress(fraction: number): void }) {
+  constructor(private readonly lease: JobLease<unknown>) {
     this.progress = (fraction) => lease.recordProgress(fraction);
+    this.emit = (chunk) => lease.emit(chunk);
+    this.flush = () => lease.flushOutput();
   }
 
   get signal(): AbortSignal {

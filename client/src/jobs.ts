@@ -3,6 +3,7 @@
  */
 import { JobWaitTimeoutError } from "./errors.js";
 import { type EventStreamOptions, eventStream } from "./event-stream.js";
+import { type StreamOptions, jobOutput } from "./job-stream.js";
 import type { HttpClient } from "./http.js";
 import { jobPath, queuePath } from "./paths.js";
 import type { Timers } from "./timers.js";
@@ -116,6 +117,14 @@ export class JobsClient {
    */
   events<I = JsonValue, O = JsonValue>(id: string, opts: EventStreamOptions = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
     return eventStream<I, O>(this.ctx.http, this.ctx.timers, `${jobPath(id)}/events`, {}, { ...opts, untilTerminal: true });
+  }
+
+  /**
+   * The job's streamed output (its worker's ctx.emit chunks), in order, from the first until the
+   * job ends; throws JobFailedError / JobCanceledError if it fails or is canceled (see job-stream.ts).
+   */
+  stream<Chunk = JsonValue>(id: string, opts: StreamOptions = {}): AsyncGenerator<Chunk, void, undefined> {
+    return jobOutput<Chunk>(this.ctx.http, id, this.events(id, { signal: opts.signal }), opts);
   }
 
   async list<I = JsonValue, O = JsonValue>(queue: string, opts: ListOptions = {}): Promise<JobPage<I, O>> {

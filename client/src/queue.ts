@@ -2,6 +2,7 @@
  * `sluice.queue(name)`: submit jobs to one queue, list them, and run workers on it.
  */
 import { JobHandle } from "./job-handle.js";
+import type { StreamOptions } from "./job-stream.js";
 import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, maxWaitSliceSeconds } from "./jobs.js";
 import type { BatchHandler, BatchOptions, ErasedHandler, JobHandler } from "./handlers.js";
 import { type SubmitBatcher, type SubmitEntry, type Submitted, submitAlone } from "./submit-batcher.js";
@@ -72,6 +73,16 @@ export class QueueClient {
     if (isTerminal(job)) return job;
     const remainingMs = deadlineMs - timers.nowMs();
     return this.jobs.wait<I, O>(job.id, { signal, ...(Number.isFinite(remainingMs) ? { timeoutMs: Math.max(0, remainingMs) } : {}) });
+  }
+
+  /**
+   * Submits and streams the job's output (`for await (const token of queue.stream(prompt))`),
+   * ending when the job ends; throws the job's error (JobFailedError) if it fails.
+   */
+  async *stream<Chunk = JsonValue, I = JsonValue>(input: I, opts: SubmitOptions & StreamOptions = {}): AsyncGenerator<Chunk, void, undefined> {
+    const { signal, onNewAttempt, ...submitOptions } = opts;
+    const handle = await this.submit<I>(input, submitOptions);
+    yield* handle.stream<Chunk>({ signal, onNewAttempt });
   }
 
   private send(entry: SubmitEntry, waitSeconds: number, signal: AbortSignal | undefined): Promise<Submitted> {

@@ -211,6 +211,30 @@ export interface HeartbeatResponse {
   leaseExpiresAt?: string;
 }
 
+/** POST /v1/jobs/{id}/output: whether cancel was requested, and the attempt's chunk count so far. */
+export interface OutputResponse {
+  cancelRequested: boolean;
+  chunks: number;
+}
+
+/** GET /v1/jobs/{id}/output-chunks: the latest attempt's chunks from `from`, and where to read on. */
+export interface OutputChunksResponse<Chunk = JsonValue> {
+  attempt: number;
+  chunks: Chunk[];
+  next: number;
+  done: boolean;
+}
+
+/** The data of a `job.output` event: the attempt's chunks from `index`. */
+export interface JobOutputEvent<Chunk = JsonValue> {
+  type: "job.output";
+  at: string;
+  jobId: string;
+  attempt: number;
+  index: number;
+  chunks: Chunk[];
+}
+
 export interface CompleteRequest {
   leaseId: string;
   output: JsonValue;

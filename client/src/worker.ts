@@ -178,6 +178,7 @@ export class Worker {
     this.begin([lease]);
     const result = await settle(() => handler(lease.job, lease.context));
     if (lease.wasCutOff) return; // handed back when close() timed out: this late outcome goes nowhere
+    await lease.settleOutput(); // a follower sees every chunk before the job's end
     this.end([lease]);
     const outcome = outcomeOf(result, lease);
     if (this.closing || !this.acks.supported) return this.finish(lease, outcome);
