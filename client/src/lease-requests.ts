@@ -12,6 +12,9 @@ export interface LeaseRequestsOptions {
   waitSeconds: number;
   leaseSeconds: number;
   batch?: BatchOptions;
+  /** Sent with every lease request, the acks' included (they lease replacements). */
+  labels?: Record<string, string>;
+  workerId: string;
 }
 
 export class LeaseRequests {
@@ -33,6 +36,7 @@ export class LeaseRequests {
       waitSeconds,
       leaseSeconds,
       ...(batch ? { batchWindowMs: batch.windowMs } : {}),
+      ...this.identity(),
     };
     const res = await this.http.request<LeaseResponse>("POST", this.path, {
       body,
@@ -42,12 +46,16 @@ export class LeaseRequests {
     return res.body.jobs;
   }
 
+  private identity(): Pick<LeaseRequest, "labels" | "workerId"> {
+    return this.opts.labels === undefined ? { workerId: this.opts.workerId } : { labels: this.opts.labels, workerId: this.opts.workerId };
+  }
+
   /**
    * Reports these acks (the server answers `results` in this order: complete entries first) and
    * leases up to `max` jobs, without waiting for any.
    */
   ack(max: number, complete: CompleteAck[], fail: FailAck[]): Promise<HttpResponse<LeaseResponse>> {
-    const body: LeaseRequest = { max, waitSeconds: 0, leaseSeconds: this.opts.leaseSeconds, complete, fail };
+    const body: LeaseRequest = { max, waitSeconds: 0, leaseSeconds: this.opts.leaseSeconds, ...this.identity(), complete, fail };
     return this.http.request<LeaseResponse>("POST", this.path, { body, timeoutMs: longPollGraceMs });
   }
 }

@@ -28,6 +28,8 @@ export interface SubmitOptions {
   metadata?: Record<string, JsonValue>;
   /** Who the job is for (a customer, an API key): the server shares the queue fairly between tenants. */
   tenant?: string;
+  /** Labels a worker must carry to run the job, e.g. `{ gpu: "a100" }`: only a worker whose `labels` contain every pair leases it. */
+  requires?: Record<string, string>;
   /** Ids of jobs that must succeed first: the job waits (`waiting`), and its handler sees their outputs (`job.parents`). */
   dependsOn?: string[];
   /** What a failed or canceled parent does: `fail` (default) ends this job too; `ignore` runs it anyway. */

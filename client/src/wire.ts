@@ -56,6 +56,8 @@ export interface Job<Input = JsonValue, Output = JsonValue> {
   onParentFailure?: OnParentFailure | null;
   /** Who the job is for: fair sharing and per-tenant caps within its queue. */
   tenant?: string | null;
+  /** Labels a worker must carry to run it (every pair); null without. */
+  requires?: Record<string, string> | null;
   /** GET /v1/jobs/{id} only. */
   webhookDeliveries?: WebhookDelivery[];
 }
@@ -92,6 +94,8 @@ export interface SubmitRequest<Input = JsonValue> {
   webhook?: WebhookSpec;
   metadata?: Record<string, JsonValue>;
   tenant?: string;
+  /** Labels a worker must carry to lease the job. */
+  requires?: Record<string, string>;
   /** Job ids that must succeed first (or, in a batch, `{entry: i}` for another entry of it). */
   dependsOn?: Array<string | { entry: number }>;
   onParentFailure?: OnParentFailure;
@@ -115,6 +119,10 @@ export interface LeaseRequest {
   waitSeconds: number;
   leaseSeconds: number;
   batchWindowMs?: number;
+  /** The worker's labels: it also leases the jobs whose `requires` these contain. */
+  labels?: Record<string, string>;
+  /** Names the worker in GET /v1/workers. */
+  workerId?: string;
   /** Finished jobs to complete before leasing, in the same server write. */
   complete?: CompleteAck[];
   /** Failed attempts to report before leasing. */

@@ -8,6 +8,8 @@ import type { JsonValue } from "./wire.js";
 export interface WorkerSettings {
   concurrency?: number;
   leaseSeconds?: number;
+  /** The worker's labels (WorkerOptions.labels). */
+  labels?: Record<string, string>;
 }
 
 export type WorkerDefinition<I = JsonValue, O = JsonValue> =

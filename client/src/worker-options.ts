@@ -15,6 +15,13 @@ export interface WorkerOptions {
   /** Long-poll length of one lease request (0–20). Default 20. */
   waitSeconds?: number;
   batch?: BatchOptions;
+  /**
+   * The worker's labels, e.g. `{ gpu: "a100", region: "eu" }`: besides jobs without `requires`,
+   * it leases the jobs whose `requires` these contain. Default: none.
+   */
+  labels?: Record<string, string>;
+  /** Names the worker in `GET /v1/workers`. Default: one id per process (processWorkerId()). */
+  workerId?: string;
   /** Aborting it closes the worker (as close() with no timeout). */
   signal?: AbortSignal;
   /** Called on errors the worker survives (server unreachable, lost leases). Default: console.error. */
@@ -36,6 +43,8 @@ export interface CloseOptions {
 export interface ResolvedWorkerOptions {
   concurrency: number;
   waitSeconds: number;
+  labels?: Record<string, string>;
+  workerId: string;
   /** What every JobLease of the worker shares. */
   deps: LeaseDeps;
 }
@@ -48,9 +57,14 @@ export function resolveWorkerOptions(opts: WorkerOptions, http: HttpClient, defa
     checkInt("batch.size", opts.batch.size, 1, 100);
     checkInt("batch.windowMs", opts.batch.windowMs, 0, 10_000);
   }
+  if (opts.labels !== undefined) checkLabels(opts.labels);
+  const workerId = opts.workerId ?? processWorkerId();
+  if (typeof workerId !== "string" || workerId.length < 1 || workerId.length > 128) throw new RangeError(`workerId must be a string of 1–128 characters, got ${JSON.stringify(workerId)}`);
   return {
     concurrency,
     waitSeconds,
+    ...(opts.labels !== undefined && Object.keys(opts.labels).length > 0 ? { labels: opts.labels } : {}),
+    workerId,
     deps: {
       http,
       timers: opts.timers ?? defaultTimers,
@@ -59,6 +73,21 @@ export function resolveWorkerOptions(opts: WorkerOptions, http: HttpClient, defa
       onError: opts.onError ?? defaultOnError,
     },
   };
+}
+
+let workerIdOfProcess: string | undefined;
+
+/** This process's worker id: made once, shared by every worker it runs that was not given one. */
+export function processWorkerId(): string {
+  return (workerIdOfProcess ??= `worker-${globalThis.crypto.randomUUID().slice(0, 8)}`);
+}
+
+/** The shape the server takes (it checks each key's alphabet and length, and answers a 400). */
+function checkLabels(labels: Record<string, string>): void {
+  if (labels === null || typeof labels !== "object" || Array.isArray(labels)) throw new TypeError("labels must be an object of string values");
+  const entries = Object.entries(labels);
+  if (entries.length > 16) throw new RangeError(`labels has ${entries.length} pairs; at most 16 are allowed`);
+  for (const [key, value] of entries) if (typeof value !== "string") throw new TypeError(`labels.${key} must be a string`);
 }
 
 function checkInt(name: string, value: number, min: number, max: number): number {

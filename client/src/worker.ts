@@ -68,11 +68,11 @@ export class Worker {
     opts: WorkerOptions,
     defaultTimers: Timers,
   ) {
-    const { concurrency, waitSeconds, deps } = resolveWorkerOptions(opts, http, defaultTimers);
+    const { concurrency, waitSeconds, deps, labels, workerId } = resolveWorkerOptions(opts, http, defaultTimers);
     this.deps = deps;
     this.slots = new Slots(concurrency);
     this.units = new WorkUnits(deps.onError);
-    const requests = new LeaseRequests(http, queue, { waitSeconds, leaseSeconds: deps.leaseSeconds, batch: opts.batch });
+    const requests = new LeaseRequests(http, queue, { waitSeconds, leaseSeconds: deps.leaseSeconds, batch: opts.batch, labels, workerId });
     const start = (jobs: LeasedJob[]): void => this.start(jobs);
     const isClosing = (): boolean => this.closing;
     this.acks = new AckBatcher({ slots: this.slots, requests, isClosing, start, track: (work, phase) => this.units.track(work, phase) });

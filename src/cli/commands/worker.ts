@@ -21,6 +21,8 @@ interface WorkerFlags extends ConnectionFlags {
   leaseSeconds?: string;
   waitSeconds?: string;
   drainTimeoutMs?: string;
+  labels?: string;
+  workerId?: string;
 }
 
 /** Without --batch-window-ms, a batch waits this long for company after its first job. */
@@ -110,6 +112,18 @@ function drainOnSignals(worker: Worker, drainTimeoutMs: number | undefined): voi
   process.on("SIGINT", onSignal);
 }
 
+/** `--labels gpu=a100,region=eu` (the flag wins over the module's labels). */
+function labelsOption(flag: string | undefined, fromModule: Record<string, string> | undefined): { labels?: Record<string, string> } {
+  if (flag === undefined) return fromModule === undefined ? {} : { labels: fromModule };
+  const labels: Record<string, string> = {};
+  for (const pair of flag.split(",")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--labels must be key=value pairs separated by commas, got ${JSON.stringify(pair)}`);
+    labels[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return { labels };
+}
+
 /** The server's own rule for a (standard: job queues are) queue name, as a usage error. */
 function checkQueueFlag(queue: string): void {
   try {
@@ -130,6 +144,8 @@ async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> 
     concurrency: parseIntFlag(flags.concurrency, "--concurrency", 1, 10_000) ?? def.concurrency ?? 1,
     leaseSeconds: parseIntFlag(flags.leaseSeconds, "--lease-seconds", 1, 43_200) ?? def.leaseSeconds ?? 30,
     waitSeconds: parseIntFlag(flags.waitSeconds, "--wait-seconds", 0, 20) ?? 20,
+    ...labelsOption(flags.labels, def.labels),
+    ...(flags.workerId !== undefined ? { workerId: flags.workerId } : {}),
   };
   const drainTimeoutMs = parseIntFlag(flags.drainTimeoutMs, "--drain-timeout-ms", 0, 2_147_483_647);
   // A module's batch setting means its handler takes an array; a bare --batch-size makes the CLI
@@ -158,6 +174,8 @@ export function registerWorkerCommand(program: Command): void {
       .option("--batch-window-ms <ms>", `with --batch-size: how long to gather a batch after its first job (default ${defaultBatchWindowMs})`)
       .option("--lease-seconds <s>", "lease length; heartbeats extend it every third of it (default 30)")
       .option("--wait-seconds <s>", "long-poll length of each lease request, 0–20 (default 20)")
+      .option("--labels <pairs>", "the worker's labels, e.g. gpu=a100,region=eu: it also leases the jobs whose requires these contain")
+      .option("--worker-id <id>", "names the worker in `sluice workers` (default: one id per process)")
       .option("--drain-timeout-ms <ms>", "on SIGTERM, after this long hand back the jobs whose handlers still run (their attempt counts) and exit (default: wait for them)"),
   ).action((modulePath: string, flags: WorkerFlags) =>
     runWorker(modulePath, flags).catch((err: unknown) => (err instanceof HandlerImportError ? reportImportFailure(err) : exitWithError(err))),

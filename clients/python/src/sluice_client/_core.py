@@ -29,6 +29,7 @@ _SUBMIT_FIELDS = {
     "max_attempts": "maxAttempts",
     "metadata": "metadata",
     "tenant": "tenant",
+    "requires": "requires",
     "depends_on": "dependsOn",
     "on_parent_failure": "onParentFailure",
 }

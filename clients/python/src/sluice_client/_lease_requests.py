@@ -2,6 +2,7 @@
 request reporting finished jobs (acks) that asks for their replacements without waiting."""
 from __future__ import annotations
 
+import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
 from ._http import HttpClient
@@ -12,8 +13,12 @@ _LONG_POLL_GRACE_SECONDS = 30.0
 
 
 class LeaseRequests:
-    def __init__(self, http: HttpClient, queue: str, wait_seconds: int, lease_seconds: int, batch: Optional[Tuple[int, int]]) -> None:
+    def __init__(
+        self, http: HttpClient, queue: str, wait_seconds: int, lease_seconds: int, batch: Optional[Tuple[int, int]], labels: Optional[Dict[str, str]], worker_id: str
+    ) -> None:
         self._http = http
+        #: Sent with every lease request, the acks' included (they lease replacements).
+        self._identity: Dict[str, Any] = {"workerId": worker_id} if not labels else {"labels": labels, "workerId": worker_id}
         self._path = queue_path(queue) + "/leases"
         self._wait_seconds = wait_seconds
         self._lease_seconds = lease_seconds
@@ -26,6 +31,7 @@ class LeaseRequests:
             "max": self._batch[0] if self._batch else min(free, 100),
             "waitSeconds": self._wait_seconds,
             "leaseSeconds": self._lease_seconds,
+            **self._identity,
         }
         window_ms = 0
         if self._batch:
@@ -37,9 +43,42 @@ class LeaseRequests:
     async def ack(self, max_jobs: int, complete: List[Dict[str, Any]], fail: List[Dict[str, Any]]) -> Dict[str, Any]:
         """Reports these acks (``results`` come back complete entries first) and leases up to
         ``max_jobs`` jobs without waiting."""
-        body = {"max": max_jobs, "waitSeconds": 0, "leaseSeconds": self._lease_seconds, "complete": complete, "fail": fail}
+        body = {"max": max_jobs, "waitSeconds": 0, "leaseSeconds": self._lease_seconds, **self._identity, "complete": complete, "fail": fail}
         res = await self._http.request("POST", self._path, body=body, timeout=_LONG_POLL_GRACE_SECONDS)
         return res.body
+
+
+_process_worker_id: Optional[str] = None
+
+
+def process_worker_id() -> str:
+    """This process's worker id: made once, shared by every worker it runs that was not given one."""
+    global _process_worker_id
+    if _process_worker_id is None:
+        _process_worker_id = f"worker-{uuid.uuid4().hex[:8]}"
+    return _process_worker_id
+
+
+def check_labels(labels: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """The shape the server takes (it checks each key's alphabet and length, and answers a 400)."""
+    if labels is None:
+        return None
+    if not isinstance(labels, dict):
+        raise TypeError(f"labels must be a dict of str to str, got {type(labels).__name__}")
+    if len(labels) > 16:
+        raise ValueError(f"labels has {len(labels)} pairs; at most 16 are allowed")
+    for key, value in labels.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError(f"labels must map str to str, got {key!r}: {value!r}")
+    return dict(labels)
+
+
+def check_worker_id(worker_id: Optional[str]) -> str:
+    if worker_id is None:
+        return process_worker_id()
+    if not isinstance(worker_id, str) or not 1 <= len(worker_id) <= 128:
+        raise ValueError(f"worker_id must be a str of 1–128 characters, got {worker_id!r}")
+    return worker_id
 
 
 def is_fatal_lease_error(err: BaseException) -> bool:

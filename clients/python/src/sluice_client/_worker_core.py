@@ -14,7 +14,7 @@ from ._core import check_timeout
 from ._handler import Handler
 from ._http import HttpClient
 from ._lease import JobLease, LeaseDeps, OnError
-from ._lease_requests import LeaseRequests, is_fatal_lease_error
+from ._lease_requests import LeaseRequests, check_labels, check_worker_id, is_fatal_lease_error
 from ._outcomes import HandlerResult, Outcome, outcome_of, outcomes_of_batch
 from ._retry import Backoff
 from ._slots import Slot, Slots, WorkUnits
@@ -83,6 +83,8 @@ class WorkerCore:
         wait_seconds: int = 20,
         batch: Optional[Tuple[int, float]] = None,
         on_error: Optional[OnError] = None,
+        labels: Optional[Dict[str, str]] = None,
+        worker_id: Optional[str] = None,
     ) -> None:
         _check_int("concurrency", concurrency, 1, 10_000)
         _check_int("lease_seconds", lease_seconds, 1, 43_200)
@@ -94,7 +96,7 @@ class WorkerCore:
         self._deps = LeaseDeps(http, lease_seconds, self._on_error)
         self._slots = Slots(concurrency)
         self._units = WorkUnits(self._on_error)
-        self._requests = LeaseRequests(http, queue, wait_seconds, lease_seconds, self._batch)
+        self._requests = LeaseRequests(http, queue, wait_seconds, lease_seconds, self._batch, check_labels(labels), check_worker_id(worker_id))
         self._acks = AckBatcher(self._slots, self._requests, lambda: self.closing, self._start, self._units.track)
         self._running: Set[JobLease] = set()
         self.stats = WorkerStats()

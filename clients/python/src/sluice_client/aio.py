@@ -118,11 +118,12 @@ class AsyncQueue:
         tenant: Optional[str] = None,
         depends_on: Optional[List[str]] = None,
         on_parent_failure: Optional[str] = None,
+        requires: Optional[Dict[str, str]] = None,
     ) -> AsyncJob:
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
-            on_parent_failure=on_parent_failure,
+            on_parent_failure=on_parent_failure, requires=requires,
         )  # fmt: skip
         raw, replayed = await self._core.submit(self.name, input, options)
         return AsyncJob(raw, self._core, replayed)
@@ -143,11 +144,13 @@ class AsyncQueue:
         wait_seconds: int = 20,
         batch: Optional[Tuple[int, float]] = None,
         on_error: Optional[Callable[[BaseException, str, Optional[str]], None]] = None,
+        labels: Optional[Dict[str, str]] = None,
+        worker_id: Optional[str] = None,
     ) -> AsyncWorker:
         """Starts a worker on the running loop (call it from a coroutine). Coroutine handlers run on
         the loop; plain functions in threads of the worker's own."""
         core = WorkerCore(
             self._core.http, self.name, handler, concurrency=concurrency, lease_seconds=lease_seconds,
-            wait_seconds=wait_seconds, batch=batch, on_error=on_error,
+            wait_seconds=wait_seconds, batch=batch, on_error=on_error, labels=labels, worker_id=worker_id,
         )  # fmt: skip
         return AsyncWorker(core)

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from . import __version__
 from .client import Sluice
@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--wait-seconds", type=_int_in(0, 20), default=20, help="long-poll length of each lease request, 0–20 (default 20)")
     worker.add_argument("--batch-size", type=_int_in(1, 100), default=None, help="lease up to n jobs at a time and pass them to the handler as a list (1–100)")
     worker.add_argument("--batch-window-ms", type=_int_in(0, 10_000), default=None, help="with --batch-size: how long to gather a batch after its first job (default 20)")
+    worker.add_argument("--labels", type=_labels, default=None, help="the worker's labels, e.g. gpu=a100,region=eu: it also leases the jobs whose requires these contain")
+    worker.add_argument("--worker-id", default=None, help="names the worker in `sluice workers` (default: one id per process)")
     worker.add_argument(
         "--drain-timeout-seconds",
         type=float,
@@ -60,6 +62,16 @@ def _int_in(low: int, high: int) -> Callable[[str], int]:
         return int(text)
 
     return parse
+
+
+def _labels(text: str) -> Dict[str, str]:
+    labels: Dict[str, str] = {}
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise argparse.ArgumentTypeError(f"must be key=value pairs separated by commas, got {pair!r}")
+        labels[key.strip()] = value.strip()
+    return labels
 
 
 def load_handler(target: str) -> Callable[..., Any]:
@@ -105,8 +117,9 @@ def _worker(args: argparse.Namespace) -> int:
         return 1
     batch = None if args.batch_size is None else (args.batch_size, (args.batch_window_ms if args.batch_window_ms is not None else 20) / 1000)
     worker = sluice.queue(args.queue).work(
-        handler, concurrency=args.concurrency, lease_seconds=args.lease_seconds, wait_seconds=args.wait_seconds, batch=batch
-    )
+        handler, concurrency=args.concurrency, lease_seconds=args.lease_seconds, wait_seconds=args.wait_seconds, batch=batch,
+        labels=args.labels, worker_id=args.worker_id,
+    )  # fmt: skip
     shape = f"batches of ≤ {batch[0]} within {round(batch[1] * 1000)} ms" if batch else "single jobs"
     print(f"Sluice worker ready on queue {args.queue} (concurrency {args.concurrency}, {shape}, lease {args.lease_seconds} s)", flush=True)
     try:

@@ -183,15 +183,17 @@ class Queue:
         tenant: Optional[str] = None,
         depends_on: Optional[List[str]] = None,
         on_parent_failure: Optional[str] = None,
+        requires: Optional[Dict[str, str]] = None,
     ) -> Job:
         """Submits a job; returns it at once (status ``queued``; ``waiting`` with ``depends_on``, job
         ids that must succeed first). The same idempotency key and input give back the same job
         (``job.replayed``). ``tenant``: who the job is for (fair sharing within the queue). ``run_at``: a
-        timezone-aware datetime (or RFC 3339 text) when the job may first run, up to 365 days ahead."""
+        timezone-aware datetime (or RFC 3339 text) when the job may first run, up to 365 days ahead.
+        ``requires``: labels a worker must carry to run the job, e.g. ``{"gpu": "a100"}``."""
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
-            on_parent_failure=on_parent_failure,
+            on_parent_failure=on_parent_failure, requires=requires,
         )  # fmt: skip
         raw, replayed = self._sluice._loop.call(self._sluice._core.submit(self.name, input, options))
         return Job(raw, self._sluice.jobs, replayed)
@@ -214,16 +216,19 @@ class Queue:
         wait_seconds: int = 20,
         batch: Optional[Tuple[int, float]] = None,
         on_error: Optional[Callable[[BaseException, str, Optional[str]], None]] = None,
+        labels: Optional[Dict[str, str]] = None,
+        worker_id: Optional[str] = None,
     ) -> Worker:
         """Starts a worker on this queue at once. ``handler(job)`` or ``handler(job, ctx)`` returns
         the job's output; with ``batch=(size, window_seconds)`` it gets a list of jobs and returns
-        one result per job."""
+        one result per job. ``labels``: the worker's (it also leases the jobs whose ``requires`` they
+        contain); ``worker_id`` names it in ``GET /v1/workers`` (default: one id per process)."""
         sluice = self._sluice
 
         async def make() -> WorkerCore:
             return WorkerCore(
                 sluice._core.http, self.name, handler, concurrency=concurrency, lease_seconds=lease_seconds,
-                wait_seconds=wait_seconds, batch=batch, on_error=on_error,
+                wait_seconds=wait_seconds, batch=batch, on_error=on_error, labels=labels, worker_id=worker_id,
             )  # fmt: skip
 
         loop = sluice._loop
@@ -231,7 +236,7 @@ class Queue:
 
 
 _SUBMIT_OPTIONS = frozenset(
-    ("idempotency_key", "priority", "delay_seconds", "run_at", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure")
+    ("idempotency_key", "priority", "delay_seconds", "run_at", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure", "requires")
 )
 
 

@@ -43,6 +43,7 @@ class JobSnapshot:
         "metadata",
         "cancel_requested",
         "tenant",
+        "requires",
         "depends_on",
     )
 
@@ -67,6 +68,8 @@ class JobSnapshot:
         self.metadata: Optional[Dict[str, Any]] = raw.get("metadata")
         self.cancel_requested: bool = bool(raw.get("cancelRequested", False))
         self.tenant: Optional[str] = raw.get("tenant")
+        #: Labels a worker must carry to run it, as submitted.
+        self.requires: Optional[Dict[str, str]] = raw.get("requires")
         self.depends_on: Optional[List[str]] = raw.get("dependsOn")
 
     @property
