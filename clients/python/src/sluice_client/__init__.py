@@ -8,6 +8,7 @@ from .context import BatchContext, JobContext
 from .errors import (
     BatchItemError,
     JobCanceledError,
+    JobFailedError,
     JobWaitTimeoutError,
     LeaseLostError,
     NonRetryableError,
@@ -33,6 +34,7 @@ __all__ = [
     "BatchItemError",
     "Job",
     "JobCanceledError",
+    "JobFailedError",
     "JobContext",
     "JobPage",
     "JobSnapshot",

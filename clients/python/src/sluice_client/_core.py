@@ -7,9 +7,10 @@ import asyncio
 import datetime
 import math
 import uuid
-from typing import Any, AsyncIterator, Dict, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, Optional, Tuple
 
 from ._events import event_stream
+from ._stream import job_output
 from ._http import DEFAULT_TIMEOUT_SECONDS, HttpClient
 from ._paths import job_path, queue_path, schedule_path
 from ._retry import Backoff
@@ -150,6 +151,9 @@ class JobsCore:
 
     def job_events(self, job_id: str, since: Optional[str], idle_timeout: float) -> AsyncIterator[Dict[str, Any]]:
         return event_stream(self.http, job_path(_text("job id", job_id)) + "/events", {}, since, True, idle_timeout)
+
+    def job_output(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> AsyncIterator[Any]:
+        return job_output(self.http, job_id, self.job_events(job_id, None, 45.0), on_new_attempt)
 
     def entry(self, input: Any, options: Dict[str, Any]) -> Dict[str, Any]:
         """A submit's body and its idempotency key: one of our own when the SDK may resend, so a

@@ -11,6 +11,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ._http import HttpClient
+from ._output import OutputStream
 from ._paths import job_path
 from ._retry import Backoff
 from ._tasks import spawn
@@ -52,6 +53,9 @@ class JobLease:
         self._timer: Optional[asyncio.TimerHandle] = None
         self._stopped = False
         self._failures = 0
+        self._output_lock = threading.Lock()
+        #: Made on the first ctx.emit(): most jobs stream nothing.
+        self._output: Optional[OutputStream] = None
 
     # -- what handlers touch (any thread) --------------------------------------------------------
 
@@ -60,6 +64,38 @@ class JobLease:
             raise TypeError(f"progress must be a number in 0–1, got {fraction!r}")
         with self._progress_lock:
             self._progress = min(1.0, max(0.0, float(fraction)))
+
+    def emit(self, chunk: Any) -> None:
+        if self.lost is not None:
+            raise self.lost
+        with self._output_lock:
+            if self._output is None:
+                self._output = OutputStream(
+                    self.deps.http, self.loop, self.job.id, self.job.attempt, self.job.lease_id,
+                    on_cancel_requested=lambda: self.abort(JobCanceledError(self.job.id)),
+                    on_lost=self._mark_lost,
+                    lease_ends_at=lambda: self.lease_ends_at,
+                )  # fmt: skip
+            output = self._output
+        output.emit(chunk)
+
+    def flush_output(self, timeout: Optional[float] = None) -> None:
+        """ctx.flush() from a handler's thread: blocks until the chunks are stored."""
+        if self._output is not None:
+            asyncio.run_coroutine_threadsafe(self._output.flush(), self.loop).result(timeout)
+
+    async def aflush_output(self) -> None:
+        """ctx.aflush() from a coroutine handler (on the loop)."""
+        if self._output is not None:
+            await self._output.flush()
+
+    async def settle_output(self) -> None:
+        """Before the outcome is reported: what the handler emitted is stored first (a failure to is not the handler's)."""
+        if self._output is not None:
+            try:
+                await self._output.flush()
+            except Exception:  # noqa: BLE001 - a lost lease is handled by the report
+                pass
 
     def _take_progress(self) -> Optional[float]:
         with self._progress_lock:

@@ -187,6 +187,7 @@ class WorkerCore:
         result = await self._handler.call(lease.job, JobContext(lease))
         if lease.cut:
             return  # handed back when close() timed out: this late outcome goes nowhere
+        await lease.settle_output()  # a follower sees every chunk before the job's end
         self._end([lease])
         outcome = outcome_of(result, lease.reason)
         if self.closing or not self._acks.supported:

@@ -71,6 +71,10 @@ class AsyncJobs:
         """The job's events, ending after its terminal one."""
         return self._core.job_events(job_id, since, idle_timeout)
 
+    def stream(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> AsyncIterator[Any]:
+        """The job's streamed output until it ends (see Job.stream)."""
+        return self._core.job_output(job_id, on_new_attempt)
+
 
 class AsyncSchedules:
     """As Sluice.schedules, awaited."""

@@ -3,7 +3,7 @@ moment by many threads (a threaded web server) share requests where the wire all
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 from ._core import JobsCore
 from ._loop_thread import LoopThread
@@ -11,6 +11,8 @@ from ._retry import Backoff
 from ._worker_core import WorkerCore
 from .jobs import Job, JobPage, _SyncJobs
 from .worker import Worker
+
+T = TypeVar("T")
 
 
 class Sluice:
@@ -97,6 +99,10 @@ class Jobs(_SyncJobs):
         change; ends after its terminal event."""
         return _blocking(self._core.job_events(job_id, since, idle_timeout))
 
+    def stream(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> Iterator[Any]:
+        """The job's streamed output until it ends (see Job.stream)."""
+        return _blocking(self._core.job_output(job_id, on_new_attempt))
+
 
 class Schedules:
     """``sluice.schedules``: jobs submitted on a cron expression or an interval. Schedules are
@@ -141,11 +147,11 @@ def schedule_spec(queue: str, input: Any, cron: Optional[str], every_seconds: Op
     return spec
 
 
-def _blocking(stream: AsyncIterator[Dict[str, Any]]) -> Iterator[Dict[str, Any]]:
+def _blocking(stream: AsyncIterator[T]) -> Iterator[T]:
     """An async stream, iterated from a blocking caller through the client's loop thread."""
     loop = LoopThread.shared()
 
-    async def step() -> Dict[str, Any]:
+    async def step() -> T:
         return await stream.__anext__()
 
     async def close() -> None:

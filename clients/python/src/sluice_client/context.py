@@ -1,8 +1,8 @@
-"""What a handler gets besides its job(s): cancellation and progress."""
+"""What a handler gets besides its job(s): cancellation, progress and streamed output."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 if TYPE_CHECKING:
     from ._lease import JobLease
@@ -35,6 +35,21 @@ class JobContext:
     def progress(self, fraction: float) -> None:
         """Records progress (0–1, clamped); sent with the next heartbeat."""
         self._lease.record_progress(fraction)
+
+    def emit(self, chunk: Any) -> None:
+        """Streams one chunk of output (any JSON value: a token, a partial result) to whoever
+        follows the job (``job.stream()``): sent in order, batched (100 a request, or 50 ms after
+        the first). Raises TypeError for what JSON cannot carry, LeaseLostError once the lease is lost."""
+        self._lease.emit(chunk)
+
+    def flush(self, timeout: Optional[float] = None) -> None:
+        """Blocks until every chunk emitted so far is stored (a blocking handler; the worker also
+        flushes before it reports the outcome). Raises LeaseLostError if the lease was lost."""
+        self._lease.flush_output(timeout)
+
+    async def aflush(self) -> None:
+        """``await ctx.aflush()``: flush() for a coroutine handler."""
+        await self._lease.aflush_output()
 
 
 class BatchContext:

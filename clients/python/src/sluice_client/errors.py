@@ -1,7 +1,7 @@
 """Errors the SDK raises, and errors a handler raises to tell the worker what to do with its job."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 if TYPE_CHECKING:
     from .jobs import JobSnapshot
@@ -75,8 +75,21 @@ class BatchItemError(Exception):
         self.retry_after_seconds = _check_retry_after(retry_after_seconds)
 
 
+class JobFailedError(SluiceError):
+    """What ``job.stream()`` raises when the job failed: ``error`` is its last error
+    (``{"message", "type"}``), ``job`` its last state as the server sent it."""
+
+    def __init__(self, job: Dict[str, Any]) -> None:
+        error = job.get("error") or None
+        super().__init__(f"job {job.get('id')} failed" + (f": {error.get('message')}" if error else ""))
+        self.job_id = job.get("id")
+        self.error = error
+        self.job = job
+
+
 class JobCanceledError(SluiceError):
-    """``ctx.cancel_reason`` when the job's cancel was requested while it ran."""
+    """``ctx.cancel_reason`` when the job's cancel was requested while it ran; what
+    ``job.stream()`` raises when the job was canceled."""
 
     def __init__(self, job_id: str) -> None:
         super().__init__(f"job {job_id} was canceled")

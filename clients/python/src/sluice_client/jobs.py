@@ -5,7 +5,7 @@ wire, for fields this SDK does not name.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Protocol
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Protocol
 
 TERMINAL_STATUSES = frozenset(("succeeded", "failed", "canceled"))
 
@@ -18,6 +18,8 @@ class JobCalls(Protocol):
     async def wait(self, job_id: str, timeout: Optional[float]) -> Dict[str, Any]: ...
 
     async def cancel(self, job_id: str) -> Dict[str, Any]: ...
+
+    def job_output(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> AsyncIterator[Any]: ...
 
 
 class JobSnapshot:
@@ -116,6 +118,13 @@ class Job(JobSnapshot):
     def cancel(self) -> "Job":
         return self._jobs.cancel(self.id)
 
+    def stream(self, on_new_attempt: Optional[Callable[[int], None]] = None) -> Iterator[Any]:
+        """``for chunk in job.stream()``: the job's streamed output (its worker's ``ctx.emit``), in
+        order from the first chunk, until the job ends; raises JobFailedError if it fails,
+        JobCanceledError if canceled. A retry's new attempt calls ``on_new_attempt(n)`` and goes on
+        with that attempt's chunks from its first (later chunks of the old one are dropped)."""
+        return self._jobs.stream(self.id, on_new_attempt=on_new_attempt)
+
 
 class AsyncJob(JobSnapshot):
     """A job returned by the asyncio client, with get / wait / cancel bound to it."""
@@ -135,6 +144,10 @@ class AsyncJob(JobSnapshot):
 
     async def cancel(self) -> "AsyncJob":
         return AsyncJob(await self._core.cancel(self.id), self._core)
+
+    def stream(self, on_new_attempt: Optional[Callable[[int], None]] = None) -> AsyncIterator[Any]:
+        """``async for chunk in job.stream()``: as Job.stream."""
+        return self._core.job_output(self.id, on_new_attempt)
 
 
 class JobPage:
@@ -161,4 +174,7 @@ class _SyncJobs:
         raise NotImplementedError
 
     def cancel(self, job_id: str) -> Job:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def stream(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> Iterator[Any]:  # pragma: no cover - interface
         raise NotImplementedError
