@@ -37,7 +37,8 @@ export const usage = `npm run bench -- [options]
   --messages N        messages per peer in the measured phase (default 100000)
   --only PEER         sluice | bullmq | pgboss | rabbitmq
   --compare IDS       only these comparisons, comma-separated (durable-standard-batch10, jobs,
-                      jobs-limits, fifo-groups, postgres, burst — burst runs only when named)
+                      jobs-limits, fifo-groups, postgres, burst, stream — burst and stream run
+                      only when named)
   --producers N       concurrent producers (default 32)
   --consumers N       concurrent SQS consumers (default 64; BullMQ uses one Worker, concurrency 100)
   --job-clients N     jobs comparison: closed-loop clients, one job in flight each (default 64)
@@ -49,6 +50,9 @@ export const usage = `npm run bench -- [options]
   --burst-messages N  burst: messages sent with no consumer before the drain (default 1000000)
   --burst-idle S      burst: seconds idle with the full backlog before the drain (default 10)
   --burst-consumers N burst: consumers draining the backlog (default 16)
+  --stream-jobs N     stream: jobs streaming at once, each to its own client (default 50)
+  --stream-rate N     stream: chunks a second each job's worker emits (default 1000)
+  --stream-seconds S  stream: how long each job emits (default 10; 1 for a short run)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
   --time-split        Sluice rows: print the server's main-thread time per message by area
                       (HTTP, protocol, core, store, fsync wait, metrics/logging, GC, other) from a
@@ -106,6 +110,9 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
       "burst-messages": { type: "string" },
       "burst-idle": { type: "string" },
       "burst-consumers": { type: "string" },
+      "stream-jobs": { type: "string" },
+      "stream-rate": { type: "string" },
+      "stream-seconds": { type: "string" },
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "server-dir": { type: "string" },
@@ -140,6 +147,9 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
     burstMessages: positiveInt("burst-messages", values["burst-messages"], 1_000_000, batchSize),
     burstIdleSeconds: positiveInt("burst-idle", values["burst-idle"], 10, 1),
     burstConsumers: positiveInt("burst-consumers", values["burst-consumers"], 16),
+    streamJobs: positiveInt("stream-jobs", values["stream-jobs"], 50),
+    streamRatePerSec: positiveInt("stream-rate", values["stream-rate"], 1_000),
+    streamSeconds: positiveInt("stream-seconds", values["stream-seconds"], 10),
   };
   if (values.only !== undefined && !isPeerId(values.only)) throw new Error(`--only must be one of ${peerIds.join(", ")}; got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";

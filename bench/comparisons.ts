@@ -15,6 +15,7 @@ import { bullmqBurstRow } from "./peers/burst-bullmq.js";
 import { rabbitmqBurstRow } from "./peers/burst-rabbitmq.js";
 import { burstProbeIntervalMs } from "./peers/burst-row.js";
 import { sluiceBurstRow } from "./peers/burst-sluice.js";
+import { sluiceStreamRow } from "./peers/sluice-stream.js";
 import type { Comparison } from "./row.js";
 
 export const comparisons: Comparison[] = [
@@ -59,5 +60,14 @@ export const comparisons: Comparison[] = [
     onlyWhenNamed: true,
     describeWorkload: (w) =>
       `${w.burstMessages.toLocaleString("en-US")} msgs · ${w.bodyBytes} B bodies · fill: ${w.producers} producers, batches of ${w.batchSize}, no consumer · idle ${w.burstIdleSeconds} s (backlog count once a second) · drain: ${w.burstConsumers} consumers (RabbitMQ: the same messages in flight at prefetch 100; BullMQ: 1 Worker, concurrency 100) · probe every ${burstProbeIntervalMs} ms on its own queue`,
+  },
+  {
+    id: "stream",
+    title: "Streamed output: jobs emitting chunks (ctx.emit) while their clients follow job.stream() — every chunk in order? worker emit → client receive latency",
+    rows: [sluiceStreamRow],
+    baseline: "sluice",
+    onlyWhenNamed: true,
+    describeWorkload: (w) =>
+      `${w.streamJobs} jobs at once, each emitting ${w.streamRatePerSec.toLocaleString("en-US")} chunks/s for ${w.streamSeconds} s through the TypeScript SDK, one client per job reading job.stream() · target: every chunk in order, p99 emit → receive ≤ 50 ms`,
   },
 ];

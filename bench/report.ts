@@ -7,6 +7,7 @@ import type { Comparison, RowResult, Workload } from "./row.js";
 import type { BenchReport, ComparisonResult, Ratio } from "./report-types.js";
 import { renderChartSvg } from "./chart.js";
 import { timeSplitLines } from "./time-split.js";
+import { streamCells, streamHeaders, streamLegend } from "./stream-result.js";
 
 export function machineInfo(): BenchReport["machine"] {
   const c = cpus();
@@ -145,8 +146,10 @@ export function renderText(report: BenchReport): string {
   for (const c of report.comparisons) {
     out.push("", c.title, c.workloadText ?? workloadLine(report.workload), "");
     const burst = c.rows.some((r) => r.burst !== undefined);
-    out.push(...alignedLines(burst ? [burstHeaders, ...burstCells(c)] : [headers, ...cells(c)]));
+    const stream = c.rows.some((r) => r.stream !== undefined);
+    out.push(...alignedLines(burst ? [burstHeaders, ...burstCells(c)] : stream ? [streamHeaders, ...streamCells(c.rows)] : [headers, ...cells(c)]));
     if (burst) out.push("", burstLegend);
+    if (stream) out.push("", streamLegend);
     const split = timeSplitTable(c);
     if (split !== undefined) out.push("", timeSplitTitle, ...alignedLines(split));
     out.push("", `load average (1 min) before → after each row: ${loadLine(c)}`);
@@ -163,9 +166,11 @@ export function renderMarkdown(report: BenchReport): string {
   for (const c of report.comparisons) {
     out.push(`**${c.title}** — ${c.workloadText ?? workloadLine(report.workload)}`, "");
     const burst = c.rows.some((r) => r.burst !== undefined);
-    const head = burst ? burstHeaders : headers;
+    const stream = c.rows.some((r) => r.stream !== undefined);
+    const head = burst ? burstHeaders : stream ? streamHeaders : headers;
     out.push(`| ${head.join(" | ")} |`, `| ${head.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
-    for (const r of burst ? burstCells(c) : cells(c)) out.push(`| ${r.join(" | ")} |`);
+    for (const r of burst ? burstCells(c) : stream ? streamCells(c.rows) : cells(c)) out.push(`| ${r.join(" | ")} |`);
+    if (stream) out.push("", streamLegend);
     const split = timeSplitTable(c);
     if (split !== undefined) {
       const [head = [], ...body] = split;

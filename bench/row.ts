@@ -6,6 +6,7 @@
  * bench/peers/ and list it in bench/comparisons.ts.
  */
 import type { BurstResult } from "./burst.js";
+import type { StreamResult } from "./stream-result.js";
 import type { PhaseResult } from "./phase.js";
 import type { TimeSplit } from "./time-split.js";
 
@@ -34,6 +35,10 @@ export interface Workload {
   burstMessages: number;
   burstIdleSeconds: number;
   burstConsumers: number;
+  /** The stream comparison: jobs streaming at once, chunks a second each emits, for how long. */
+  streamJobs: number;
+  streamRatePerSec: number;
+  streamSeconds: number;
 }
 
 export interface RowContext {
@@ -79,6 +84,8 @@ export interface RowResult {
   loadAvg1m?: { before: number; after: number };
   /** The burst comparison's figures (bench/burst.ts). */
   burst?: BurstResult;
+  /** The stream comparison's figures (bench/peers/sluice-stream.ts). */
+  stream?: StreamResult;
   /** Sluice rows with --time-split: where the server's main thread spent the saturated phase. */
   timeSplit?: TimeSplit;
   /** Which round of `--repeat` this was (1-based). */

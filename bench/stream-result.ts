@@ -1,0 +1,72 @@
+/**
+ * The stream comparison's figures (`--compare stream`, bench/peers/sluice-stream.ts): did every
+ * chunk reach its client, in order, and how long from the worker's ctx.emit() to the client's
+ * hands — and the table the report prints of them.
+ */
+import type { LatencySummary } from "./stats.js";
+
+export interface StreamResult {
+  jobs: number;
+  ratePerJob: number;
+  seconds: number;
+  /** Chunks emitted, all jobs together. */
+  emitted: number;
+  /** Chunks the clients received, duplicates and out-of-order ones included. */
+  received: number;
+  /** Chunks that came before one emitted earlier in their job (each counted once). */
+  outOfOrder: number;
+  duplicates: number;
+  /** Emitted but never received. */
+  lost: number;
+  /** Every chunk reached its client once, in order, and every job succeeded. */
+  allInOrder: boolean;
+  jobsSucceeded: number;
+  /** Worker emit → client receive, one clock (both in the load generator's process). */
+  latency: LatencySummary;
+  targetP99Ms: number;
+  /** POST /v1/jobs/{id}/output requests the workers made. */
+  outputRequests: number;
+  /** Their round trips (sent → answered), as the worker saw them. */
+  outputRtt: LatencySummary;
+  /** Chunks received a second, from the first emit to the last chunk received. */
+  chunksPerSec: number;
+  serverCorePct?: number;
+  loadGenCorePct: number;
+  otherCorePct?: number;
+}
+
+export const streamHeaders = ["peer", "jobs × chunks/s × s", "chunks", "all in order", "lost/dup/out of order", "chunks/s", "emit → receive ms p50 / p99 / max", "p99 ≤ target", "output requests", "output round trip ms p50 / p99", "server CPU", "server µs/chunk", "loadgen CPU", "other CPU"];
+
+export const streamLegend =
+  "Each job's worker (TypeScript SDK, ctx.emit) emits [seq, time] chunks at a steady rate; each job has its own client reading job.stream() (SSE). all in order: every chunk reached its client once, in emit order, and every job succeeded. emit → receive: from ctx.emit() to the chunk in the client's for-await loop, on one clock (worker and clients share the load generator's process). output requests: the batches the workers sent (100 chunks, or 50 ms after the oldest), and their round trips as the workers saw them. CPU: % of one core while the jobs ran.";
+
+const int = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : Math.round(n).toLocaleString("en-US"));
+const ms = (n: number): string => (!Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+const pct = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : `${Math.round(n)}%`);
+
+/** One table row per row that streamed. */
+export function streamCells(rows: ReadonlyArray<{ label: string; stream?: StreamResult }>): string[][] {
+  return rows.flatMap((r) => {
+    const s = r.stream;
+    if (s === undefined) return [];
+    const serverMicros = s.serverCorePct === undefined || s.chunksPerSec === 0 ? undefined : ((s.serverCorePct / 100) * 1e6) / s.chunksPerSec;
+    return [
+      [
+        r.label,
+        `${s.jobs} × ${int(s.ratePerJob)} × ${s.seconds}`,
+        int(s.emitted),
+        s.allInOrder ? "yes" : "NO",
+        `${s.lost}/${s.duplicates}/${s.outOfOrder}`,
+        int(s.chunksPerSec),
+        `${ms(s.latency.p50Ms)} / ${ms(s.latency.p99Ms)} / ${ms(s.latency.maxMs)}`,
+        `${s.latency.p99Ms <= s.targetP99Ms ? "yes" : "no"} (${s.targetP99Ms} ms)`,
+        int(s.outputRequests),
+        `${ms(s.outputRtt.p50Ms)} / ${ms(s.outputRtt.p99Ms)}`,
+        pct(s.serverCorePct),
+        int(serverMicros),
+        pct(s.loadGenCorePct),
+        pct(s.otherCorePct),
+      ],
+    ];
+  });
+}
