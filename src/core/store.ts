@@ -12,6 +12,7 @@ import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { Notifier } from "./notifier.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
+import type { WorkerStore } from "./worker-store.js";
 
 export interface QueueStats {
   /** Ready to be received now. */
@@ -134,7 +135,7 @@ export interface MessageReceiveParams {
   waitUntilMs?: number;
 }
 
-export interface Store extends JobStore, JobEventLog, ScheduleStore {
+export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore {
   /**
    * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
    * this database, this one's included (notifier.ts). A store that caches queue records drops

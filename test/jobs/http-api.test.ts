@@ -515,6 +515,10 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("PUT", "/v1/queues/oa-gone", 409, {});
     await check("GET", "/openapi.json", 200);
 
+    // workers
+    await check("GET", "/v1/workers", 200);
+    await check("GET", "/v1/workers", 400, undefined, { "Sluice-Account": "not-an-account" });
+
     // Every status the document lists was answered above: a new one gets a case here. (The admin
     // routes' are answered in test/admin/admin-openapi.test.ts.)
     expect(unanswered((op) => !op.tags.includes("admin"))).toEqual([]);
@@ -565,6 +569,7 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       "POST /v1/jobs/{id}/release",
       "GET /v1/queues/{queue}",
       "PUT /v1/queues/{queue}",
+      "GET /v1/workers",
       "GET /v1/schedules",
       "PUT /v1/schedules/{name}",
       "GET /v1/schedules/{name}",

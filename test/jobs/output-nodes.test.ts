@@ -3,9 +3,9 @@
  * that a worker runs through node B, live and resumed with Last-Event-ID, and reads its chunks on A.
  */
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type RunningServer, startServer } from "../../src/server/index.js";
+import type { RunningServer } from "../../src/server/index.js";
 import { usePostgresDatabase } from "../support/postgres.js";
-import { makeTempDir } from "../support/tmp.js";
+import { startPostgresNodes } from "../support/postgres-nodes.js";
 import { within } from "../support/wait.js";
 import { type Json, openEventStream } from "./http-harness.js";
 
@@ -18,10 +18,7 @@ async function api(server: RunningServer, method: string, path: string, body?: u
 
 describe("streamed output on two PostgreSQL-backed nodes", () => {
   it("a client on A streams, in order, the chunks a worker on B posts", async () => {
-    const nodes: RunningServer[] = [];
-    for (let i = 0; i < 2; i++) nodes.push(await startServer({ host: "127.0.0.1", port: 0, dataDir: await makeTempDir("sluice-output-node-"), store: "postgres", postgresUrl: database.url, logLevel: "warn" }));
-    onTestFinished(() => Promise.all(nodes.map((n) => n.close())).then(() => undefined));
-    const [a, b] = nodes as [RunningServer, RunningServer];
+    const [a, b] = (await startPostgresNodes(2, database.url)) as [RunningServer, RunningServer];
     const job = (await api(a, "POST", "/v1/queues/gen/jobs", { input: { prompt: "p" } })).body.job;
     const stream = await openEventStream(`${a.url}/v1/jobs/${job.id}/events`);
     onTestFinished(() => stream.close());

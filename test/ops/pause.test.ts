@@ -8,12 +8,13 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { killAllChildren, runCliToExit } from "../support/cli.js";
 import { sqsV3 } from "../support/clients.js";
 import { sample } from "../support/metrics-text.js";
 import { usePostgresDatabase } from "../support/postgres.js";
+import { startPostgresNodes } from "../support/postgres-nodes.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 
@@ -136,11 +137,7 @@ describe("a paused queue", () => {
 
 describe("a paused queue on PostgreSQL nodes", () => {
   it("paused through node A leases nothing on node B, and a lease waiting on B is answered when A resumes it", async () => {
-    const nodes: RunningServer[] = [];
-    for (let i = 0; i < 2; i++) nodes.push(await startServer({ host: "127.0.0.1", port: 0, dataDir: await makeTempDir("sluice-pause-node-"), store: "postgres", postgresUrl: database.url, logLevel: "warn" }));
-    // Closed here, before the database goes with the file's teardown.
-    onTestFinished(() => Promise.all(nodes.map((n) => n.close())).then(() => undefined));
-    const [a, b] = nodes as [RunningServer, RunningServer];
+    const [a, b] = (await startPostgresNodes(2, database.url)) as [RunningServer, RunningServer];
     const job = (await api(a, "POST", "/v1/queues/render/jobs", { input: { frame: 7 } })).body.job;
     await api(a, "PUT", "/v1/queues/render", { paused: true });
     expect((await api(b, "GET", "/v1/queues/render")).body.queue.paused).toBe(true);

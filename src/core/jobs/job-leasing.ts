@@ -117,6 +117,7 @@ export class JobLeasing extends JobServicePart {
     const checked = ackInputs.map((a) => this.checkAck(a));
     const queue = await this.jobQueues.ensure(queueName);
     const policy = await this.jobQueues.policyOf(queue);
+    const sighting = input.workerId === undefined ? undefined : this.shared.workers.seen(queue.account, input.workerId, queue.name, labels);
     const leaseSeconds = input.leaseSeconds ?? policy.settings.leaseSeconds;
     checkJobInteger("leaseSeconds", leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
     const acks = await this.resolveAcks(checked);
@@ -143,6 +144,7 @@ export class JobLeasing extends JobServicePart {
       for (const change of result.changes) this.shared.publish(change);
       this.notifyDeadLettered(policy, result.changes);
       leased.push(...result.leased);
+      if (sighting) this.shared.workers.leased(sighting, result.leased);
     };
     let paused = queue.config.paused === true;
     for (let round = 0; ; round++) {

@@ -12,8 +12,10 @@ import type { JobQueues } from "./job-queues.js";
 import type { JobChange, JobStore } from "../job-store.js";
 import type { JobRecord } from "../job.js";
 import type { ParkedLeases } from "./parked-leases.js";
+import type { WorkerStore } from "../worker-store.js";
+import type { WorkerRegistry } from "./worker-registry.js";
 
-export type JobServiceStore = JobStore & JobEventLog & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
+export type JobServiceStore = JobStore & JobEventLog & WorkerStore & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
 
 export interface JobServiceShared {
   store: JobServiceStore;
@@ -27,6 +29,8 @@ export interface JobServiceShared {
   jobQueues: JobQueues;
   /** Long-polling leases a submit may run inside its own write (parked-leases.ts). */
   parked: ParkedLeases;
+  /** Workers seen by their lease requests (GET /v1/workers). */
+  workers: WorkerRegistry;
   /** Tells every node (Store.notifier) of a transition that committed. */
   publish(change: JobChange): void;
   /** The job, or JobNotFound (also for another account's job: JobService.forAccount). */

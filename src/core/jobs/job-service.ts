@@ -17,6 +17,7 @@ import { JobEventFeed } from "./event-feed.js";
 import { JobEventHub } from "./job-events.js";
 import { type WaitSignal, JobHolds } from "./job-holds.js";
 import { type LeaseAckInput, type LeaseInput, type LeaseWithAcksResult, JobLeasing } from "./job-leasing.js";
+import { type WorkerView, WorkerRegistry } from "./worker-registry.js";
 import { jobMessage } from "./job-message.js";
 import { JobNotices } from "./job-notices.js";
 import { type JobQueueInfo, queueInfoOf } from "./job-queue-info.js";
@@ -47,8 +48,10 @@ export interface JobServiceDeps {
   idempotencyKeyTtlSeconds?: number;
   /** How long the durable event log keeps events (GET /v1/events resumes within it). Default 24 h. */
   eventRetentionSeconds?: number;
-  /** Failures of background reads (the event feed's); default: ignored. */
+  /** Failures of background reads (the event feed's) and writes (the workers list's); default: ignored. */
   onError?: (err: unknown) => void;
+  /** This node, in the workers rows it writes (default: a random id). */
+  nodeId?: string;
 }
 
 export interface JobPage {
@@ -87,6 +90,7 @@ export class JobService {
       random: deps.random ?? Math.random,
       jobQueues: this.jobQueues,
       parked: new ParkedLeases(),
+      workers: new WorkerRegistry(deps.store, deps.clock, deps.store.notifier, deps.nodeId ?? deps.ids.messageId(), deps.onError ?? (() => {})),
       publish: (change) => this.publish(change),
       get: (id) => this.get(id),
       jobQueuesOf: (account) => this.forAccount(account).jobQueues,
@@ -199,6 +203,16 @@ export class JobService {
     this.publish(change);
     this.queues.wakePollers(policy.queue.id, [{ visibleAtMs: nowMs }], change.job.requires !== undefined);
     return change.job;
+  }
+
+  /** Workers of this account seen in the last minute, on every node (GET /v1/workers). */
+  listWorkers(limit = 1_000): Promise<WorkerView[]> {
+    return this.shared.workers.list(this.account, limit);
+  }
+
+  /** Writes the workers seen on this node now, instead of within the second. */
+  flushWorkers(): Promise<void> {
+    return this.shared.workers.flush();
   }
 
   async webhookDeliveries(jobId: string): Promise<WebhookDelivery[]> {
@@ -323,6 +337,7 @@ export class JobService {
     this.closed = true;
     this.unsubscribe();
     this.holds.releaseAll();
+    this.shared.workers.stop();
   }
 
   // ---- internals ----

@@ -267,6 +267,15 @@ export const routeSpecs: RouteSpec[] = [
       ...bodyErrors,
     },
   },
+  {
+    operationId: "listWorkers",
+    scopes: ["read", "work", "admin"],
+    method: "GET",
+    path: "/v1/workers",
+    summary: "Workers seen in the last 60 s, on every node: each one that named itself (workerId) in a lease request, its queues, labels and running jobs.",
+    tag: "workers",
+    responses: { "200": { description: "The workers, by workerId.", schema: wrap("workers", { type: "array", items: ref("Worker") }) }, "400": invalid("a header") },
+  },
   ...scheduleRouteSpecs,
   {
     operationId: "getOpenApi",
@@ -281,6 +290,7 @@ export const routeSpecs: RouteSpec[] = [
 ];
 
 export const componentSchemas: Record<string, JsonSchema> = {
+  Worker: s.workerSchema,
   Job: s.jobSchema,
   LeasedJob: s.leasedJobSchema,
   JobError: s.jobErrorSchema,

@@ -20,6 +20,7 @@ import { type SubmitBatchEntry, submitBatchNow, submitBatchStreaming } from "./s
 import { firstUnknownField } from "./unknown-fields.js";
 import { checkWebhookTarget } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
+import { isoTime } from "./iso-time.js";
 import { scheduleHandlers } from "./schedule-handlers.js";
 import { jobsValidatorCompiler } from "./validator.js";
 
@@ -172,6 +173,12 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const jobs = jobsOf(request);
       const body = request.body as { leaseId: string };
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.release(request.params.id!, body))}}`);
+    },
+
+    async listWorkers(request, reply) {
+      const workers = await jobsOf(request).listWorkers();
+      const wire = workers.map((w) => ({ workerId: w.workerId, queues: w.queues, labels: w.labels, lastSeenAt: isoTime(w.lastSeenAtMs), running: w.running }));
+      return sendJson(reply, 200, JSON.stringify({ workers: wire }));
     },
 
     async getQueue(request, reply) {

@@ -148,6 +148,17 @@ export const failBody = object(
 
 const jobId: JsonSchema = { type: "string", minLength: 1, maxLength: 128, description: "Job id." };
 
+export const workerSchema = object(
+  {
+    workerId: { type: "string" },
+    queues: { type: "array", items: { type: "string" }, description: "Queues it leased from in the last 60 s." },
+    labels: { oneOf: [{ type: "object", additionalProperties: { type: "string" } }, { type: "null" }], description: "Its labels, as its latest lease request gave them." },
+    lastSeenAt: dateTime,
+    running: { type: "integer", minimum: 0, description: "Jobs leased to it that are still running." },
+  },
+  ["workerId", "queues", "labels", "lastSeenAt", "running"],
+);
+
 export const leaseBody = object({
   max: int(0, j.leaseMaxJobs, "Jobs to lease at most. Default 1. 0 (with acks only): just report the acks."),
   waitSeconds: int(0, j.leaseWaitMaxSeconds, "Long poll: wait this long for a first job. Default 0. Counts as 0 when the request carries acks."),

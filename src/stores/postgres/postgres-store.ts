@@ -14,6 +14,7 @@ import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
 import { PostgresEventLog } from "./event-log.js";
 import { PostgresSchedules } from "./schedules.js";
+import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
 import { SendsTogether } from "./sends-together.js";
@@ -44,6 +45,7 @@ export class PostgresStore implements Store {
   private readonly jobs: PostgresJobStore;
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
+  private readonly workers: PostgresWorkers;
 
   /** Plain sends of one turn, written by one statement (sends-together.ts); deletes and one queue's plain receives likewise. */
   private readonly sendsTogether: SendsTogether;
@@ -69,6 +71,7 @@ export class PostgresStore implements Store {
     });
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
+    this.workers = new PostgresWorkers(db);
   }
 
   async queueCreate(p: { account?: string; name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }> {
@@ -387,6 +390,9 @@ export class PostgresStore implements Store {
   scheduleWrite: Store["scheduleWrite"] = (p) => this.schedules.scheduleWrite(p);
   scheduleDelete: Store["scheduleDelete"] = (p) => this.schedules.scheduleDelete(p);
   scheduleListDue: Store["scheduleListDue"] = (p) => this.schedules.scheduleListDue(p);
+  workerUpsertMany: Store["workerUpsertMany"] = (p) => this.workers.workerUpsertMany(p);
+  workerList: Store["workerList"] = (p) => this.workers.workerList(p);
+  workerPrune: Store["workerPrune"] = (p) => this.workers.workerPrune(p);
   scheduleNextDueAt: Store["scheduleNextDueAt"] = () => this.schedules.scheduleNextDueAt();
   scheduleFire: Store["scheduleFire"] = (p) => this.schedules.scheduleFire(p);
 

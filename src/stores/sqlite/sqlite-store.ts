@@ -28,6 +28,7 @@ import { prepareQueueExists } from "./queue-exists.js";
 import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
+import { SqliteWorkers } from "./workers-store.js";
 import { type SharedFile, attachSharedFile, detachSharedFile, queueCacheKey } from "./shared-file.js";
 
 /** Pages copied per backup step: 1–2 MiB (4 or 8 KiB pages), a millisecond or two of the event loop. */
@@ -99,6 +100,7 @@ export class SqliteStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: SqliteJobStore;
   private readonly schedules: SqliteSchedules;
+  private readonly workers: SqliteWorkers;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
   private readonly counts: SqliteQueueCounts;
@@ -161,6 +163,7 @@ export class SqliteStore implements Store {
     this.moveTasks = new SqliteMoveTasks(this.db);
     this.jobs = new SqliteJobStore(this.db, this.writes, this.shared.countedQueues, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
+    this.workers = new SqliteWorkers(this.db, this.writes);
     const db = this.db;
     this.sql = {
       secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
@@ -471,6 +474,11 @@ export class SqliteStore implements Store {
   scheduleListDue: Store["scheduleListDue"] = async (p) => this.settled(await this.schedules.scheduleListDue(p));
   scheduleNextDueAt: Store["scheduleNextDueAt"] = async () => this.settled(await this.schedules.scheduleNextDueAt());
   scheduleFire: Store["scheduleFire"] = (p) => this.schedules.scheduleFire(p);
+
+  // ---- workers (workers-store.ts) ----
+  workerUpsertMany: Store["workerUpsertMany"] = (p) => this.workers.workerUpsertMany(p);
+  workerList: Store["workerList"] = async (p) => this.settled(await this.workers.workerList(p));
+  workerPrune: Store["workerPrune"] = (p) => this.workers.workerPrune(p);
 
   /**
    * A read a client sees, answered once everything committed so far is on disk (with pipelined

@@ -22,6 +22,7 @@ import { registerOutputCases } from "./conformance-output.js";
 import { registerRequirementCases } from "./conformance-requirements.js";
 import { registerScheduleCases } from "./conformance-schedules.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
+import { registerWorkerCases } from "./conformance-workers.js";
 
 export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
 
@@ -360,6 +361,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerOutputCases(context);
     registerJobFlowCases(context);
     registerRequirementCases(context);
+    registerWorkerCases(context);
     registerScheduleCases(context);
     registerAccountCases(context);
   });
