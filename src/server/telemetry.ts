@@ -74,6 +74,12 @@ export function createTelemetry(p: {
         const { settings } = await p.services().jobs.jobQueues.policyOf(queue);
         return adviseWorkers({ ...workload.rates(workloadKey(queue)), backlog: visible, drainTargetSeconds: settings.drainTargetSeconds, workerConcurrency: settings.workerConcurrency }).workersDesired;
       },
+      async workersSeen(account) {
+        const workers = await p.services().jobs.forAccount(account).listWorkers();
+        const byQueue = new Map<string, number>();
+        for (const w of workers) for (const q of w.queues) byQueue.set(q, (byQueue.get(q) ?? 0) + 1);
+        return byQueue;
+      },
       nowMs: () => p.clock.nowMs(),
     },
   });

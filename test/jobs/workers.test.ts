@@ -1,5 +1,6 @@
 /** GET /v1/workers: workers that named themselves in a lease request (real server, manual clock). */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sample } from "../support/metrics-text.js";
 import { waitFor } from "../support/wait.js";
 import { type JobsServer, startJobsServer } from "./http-harness.js";
 
@@ -36,6 +37,9 @@ describe("jobs API: GET /v1/workers", () => {
       { workerId: "cpu-1", queues: ["embed"], labels: null, lastSeenAt: iso(t0), running: 0 },
       { workerId: "gpu-7", queues: ["embed", "other"], labels: { gpu: "a100" }, lastSeenAt: iso(t0), running: 2 },
     ]);
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    expect(sample(metrics, "sluice_workers", { account: "000000000000", queue: "embed" })).toBe(2);
+    expect(sample(metrics, "sluice_workers", { account: "000000000000", queue: "other" })).toBe(1);
     const [first] = leased.body.jobs as Array<{ id: string; leaseId: string }>;
     await s.api("POST", `/v1/jobs/${first!.id}/complete`, { leaseId: first!.leaseId, output: "ok" });
     await waitFor(async () => (await workersAfterFlush()).find((w) => w.workerId === "gpu-7")?.running === 1, { what: "gpu-7 to run one job" });

@@ -24,6 +24,8 @@ export interface QueueGaugeSources {
   deadLetterQueueOf(queue: QueueRecord): string | undefined;
   /** The advisor's worker count for the queue, given its visible backlog. */
   workersDesired(queue: QueueRecord, visible: number): Promise<number>;
+  /** Workers of an account seen in the last minute (GET /v1/workers), counted by queue name. */
+  workersSeen(account: string): Promise<Map<string, number>>;
   nowMs(): number;
 }
 
@@ -34,6 +36,8 @@ interface Row {
   oldestAgeSeconds?: number;
   dlqMessages?: number;
   workersDesired?: number;
+  /** Workers seen leasing from it in the last minute. */
+  workersSeen: number;
   /** 1 for a paused queue (a sum past the label limit). */
   paused: number;
 }
@@ -52,6 +56,7 @@ function sumOf(a: Row, b: Row): Row {
     oldestAgeSeconds: Math.max(a.oldestAgeSeconds ?? 0, b.oldestAgeSeconds ?? 0),
     dlqMessages: add(a.dlqMessages, b.dlqMessages),
     workersDesired: add(a.workersDesired, b.workersDesired),
+    workersSeen: a.workersSeen + b.workersSeen,
     paused: a.paused + b.paused,
   };
 }
@@ -62,6 +67,7 @@ export class QueueGauges {
   private readonly dlq: Gauge<"account" | "queue">;
   private readonly workers: Gauge<"account" | "queue">;
   private readonly paused: Gauge<"account" | "queue">;
+  private readonly workersSeen: Gauge<"account" | "queue">;
   private readonly queueCount: Gauge;
   private readonly unlabelled: Gauge;
   private refreshing: Promise<void> | undefined;
@@ -77,6 +83,7 @@ export class QueueGauges {
     this.dlq = new Gauge({ name: "sluice_queue_dlq_messages", help: "Messages (in any state) in the queue's dead-letter queue; absent for a queue without one.", labelNames: ["account", "queue"] as const, registers });
     this.workers = new Gauge({ name: "sluice_queue_workers_desired", help: "Workers the autoscaling advisor asks for: enough to keep up with arrivals and drain the backlog within the queue's drainTargetSeconds (docs/operations.md).", labelNames: ["account", "queue"] as const, registers });
     this.paused = new Gauge({ name: "sluice_queue_paused", help: "1 while the queue is paused (leases and receives return nothing), else 0; past the label limit, how many of the summed queues are.", labelNames: ["account", "queue"] as const, registers });
+    this.workersSeen = new Gauge({ name: "sluice_workers", help: "Workers seen leasing from the queue in the last minute, on any node (GET /v1/workers: those that send a workerId).", labelNames: ["account", "queue"] as const, registers });
     this.queueCount = new Gauge({ name: "sluice_queues", help: "Queues that exist.", registers });
     this.unlabelled = new Gauge({ name: "sluice_metrics_queues_unlabelled", help: `Queues past the label limit, whose numbers are summed under queue="${otherQueuesLabel}".`, registers });
   }
@@ -103,6 +110,9 @@ export class QueueGauges {
       const dlqName = this.sources.deadLetterQueueOf(queue);
       if (dlqName !== undefined) deadLetterQueues.add(keyOf(queue.account, dlqName));
     }
+    // One read of the workers list per account, not per queue.
+    const seen = new Map<string, Map<string, number>>();
+    for (const account of new Set(queues.map((q) => q.account))) seen.set(account, await this.sources.workersSeen(account));
     const rows = new Map<string, { labels: QueueLabelSet; row: Row }>();
     let unlabelled = 0;
     for (const queue of queues) {
@@ -119,6 +129,7 @@ export class QueueGauges {
         oldestAgeSeconds: d.oldestVisibleSentAtMs === undefined ? 0 : Math.max(0, nowMs - d.oldestVisibleSentAtMs) / 1000,
         dlqMessages: dlqName === undefined ? undefined : dlqDepth ? dlqDepth.visible + dlqDepth.inFlight + dlqDepth.delayed : 0,
         workersDesired: deadLetterQueues.has(key) ? undefined : await this.sources.workersDesired(queue, d.visible),
+        workersSeen: seen.get(queue.account)?.get(queue.name) ?? 0,
         paused: queue.config.paused === true ? 1 : 0,
       };
       const labelKey = keyOf(labels.account, labels.queue);
@@ -126,13 +137,14 @@ export class QueueGauges {
       rows.set(labelKey, { labels, row: sum === undefined ? row : sumOf(sum, row) });
     }
     // Rebuilt whole: a deleted queue's series disappear.
-    for (const gauge of [this.messages, this.oldestAge, this.dlq, this.workers, this.paused]) gauge.reset();
+    for (const gauge of [this.messages, this.oldestAge, this.dlq, this.workers, this.paused, this.workersSeen]) gauge.reset();
     for (const { labels, row: r } of rows.values()) {
       this.messages.set({ ...labels, state: "visible" }, r.visible);
       this.messages.set({ ...labels, state: "in_flight" }, r.inFlight);
       this.messages.set({ ...labels, state: "delayed" }, r.delayed);
       this.oldestAge.set(labels, r.oldestAgeSeconds ?? 0);
       this.paused.set(labels, r.paused);
+      this.workersSeen.set(labels, r.workersSeen);
       if (r.dlqMessages !== undefined) this.dlq.set(labels, r.dlqMessages);
       if (r.workersDesired !== undefined) this.workers.set(labels, r.workersDesired);
     }
