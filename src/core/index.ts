@@ -67,7 +67,7 @@ export { webhookRetry } from "./jobs/webhook-schedule.js";
 export type { CronCompiler, RunTimes } from "./schedules/run-times.js";
 export { type CatchUp, type ScheduleInput, type ScheduleJobOptions, type ScheduleRecord, catchUpModes, defaultCatchUp } from "./schedules/schedule.js";
 export { type ScheduleDefinition, validateScheduleInput } from "./schedules/schedule-validation.js";
-export { type OnParentFailure, onParentFailureModes } from "./job.js";
+export { type JobTrace, type OnParentFailure, onParentFailureModes } from "./job.js";
 export { type BatchDependency, batchSubmitOrder } from "./jobs/batch-graph.js";
 
 // Autoscaling advice (docs/operations.md)
@@ -79,3 +79,4 @@ export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedul
 export { scheduleRunJobs } from "./schedules/schedule-run-jobs.js";
 export { type Scheduler, startScheduler } from "./schedules/scheduler.js";
 export { outputLimits } from "./jobs/output-chunks.js";
+export { type TraceParent, parseTraceparent, traceContextOf } from "./trace-context.js";

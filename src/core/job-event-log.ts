@@ -7,7 +7,7 @@
  * event with an id below N may commit later (SQLite: one writer; PostgreSQL: take the ids under
  * a lock held to commit, or read only below the oldest open appender).
  */
-import type { JobError, JobEventType, JobOutputBatch, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "./job.js";
+import type { JobError, JobEventType, JobOutputBatch, JobRecord, JobStatus, JobTrace, JobWebhook, OnParentFailure } from "./job.js";
 
 export interface LoggedJobEvent {
   id: number;
@@ -74,6 +74,7 @@ export function eventSnapshotJson(job: JobRecord): string {
     job.tenant ?? null,
     job.dependsOn ?? null,
     job.onParentFailure ?? null,
+    job.trace ?? null,
   ];
   let n = fields.length;
   while (fields[n - 1] === null) n--;
@@ -137,6 +138,7 @@ export function jobOfSnapshot(snapshotJson: string, columns: EventColumns, input
     tenant: at<string>(23),
     dependsOn: at<string[]>(24),
     onParentFailure: at<OnParentFailure>(25),
+    trace: at<JobTrace>(26),
   };
 }
 

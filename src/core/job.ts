@@ -46,6 +46,12 @@ export interface JobError {
   type?: string;
 }
 
+/** The W3C trace context a job was submitted with (its `traceparent` / `tracestate` headers). */
+export interface JobTrace {
+  traceparent: string;
+  tracestate?: string;
+}
+
 export interface JobWebhook {
   url: string;
   events: WebhookEventType[];
@@ -100,6 +106,8 @@ export interface JobRecord {
   onParentFailure?: OnParentFailure;
   /** Labels a worker must carry to lease it (every pair); absent: any worker. */
   requires?: Record<string, string>;
+  /** The submit's trace context, handed to the worker with each lease. */
+  trace?: JobTrace;
 }
 
 /**
@@ -145,6 +153,7 @@ export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: nu
     dependsOn: job.dependsOn,
     onParentFailure: job.onParentFailure,
     requires: job.requires,
+    trace: job.trace,
   };
 }
 

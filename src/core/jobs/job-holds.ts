@@ -8,7 +8,7 @@ import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
 import { checkJobInteger } from "../job-settings.js";
 import type { JobSubmissions, SubmitResult } from "./job-submissions.js";
 import type { SubmitInput } from "./job-validation.js";
-import { type JobRecord, isTerminal } from "../job.js";
+import { type JobRecord, type JobTrace, isTerminal } from "../job.js";
 
 /**
  * What a held request is ended early by (the client went away). An AbortSignal is one; the HTTP
@@ -43,13 +43,13 @@ export class JobHolds extends JobServicePart {
    * `Prefer: wait`): a caller that wants the result gets it in one request. The submit's own
    * result is the job's first state, so the hold costs no store read unless it times out.
    */
-  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
+  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
     // Checked first: a bad wait must not submit anything.
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
-    if (waitSeconds === 0 || this.shared.isClosed()) return this.submissions.create(queueName, input, idempotencyKey, undefined);
+    if (waitSeconds === 0 || this.shared.isClosed()) return this.submissions.create(queueName, input, idempotencyKey, undefined, trace);
     let submitted: SubmitResult | undefined;
     const job = await this.hold(this.ids.messageId(), waitSeconds, signal, async (id) => {
-      submitted = await this.submissions.create(queueName, input, idempotencyKey, id);
+      submitted = await this.submissions.create(queueName, input, idempotencyKey, id, trace);
       // A replay names an earlier job, whose events this hold didn't subscribe to: wait on it afresh.
       return submitted.replayed ? undefined : submitted.job;
     });

@@ -7,7 +7,7 @@ import { jobMessage } from "./job-message.js";
 import type { JobQueueSettings } from "../job-settings.js";
 import type { IdempotencyClaim, JobCreateItem, NewJob } from "../job-store.js";
 import { type SubmitInput, runAtMs } from "./job-validation.js";
-import type { JobWebhook } from "../job.js";
+import type { JobTrace, JobWebhook } from "../job.js";
 
 export interface JobItemParams {
   queue: QueueRecord;
@@ -20,6 +20,8 @@ export interface JobItemParams {
   nowMs: number;
   senderId: string;
   idempotency: IdempotencyClaim | undefined;
+  /** The submit's W3C trace context, if it sent one. */
+  trace?: JobTrace;
 }
 
 export function newJobItem(p: JobItemParams): JobCreateItem {
@@ -50,6 +52,7 @@ export function newJobItem(p: JobItemParams): JobCreateItem {
     onParentFailure: input.dependsOn === undefined ? undefined : (input.onParentFailure ?? "fail"),
     // An empty set requires nothing: stored as none, so the job takes the unlabelled path.
     requires: input.requires === undefined || Object.keys(input.requires).length === 0 ? undefined : input.requires,
+    trace: p.trace,
   };
   const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, availableAtMs, senderId: p.senderId });
   return { job, message, idempotency: p.idempotency };

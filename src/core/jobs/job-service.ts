@@ -30,7 +30,7 @@ import { type KeyedSubmits, type SubmitResult, JobSubmissions } from "./job-subm
 import { decodeCursor, encodeCursor } from "./job-tokens.js";
 import { JobUpkeep } from "./job-upkeep.js";
 import type { SubmitInput } from "./job-validation.js";
-import { type JobError, type JobRecord, type JobStatus, type LeasedJob, isTerminal } from "../job.js";
+import { type JobError, type JobRecord, type JobStatus, type JobTrace, type LeasedJob, isTerminal } from "../job.js";
 import { ParkedLeases } from "./parked-leases.js";
 
 export type { WaitSignal } from "./job-holds.js";
@@ -151,8 +151,9 @@ export class JobService {
     this.submissions.announceCreated(results);
   }
 
-  async submit(queueName: string, input: SubmitInput, idempotencyKey?: string): Promise<SubmitResult> {
-    return this.submissions.create(queueName, input, idempotencyKey, undefined);
+  /** `trace`: the submit's W3C trace context (traceContextOf), kept with the job for its workers. */
+  async submit(queueName: string, input: SubmitInput, idempotencyKey?: string, trace?: JobTrace): Promise<SubmitResult> {
+    return this.submissions.create(queueName, input, idempotencyKey, undefined, trace);
   }
 
   async get(id: string): Promise<JobRecord> {
@@ -168,8 +169,8 @@ export class JobService {
   }
 
   /** Submit, then hold the answer until the job is terminal or `waitSeconds` pass (JobHolds.submitAndWait). */
-  submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal): Promise<SubmitResult> {
-    return this.holds.submitAndWait(queueName, input, idempotencyKey, waitSeconds, signal);
+  submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
+    return this.holds.submitAndWait(queueName, input, idempotencyKey, waitSeconds, signal, trace);
   }
 
   async list(queueName: string, p: { status?: JobStatus; limit?: number; cursor?: string }): Promise<JobPage> {

@@ -12,7 +12,7 @@ import { checkJobInput } from "./job-message.js";
 import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
 import type { JobCreateItem, JobCreateResult } from "../job-store.js";
 import { type StoredSubmitOptions, type SubmitInput, checkRunAtHorizon, normalizeWebhook, validateSubmit } from "./job-validation.js";
-import type { JobEventType, JobRecord, JobWebhook } from "../job.js";
+import type { JobEventType, JobRecord, JobTrace, JobWebhook } from "../job.js";
 
 export interface SubmitResult {
   job: JobRecord;
@@ -29,7 +29,7 @@ export class JobSubmissions extends JobServicePart {
   }
 
   /** `presetId`: submitAndWait subscribes to the job's events before the job exists. */
-  async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined): Promise<SubmitResult> {
+  async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined, trace?: JobTrace): Promise<SubmitResult> {
     validateSubmit(input);
     if (input.runAt !== undefined) checkRunAtHorizon(input.runAt, this.clock.nowMs());
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
@@ -37,12 +37,12 @@ export class JobSubmissions extends JobServicePart {
     checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
     const first = await this.jobQueues.ensure(queueName);
     try {
-      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId);
+      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId, trace);
     } catch (err) {
       // The queue was deleted since it was cached (createOn forgot it): ensure() once more answers
       // QueueDeletedRecently, or creates it anew once that minute has passed.
       if (!(err instanceof SluiceError && err.code === "QueueNotFound")) throw err;
-      return this.createOn(await this.jobQueues.ensure(queueName), input, inputJson, webhook, idempotencyKey, presetId);
+      return this.createOn(await this.jobQueues.ensure(queueName), input, inputJson, webhook, idempotencyKey, presetId, trace);
     }
   }
 
@@ -53,6 +53,7 @@ export class JobSubmissions extends JobServicePart {
     webhook: JobWebhook | undefined,
     idempotencyKey: string | undefined,
     presetId: string | undefined,
+    trace: JobTrace | undefined,
   ): Promise<SubmitResult> {
     const { settings } = await this.jobQueues.policyOf(queue);
     // The job's message body is its input: held against the account's per-queue quota like a send.
@@ -62,7 +63,7 @@ export class JobSubmissions extends JobServicePart {
     const id = presetId ?? this.ids.messageId();
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
-    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.shared.senderId, idempotency });
+    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.shared.senderId, idempotency, trace });
     const availableAtMs = item.job.availableAtMs!;
     // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
     // for a child: it may well wait for its parents, and the worker would be held for nothing.)

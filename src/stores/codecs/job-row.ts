@@ -43,6 +43,9 @@ export interface JobRow {
   on_parent_failure: string | null;
   /** The requirement class (core's requirements.ts): the job's requires as canonical JSON. */
   requires: string | null;
+  /** The submit's W3C trace context (core's JobTrace), NULL when it sent none. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 export const jobColumns = [
@@ -78,6 +81,8 @@ export const jobColumns = [
   "depends_on",
   "on_parent_failure",
   "requires",
+  "traceparent",
+  "tracestate",
 ] as const;
 
 /** The columns a transition may change (the rest are fixed at submit). */
@@ -140,6 +145,8 @@ export const jobColumnValue: Record<JobColumn, (j: Omit<JobRecord, "seq">) => Jo
   depends_on: (j) => j.dependsOn === undefined ? null : JSON.stringify(j.dependsOn),
   on_parent_failure: (j) => j.onParentFailure ?? null,
   requires: (j) => (j.requires === undefined ? null : requirementClassOf(j.requires)),
+  traceparent: (j) => j.trace?.traceparent ?? null,
+  tracestate: (j) => j.trace?.tracestate ?? null,
 };
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -180,5 +187,6 @@ export function toJob(row: JobRow): JobRecord {
     dependsOn: row.depends_on === null ? undefined : (JSON.parse(row.depends_on) as string[]),
     onParentFailure: opt(row.on_parent_failure) as OnParentFailure | undefined,
     requires: row.requires === null ? undefined : (JSON.parse(row.requires) as Record<string, string>),
+    trace: row.traceparent === null ? undefined : row.tracestate === null ? { traceparent: row.traceparent } : { traceparent: row.traceparent, tracestate: row.tracestate },
   };
 }

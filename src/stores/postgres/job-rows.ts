@@ -36,6 +36,8 @@ const columnType: Record<JobColumn, string> = {
   depends_on: "text",
   on_parent_failure: "text",
   requires: "text",
+  traceparent: "text",
+  tracestate: "text",
 };
 
 /** Columns written at insert, with their types, and each one's value from a record. */

@@ -50,6 +50,8 @@ export function jobRowOf(v: readonly unknown[]): JobRow {
     depends_on: v[at.depends_on] as string | null,
     on_parent_failure: v[at.on_parent_failure] as string | null,
     requires: v[at.requires] as string | null,
+    traceparent: v[at.traceparent] as string | null,
+    tracestate: v[at.tracestate] as string | null,
   };
 }
 
