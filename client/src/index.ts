@@ -9,6 +9,7 @@ export { JobHandle } from "./job-handle.js";
 export { SchedulesClient, type SchedulePage } from "./schedules.js";
 export type { EventStreamOptions } from "./event-stream.js";
 export type { StreamOptions } from "./job-stream.js";
+export type { OpenTelemetryApi } from "./tracing.js";
 export {
   Worker,
   type BatchContext,

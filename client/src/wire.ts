@@ -141,8 +141,16 @@ export interface FailAck extends FailRequest {
 export type AckResult = { id: string; ok: true } | { id: string; ok: false; error: { code: string; message: string } };
 
 /** One job handed to a worker: the full job (status running), plus the lease that proves ownership. */
+/** The W3C trace context a job was submitted with (its traceparent / tracestate headers). */
+export interface JobTrace {
+  traceparent: string;
+  tracestate?: string;
+}
+
 export interface LeasedJob<Input = JsonValue> extends Job<Input> {
   leaseId: string;
+  /** The submit's trace context, when it sent one: the worker's span is its child (WorkerOptions.opentelemetry). */
+  trace?: JobTrace;
   leaseExpiresAt: string;
   /** A job with dependsOn: its parents as they finished, in dependsOn order (their outputs are its inputs too). */
   parents?: ParentResult[];

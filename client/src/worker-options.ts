@@ -6,6 +6,7 @@ import type { BatchOptions } from "./handlers.js";
 import type { LeaseDeps, WorkerPhase } from "./job-lease.js";
 import type { HttpClient } from "./http.js";
 import type { Timers } from "./timers.js";
+import type { OpenTelemetryApi } from "./tracing.js";
 
 export interface WorkerOptions {
   /** Handlers (or batches) running at once. Default 1. */
@@ -22,6 +23,11 @@ export interface WorkerOptions {
   labels?: Record<string, string>;
   /** Names the worker in `GET /v1/workers`. Default: one id per process (processWorkerId()). */
   workerId?: string;
+  /**
+   * The `@opentelemetry/api` module (`import * as otel from "@opentelemetry/api"`): each handler
+   * then runs in a span that is the job's submit's child. The SDK depends on no package itself.
+   */
+  opentelemetry?: OpenTelemetryApi;
   /** Aborting it closes the worker (as close() with no timeout). */
   signal?: AbortSignal;
   /** Called on errors the worker survives (server unreachable, lost leases). Default: console.error. */

@@ -18,6 +18,7 @@ import { type Slot, Slots } from "./slots.js";
 import type { Timers } from "./timers.js";
 import type { JsonValue, LeasedJob } from "./wire.js";
 import { type CloseOptions, type WorkerOptions, resolveWorkerOptions } from "./worker-options.js";
+import { type OpenTelemetryApi, inJobSpan } from "./tracing.js";
 import { WorkUnits } from "./work-units.js";
 
 // The worker's public types, where index.ts (and queue.work()'s callers) find them.
@@ -51,6 +52,7 @@ export class Worker {
   private settleDone: () => void = () => {};
   private readonly loopDone: Promise<void>;
   private readonly deps: LeaseDeps;
+  private readonly otel: OpenTelemetryApi | undefined;
   /** Outcomes the server confirmed (a report it refused or never got counts nowhere). */
   readonly stats: WorkerStats = { leased: 0, completed: 0, failed: 0, released: 0, active: 0 };
   /**
@@ -69,6 +71,7 @@ export class Worker {
     defaultTimers: Timers,
   ) {
     const { concurrency, waitSeconds, deps, labels, workerId } = resolveWorkerOptions(opts, http, defaultTimers);
+    this.otel = opts.opentelemetry;
     this.deps = deps;
     this.slots = new Slots(concurrency);
     this.units = new WorkUnits(deps.onError);
@@ -176,7 +179,7 @@ export class Worker {
 
   private async runOne(handler: JobHandler<JsonValue, unknown>, lease: JobLease, slot: Slot): Promise<void> {
     this.begin([lease]);
-    const result = await settle(() => handler(lease.job, lease.context));
+    const result = await settle(() => (this.otel ? inJobSpan(this.otel, lease.job, async () => handler(lease.job, lease.context)) : handler(lease.job, lease.context)));
     if (lease.wasCutOff) return; // handed back when close() timed out: this late outcome goes nowhere
     await lease.settleOutput(); // a follower sees every chunk before the job's end
     this.end([lease]);

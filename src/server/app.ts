@@ -14,7 +14,7 @@ import { installBearerAuth } from "../protocols/auth/bearer.js";
 import type { RequestRate } from "../protocols/auth/request-rate.js";
 import type { CredentialsSource } from "../protocols/auth/principal.js";
 import { declaresBody } from "../protocols/http/declared-body.js";
-import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, setRequestDetails } from "../protocols/http/request-outcome.js";
+import { type RequestDetails, type RequestObserver, loggableQueueName, requestDetails, requestTraceOf, setRequestDetails } from "../protocols/http/request-outcome.js";
 import { type JobsRoutesOptions, jobsRoutes } from "../protocols/jobs/index.js";
 import { createSqsHandler, sqsFastPath, sqsRoutes } from "../protocols/sqs/index.js";
 import { type BackupFn, registerBackupRoute } from "./backup-route.js";
@@ -44,6 +44,8 @@ export interface AppDeps {
   onUnexpectedError: (err: unknown) => void;
   /** Told of every finished request (logs and metrics). */
   onRequestDone?: RequestObserver;
+  /** Each request's trace context headers go to onRequestDone too (the server exports traces). */
+  traced?: boolean;
   /** POST /v1/backup: the store's online backup (absent: the store has none), and where to stage it. */
   backup?: { take: BackupFn | undefined; dataDir: string; logger: Logger };
   /** Serves GET /metrics (Prometheus text format) when given: everything, or one account's series. */
@@ -64,7 +66,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const credentials = deps.credentials ?? noCredentials;
   const sqsOptions = { queues: deps.queues, accountId: deps.accountId, region: deps.region, shutdownSignal: deps.shutdownSignal, onUnexpectedError: deps.onUnexpectedError, credentials, requestRate: deps.requestRate };
   const sqsHandler = createSqsHandler(sqsOptions);
-  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone, credentials });
+  const fastPath = sqsFastPath({ handler: sqsHandler, bodyLimitBytes, shutdownSignal: deps.shutdownSignal, onRequestDone: deps.onRequestDone, traced: deps.traced, credentials });
   // server.close() reaps the connections idle between requests, but not one that has sent nothing
   // yet: Node counts that as active from its connect (against clients that never send their
   // headers). A client's spare pooled connection — undici opens one when a worker's close()
@@ -128,7 +130,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     done(null, payload);
   });
 
-  if (deps.onRequestDone) reportRequests(app, deps.onRequestDone);
+  if (deps.onRequestDone) reportRequests(app, deps.onRequestDone, deps.traced === true);
   installBearerAuth(app, { credentials, defaultAccountId: deps.accountId });
   app.setNotFoundHandler(routeNotFound);
   // `/<account>/<queue>` is an SQS queue URL, so `/v1/<typo>` would get SQS's MissingAction; under
@@ -184,7 +186,7 @@ function errorCodeOf(status: number, payload: unknown): string {
  * details (action, error shape); other routes are named by method and route pattern — a bounded
  * set, never the URL as sent.
  */
-function reportRequests(app: FastifyInstance, observe: RequestObserver): void {
+function reportRequests(app: FastifyInstance, observe: RequestObserver, traced: boolean): void {
   const routeDetails = (request: FastifyRequest): RequestDetails => {
     const url = request.routeOptions.url;
     return {
@@ -204,7 +206,8 @@ function reportRequests(app: FastifyInstance, observe: RequestObserver): void {
   });
   app.addHook("onResponse", (request, reply, done) => {
     const details = requestDetails(request.raw) ?? routeDetails(request);
-    observe({ ...details, status: reply.statusCode, durationSeconds: reply.elapsedTime / 1000 });
+    const durationSeconds = reply.elapsedTime / 1000;
+    observe(traced ? { ...details, status: reply.statusCode, durationSeconds, trace: requestTraceOf(request.headers) } : { ...details, status: reply.statusCode, durationSeconds });
     done();
   });
 }

@@ -26,6 +26,7 @@ import { cryptoIdSource } from "./ids.js";
 import { type Logger, createLogger } from "./logger.js";
 import type { BackupFn } from "./backup-route.js";
 import type { StoreTelemetry } from "./metrics/store-metrics.js";
+import { otlpTracesEndpointOf, startRequestTracer } from "./tracing.js";
 import { createTelemetry } from "./telemetry.js";
 import { startMaintenance } from "./maintenance.js";
 import { watchInFlight } from "./in-flight.js";
@@ -63,7 +64,13 @@ export interface RunningServer {
 }
 
 /** `logger`: where the server logs (default: pino on stdout at `logLevel`, see logger.ts). */
-export type StartServerOptions = Partial<ServerConfig> & { clock?: Clock; ids?: IdSource; logger?: Logger };
+export type StartServerOptions = Partial<ServerConfig> & {
+  clock?: Clock;
+  ids?: IdSource;
+  logger?: Logger;
+  /** Where to export request spans over OTLP/HTTP (default: from the OTEL_EXPORTER_OTLP_* environment; none: no tracing). */
+  otlpTracesEndpoint?: string;
+};
 
 /** What the start line says about durability: when a write is acknowledged. */
 function durabilityOf(config: ServerConfig): string {
@@ -172,6 +179,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   });
   // Checked whole before the store opens: an invalid file stops the start having changed nothing.
   const declaredFile = config.configFile === undefined ? undefined : await loadDeclaredConfig(config.configFile, config.accountId).catch(asConfigError);
+  const tracer = await startRequestTracer({ endpoint: opts.otlpTracesEndpoint ?? otlpTracesEndpointOf(process.env), serviceName: "sluice", version: packageVersion() });
   const telemetry = createTelemetry({
     logger,
     clock,
@@ -244,7 +252,13 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     region: config.region,
     shutdownSignal: shutdown.signal,
     onUnexpectedError: logUnexpected,
-    onRequestDone: telemetry.onRequestDone,
+    onRequestDone: tracer
+      ? (outcome) => {
+          telemetry.onRequestDone(outcome);
+          tracer.record(outcome);
+        }
+      : telemetry.onRequestDone,
+    traced: tracer !== undefined,
     metrics: telemetry.metrics,
     backup: { take: backup, dataDir: config.dataDir, logger },
     jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
@@ -325,6 +339,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     } finally {
       lock?.release();
     }
+    await tracer?.shutdown().catch(logUnexpected); // the last spans are sent before the process ends
     const connectionsOpen = await connections;
     logger.info({ connectionsOpen, longPollsEnded, durationMs: Date.now() - startedAtMs }, "shut down: requests answered, store closed");
   }

@@ -19,6 +19,21 @@ export interface RequestOutcome {
   /** The error code answered (SQS error shape, or the jobs API's code); absent on success. */
   errorCode?: string;
   durationSeconds: number;
+  /** The request's W3C trace context headers — only while the server exports traces. */
+  trace?: RequestTrace;
+}
+
+export interface RequestTrace {
+  traceparent: string;
+  tracestate?: string;
+}
+
+/** A request's traceparent / tracestate headers, when it sent a traceparent. */
+export function requestTraceOf(headers: IncomingMessage["headers"]): RequestTrace | undefined {
+  const traceparent = headers.traceparent;
+  if (typeof traceparent !== "string") return undefined;
+  const tracestate = headers.tracestate;
+  return typeof tracestate === "string" ? { traceparent, tracestate } : { traceparent };
 }
 
 export type RequestObserver = (outcome: RequestOutcome) => void;

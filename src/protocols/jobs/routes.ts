@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, traceContextOf, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -64,10 +64,12 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       // node:http joins repeated headers with ", ": count them in the raw list instead.
       if (Array.isArray(header) || headerCount(request.raw.rawHeaders, "idempotency-key") > 1) fail("ValidationFailed", "Send one Idempotency-Key header, not several.");
       const key = header === undefined ? undefined : parseIdempotencyKey(header);
+      const traceparent = request.headers.traceparent;
+      const trace = traceparent === undefined ? undefined : traceContextOf(String(traceparent), stringHeader(request.headers.tracestate));
       if (body.webhook) await checkWebhookTarget(body.webhook.url, o.webhookPolicy);
       const wait = (request.query.wait as number | undefined) ?? 0;
       const { job, replayed } =
-        wait > 0 ? await jobs.submitAndWait(request.params.queue!, body, key, wait, disconnectSignal(reply)) : await jobs.submit(request.params.queue!, body, key);
+        wait > 0 ? await jobs.submitAndWait(request.params.queue!, body, key, wait, disconnectSignal(reply), trace) : await jobs.submit(request.params.queue!, body, key, trace);
       if (replayed) reply.header("Idempotent-Replayed", "true");
       else reply.header("Location", `/v1/jobs/${encodeURIComponent(job.id)}`);
       return sendJson(reply, replayed ? 200 : 201, `{"job":${jobJson(job)}}`);
@@ -281,4 +283,9 @@ function routePreValidation(spec: RouteSpec): ((request: FastifyRequest) => Prom
     const unknown = firstUnknownField(request.body, bodySchema);
     if (unknown) fail("ValidationFailed", `${unknown} is not a field of this request.`);
   };
+}
+
+/** A header's value as one string (node:http joins repeated ones), or undefined. */
+function stringHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }

@@ -299,6 +299,11 @@ export const leasedJobSchema = object(
     ...jobProperties,
     leaseId: { type: "string", description: "Pass to heartbeat, complete, fail and release." },
     parents: { type: "array", items: parentSchema, description: "A job with dependsOn: its parents as they finished, in dependsOn order (a parent pruned since is left out)." },
+    trace: object(
+      { traceparent: { type: "string" }, tracestate: { type: "string" } },
+      ["traceparent"],
+      { description: "The W3C trace context the job was submitted with (its traceparent / tracestate headers), for the worker's span; absent when it sent none." },
+    ),
   },
   [...jobRequired, "leaseId"],
 );

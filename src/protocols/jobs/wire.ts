@@ -47,6 +47,7 @@ export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: W
     `,"dependsOn":${job.dependsOn === undefined ? "null" : JSON.stringify(job.dependsOn)},"onParentFailure":${orNull(job.onParentFailure)}`;
   // As JSON.stringify of an object would: a field whose value is undefined is left out.
   if (extra.lease && job.leaseToken !== undefined) json += `,"leaseId":${JSON.stringify(job.leaseToken)}`;
+  if (extra.lease && job.trace !== undefined) json += `,"trace":${JSON.stringify(job.trace)}`;
   if (extra.deliveries) json += `,"webhookDeliveries":${JSON.stringify(extra.deliveries.map(deliveryWire))}`;
   const parents = extra.parents ? `,"parents":[${extra.parents.map(parentJson).join(",")}]` : "";
   return `${json},"input":${job.inputJson},"output":${job.outputJson ?? "null"},"metadata":${job.metadataJson ?? "null"}${parents}}`;

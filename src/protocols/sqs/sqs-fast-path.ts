@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { SqsProtocol } from "./detect-protocol.js";
-import type { RequestObserver } from "../http/request-outcome.js";
+import { type RequestObserver, requestTraceOf } from "../http/request-outcome.js";
 import type { CredentialsSource } from "../auth/principal.js";
 import { declaresBody } from "../http/declared-body.js";
 import { type SqsHandler, type SqsHttpResponse, errorResponse, responseSignal, unsignedWhileRequired } from "./sqs-handler.js";
@@ -20,6 +20,8 @@ export interface SqsFastPathOptions {
   shutdownSignal?: AbortSignal;
   /** Told of every request answered here, once its answer is written (logs and metrics). */
   onRequestDone?: RequestObserver;
+  /** Report each request's trace context headers too (the server exports traces). */
+  traced?: boolean;
   /** Access keys: an unsigned request is refused before its body is read. */
   credentials?: CredentialsSource;
 }
@@ -40,7 +42,8 @@ const emptyBody = Buffer.alloc(0);
 
 export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
   const observe = opts.onRequestDone;
-  const write = (res: ServerResponse, protocol: SqsProtocol, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
+  const traced = opts.traced === true;
+  const write = (req: IncomingMessage, res: ServerResponse, protocol: SqsProtocol, response: SqsHttpResponse, startedAtMs: number, close = false): void => {
     // content-length first, then the spread: a spread that adds a key makes an object V8 keeps past young GCs (docs/benchmarks-history.md).
     const headers: Record<string, string | number> = { "content-length": Buffer.byteLength(response.body), ...response.headers };
     // As the app's onSend hook does: a response finished during shutdown closes its connection.
@@ -48,21 +51,22 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
     res.writeHead(response.status, headers).end(response.body);
     if (observe) {
       const details = response.details ?? { protocol: metricsProtocol[protocol], action: "unknown" };
-      observe({ ...details, status: response.status, durationSeconds: (performance.now() - startedAtMs) / 1000 });
+      const durationSeconds = (performance.now() - startedAtMs) / 1000;
+      observe(traced ? { ...details, status: response.status, durationSeconds, trace: requestTraceOf(req.headers) } : { ...details, status: response.status, durationSeconds });
     }
   };
-  const tooLarge = (res: ServerResponse, protocol: SqsProtocol, startedAtMs: number): void => {
+  const tooLarge = (req: IncomingMessage, res: ServerResponse, protocol: SqsProtocol, startedAtMs: number): void => {
     const error = { ...protocolErrors.RequestEntityTooLarge, message: "The request body is too large." };
-    write(res, protocol, { ...errorResponse(protocol, error), details: { protocol: metricsProtocol[protocol], action: "unknown", errorCode: error.shape } }, startedAtMs, true);
+    write(req, res, protocol, { ...errorResponse(protocol, error), details: { protocol: metricsProtocol[protocol], action: "unknown", errorCode: error.shape } }, startedAtMs, true);
   };
 
   const answer = (req: IncomingMessage, res: ServerResponse, protocol: SqsProtocol, body: Buffer, startedAtMs: number, close = false): void => {
     opts
       .handler({ method: "POST", url: "/", headers: req.headers, body, onQueuePath: false }, responseSignal(res, opts.shutdownSignal))
       .then(
-        (response) => write(res, protocol, response, startedAtMs, close),
+        (response) => write(req, res, protocol, response, startedAtMs, close),
         // The handler turns every error into a response; this is only a last line of defence.
-        () => write(res, protocol, errorResponse(protocol, { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs, close),
+        () => write(req, res, protocol, errorResponse(protocol, { ...sqsErrorForCode.InternalError, message: "We encountered an internal error. Please try again." }), startedAtMs, close),
       )
       // Writing itself failed: nothing left to tell the client; never an unhandled rejection.
       .catch(() => res.destroy());
@@ -80,7 +84,7 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
     }
     const declared = Number(req.headers["content-length"]);
     if (declared > opts.bodyLimitBytes) {
-      tooLarge(res, protocol, startedAtMs);
+      tooLarge(req, res, protocol, startedAtMs);
       req.resume();
       return true;
     }
@@ -92,7 +96,7 @@ export function sqsFastPath(opts: SqsFastPathOptions): SqsFastPath {
       length += chunk.length;
       if (length > opts.bodyLimitBytes) {
         refused = true;
-        tooLarge(res, protocol, startedAtMs);
+        tooLarge(req, res, protocol, startedAtMs);
         return;
       }
       chunks.push(chunk);
