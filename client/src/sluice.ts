@@ -9,7 +9,7 @@ import { QueueClient } from "./queue.js";
 import { SchedulesClient } from "./schedules.js";
 import { SubmitBatcher } from "./submit-batcher.js";
 import { type Timers, systemTimers } from "./timers.js";
-import type { JobEventMessage, JsonValue } from "./wire.js";
+import type { JobEventMessage, JsonValue, WorkerInfo } from "./wire.js";
 
 export interface SluiceOptions {
   /** The server's base URL, e.g. http://127.0.0.1:9324. */
@@ -63,6 +63,12 @@ export class Sluice {
   events<I = JsonValue, O = JsonValue>(opts: EventStreamOptions & { queue?: string } = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
     const { queue, ...rest } = opts;
     return eventStream<I, O>(this.ctx.http, this.ctx.timers, "/v1/events", { queue }, rest);
+  }
+
+  /** The workers seen in the last 60 s, on every node (GET /v1/workers), by workerId. */
+  async workers(): Promise<WorkerInfo[]> {
+    const res = await this.ctx.http.request<{ workers: WorkerInfo[] }>("GET", "/v1/workers", { maxAttempts: this.ctx.attempts });
+    return res.body.workers;
   }
 
   queue(name: string): QueueClient {

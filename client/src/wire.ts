@@ -267,3 +267,14 @@ export interface FailRequest {
 export interface ErrorBody {
   error: { code: string; message: string };
 }
+
+/** A worker seen in the last 60 s (GET /v1/workers). */
+export interface WorkerInfo {
+  workerId: string;
+  /** Queues it leased from in that minute. */
+  queues: string[];
+  labels: Record<string, string> | null;
+  lastSeenAt: string;
+  /** Jobs leased to it that are still running. */
+  running: number;
+}

@@ -13,6 +13,7 @@ import { registerJobsCommand } from "./commands/jobs.js";
 import { registerSchedulesCommand } from "./commands/schedules.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerWorkerCommand } from "./commands/worker.js";
+import { registerWorkersCommand } from "./commands/workers.js";
 import { packageVersion } from "../server/package-version.js";
 
 const program = new Command()
@@ -31,6 +32,7 @@ const program = new Command()
 
 registerServeCommand(program);
 registerWorkerCommand(program);
+registerWorkersCommand(program);
 registerJobsCommand(program);
 registerQueuesCommand(program);
 registerSendCommand(program);
