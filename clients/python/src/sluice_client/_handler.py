@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 
 from ._outcomes import HandlerResult
 from ._pool import DaemonThreadPool
+from ._tracing import job_span
 
 
 def _takes_context(fn: Callable[..., Any]) -> bool:
@@ -37,7 +38,8 @@ class Handler:
     async def call(self, arg: Any, ctx: Any) -> HandlerResult:
         if self._pool is None:
             try:
-                return HandlerResult(True, await self._invoke(arg, ctx))
+                with job_span(arg):
+                    return HandlerResult(True, await self._invoke(arg, ctx))
             except Exception as err:  # noqa: BLE001 - the handler's failure is the job's outcome
                 return HandlerResult(False, error=err)
         result: HandlerResult = await asyncio.get_running_loop().run_in_executor(self._pool, self._call_blocking, arg, ctx)
@@ -54,7 +56,8 @@ class Handler:
 
     def _call_blocking(self, arg: Any, ctx: Any) -> HandlerResult:
         try:
-            return HandlerResult(True, self._invoke(arg, ctx))
+            with job_span(arg):
+                return HandlerResult(True, self._invoke(arg, ctx))
         except Exception as err:  # noqa: BLE001
             return HandlerResult(False, error=err)
 

@@ -86,12 +86,14 @@ class JobSnapshot:
 class LeasedJob(JobSnapshot):
     """A job handed to a worker's handler: its state plus the lease that proves ownership."""
 
-    __slots__ = ("lease_id", "lease_expires_at", "parents")
+    __slots__ = ("lease_id", "lease_expires_at", "parents", "trace")
 
     def __init__(self, raw: Dict[str, Any]) -> None:
         super().__init__(raw)
         self.lease_id: str = raw["leaseId"]
         self.lease_expires_at: Optional[str] = raw.get("leaseExpiresAt")
+        #: The W3C trace context the job was submitted with (``{"traceparent", "tracestate"?}``), if any.
+        self.trace: Optional[Dict[str, str]] = raw.get("trace")
         # A job with depends_on: its parents as they finished ({id, queue, status, output, error}).
         self.parents: List[Dict[str, Any]] = raw.get("parents") or []
 
