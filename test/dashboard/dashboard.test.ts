@@ -328,6 +328,26 @@ describe("dashboard", () => {
     expect(pageErrors.splice(errorsBefore)).toEqual([expect.stringMatching(/status of 404/)]);
   });
 
+  it("lists the workers seen in the last minute with their queues, labels and running jobs", async () => {
+    await page.goto(`${s.url}/ui/workers`);
+    await page.getByText(/No workers seen in the last minute/).waitFor();
+    await s.api("POST", "/v1/queues/infer/jobs", { input: 1, requires: { gpu: "a100" } });
+    await s.api("POST", "/v1/queues/infer/leases", { max: 1, workerId: "gpu-node-7", labels: { gpu: "a100", region: "eu" } });
+    await s.api("POST", "/v1/queues/embed/leases", { workerId: "cpu-1" });
+    await s.server.jobs.flushWorkers();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.locator('tr[data-worker="gpu-node-7"]').waitFor();
+    expect(await page.locator('tr[data-worker="gpu-node-7"] [data-field="labels"]').textContent()).toBe("gpu=a100 region=eu");
+    expect(await page.locator('tr[data-worker="gpu-node-7"] [data-field="running"]').textContent()).toBe("1");
+    expect(await page.locator('tr[data-worker="cpu-1"] [data-field="queues"]').textContent()).toBe("embed");
+    expect(await page.getByRole("link", { name: "Workers" }).getAttribute("aria-current")).toBe("page");
+    await page.locator('tr[data-worker="gpu-node-7"] a', { hasText: "infer" }).click();
+    await page.waitForURL(/\/ui\/queues\/infer$/);
+    await page.goBack();
+    await page.locator('tr[data-worker="cpu-1"]').waitFor();
+    await expectAccessible();
+  });
+
   it("reads on a phone: nothing wider than the screen, and every control reachable by keyboard", async () => {
     await failedJob("embed", { n: 1 });
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

@@ -14,6 +14,7 @@ import { QueuesPage } from "./pages/queues.js";
 import { SchedulePage } from "./pages/schedule.js";
 import { SchedulesPage } from "./pages/schedules.js";
 import { SignIn } from "./pages/sign-in.js";
+import { WorkersPage } from "./pages/workers.js";
 
 /** @param {{ path: string, query: URLSearchParams }} loc */
 function page(loc) {
@@ -23,6 +24,7 @@ function page(loc) {
   if (parts[0] === "jobs") return { nav: "jobs", view: html`<${JobsPage} queue=${loc.query.get("queue") ?? ""} status=${loc.query.get("status") ?? ""} />` };
   if (parts[0] === "schedules" && parts[1]) return { nav: "schedules", view: html`<${SchedulePage} key=${parts[1]} name=${parts[1]} />` };
   if (parts[0] === "schedules") return { nav: "schedules", view: html`<${SchedulesPage} />` };
+  if (parts[0] === "workers") return { nav: "workers", view: html`<${WorkersPage} />` };
   if (parts.length === 0 || parts[0] === "queues") return { nav: "queues", view: null };
   return { nav: "", view: html`<section><h1>Not found</h1><p>No page here. <a href="/ui/">Queues</a></p></section>` };
 }
@@ -42,6 +44,7 @@ function App() {
         <a href="/ui/" aria-current=${nav === "queues" ? "page" : undefined}>Queues</a>
         <a href="/ui/jobs" aria-current=${nav === "jobs" ? "page" : undefined}>Jobs</a>
         <a href="/ui/schedules" aria-current=${nav === "schedules" ? "page" : undefined}>Schedules</a>
+        <a href="/ui/workers" aria-current=${nav === "workers" ? "page" : undefined}>Workers</a>
       </nav>
       ${token() && !needsToken ? html`<button type="button" class="link" onClick=${() => { setToken(undefined); location.reload(); }}>Sign out</button>` : null}
     </header>
