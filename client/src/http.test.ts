@@ -105,3 +105,34 @@ describe("HttpClient", () => {
     }
   });
 });
+
+describe("HttpClient streamed answers", () => {
+  it("drops an attempt's timeout timer when the caller aborts, even if the body read never ends", async () => {
+    const live = new Set<number>();
+    let next = 0;
+    const timers: Timers = {
+      nowMs: () => 0,
+      schedule() {
+        const id = next++;
+        live.add(id);
+        return () => live.delete(id);
+      },
+    };
+    // A body that never ends and never errors, as an aborted fetch body can be left.
+    const fetch: FetchLike = async () => new Response(new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }), { status: 200 });
+    const http = new HttpClient({ url: "http://x/", fetch, timers });
+    const caller = new AbortController();
+    let reading!: () => void;
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    void http
+      .requestStream("GET", "/v1/jobs/1/events", { signal: caller.signal, timeoutMs: Number.MAX_SAFE_INTEGER }, "text/event-stream", () => {
+        reading();
+        return new Promise<void>(() => {});
+      })
+      .catch(() => {});
+    await started;
+    expect(live.size).toBe(1);
+    caller.abort();
+    expect(live.size).toBe(0);
+  });
+});

@@ -122,13 +122,18 @@ export class HttpClient {
     }
     // One controller per attempt: the caller's signal and this attempt's timeout both abort it.
     const controller = new AbortController();
-    const onCallerAbort = (): void => controller.abort(ro.signal?.reason);
-    ro.signal?.addEventListener("abort", onCallerAbort, { once: true });
     let timedOut = false;
     const cancelTimeout = this.opts.timers.schedule(ro.timeoutMs ?? 30_000, () => {
       timedOut = true;
       controller.abort();
     });
+    // The timeout goes with the caller's abort: a streamed body's read that an abort leaves
+    // pending forever (Node's fetch can) would otherwise keep its timer, and the process, alive.
+    const onCallerAbort = (): void => {
+      cancelTimeout();
+      controller.abort(ro.signal?.reason);
+    };
+    ro.signal?.addEventListener("abort", onCallerAbort, { once: true });
     try {
       let res: Response;
       try {
