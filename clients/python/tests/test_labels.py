@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
@@ -34,6 +35,16 @@ def test_a_labelled_worker_runs_what_it_can_and_an_unlabelled_one_only_jobs_that
     assert _run_until(sluice, queue_name, 1, labels={"gpu": "a100", "region": "eu"}, worker_id="py-gpu") == [gpu.id]
     done = sluice.jobs.get(gpu.id)
     assert (done.status, done.output) == ("succeeded", {"labels": {"gpu": "a100", "region": "eu"}})
+    # The server writes what its leases saw at most a second later.
+    deadline = time.monotonic() + 20
+    while True:
+        seen = {w["workerId"]: w for w in sluice.workers()}
+        if "py-cpu" in seen and "py-gpu" in seen:
+            break
+        assert time.monotonic() < deadline, f"workers not listed: {sorted(seen)}"
+        time.sleep(0.1)
+    assert (seen["py-gpu"]["queues"], seen["py-gpu"]["labels"]) == ([queue_name], {"gpu": "a100", "region": "eu"})
+    assert seen["py-cpu"]["labels"] is None
 
 
 def test_async_worker_with_labels(server, queue_name: str) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import asyncio
 import datetime
 import math
 import uuid
-from typing import Any, AsyncIterator, Callable, Dict, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple
 
 from ._events import event_stream
 from ._stream import job_output
@@ -143,6 +143,11 @@ class JobsCore:
 
     async def schedule_action(self, name: str, action: str) -> Dict[str, Any]:
         return (await self.http.request("POST", f"{schedule_path(name)}/{action}", max_attempts=self.attempts)).body["schedule"]
+
+    # ---- workers ----
+
+    async def workers(self) -> List[Dict[str, Any]]:
+        return (await self.http.request("GET", "/v1/workers", max_attempts=self.attempts)).body["workers"]
 
     # ---- event streams ----
 

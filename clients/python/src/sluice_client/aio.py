@@ -39,6 +39,10 @@ class AsyncSluice:
     def queue(self, name: str) -> "AsyncQueue":
         return AsyncQueue(self._core, name)
 
+    async def workers(self) -> List[Dict[str, Any]]:
+        """As Sluice.workers."""
+        return await self._core.workers()
+
     async def aclose(self) -> None:
         """Closes idle connections."""
         self._core.http.transport.close_idle()

@@ -55,6 +55,11 @@ class Sluice:
     def queue(self, name: str) -> "Queue":
         return Queue(self, name)
 
+    def workers(self) -> List[Dict[str, Any]]:
+        """The workers seen in the last 60 s, on every node (``GET /v1/workers``): dicts of
+        ``workerId``, ``queues``, ``labels``, ``lastSeenAt`` and ``running``, by worker id."""
+        return self._loop.call(self._core.workers())
+
     def close(self) -> None:
         """Closes idle connections (workers have their own close())."""
         self._loop.loop.call_soon_threadsafe(self._core.http.transport.close_idle)
