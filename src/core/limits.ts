@@ -118,6 +118,31 @@ export const limits = {
     /** A lease's `workerId`. */
     workerIdMaxLength: 128,
   },
+  /** The OpenAI-compatible Batch API (docs/jobs-api.md, "Batch API"). */
+  batches: {
+    /** An uploaded file, and the lines of a batch's input file (OpenAI's limits). */
+    fileMaxBytes: 200 * 1024 * 1024,
+    fileMaxLines: 50_000,
+    /** Files are stored in chunks of this size (the last one shorter). */
+    fileChunkBytes: 1_048_576,
+    /** A line of an input file: a job's input is a message (1 MiB at most). */
+    lineMaxBytes: 1_048_576,
+    customIdMaxLength: 512,
+    /** Validation errors an answer lists (the count of the rest is in the last one's message). */
+    errorsShown: 100,
+    /** Lines made jobs in one write, and lines of results read at once when finalizing. */
+    submitSliceLines: 500,
+    resultSliceLines: 500,
+    metadataMaxPairs: 16,
+    metadataKeyMaxLength: 64,
+    metadataValueMaxLength: 512,
+    listMax: 100,
+    listDefault: 20,
+    /** Only the 24 h window exists, as in OpenAI's API. */
+    completionWindowSeconds: 86_400,
+    /** How long a finalizing node holds a batch before another may take it over. */
+    claimMs: 120_000,
+  },
   /** Scheduled jobs (docs/jobs-api.md, "Schedules"). */
   schedules: {
     /** Schedule names follow queue names: 1–80 of [A-Za-z0-9_-]. */

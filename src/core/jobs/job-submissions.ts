@@ -102,9 +102,9 @@ export class JobSubmissions extends JobServicePart {
     const { settings } = await jobQueues.policyOf(queue);
     const options = JSON.parse(p.optionsJson) as StoredSubmitOptions;
     const webhook = options.webhook as JobWebhook | undefined;
-    return p.keys.map((key) => {
+    return p.keys.map((key, i) => {
       const idempotency = { key, fingerprint: key, expiresAtMs: p.nowMs + this.idempotencyKeyTtlMs };
-      return newJobItem({ queue, settings, input: options, inputJson: p.inputJson, webhook, id: this.ids.messageId(), nowMs: p.nowMs, senderId: this.shared.senderId, idempotency });
+      return newJobItem({ queue, settings, input: options, inputJson: p.inputsJson?.[i] ?? p.inputJson, webhook, id: this.ids.messageId(), nowMs: p.nowMs, senderId: this.shared.senderId, idempotency });
     });
   }
 
@@ -125,6 +125,8 @@ export interface KeyedSubmits {
   /** StoredSubmitOptions as JSON text, checked when it was stored. */
   optionsJson: string;
   inputJson: string;
+  /** One input per key instead of `inputJson` for all (a batch file's lines). */
+  inputsJson?: readonly string[];
   keys: readonly string[];
   nowMs: number;
 }

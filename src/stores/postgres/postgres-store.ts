@@ -14,6 +14,7 @@ import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
 import { PostgresEventLog } from "./event-log.js";
 import { PostgresSchedules } from "./schedules.js";
+import { PostgresBatches } from "./batches.js";
 import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
@@ -45,6 +46,7 @@ export class PostgresStore implements Store {
   private readonly jobs: PostgresJobStore;
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
+  private readonly batches: PostgresBatches;
   private readonly workers: PostgresWorkers;
 
   /** Plain sends of one turn, written by one statement (sends-together.ts); deletes and one queue's plain receives likewise. */
@@ -71,6 +73,7 @@ export class PostgresStore implements Store {
     });
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
+    this.batches = new PostgresBatches(db, createJobsInTx);
     this.workers = new PostgresWorkers(db);
   }
 
@@ -380,6 +383,22 @@ export class PostgresStore implements Store {
     this.secretCalls = result.catch(() => undefined);
     return result;
   }
+
+  // ---- files and batches (batches.ts) ----
+  fileCreate: Store["fileCreate"] = (p) => this.batches.fileCreate(p);
+  fileChunkWrite: Store["fileChunkWrite"] = (p) => this.batches.fileChunkWrite(p);
+  fileUpdate: Store["fileUpdate"] = (p) => this.batches.fileUpdate(p);
+  fileGet: Store["fileGet"] = (p) => this.batches.fileGet(p);
+  fileChunkRead: Store["fileChunkRead"] = (p) => this.batches.fileChunkRead(p);
+  fileDelete: Store["fileDelete"] = (p) => this.batches.fileDelete(p);
+  batchCreate: Store["batchCreate"] = (p) => this.batches.batchCreate(p);
+  batchGet: Store["batchGet"] = (p) => this.batches.batchGet(p);
+  batchList: Store["batchList"] = (p) => this.batches.batchList(p);
+  batchWrite: Store["batchWrite"] = (p) => this.batches.batchWrite(p);
+  batchListActive: Store["batchListActive"] = (p) => this.batches.batchListActive(p);
+  batchSubmit: Store["batchSubmit"] = (p) => this.batches.batchSubmit(p);
+  batchJobCounts: Store["batchJobCounts"] = (p) => this.batches.batchJobCounts(p);
+  batchJobRows: Store["batchJobRows"] = (p) => this.batches.batchJobRows(p);
 
   // ---- the job event log (event-log.ts) and schedules (schedules.ts) ----
   jobEventList: Store["jobEventList"] = (p) => this.eventLog.jobEventList(p);

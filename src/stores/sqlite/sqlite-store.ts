@@ -16,6 +16,7 @@ import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
 import { SqliteSchedules } from "./schedules-store.js";
+import { SqliteBatches } from "./batches-store.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
@@ -100,6 +101,7 @@ export class SqliteStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: SqliteJobStore;
   private readonly schedules: SqliteSchedules;
+  private readonly batches: SqliteBatches;
   private readonly workers: SqliteWorkers;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
@@ -163,6 +165,7 @@ export class SqliteStore implements Store {
     this.moveTasks = new SqliteMoveTasks(this.db);
     this.jobs = new SqliteJobStore(this.db, this.writes, this.shared.countedQueues, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
+    this.batches = new SqliteBatches(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     this.workers = new SqliteWorkers(this.db, this.writes);
     const db = this.db;
     this.sql = {
@@ -465,6 +468,22 @@ export class SqliteStore implements Store {
   jobEventList: Store["jobEventList"] = async (p) => this.settled(await this.jobs.eventLog.jobEventList(p));
   jobEventBounds: Store["jobEventBounds"] = async () => this.settled(await this.jobs.eventLog.jobEventBounds());
   jobEventPrune: Store["jobEventPrune"] = (p) => this.jobs.eventLog.jobEventPrune(p);
+
+  // ---- files and batches (batches-store.ts) ----
+  fileCreate: Store["fileCreate"] = (p) => this.batches.fileCreate(p);
+  fileChunkWrite: Store["fileChunkWrite"] = (p) => this.batches.fileChunkWrite(p);
+  fileUpdate: Store["fileUpdate"] = (p) => this.batches.fileUpdate(p);
+  fileGet: Store["fileGet"] = async (p) => this.settled(await this.batches.fileGet(p));
+  fileChunkRead: Store["fileChunkRead"] = async (p) => this.settled(await this.batches.fileChunkRead(p));
+  fileDelete: Store["fileDelete"] = (p) => this.batches.fileDelete(p);
+  batchCreate: Store["batchCreate"] = (p) => this.batches.batchCreate(p);
+  batchGet: Store["batchGet"] = async (p) => this.settled(await this.batches.batchGet(p));
+  batchList: Store["batchList"] = async (p) => this.settled(await this.batches.batchList(p));
+  batchWrite: Store["batchWrite"] = (p) => this.batches.batchWrite(p);
+  batchListActive: Store["batchListActive"] = async (p) => this.settled(await this.batches.batchListActive(p));
+  batchSubmit: Store["batchSubmit"] = (p) => this.batches.batchSubmit(p);
+  batchJobCounts: Store["batchJobCounts"] = async (p) => this.settled(await this.batches.batchJobCounts(p));
+  batchJobRows: Store["batchJobRows"] = async (p) => this.settled(await this.batches.batchJobRows(p));
 
   // ---- schedules (schedules-store.ts) ----
   scheduleGet: Store["scheduleGet"] = async (p) => this.settled(await this.schedules.scheduleGet(p));

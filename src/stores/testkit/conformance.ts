@@ -21,6 +21,7 @@ import { registerMoveTaskCases } from "./conformance-move-tasks.js";
 import { registerOutputCases } from "./conformance-output.js";
 import { registerRequirementCases } from "./conformance-requirements.js";
 import { registerScheduleCases } from "./conformance-schedules.js";
+import { registerBatchCases } from "./conformance-batches.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 import { registerWorkerCases } from "./conformance-workers.js";
 
@@ -363,6 +364,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerRequirementCases(context);
     registerWorkerCases(context);
     registerScheduleCases(context);
+    registerBatchCases(context);
     registerAccountCases(context);
   });
 }
