@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type AccountQuotas, type Clock, systemClock, type IdSource, JobService, QueueService, quotaNames, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
+import { type AccountQuotas, BatchService, batchJobsOf, type Clock, FileService, systemClock, type IdSource, JobService, QueueService, quotaNames, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -229,6 +229,8 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     runs: scheduleRunJobs(jobs),
     onFireError: (err, schedule) => logUnexpected(new Error(`schedule ${schedule.name}: its due run was not created (tried again on the next pass)`, { cause: err })),
   });
+  const files = new FileService({ store, clock, ids });
+  const batches = new BatchService({ store, files, jobs: batchJobsOf(jobs), clock, ids });
   const declaredConfig = new DeclaredConfigHolder(config.configFile, config.accountId, { queues, jobs, schedules }, {
     onApplied: (summary) => logger.info(summary, "declarative config applied"),
     onApplyFailed: (message) => logger.error({ reason: message }, "declarative config not applied"),
@@ -261,7 +263,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     traced: tracer !== undefined,
     metrics: telemetry.metrics,
     backup: { take: backup, dataDir: config.dataDir, logger },
-    jobs: { jobs, schedules, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
+    jobs: { jobs, schedules, files, batches, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
     requestRate,
     notReady: () => (draining ? "draining" : !writability.writable ? "storage-full" : undefined),
@@ -286,6 +288,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   const jobsBackground = startJobsBackground({
     jobs,
     schedules,
+    batches,
     clock,
     webhookSecret,
     accountWebhookSecret,

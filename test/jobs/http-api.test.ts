@@ -142,7 +142,10 @@ describe("jobs API: empty bodies (Content-Type: application/json and nothing sen
 
   it("a route that takes no body reads an empty JSON body as no body: cancel, pause, resume and delete answer", async () => {
     // Every POST/PUT/DELETE route without a body schema; a new one gets covered here by adding its case.
-    expect(routeSpecs.filter((r) => r.method !== "GET" && r.body === undefined).map((r) => r.operationId).sort()).toEqual(["cancelJob", "deleteSchedule", "pauseSchedule", "resumeSchedule"]);
+    expect(routeSpecs.filter((r) => r.method !== "GET" && r.body === undefined).map((r) => r.operationId).sort()).toEqual(["cancelBatch", "cancelJob", "deleteFile", "deleteSchedule", "pauseSchedule", "resumeSchedule", "uploadFile"]);
+    expect((await s.api("POST", "/v1/batches/batch_nope/cancel", "", json)).body.error.code).toBe("ResourceNotFound");
+    expect((await s.api("DELETE", "/v1/files/file-nope", "", json)).body.error.code).toBe("ResourceNotFound");
+    expect((await s.api("POST", "/v1/files", "", json)).body.error.message).toMatch(/multipart\/form-data/);
     await s.api("PUT", "/v1/schedules/s", { queue: "q", everySeconds: 60, input: 1 });
     expect((await s.api("POST", "/v1/schedules/s/pause", "", json)).body.schedule.paused).toBe(true);
     expect((await s.api("POST", "/v1/schedules/s/resume", "", json)).body.schedule.paused).toBe(false);
@@ -168,7 +171,7 @@ describe("jobs API: empty bodies (Content-Type: application/json and nothing sen
   it("a route that takes a body answers an empty one, as a missing one, with a specific ValidationFailed, writing nothing", async () => {
     const job = (await s.api("POST", "/v1/queues/q/jobs", { input: "a" })).body.job;
     const withBody = routeSpecs.filter((r) => r.body !== undefined);
-    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "failJob", "heartbeatJob", "leaseJobs", "outputJob", "putSchedule", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
+    expect(withBody.map((r) => r.operationId).sort()).toEqual(["completeJob", "createBatch", "failJob", "heartbeatJob", "leaseJobs", "outputJob", "putSchedule", "releaseJob", "submitJob", "submitJobs", "updateQueue"]);
     for (const route of withBody) {
       const path = pathOf(route.path, job.id, route.operationId === "updateQueue" ? "fresh" : "q");
       for (const [body, headers] of [["", json], [undefined, {}]] as const) {
@@ -496,6 +499,41 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("DELETE", "/v1/schedules/os", 404);
     await check("DELETE", "/v1/schedules/no.pe", 400);
 
+    // files and batches (the OpenAI-compatible Batch API)
+    const multipart = (parts: Array<[string, string, string?]>) => {
+      const boundary = "sluice-openapi-form";
+      const body = parts.map(([name, value, filename]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ""}\r\n\r\n${value}\r\n`).join("") + `--${boundary}--\r\n`;
+      return { body, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } };
+    };
+    const upload = multipart([["purpose", "batch"], ["file", '{"custom_id":"a","method":"POST","url":"/v1/embeddings","body":{}}\n', "in.jsonl"]]);
+    const file = await check("POST", "/v1/files", 200, upload.body, upload.headers);
+    const noFile = multipart([["purpose", "batch"]]);
+    await check("POST", "/v1/files", 400, noFile.body, noFile.headers);
+    for (const [method, suffix] of [["GET", ""], ["GET", "/content"]] as const) {
+      await check(method, `/v1/files/${file.id}${suffix}`, 200);
+      await check(method, `/v1/files/${longId}${suffix}`, 400);
+      await check(method, `/v1/files/file-nope${suffix}`, 404);
+    }
+    const openaiBatch = await check("POST", "/v1/batches", 200, { input_file_id: file.id, endpoint: "/v1/embeddings", completion_window: "24h", metadata: { queue: "ob" } });
+    await check("POST", "/v1/batches", 400, { input_file_id: file.id, endpoint: "/v1/embeddings", completion_window: "1h" });
+    await check("POST", "/v1/batches", 404, { input_file_id: "file-nope", endpoint: "/v1/embeddings", completion_window: "24h" });
+    await check("GET", "/v1/batches", 200);
+    await check("GET", "/v1/batches?limit=0", 400);
+    await check("GET", `/v1/batches/${openaiBatch.id}`, 200);
+    await check("GET", `/v1/batches/${longId}`, 400);
+    await check("GET", "/v1/batches/batch_nope", 404);
+    await check("POST", `/v1/batches/${openaiBatch.id}/cancel`, 200);
+    await check("POST", `/v1/batches/${longId}/cancel`, 400);
+    await check("POST", "/v1/batches/batch_nope/cancel", 404);
+    const empty = multipart([["purpose", "batch"], ["file", "\n", "empty.jsonl"]]);
+    const emptyFile = await check("POST", "/v1/files", 200, empty.body, empty.headers);
+    const doomed = await check("POST", "/v1/batches", 200, { input_file_id: emptyFile.id, endpoint: "/v1/embeddings", completion_window: "24h" });
+    await waitFor(async () => (await s.api("GET", `/v1/batches/${doomed.id}`)).body.status === "failed", { what: "a batch of an empty file failed" });
+    await check("POST", `/v1/batches/${doomed.id}/cancel`, 409);
+    await check("DELETE", `/v1/files/${file.id}`, 200);
+    await check("DELETE", `/v1/files/${longId}`, 400);
+    await check("DELETE", `/v1/files/${file.id}`, 404);
+
     // cancel
     await check("POST", `/v1/jobs/${c.id}/cancel`, 200);
     await check("POST", `/v1/jobs/${a.id}/cancel`, 409);
@@ -576,6 +614,14 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
       "DELETE /v1/schedules/{name}",
       "POST /v1/schedules/{name}/pause",
       "POST /v1/schedules/{name}/resume",
+      "POST /v1/files",
+      "GET /v1/files/{file_id}",
+      "GET /v1/files/{file_id}/content",
+      "DELETE /v1/files/{file_id}",
+      "POST /v1/batches",
+      "GET /v1/batches",
+      "GET /v1/batches/{batch_id}",
+      "POST /v1/batches/{batch_id}/cancel",
       "GET /openapi.json",
     ];
     expect(documented.sort()).toEqual(expected.sort());

@@ -15,6 +15,7 @@ import { Sluice, SluiceApiError, type Timers } from "../../client/src/index.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { JobService } from "../../src/core/jobs/job-service.js";
 import { ScheduleService } from "../../src/core/schedules/schedule-service.js";
+import { BatchService, FileService, batchJobsOf } from "../../src/core/index.js";
 import { scheduleRunJobs } from "../../src/core/schedules/schedule-run-jobs.js";
 import { cronCompiler } from "../../src/server/cron.js";
 import { QueueService } from "../../src/core/queue-service.js";
@@ -163,9 +164,11 @@ async function shuttingDownApp(): Promise<{ url: string; requests: () => number 
   const queues = new QueueService({ store, clock, ids, senderId: "000000000000" });
   const jobs = new JobService({ store, queues, clock, ids, senderId: "000000000000" });
   const schedules = new ScheduleService({ store, clock, cron: cronCompiler, runs: scheduleRunJobs(jobs) });
+  const files = new FileService({ store, clock, ids });
+  const batches = new BatchService({ store, files, jobs: batchJobsOf(jobs), clock, ids });
   const shutdown = new AbortController();
   const unexpected: unknown[] = [];
-  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, schedules, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
+  const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, schedules, files, batches, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
   await queues.createQueue({ name: "q" });
   await app.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {

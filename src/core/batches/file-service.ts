@@ -100,7 +100,7 @@ export class FileService {
     for await (const piece of source) {
       if (piece.length === 0) continue;
       file.bytes += piece.length;
-      if (max.maxBytes !== undefined && file.bytes > max.maxBytes) fail("MessageTooLong", `The file is over ${max.maxBytes} bytes.`);
+      if (max.maxBytes !== undefined && file.bytes > max.maxBytes) fail("ValidationFailed", `The file is over ${max.maxBytes} bytes.`);
       file.lines += countNewlines(piece);
       endsWithNewline = piece[piece.length - 1] === 0x0a;
       if (max.maxLines !== undefined && file.lines > max.maxLines) fail("ValidationFailed", `The file has over ${max.maxLines} lines.`);

@@ -2,7 +2,7 @@
  * The jobs protocol: its HTTP routes, and the background work it needs running beside them —
  * core's job upkeep (expired leases, timeouts, pruning) and the webhook dispatcher.
  */
-import { type Clock, type JobMaintenance, startJobMaintenance, type JobService, type ScheduleService, type Scheduler, startScheduler } from "../../core/index.js";
+import { type BatchRunner, type BatchService, type Clock, type JobMaintenance, startBatchRunner, startJobMaintenance, type JobService, type ScheduleService, type Scheduler, startScheduler } from "../../core/index.js";
 import { type WebhookAttemptReport, WebhookDispatcher } from "./webhooks/dispatcher.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
@@ -16,6 +16,8 @@ export interface JobsBackground {
   maintenance: JobMaintenance;
   /** Fires due schedules (scheduler.ts). */
   scheduler: Scheduler;
+  /** Moves batches along (batch-runner.ts). */
+  batchRunner?: BatchRunner;
   webhooks: WebhookDispatcher;
   stop(): Promise<void>;
 }
@@ -23,6 +25,7 @@ export interface JobsBackground {
 export function startJobsBackground(p: {
   jobs: JobService;
   schedules: ScheduleService;
+  batches?: BatchService;
   clock: Clock;
   webhookSecret: string;
   /** An account's own webhook secret, when it has one (WebhookDispatcherDeps.accountSecret). */
@@ -33,14 +36,16 @@ export function startJobsBackground(p: {
 }): JobsBackground {
   const maintenance = startJobMaintenance({ jobs: p.jobs, clock: p.clock, onError: p.onError });
   const scheduler = startScheduler({ schedules: p.schedules, clock: p.clock, onError: p.onError });
+  const batchRunner = p.batches ? startBatchRunner({ batches: p.batches, clock: p.clock, onError: p.onError }) : undefined;
   const webhooks = new WebhookDispatcher({ jobs: p.jobs, clock: p.clock, secret: p.webhookSecret, accountSecret: p.accountWebhookSecret, policy: p.webhookPolicy, onError: p.onError, onAttempt: p.onWebhookAttempt });
   webhooks.start();
   return {
     maintenance,
     scheduler,
+    batchRunner,
     webhooks,
     async stop() {
-      await Promise.all([maintenance.stop(), scheduler.stop(), webhooks.stop()]);
+      await Promise.all([maintenance.stop(), scheduler.stop(), batchRunner?.stop(), webhooks.stop()]);
     },
   };
 }

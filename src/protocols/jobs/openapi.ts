@@ -81,6 +81,7 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
     }
     operation.description = `Needs a bearer token with the scope ${spec.scopes.join(" or ")} when credentials are configured.`;
     if (spec.body) operation.requestBody = { required: true, content: { "application/json": { schema: spec.body } } };
+    if (spec.multipartBody) operation.requestBody = { required: true, content: { "multipart/form-data": { schema: spec.multipartBody } } };
     (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;
   }
   return {

@@ -1,6 +1,6 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { type Clock, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
+import { type BatchService, type Clock, type FileService, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
 import type { RequestRate } from "../auth/request-rate.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
@@ -8,6 +8,9 @@ export interface JobsRoutesOptions {
   jobs: JobService;
   /** The schedules routes (PUT /v1/schedules/{name}, …). */
   schedules: ScheduleService;
+  /** The Batch API's routes (POST /v1/files, /v1/batches, …). */
+  files: FileService;
+  batches: BatchService;
   clock: Clock;
   webhookPolicy: WebhookUrlPolicy;
   /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */

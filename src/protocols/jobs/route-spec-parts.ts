@@ -18,7 +18,7 @@ export interface RouteSpec {
   /** OpenAPI style: /v1/jobs/{id}. */
   path: string;
   summary: string;
-  tag: "jobs" | "workers" | "queues" | "schedules" | "events" | "meta" | "admin";
+  tag: "jobs" | "workers" | "queues" | "schedules" | "batches" | "events" | "meta" | "admin";
   /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
   scopes: readonly Scope[];
   /**
@@ -30,6 +30,8 @@ export interface RouteSpec {
   querystring?: JsonSchema;
   headers?: JsonSchema;
   body?: JsonSchema;
+  /** A multipart/form-data body (its fields), read by the handler as a stream: documented only, not validated by a schema. */
+  multipartBody?: JsonSchema;
   responses: Record<string, ResponseSpec>;
 }
 

@@ -7,6 +7,8 @@ import { type ResponseSpec, type RouteSpec, bodyErrors, error, invalid, jobRespo
 import { anyQueueParams } from "./admin-schemas.js";
 import { scheduleRouteSpecs } from "./schedule-route-specs.js";
 import { scheduleSchema } from "./schedule-schemas.js";
+import { batchRouteSpecs } from "./batch-route-specs.js";
+import { batchSchema, deletedFileSchema, fileSchema } from "./batch-schemas.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
 
@@ -277,6 +279,7 @@ export const routeSpecs: RouteSpec[] = [
     responses: { "200": { description: "The workers, by workerId.", schema: wrap("workers", { type: "array", items: ref("Worker") }) }, "400": invalid("a header") },
   },
   ...scheduleRouteSpecs,
+  ...batchRouteSpecs,
   {
     operationId: "getOpenApi",
     scopes: ["read", "submit", "work", "admin"],
@@ -301,4 +304,7 @@ export const componentSchemas: Record<string, JsonSchema> = {
   AckResult: s.ackResultSchema,
   BatchSubmitResult: s.batchSubmitResultSchema,
   Schedule: scheduleSchema,
+  File: fileSchema,
+  DeletedFile: deletedFileSchema,
+  Batch: batchSchema,
 };

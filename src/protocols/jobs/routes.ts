@@ -22,6 +22,7 @@ import { checkWebhookTarget } from "./webhooks/url-policy.js";
 import { jobJson, queueWire } from "./wire.js";
 import { isoTime } from "./iso-time.js";
 import { scheduleHandlers } from "./schedule-handlers.js";
+import { batchHandlers } from "./batch-handlers.js";
 import { jobsValidatorCompiler } from "./validator.js";
 
 export type { JobsRoutesOptions } from "./route-handler.js";
@@ -201,6 +202,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
     },
 
     ...scheduleHandlers((request) => o.schedules.forAccount(request.storeAccount), sendJson),
+    ...batchHandlers(o, sendJson),
   };
 }
 
@@ -228,6 +230,8 @@ function fastifyPath(spec: RouteSpec): string {
 export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Promise<void> {
   // JSON only: a text/plain body would otherwise parse to a string and fail as a schema mismatch.
   app.removeContentTypeParser("text/plain");
+  // File uploads: the handler reads the form from the request stream itself (batch-handlers.ts).
+  app.addContentTypeParser("multipart/form-data", (_request, _payload, done) => done(null, undefined));
   acceptEmptyJsonBodies(app);
   app.setValidatorCompiler(jobsValidatorCompiler());
   app.setErrorHandler((err, _request, reply) => {
