@@ -230,7 +230,14 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     onFireError: (err, schedule) => logUnexpected(new Error(`schedule ${schedule.name}: its due run was not created (tried again on the next pass)`, { cause: err })),
   });
   const files = new FileService({ store, clock, ids });
-  const batches = new BatchService({ store, files, jobs: batchJobsOf(jobs), clock, ids });
+  const batches = new BatchService({
+    store,
+    files,
+    jobs: batchJobsOf(jobs),
+    clock,
+    ids,
+    onAdvanceError: (err, batch) => logUnexpected(new Error(`batch ${batch.id}: its next step failed (tried again on the next pass)`, { cause: err })),
+  });
   const declaredConfig = new DeclaredConfigHolder(config.configFile, config.accountId, { queues, jobs, schedules }, {
     onApplied: (summary) => logger.info(summary, "declarative config applied"),
     onApplyFailed: (message) => logger.error({ reason: message }, "declarative config not applied"),

@@ -69,6 +69,25 @@ describe("files", () => {
     expect(await (await openai.files.content(file.id)).text()).toBe(text);
   });
 
+  it("refuses a file over 50,000 lines, and a body declared over 200 MB before reading it", async () => {
+    await expect(upload("{}\n".repeat(50_001))).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/over 50000 lines/) });
+    const { request } = await import("node:http");
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${server.url}/v1/files`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "multipart/form-data; boundary=x", "content-length": String(210 * 1024 * 1024) } }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => {
+          req.destroy(); // the rest of the declared body is never sent
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on("error", reject);
+      req.write("--x\r\n");
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatch(/over 209715200 bytes/);
+  });
+
   it("refuses another purpose, a request without a file, or another token, and keeps nothing", async () => {
     await expect(openai.files.create({ file: await toFile(Buffer.from("x\n"), "a.jsonl"), purpose: "fine-tune" })).rejects.toMatchObject({ status: 400 });
     const form = new FormData();

@@ -39,6 +39,8 @@ export interface BatchServiceDeps {
   jobs: BatchJobs;
   clock: Clock;
   ids: IdSource;
+  /** A batch's step failed (its queue deleted meanwhile, say): it stays where it was and is tried again on the next pass. */
+  onAdvanceError?: (err: unknown, batch: BatchRecord) => void;
 }
 
 const endpointPattern = /^\/v1\/[A-Za-z0-9/_.-]{1,200}$/;
@@ -130,7 +132,13 @@ export class BatchService {
     let afterId: string | undefined;
     for (;;) {
       const page = await this.store.batchListActive({ ...(afterId === undefined ? {} : { afterId }), limit: 100 });
-      for (const batch of page) await this.advance(batch);
+      for (const batch of page) {
+        // One batch's failure must not hold up the others.
+        await this.advance(batch).catch((err: unknown) => {
+          if (!this.deps.onAdvanceError) throw err;
+          this.deps.onAdvanceError(err, batch);
+        });
+      }
       if (page.length < 100) return;
       afterId = page.at(-1)!.id;
     }
