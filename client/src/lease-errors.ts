@@ -20,3 +20,8 @@ export function isFatalLeaseError(err: unknown): err is SluiceApiError {
 export function isAcksUnknownError(err: unknown): boolean {
   return err instanceof SluiceApiError && err.status === 400 && /\bbody\.(complete|fail) is not a field\b|unknown field "(complete|fail)"/.test(err.message);
 }
+
+/** The 400 a server from before the workers list answers a lease request naming its worker. */
+export function isWorkerIdUnknownError(err: unknown): boolean {
+  return err instanceof SluiceApiError && err.status === 400 && /\bbody\.workerId is not a field\b|unknown field "workerId"/.test(err.message);
+}

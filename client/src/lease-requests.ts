@@ -5,6 +5,7 @@
 import type { BatchOptions } from "./handlers.js";
 import type { HttpClient, HttpResponse } from "./http.js";
 import { longPollGraceMs } from "./jobs.js";
+import { isWorkerIdUnknownError } from "./lease-errors.js";
 import { queuePath } from "./paths.js";
 import type { CompleteAck, FailAck, LeaseRequest, LeaseResponse, LeasedJob } from "./wire.js";
 
@@ -31,23 +32,42 @@ export class LeaseRequests {
   /** Long-polls for up to `free` jobs (a batch handler: a whole batch); `signal` ends the poll. */
   async lease(free: number, signal: AbortSignal): Promise<LeasedJob[]> {
     const { batch, waitSeconds, leaseSeconds } = this.opts;
-    const body: LeaseRequest = {
-      max: batch ? batch.size : Math.min(free, 100),
-      waitSeconds,
-      leaseSeconds,
-      ...(batch ? { batchWindowMs: batch.windowMs } : {}),
-      ...this.identity(),
-    };
-    const res = await this.http.request<LeaseResponse>("POST", this.path, {
-      body,
-      signal,
-      timeoutMs: waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs,
+    const res = await this.withIdentity((identity) => {
+      const body: LeaseRequest = {
+        max: batch ? batch.size : Math.min(free, 100),
+        waitSeconds,
+        leaseSeconds,
+        ...(batch ? { batchWindowMs: batch.windowMs } : {}),
+        ...identity,
+      };
+      return this.http.request<LeaseResponse>("POST", this.path, { body, signal, timeoutMs: waitSeconds * 1000 + (batch?.windowMs ?? 0) + longPollGraceMs });
     });
     return res.body.jobs;
   }
 
+  /** Whether the server takes `workerId` (one from before the workers list refuses it as unknown). */
+  private workerIdTaken = true;
+
   private identity(): Pick<LeaseRequest, "labels" | "workerId"> {
-    return this.opts.labels === undefined ? { workerId: this.opts.workerId } : { labels: this.opts.labels, workerId: this.opts.workerId };
+    return {
+      ...(this.opts.labels === undefined ? {} : { labels: this.opts.labels }),
+      ...(this.workerIdTaken ? { workerId: this.opts.workerId } : {}),
+    };
+  }
+
+  /**
+   * Sends a request with the worker's labels and id; a server that refuses `workerId` as an
+   * unknown field (it predates the workers list) gets the request again without it, and never
+   * again with it. Labels it refuses stay an error: it could not route by them.
+   */
+  private async withIdentity<T>(send: (identity: Pick<LeaseRequest, "labels" | "workerId">) => Promise<T>): Promise<T> {
+    try {
+      return await send(this.identity());
+    } catch (err) {
+      if (!this.workerIdTaken || !isWorkerIdUnknownError(err)) throw err;
+      this.workerIdTaken = false;
+      return send(this.identity());
+    }
   }
 
   /**
@@ -55,7 +75,9 @@ export class LeaseRequests {
    * leases up to `max` jobs, without waiting for any.
    */
   ack(max: number, complete: CompleteAck[], fail: FailAck[]): Promise<HttpResponse<LeaseResponse>> {
-    const body: LeaseRequest = { max, waitSeconds: 0, leaseSeconds: this.opts.leaseSeconds, ...this.identity(), complete, fail };
-    return this.http.request<LeaseResponse>("POST", this.path, { body, timeoutMs: longPollGraceMs });
+    return this.withIdentity((identity) => {
+      const body: LeaseRequest = { max, waitSeconds: 0, leaseSeconds: this.opts.leaseSeconds, ...identity, complete, fail };
+      return this.http.request<LeaseResponse>("POST", this.path, { body, timeoutMs: longPollGraceMs });
+    });
   }
 }

@@ -71,3 +71,39 @@ def test_bad_labels_are_refused_before_anything_is_leased(sluice: Sluice, queue_
         sluice.queue(queue_name).work(lambda j: None, labels={"gpu": 1})  # type: ignore[dict-item]
     with pytest.raises(ValueError, match="worker_id"):
         sluice.queue(queue_name).work(lambda j: None, worker_id="")
+
+
+def test_to_a_server_from_before_the_workers_list_a_worker_stops_sending_its_id() -> None:
+    import http.server
+    import json
+
+    bodies: list = []
+    seen_without = threading.Event()
+
+    class OldServer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            bodies.append(body)
+            refused = "workerId" in body
+            if not refused:
+                seen_without.set()
+            answer = {"error": {"code": "ValidationFailed", "message": "body.workerId is not a field of this request."}} if refused else {"jobs": []}
+            data = json.dumps(answer).encode()
+            self.send_response(400 if refused else 200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), OldServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        worker = Sluice(f"http://127.0.0.1:{server.server_address[1]}").queue("q").work(lambda j: None, worker_id="w-old")
+        assert seen_without.wait(10), f"the worker kept sending workerId: {bodies}"
+        worker.close()
+    finally:
+        server.shutdown()
+    assert "workerId" in bodies[0] and all("workerId" not in b for b in bodies[1:])

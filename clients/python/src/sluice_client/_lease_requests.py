@@ -18,7 +18,10 @@ class LeaseRequests:
     ) -> None:
         self._http = http
         #: Sent with every lease request, the acks' included (they lease replacements).
-        self._identity: Dict[str, Any] = {"workerId": worker_id} if not labels else {"labels": labels, "workerId": worker_id}
+        self._labels = labels
+        self._worker_id = worker_id
+        #: False once a server from before the workers list refused ``workerId`` as unknown.
+        self._worker_id_taken = True
         self._path = queue_path(queue) + "/leases"
         self._wait_seconds = wait_seconds
         self._lease_seconds = lease_seconds
@@ -31,20 +34,36 @@ class LeaseRequests:
             "max": self._batch[0] if self._batch else min(free, 100),
             "waitSeconds": self._wait_seconds,
             "leaseSeconds": self._lease_seconds,
-            **self._identity,
         }
         window_ms = 0
         if self._batch:
             window_ms = self._batch[1]
             body["batchWindowMs"] = window_ms
-        res = await self._http.request("POST", self._path, body=body, timeout=self._wait_seconds + window_ms / 1000 + _LONG_POLL_GRACE_SECONDS)
+        res = await self._send(body, self._wait_seconds + window_ms / 1000 + _LONG_POLL_GRACE_SECONDS)
         return res.body["jobs"]
+
+    def _identity(self) -> Dict[str, Any]:
+        identity: Dict[str, Any] = {} if not self._labels else {"labels": self._labels}
+        if self._worker_id_taken:
+            identity["workerId"] = self._worker_id
+        return identity
+
+    async def _send(self, body: Dict[str, Any], timeout: float) -> Any:
+        """A server that refuses ``workerId`` as an unknown field (it predates the workers list) gets
+        the request again without it, and never again with it; labels it refuses stay an error."""
+        try:
+            return await self._http.request("POST", self._path, body={**body, **self._identity()}, timeout=timeout)
+        except SluiceApiError as err:
+            if not self._worker_id_taken or not is_worker_id_unknown_error(err):
+                raise
+            self._worker_id_taken = False
+            return await self._http.request("POST", self._path, body={**body, **self._identity()}, timeout=timeout)
 
     async def ack(self, max_jobs: int, complete: List[Dict[str, Any]], fail: List[Dict[str, Any]]) -> Dict[str, Any]:
         """Reports these acks (``results`` come back complete entries first) and leases up to
         ``max_jobs`` jobs without waiting."""
-        body = {"max": max_jobs, "waitSeconds": 0, "leaseSeconds": self._lease_seconds, **self._identity, "complete": complete, "fail": fail}
-        res = await self._http.request("POST", self._path, body=body, timeout=_LONG_POLL_GRACE_SECONDS)
+        body = {"max": max_jobs, "waitSeconds": 0, "leaseSeconds": self._lease_seconds, "complete": complete, "fail": fail}
+        res = await self._send(body, _LONG_POLL_GRACE_SECONDS)
         return res.body
 
 
@@ -101,3 +120,8 @@ def is_acks_unknown_error(err: BaseException) -> bool:
         marker in message
         for marker in ("body.complete is not a field", "body.fail is not a field", 'unknown field "complete"', 'unknown field "fail"')
     )
+
+
+def is_worker_id_unknown_error(err: BaseException) -> bool:
+    """The 400 a server from before the workers list answers a lease request naming its worker."""
+    return isinstance(err, SluiceApiError) and err.status == 400 and ("body.workerId is not a field" in err.message or 'unknown field "workerId"' in err.message)
