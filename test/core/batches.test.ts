@@ -62,6 +62,24 @@ describe("batches in core", () => {
     expect((await h.jobs.list("slow", {})).jobs.map((j) => j.status).sort()).toEqual(["canceled", "succeeded"]);
   });
 
+  it("ended before every line was a job: the lines never submitted are in the error file too", async () => {
+    const h = harness();
+    const batch = await h.create(h.lines("a", "b", "c"), "partial");
+    // As a node leaves it once validated, before its first slice of jobs.
+    const midway: BatchRecord = { ...batch, version: 2, status: "in_progress", validated: true, submittedLines: 0, counts: { total: 3, completed: 0, failed: 0 } };
+    await h.store.batchWrite({ batch: midway, expectedVersion: 1 });
+    await h.batches.cancel("", batch.id);
+    await h.batches.advanceAll();
+    const ended = await h.batches.get("", batch.id);
+    expect([ended.status, ended.counts]).toEqual(["cancelled", { total: 3, completed: 0, failed: 3 }]);
+    const errors = new TextDecoder().decode((await h.store.fileChunkRead({ fileId: ended.errorFileId!, fromIndex: 0, limit: 1 }))[0]);
+    expect(errors.trim().split("\n").map((l) => [(JSON.parse(l) as { custom_id: string }).custom_id, (JSON.parse(l) as { error: { code: string } }).error.code])).toEqual([
+      ["a", "batch_cancelled"],
+      ["b", "batch_cancelled"],
+      ["c", "batch_cancelled"],
+    ]);
+  });
+
   it("cancelled before validation ran makes no job and names no file", async () => {
     const h = harness();
     const batch = await h.create(h.lines("a"), "never");

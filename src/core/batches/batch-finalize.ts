@@ -8,7 +8,9 @@ import type { Clock } from "../clock.js";
 import { limits } from "../limits.js";
 import type { BatchJobRow, BatchRecord } from "./batch.js";
 import type { BatchStore } from "./batch-store.js";
+import { checkBatchLine } from "./batch-lines.js";
 import type { FileService } from "./file-service.js";
+import { jsonlLines } from "./jsonl-lines.js";
 
 export async function finalizeBatch(deps: { store: BatchStore; files: FileService; clock: Clock }, start: BatchRecord): Promise<void> {
   const nowMs = deps.clock.nowMs();
@@ -31,6 +33,18 @@ export async function finalizeBatch(deps: { store: BatchStore; files: FileServic
       failed++;
       const error = errorOf(row, endingCode);
       yield `{"id":${JSON.stringify(requestId(row))},"custom_id":${JSON.stringify(row.customId)},"response":null,"error":${JSON.stringify(error)}}`;
+    }
+    // Ended (canceled, expired) before every line was made a job: those lines end here too.
+    if (claimed.ending === undefined || claimed.submitted === true || !claimed.validated) return;
+    const input = await deps.store.fileGet({ account, id: claimed.inputFileId });
+    if (!input || input.status !== "processed") return;
+    const seen = new Set<string>();
+    const error = JSON.stringify({ code: endingCode, message: "The batch ended before this line was made a job." });
+    for await (const l of jsonlLines(deps.files.content(input), limits.batches.lineMaxBytes)) {
+      const checked = checkBatchLine(l, claimed.endpoint, seen);
+      if (l.line <= claimed.submittedLines || !("customId" in checked)) continue;
+      failed++;
+      yield `{"id":${JSON.stringify(`batch_req_${claimed.id.slice("batch_".length)}_${l.line}`)},"custom_id":${JSON.stringify(checked.customId)},"response":null,"error":${error}}`;
     }
   }
   const output = await deps.files.writeLines(account, { filename: `${claimed.id}_output.jsonl`, purpose: "batch_output", lines: outputLines() });
