@@ -9,9 +9,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
-# A build may bring its own npm cache: a volume there, --build-arg npm_config_cache=<its path> and
-# npm_config_prefer_offline=true (then nothing in the cache is fetched again).
-ARG npm_config_cache npm_config_prefer_offline
+# A build may bring its own npm cache (a volume there, --build-arg npm_config_cache=<its path> and
+# npm_config_prefer_offline=true) and, behind a TLS-intercepting proxy, its CA (NODE_EXTRA_CA_CERTS).
+ARG npm_config_cache npm_config_prefer_offline NODE_EXTRA_CA_CERTS
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json client/
@@ -21,7 +21,7 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no
 
 # dist/ and client/dist: TypeScript compiled with the dev dependencies, none of which ship.
 FROM node:20-bookworm-slim AS build
-ARG npm_config_cache npm_config_prefer_offline
+ARG npm_config_cache npm_config_prefer_offline NODE_EXTRA_CA_CERTS
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json client/

@@ -18,12 +18,21 @@ compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresq
 [ -x /usr/bin/promtool ] || need_apt+=(prometheus)
 # systemd-analyze: docs/operations.md's unit file is verified with it.
 command -v systemd-analyze >/dev/null || need_apt+=(systemd)
+# Podman (with runc) and mmdebstrap: test/container builds the Dockerfile's image on a base made
+# locally (scripts/container-base-image.sh) and runs it.
+for tool in podman runc mmdebstrap; do command -v "$tool" >/dev/null || need_apt+=("$tool"); done
 # The Python SDK's tests (clients/python, run by test/python), its packaging test (wheel + sdist
 # built offline, installed into a fresh venv) and examples/python-digits' model.
 for mod_pkg in pytest:python3-pytest sklearn:python3-sklearn build:python3-build setuptools:python3-setuptools \
                wheel:python3-wheel pip:python3-pip ensurepip:python3-venv; do
   /usr/bin/python3 -c "import ${mod_pkg%%:*}" 2>/dev/null || need_apt+=("${mod_pkg##*:}")
 done
+
+# Podman's default rlimits are refused on these machines: a drop-in turns them off (root only).
+podman_dropin=/etc/containers/containers.conf.d/sluice-tests-ulimits.conf
+if [ "$(id -u)" -eq 0 ] && ! grep -qs 'default_ulimits *= *\[ *\]' /etc/containers/containers.conf.d/*.conf; then
+  mkdir -p /etc/containers/containers.conf.d && printf '[containers]\ndefault_ulimits = []\n' > "$podman_dropin"
+fi
 
 [ "${#need_apt[@]}" -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
