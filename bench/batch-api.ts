@@ -47,6 +47,16 @@ const fileMiB = Buffer.byteLength(text) / 1024 / 1024;
 
 let stop = false;
 let completedByWorkers = 0;
+// GET /healthz back to back all along: an event loop held by the batch's work shows as a slow probe.
+const probeMs: number[] = [];
+async function probe(): Promise<void> {
+  while (!stop) {
+    const t = performance.now();
+    await (await fetch(`${base}/healthz`)).arrayBuffer();
+    probeMs.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 async function worker(): Promise<void> {
   let complete: Array<{ id: string; leaseId: string; output: unknown }> = [];
   while (!stop || complete.length > 0) {
@@ -67,6 +77,7 @@ async function worker(): Promise<void> {
 }
 
 try {
+  const probing = probe();
   const t0 = performance.now();
   const file = await openai.files.create({ file: await toFile(Buffer.from(text), "bench.jsonl"), purpose: "batch" });
   const uploadedMs = performance.now() - t0;
@@ -84,7 +95,7 @@ try {
   }
   const batchMs = performance.now() - t1;
   stop = true;
-  await Promise.all(workers);
+  await Promise.all([...workers, probing]);
   if (done.status !== "completed") throw new Error(`batch ${done.status}: ${JSON.stringify(done.errors)}`);
   const t2 = performance.now();
   const content = await openai.files.content(done.output_file_id!);
@@ -103,6 +114,8 @@ try {
     downloadMs: Math.round(downloadMs),
     requestCounts: done.request_counts,
     completedByWorkers,
+    healthzMsP99: Number([...probeMs].sort((a, b) => a - b)[Math.floor(0.99 * (probeMs.length - 1))]!.toFixed(1)),
+    healthzMsMax: Number(Math.max(...probeMs).toFixed(1)),
     serverRssIdleMiB: Math.round(idleMiB),
     serverRssPeakMiB: Math.round(peakMiB),
   };
