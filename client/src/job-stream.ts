@@ -50,6 +50,8 @@ export async function* jobOutput<Chunk = JsonValue>(
         if (e.type === "job.output") {
           yield* place<Chunk>(http, id, at, e as unknown as JobOutputEvent<Chunk>, opts);
         } else {
+          // A reconnect that had no position starts over with a snapshot: what was stored meanwhile is read now.
+          if (e.type === "job.snapshot") yield* catchUp<Chunk>(http, id, at, opts);
           last = e.job;
           if (terminalStatuses.has(last.status)) break;
         }

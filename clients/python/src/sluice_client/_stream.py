@@ -52,6 +52,10 @@ async def job_output(http: HttpClient, job_id: str, events: AsyncIterator[Dict[s
                     async for chunk in _place(http, job_id, at, event):
                         yield chunk
                 else:
+                    if event.get("type") == "job.snapshot":
+                        # A reconnect that had no position starts over with a snapshot: read what was stored meanwhile.
+                        async for chunk in _catch_up(http, job_id, at):
+                            yield chunk
                     last = event.get("job", last)
                     if last.get("status") in TERMINAL_STATUSES:
                         break
