@@ -212,4 +212,40 @@ describe("docs/operations.md", () => {
     expect(verified.code).toBe(0);
     expect(parse(block(blocks, "yaml", "scrape_configs")).scrape_configs[0].job_name).toBe("sluice");
   });
+
+  it("has Kubernetes manifests that match the image and the KEDA examples, and a compose file with secrets only in the environment", async () => {
+    const dockerfile = await readFile(join(repoRoot, "Dockerfile"), "utf8");
+    const uid = Number(/useradd .*--uid (\d+)/.exec(dockerfile)![1]);
+    const docs: Yaml[] = parseAllDocuments(block(blocks, "yaml", "kind: PersistentVolumeClaim")).map((d) => d.toJS());
+    const byKind = (kind: string): Yaml => docs.find((d) => d.kind === kind);
+    const deployment = byKind("Deployment");
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: uid, fsGroup: uid });
+    expect(container.readinessProbe.httpGet.path).toBe("/readyz");
+    expect(container.volumeMounts[0].mountPath).toBe("/data");
+    expect(pod.volumes[0].persistentVolumeClaim.claimName).toBe(byKind("PersistentVolumeClaim").metadata.name);
+    expect(container.envFrom[0].secretRef.name).toBe(byKind("Secret").metadata.name);
+    expect(deployment.spec.strategy.type).toBe("Recreate");
+    // The metrics-api ScaledObject reads this Service's address.
+    const [scaledObject]: Yaml[] = parseAllDocuments(block(blocks, "yaml", "type: metrics-api")).map((d) => d.toJS());
+    const scaler = new URL(scaledObject.spec.triggers[0].metadata.url as string);
+    const service = byKind("Service");
+    expect(scaler.hostname).toBe(`${service.metadata.name}.default.svc`);
+    expect(service.spec.ports.map((p: Yaml) => String(p.port))).toContain(scaler.port);
+
+    const compose: Yaml = parse(await readFile(join(repoRoot, "compose.yaml"), "utf8"), { merge: true });
+    const sluices = Object.entries(compose.services as Record<string, Yaml>).filter(([name]) => name.startsWith("sluice"));
+    expect(sluices.map(([name]) => name).sort()).toEqual(["sluice", "sluice-a", "sluice-b"]);
+    for (const [name, svc] of sluices) {
+      expect(svc.image, name).toBe(compose.services.sluice.image);
+      expect(svc.command, `${name} takes no flags: secrets stay out of ps`).toBeUndefined();
+      expect(Object.keys(svc.environment)).toEqual(expect.arrayContaining(["SLUICE_ACCESS_KEY_ID", "SLUICE_SECRET_ACCESS_KEY", "SLUICE_API_TOKEN"]));
+    }
+    for (const node of ["sluice-a", "sluice-b"]) {
+      expect(compose.services[node]).toMatchObject({ profiles: ["postgres"], environment: { SLUICE_STORE: "postgres" } });
+      expect(compose.services[node].environment.SLUICE_POSTGRES_URL).toMatch(/^postgres:\/\/sluice:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/sluice$/);
+    }
+    expect(compose.services.sluice.volumes).toContain("sluice-data:/data");
+  });
 });
