@@ -20,4 +20,15 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": "error",
     },
   },
+  {
+    // The account is a parameter or an explicit handle, never a prototype view: a view made with
+    // Object.create shares whatever state its prototype holds, across accounts, without a type error.
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "CallExpression[callee.object.name='Object'][callee.property.name='create']", message: "No Object.create in core: pass the account, or make a handle (AccountQueues)." },
+      ],
+    },
+  },
 );

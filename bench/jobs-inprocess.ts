@@ -23,8 +23,8 @@ const input = "x".repeat(Number(process.env.INPUT ?? 1000));
 
 type Ack = { kind: "complete"; id: string; leaseId: string; output: unknown };
 async function cycle(acks: Ack[]): Promise<Ack[]> {
-  const submits = Array.from({ length: round }, () => jobs.submit("q", { input }));
-  const { leased } = await jobs.leaseWithAcks("q", { max: round }, acks);
+  const submits = Array.from({ length: round }, () => jobs.submit("", "q", { input }));
+  const { leased } = await jobs.leaseWithAcks("", "q", { max: round }, acks);
   await Promise.all(submits);
   return leased.map((j) => ({ kind: "complete", id: j.id, leaseId: j.leaseToken!, output: { ok: true } }));
 }

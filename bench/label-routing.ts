@@ -46,7 +46,7 @@ async function fill(queue: string, requires: (n: number) => Record<string, strin
     await Promise.all(
       Array.from({ length: Math.min(500, queued - n) }, (_, k) => {
         const r = requires(n + k);
-        return jobs.submit(queue, { input, ...(r ? { requires: r } : {}) });
+        return jobs.submit("", queue, { input, ...(r ? { requires: r } : {}) });
       }),
     );
   }
@@ -79,7 +79,7 @@ async function leaseSlice(r: Row, first: number): Promise<void> {
   for (let l = first; l < first + slice; l++) {
     const labels = r.labels(l);
     const worker = labels === undefined ? "" : Object.keys(labels).join();
-    const { leased } = await jobs.leaseWithAcks(r.queue, { max, ...(labels ? { labels } : {}) }, r.acks.get(worker) ?? []);
+    const { leased } = await jobs.leaseWithAcks("", r.queue, { max, ...(labels ? { labels } : {}) }, r.acks.get(worker) ?? []);
     r.acks.set(worker, leased.map((j) => ({ kind: "complete", id: j.id, leaseId: j.leaseToken, output: null })));
     r.leased += leased.length;
   }

@@ -17,6 +17,7 @@ export { attributesMd5, md5Hex } from "./digests.js";
 export { checkFifoBatch, formatSequenceNumber } from "./fifo.js";
 export { messageSizeBytes } from "./message-validation.js";
 export {
+  type AccountQueues,
   type EntryOutcome,
   type ExpireSlices,
   type MessageState,
@@ -45,6 +46,7 @@ export { InProcessNotifier, type Notifier, type StoreNotice } from "./notifier.j
 // Jobs
 export { type JobError, type JobEvent, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobEventTypes, jobStatuses, webhookEventTypes } from "./job.js";
 export {
+  type AccountJobs,
   JobService,
   type JobServiceDeps,
   type JobPage,
@@ -75,7 +77,7 @@ export { type WorkersAdvice, type WorkloadSample, adviseWorkers } from "./autosc
 export { type WorkloadRates, WorkloadTracker, workloadWindowSeconds } from "./autoscaling/workload-tracker.js";
 export type { JobEventLog, LoggedJobEvent } from "./job-event-log.js";
 export { JobEventFeed, type EventFeedFilter } from "./jobs/event-feed.js";
-export { ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
+export { type AccountSchedules, ScheduleService, type ScheduleView, type SchedulePage } from "./schedules/schedule-service.js";
 export { scheduleRunJobs } from "./schedules/schedule-run-jobs.js";
 export { type Scheduler, startScheduler } from "./schedules/scheduler.js";
 export { type BatchJobRow, type BatchLineError, type BatchRecord, type BatchStatus, type FileRecord, batchStatuses, isBatchDone } from "./batches/batch.js";

@@ -25,7 +25,8 @@ export interface MoveTasksDeps {
   store: Store;
   clock: Clock;
   ids: IdSource;
-  queues: QueueDirectory;
+  /** An account's queues, by name (a source must be some queue's dead-letter queue). */
+  directoryOf: (account: string) => QueueDirectory;
   onError?: (err: unknown) => void;
   observer?: QueueObserver;
 }
@@ -43,34 +44,27 @@ export class MoveTasks {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly ids: IdSource;
-  private readonly queues: QueueDirectory;
+  private readonly directoryOf: (account: string) => QueueDirectory;
   private readonly observer: QueueObserver;
 
   constructor(deps: MoveTasksDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
     this.ids = deps.ids;
-    this.queues = deps.queues;
+    this.directoryOf = deps.directoryOf;
     this.observer = deps.observer ?? {};
     this.runner = new MoveTaskRunner({ store: deps.store, clock: deps.clock, onError: deps.onError, observer: this.observer });
   }
 
-  /** The account whose queues these tasks move between: "" is the server's own (QueueRecord.account). */
-  readonly account: string = "";
-
-  /** These tasks as one account sees them (QueueService.forAccount): `queues` is that account's view. */
-  forAccount(account: string, queues: QueueDirectory): MoveTasks {
-    return Object.create(this, { account: { value: account, enumerable: true }, queues: { value: queues } }) as MoveTasks;
-  }
-
-  async start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
-    const source = await this.store.queueGet({ account: this.account, name: input.sourceQueueName });
+  /** `account`: whose queues the task moves between ("" is the server's own: QueueRecord.account). */
+  async start(account: string, input: StartMoveTaskInput): Promise<MoveTaskRecord> {
+    const source = await this.store.queueGet({ account, name: input.sourceQueueName });
     if (!source) queueNotFound("source", input.sourceQueueName);
-    if (!(await isDeadLetterQueue(this.queues, source.name))) {
+    if (!(await isDeadLetterQueue(this.directoryOf(account), source.name))) {
       fail("InvalidParameterValue", "Source queue must be configured as a Dead Letter Queue.");
     }
     if (input.destinationQueueName !== undefined) {
-      const destination = await this.store.queueGet({ account: this.account, name: input.destinationQueueName });
+      const destination = await this.store.queueGet({ account, name: input.destinationQueueName });
       if (!destination) queueNotFound("destination", input.destinationQueueName);
       if (destination.id === source.id) fail("InvalidParameterValue", "The destination can't be the source queue.", { kind: "moveTaskDestinationInvalid", reason: "isSource" });
       if (destination.config.fifoQueue !== source.config.fifoQueue) {
@@ -85,7 +79,7 @@ export class MoveTasks {
     const stats = await this.store.queueStats({ queueId: source.id, nowMs, minSentAtMs: nowMs - source.config.messageRetentionPeriodSeconds * 1000 });
     const task: MoveTaskRecord = {
       taskHandle: this.ids.messageId(),
-      ...(this.account === "" ? {} : { account: this.account }),
+      ...(account === "" ? {} : { account }),
       sourceQueueName: source.name,
       destinationQueueName: input.destinationQueueName,
       maxMessagesPerSecond: rate,
@@ -104,13 +98,13 @@ export class MoveTasks {
   }
 
   /** Asks a RUNNING task to stop; returns it (CANCELLING, or CANCELLED if no runner holds it). */
-  async cancel(taskHandle: string): Promise<MoveTaskRecord> {
+  async cancel(account: string, taskHandle: string): Promise<MoveTaskRecord> {
     const nowMs = this.clock.nowMs();
     // As SQS: a handle that can't be one is a bad value; one that names no task, not found.
     if (!taskHandlePattern.test(taskHandle)) fail("InvalidParameterValue", "Not a move task handle.", { kind: "moveTaskHandle" });
     const task = await this.store.moveTaskGet({ taskHandle });
     // Another account's task is one this caller can't see.
-    if (!task || (task.account ?? "") !== this.account) fail("ResourceNotFound", "Task does not exist.");
+    if (!task || (task.account ?? "") !== account) fail("ResourceNotFound", "Task does not exist.");
     if (task.status !== "RUNNING") fail("UnsupportedOperation", `Only a RUNNING task can be cancelled; this one is ${task.status}.`);
     await this.store.moveTaskUpdate({ taskHandle, status: "CANCELLING", fromStatuses: ["RUNNING"], nowMs });
     if (this.runner.isTracking(taskHandle)) {
@@ -126,12 +120,32 @@ export class MoveTasks {
   }
 
   /** The source queue's tasks, newest first; `maxResults` 1–10, default 1 (the latest). */
-  async list(sourceQueueName: string, maxResults = 1): Promise<MoveTaskRecord[]> {
+  async list(account: string, sourceQueueName: string, maxResults = 1): Promise<MoveTaskRecord[]> {
     if (!Number.isInteger(maxResults) || maxResults < 1 || maxResults > limits.listMoveTasksMaxResults) {
       fail("InvalidParameterValue", `At most ${limits.listMoveTasksMaxResults} tasks can be listed at once (at least 1), got ${maxResults}.`, { kind: "moveTaskListLimit", value: maxResults });
     }
-    const source = await this.store.queueGet({ account: this.account, name: sourceQueueName });
+    const source = await this.store.queueGet({ account, name: sourceQueueName });
     if (!source) queueNotFound("source", sourceQueueName);
-    return this.store.moveTaskList({ account: this.account, sourceQueueName, limit: maxResults });
+    return this.store.moveTaskList({ account, sourceQueueName, limit: maxResults });
+  }
+}
+
+/** One account's move tasks (QueueService.forAccount). Holds nothing of its own but which account. */
+export class AccountMoveTasks {
+  constructor(
+    readonly tasks: MoveTasks,
+    readonly account: string,
+  ) {}
+
+  start(input: StartMoveTaskInput): Promise<MoveTaskRecord> {
+    return this.tasks.start(this.account, input);
+  }
+
+  cancel(taskHandle: string): Promise<MoveTaskRecord> {
+    return this.tasks.cancel(this.account, taskHandle);
+  }
+
+  list(sourceQueueName: string, maxResults?: number): Promise<MoveTaskRecord[]> {
+    return this.tasks.list(this.account, sourceQueueName, maxResults);
   }
 }

@@ -10,7 +10,7 @@ import type { IdSource } from "./ids.js";
 import { limits } from "./limits.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "./message.js";
 import { messageSizeBytes, validateAttributes, validateBody } from "./message-validation.js";
-import { MoveTasks } from "./move-tasks.js";
+import { AccountMoveTasks, MoveTasks } from "./move-tasks.js";
 import type { QueueObserver } from "./observer.js";
 import { QueueActivity, observingActivity } from "./queue-activity.js";
 import { type Notifier, type StoreNotice, publishJobChanges } from "./notifier.js";
@@ -141,7 +141,7 @@ export class QueueService {
     this.observer = observingActivity(deps.observer ?? {}, this.activity);
     this.waiters = new QueueWaiters(deps.clock);
     this.notifier = deps.store.notifier;
-    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, queues: this, onError: deps.onError, observer: this.observer });
+    this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, directoryOf: (account) => this.forAccount(account), onError: deps.onError, observer: this.observer });
     this.unsubscribe = this.notifier.subscribe(this.onNotice);
   }
 
@@ -173,19 +173,18 @@ export class QueueService {
     this.unsubscribe();
   }
 
-  /** The account queue names resolve in: "" is the server's own (QueueRecord.account). */
-  readonly account: string = "";
+  /** Each account's handle, made once (forAccount runs on every request). */
+  private readonly handles = new Map<string, AccountQueues>();
 
   /**
-   * This service with queue names resolved in another account: the same store, waiters, move
-   * tasks and notices, so a long poll in one account is woken by a send through any view. What a
-   * request signed with that account's credentials works through.
+   * The queues of one account ("" is the server's own: QueueRecord.account), over this service's
+   * store, waiters, move tasks and notices. What a request signed with that account's credentials
+   * works through. Every method here that takes a queue name takes its account first.
    */
-  forAccount(account: string): QueueService {
-    if (account === this.account) return this;
-    const view = Object.create(this, { account: { value: account, enumerable: true } }) as QueueService;
-    Object.defineProperty(view, "moveTasks", { value: this.moveTasks.forAccount(account, view) });
-    return view;
+  forAccount(account: string): AccountQueues {
+    let handle = this.handles.get(account);
+    if (!handle) this.handles.set(account, (handle = new AccountQueues(this, account)));
+    return handle;
   }
 
   // ---- queues ----
@@ -194,20 +193,20 @@ export class QueueService {
    * Creates a queue. The same name with the same attributes returns the existing queue;
    * different attributes fail with QueueAlreadyExists, as SQS does.
    */
-  async createQueue(p: { name: string; config?: Partial<QueueConfig>; tags?: Record<string, string> }): Promise<{ queue: QueueRecord; created: boolean }> {
+  async createQueue(account: string, p: { name: string; config?: Partial<QueueConfig>; tags?: Record<string, string> }): Promise<{ queue: QueueRecord; created: boolean }> {
     const fifo = p.config?.fifoQueue ?? false;
     validateQueueName(p.name, fifo);
     const config: QueueConfig = { ...defaultQueueConfig(fifo), ...p.config };
     validateQueueConfig(config);
     if (p.tags) checkTagCount(p.name, p.tags);
-    await checkRedrivePolicy(p.name, config, this.lookupIn(this.account));
+    await checkRedrivePolicy(p.name, config, this.lookupIn(account));
     const nowMs = this.clock.nowMs();
-    const deletedAt = await this.store.queueDeletedAt({ account: this.account, name: p.name });
+    const deletedAt = await this.store.queueDeletedAt({ account, name: p.name });
     if (deletedAt !== undefined && nowMs - deletedAt < limits.queueRecreateCooldownMs) {
       fail("QueueDeletedRecently", "You must wait 60 seconds after deleting a queue before you can create another with the same name.");
     }
-    await this.checkQueueQuota(p.name);
-    const result = await this.store.queueCreate({ account: this.account, name: p.name, config, tags: p.tags ?? {}, nowMs });
+    await this.checkQueueQuota(account, p.name);
+    const result = await this.store.queueCreate({ account, name: p.name, config, tags: p.tags ?? {}, nowMs });
     if (!result.created && p.config && !sameRequestedConfig(result.queue.config, p.config)) {
       fail("QueueAlreadyExists", `A queue already exists with the same name and a different value for attribute(s) ${differingConfigKeys(result.queue.config, p.config).join(", ")}`);
     }
@@ -215,10 +214,10 @@ export class QueueService {
   }
 
   /** With a queue quota: a queue that does not exist yet must fit (one that does is answered as it is). */
-  private async checkQueueQuota(name: string): Promise<void> {
-    const maxQueues = this.quotas?.of(this.account)?.maxQueues;
-    if (maxQueues === undefined || (await this.store.queueGet({ account: this.account, name })) !== undefined) return;
-    checkQueueCount(this.quotas!, this.account, maxQueues, await this.store.queueCount({ account: this.account }));
+  private async checkQueueQuota(account: string, name: string): Promise<void> {
+    const maxQueues = this.quotas?.of(account)?.maxQueues;
+    if (maxQueues === undefined || (await this.store.queueGet({ account, name })) !== undefined) return;
+    checkQueueCount(this.quotas!, account, maxQueues, await this.store.queueCount({ account }));
   }
 
   /**
@@ -239,33 +238,33 @@ export class QueueService {
     return this.store.queueAccounts();
   }
 
-  /** The queue of this name in this view's account, if there is one. */
-  findQueue(name: string): Promise<QueueRecord | undefined> {
-    return this.store.queueGet({ account: this.account, name });
+  /** The queue of this name in the account, if there is one. */
+  findQueue(account: string, name: string): Promise<QueueRecord | undefined> {
+    return this.store.queueGet({ account, name });
   }
 
-  async getQueue(name: string): Promise<QueueRecord> {
-    const queue = await this.store.queueGet({ account: this.account, name });
+  async getQueue(account: string, name: string): Promise<QueueRecord> {
+    const queue = await this.store.queueGet({ account, name });
     if (!queue) fail("QueueNotFound", "The specified queue does not exist.");
     return queue;
   }
 
-  async listQueues(p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
+  async listQueues(account: string, p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
     const limit = p.maxResults ?? limits.listQueuesMaxResults;
     checkInteger("maxResults", limit, 1, limits.listQueuesMaxResults, "listQueuesLimit");
-    const rows = await this.store.queueList({ account: this.account, prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
+    const rows = await this.store.queueList({ account, prefix: p.prefix, afterName: p.afterName, limit: limit + 1 });
     return { queues: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
-  async deleteQueue(name: string): Promise<void> {
-    const queue = await this.getQueue(name);
+  async deleteQueue(account: string, name: string): Promise<void> {
+    const queue = await this.getQueue(account, name);
     const { liveJobIds } = await this.store.queueDelete({ id: queue.id, nowMs: this.clock.nowMs() });
     // The store deleted the queue's jobs with it: whoever waits on one of them hears of it here.
     this.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: queue.name, deleted: { liveJobIds } });
   }
 
-  async updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
-    const queue = await this.getQueue(name);
+  async updateQueueConfig(account: string, name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
+    const queue = await this.getQueue(account, name);
     if (patch.fifoQueue !== undefined && patch.fifoQueue !== queue.config.fifoQueue) {
       fail("InvalidAttributeName", "A queue's type (FIFO or standard) is set when it is created and can't change.", { kind: "queueTypeChange" });
     }
@@ -281,8 +280,8 @@ export class QueueService {
    * Pauses or resumes a queue on every node: while paused, receives and job leases return
    * nothing (long polls wait, and are answered once it resumes); sends and submits go on.
    */
-  async setPaused(name: string, paused: boolean): Promise<QueueRecord> {
-    return this.updateQueueConfig(name, { paused });
+  async setPaused(account: string, name: string, paused: boolean): Promise<QueueRecord> {
+    return this.updateQueueConfig(account, name, { paused });
   }
 
   /** Whether the queue is paused now (its record as last written, through the store's cache). */
@@ -291,16 +290,16 @@ export class QueueService {
   }
 
   /** Adds tags (keys and values checked by the protocol); a queue holds at most 50, as in SQS. */
-  async tagQueue(name: string, tags: Record<string, string>): Promise<void> {
-    const queue = await this.getQueue(name);
+  async tagQueue(account: string, name: string, tags: Record<string, string>): Promise<void> {
+    const queue = await this.getQueue(account, name);
     const merged = { ...queue.tags, ...tags };
     checkTagCount(name, merged);
     await this.store.queueUpdate({ id: queue.id, tags: merged, nowMs: this.clock.nowMs() });
     this.queueChanged(queue);
   }
 
-  async untagQueue(name: string, keys: string[]): Promise<void> {
-    const queue = await this.getQueue(name);
+  async untagQueue(account: string, name: string, keys: string[]): Promise<void> {
+    const queue = await this.getQueue(account, name);
     const tags = { ...queue.tags };
     for (const k of keys) delete tags[k];
     await this.store.queueUpdate({ id: queue.id, tags, nowMs: this.clock.nowMs() });
@@ -324,8 +323,8 @@ export class QueueService {
   }
 
   /** Deletes every message of the queue (at most once a minute); returns how many. */
-  async purgeQueue(name: string): Promise<number> {
-    const queue = await this.getQueue(name);
+  async purgeQueue(account: string, name: string): Promise<number> {
+    const queue = await this.getQueue(account, name);
     const nowMs = this.clock.nowMs();
     // Checked in the purge's own write: purges arriving together would all pass a check made here.
     const purged = await this.store.messagePurge({ queueId: queue.id, nowMs, refuseIfPurgedAfterMs: nowMs - limits.purgeCooldownMs });
@@ -445,9 +444,9 @@ export class QueueService {
    * Up to `limit` of the queue's messages as they are, changing nothing (no visibility, receive
    * count or receipt change): visible ones first, then in flight or delayed (Store.messagePeek).
    */
-  async peekMessages(name: string, limit: number = limits.admin.peekDefaultMessages): Promise<PeekedMessage[]> {
+  async peekMessages(account: string, name: string, limit: number = limits.admin.peekDefaultMessages): Promise<PeekedMessage[]> {
     checkInteger("limit", limit, 1, limits.admin.peekMaxMessages);
-    const queue = await this.getQueue(name);
+    const queue = await this.getQueue(account, name);
     const nowMs = this.clock.nowMs();
     const messages = await this.store.messagePeek({ queueId: queue.id, minSentAtMs: this.minSentAtMs(queue, nowMs), limit });
     // As queueStats counts them: hidden and received before is in flight, hidden and never received is delayed.
@@ -665,6 +664,95 @@ export class QueueService {
 
   private minSentAtMs(queue: QueueRecord, nowMs: number): number {
     return nowMs - queue.config.messageRetentionPeriodSeconds * 1000;
+  }
+}
+
+/**
+ * One account's queues: names resolve there; queue records carry their account, so what takes a
+ * record is the service's own. Holds nothing of its own but which account.
+ */
+export class AccountQueues {
+  readonly moveTasks: AccountMoveTasks;
+
+  constructor(
+    readonly service: QueueService,
+    readonly account: string,
+  ) {
+    this.moveTasks = new AccountMoveTasks(service.moveTasks, account);
+  }
+
+  createQueue(p: { name: string; config?: Partial<QueueConfig>; tags?: Record<string, string> }): Promise<{ queue: QueueRecord; created: boolean }> {
+    return this.service.createQueue(this.account, p);
+  }
+
+  findQueue(name: string): Promise<QueueRecord | undefined> {
+    return this.service.findQueue(this.account, name);
+  }
+
+  getQueue(name: string): Promise<QueueRecord> {
+    return this.service.getQueue(this.account, name);
+  }
+
+  listQueues(p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
+    return this.service.listQueues(this.account, p);
+  }
+
+  deleteQueue(name: string): Promise<void> {
+    return this.service.deleteQueue(this.account, name);
+  }
+
+  updateQueueConfig(name: string, patch: Partial<QueueConfig>): Promise<QueueRecord> {
+    return this.service.updateQueueConfig(this.account, name, patch);
+  }
+
+  setPaused(name: string, paused: boolean): Promise<QueueRecord> {
+    return this.service.setPaused(this.account, name, paused);
+  }
+
+  tagQueue(name: string, tags: Record<string, string>): Promise<void> {
+    return this.service.tagQueue(this.account, name, tags);
+  }
+
+  untagQueue(name: string, keys: string[]): Promise<void> {
+    return this.service.untagQueue(this.account, name, keys);
+  }
+
+  purgeQueue(name: string): Promise<number> {
+    return this.service.purgeQueue(this.account, name);
+  }
+
+  peekMessages(name: string, limit?: number): Promise<PeekedMessage[]> {
+    return this.service.peekMessages(this.account, name, limit);
+  }
+
+  // What takes a queue record is the service's: the record carries its account.
+
+  sendMessages(queue: QueueRecord, entries: SendInput[]): Promise<Array<EntryOutcome<SendResult>>> {
+    return this.service.sendMessages(queue, entries);
+  }
+
+  sendMessage(queue: QueueRecord, entry: SendInput): Promise<SendResult> {
+    return this.service.sendMessage(queue, entry);
+  }
+
+  receiveMessages(queue: QueueRecord, input: ReceiveInput): Promise<ReceivedMessage[]> {
+    return this.service.receiveMessages(queue, input);
+  }
+
+  deleteMessages(queue: QueueRecord, receiptHandles: string[]): Promise<Array<EntryOutcome<null>>> {
+    return this.service.deleteMessages(queue, receiptHandles);
+  }
+
+  changeVisibility(queue: QueueRecord, changes: VisibilityChange[]): Promise<Array<EntryOutcome<null>>> {
+    return this.service.changeVisibility(queue, changes);
+  }
+
+  queueStats(queue: QueueRecord): Promise<QueueStats> {
+    return this.service.queueStats(queue);
+  }
+
+  queueDepth(queue: QueueRecord): Promise<QueueStats> {
+    return this.service.queueDepth(queue);
   }
 }
 

@@ -1,9 +1,9 @@
 /** Every queue of the service's account, a page at a time in name order: for the background loops and the metrics scrape. */
-import type { QueueRecord, QueueService } from "../core/index.js";
+import type { AccountQueues, QueueRecord, QueueService } from "../core/index.js";
 
 const queuesPerPage = 1_000;
 
-export async function* allQueues(queues: QueueService): AsyncGenerator<QueueRecord> {
+export async function* allQueues(queues: AccountQueues): AsyncGenerator<QueueRecord> {
   let afterName: string | undefined;
   for (;;) {
     const page = await queues.listQueues({ maxResults: queuesPerPage, afterName });

@@ -45,7 +45,7 @@ export function startMaintenance(p: {
   async function pass(): Promise<void> {
     for await (const queue of everyAccountsQueues(p.queues)) {
       if (stopped) return;
-      await p.queues.forAccount(queue.account).expireMessages(queue, { messages: p.sliceMessages, between });
+      await p.queues.expireMessages(queue, { messages: p.sliceMessages, between });
     }
   }
 

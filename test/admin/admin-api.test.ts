@@ -35,8 +35,8 @@ async function failedJob(queue: string, input: unknown = { n: 1 }): Promise<stri
 
 describe("GET /v1/queues", () => {
   it("lists every queue, FIFO and SQS-made ones too, in name order, a page at a time, with the stats of GET /v1/queues/{queue}", async () => {
-    for (const name of ["b", "a", "c"]) await s.server.queues.createQueue({ name });
-    await s.server.queues.createQueue({ name: "f.fifo", config: { fifoQueue: true } });
+    for (const name of ["b", "a", "c"]) await s.server.queues.createQueue("", { name });
+    await s.server.queues.createQueue("", { name: "f.fifo", config: { fifoQueue: true } });
     await ok("POST", "/v1/queues/a/messages", { body: "one" }, 201);
     const first = await ok("GET", "/v1/queues?limit=2");
     expect(first.queues.map((q: Json) => q.name)).toEqual(["a", "b"]);
@@ -78,12 +78,12 @@ describe("GET /v1/queues", () => {
 
 describe("peek and send", () => {
   it("peeks at bodies and attributes without changing visibility or receive counts", async () => {
-    await s.server.queues.createQueue({ name: "q" });
+    await s.server.queues.createQueue("", { name: "q" });
     const sent = await ok("POST", "/v1/queues/q/messages", { body: "hello", messageAttributes: { kind: { dataType: "String", stringValue: "test" }, raw: { dataType: "Binary", binaryValue: "AAH/" } } }, 201);
     expect(sent.message).toMatchObject({ md5OfBody: "5d41402abc4b2a76b9719d911017c592", sequenceNumber: null });
     await ok("POST", "/v1/queues/q/messages", { body: "later", delaySeconds: 60 }, 201);
     await ok("POST", "/v1/queues/q/messages", { body: "taken" }, 201);
-    const queue = await s.server.queues.getQueue("q");
+    const queue = await s.server.queues.getQueue("", "q");
     // "hello" (the oldest) is received: in flight for 30 s.
     const [received] = await s.server.queues.receiveMessages(queue, { maxMessages: 1 });
     expect(received!.body).toBe("hello");
@@ -111,7 +111,7 @@ describe("peek and send", () => {
   });
 
   it("shows a FIFO message's group, dedup id and sequence number; sends need what SQS needs", async () => {
-    await s.server.queues.createQueue({ name: "f.fifo", config: { fifoQueue: true } });
+    await s.server.queues.createQueue("", { name: "f.fifo", config: { fifoQueue: true } });
     expect((await s.api("POST", "/v1/queues/f.fifo/messages", { body: "x" })).status).toBe(400);
     const sent = await ok("POST", "/v1/queues/f.fifo/messages", { body: "x", messageGroupId: "g1", messageDeduplicationId: "d1" }, 201);
     expect(sent.message.sequenceNumber).toMatch(/^\d{20}$/);
@@ -120,7 +120,7 @@ describe("peek and send", () => {
   });
 
   it("refuses bad sends with specific errors, and sends nothing", async () => {
-    await s.server.queues.createQueue({ name: "q", config: { maximumMessageSizeBytes: 1024 } });
+    await s.server.queues.createQueue("", { name: "q", config: { maximumMessageSizeBytes: 1024 } });
     expect(await errorCode("POST", "/v1/queues/q/messages", { body: "x", messageAttributes: { b: { dataType: "Binary", binaryValue: "not base64!" } } })).toEqual([400, "ValidationFailed"]);
     expect(await errorCode("POST", "/v1/queues/q/messages", { body: "x", extra: 1 })).toEqual([400, "ValidationFailed"]);
     expect(await errorCode("POST", "/v1/queues/q/messages", { body: "x".repeat(2000) })).toEqual([413, "MessageTooLong"]);
@@ -146,12 +146,12 @@ describe("purge and attributes", () => {
   });
 
   it("changes the attributes SQS lets change, and refuses bad ones, changing nothing", async () => {
-    await s.server.queues.createQueue({ name: "src" });
-    await s.server.queues.createQueue({ name: "dlq" });
-    await s.server.queues.createQueue({ name: "f.fifo", config: { fifoQueue: true } });
+    await s.server.queues.createQueue("", { name: "src" });
+    await s.server.queues.createQueue("", { name: "dlq" });
+    await s.server.queues.createQueue("", { name: "f.fifo", config: { fifoQueue: true } });
     const put = await ok("PUT", "/v1/queues/src/attributes", { visibilityTimeoutSeconds: 90, delaySeconds: 5, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 4 }, defaultPriority: 3 });
     expect(put.queue).toMatchObject({ deadLetterQueue: "dlq", attributes: { visibilityTimeoutSeconds: 90, delaySeconds: 5, redrivePolicy: { deadLetterQueue: "dlq", maxReceiveCount: 4 }, defaultPriority: 3 } });
-    expect((await s.server.queues.getQueue("src")).config).toMatchObject({ visibilityTimeoutSeconds: 90, redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 4 } });
+    expect((await s.server.queues.getQueue("", "src")).config).toMatchObject({ visibilityTimeoutSeconds: 90, redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 4 } });
     const before = await ok("GET", "/v1/queues/src");
     expect(await errorCode("PUT", "/v1/queues/src/attributes", { visibilityTimeoutSeconds: 43_201 })).toEqual([400, "ValidationFailed"]);
     expect(await errorCode("PUT", "/v1/queues/src/attributes", { redrivePolicy: { deadLetterQueue: "missing", maxReceiveCount: 1 } })).toEqual([400, "InvalidParameterValue"]);
@@ -217,7 +217,7 @@ describe("redrive and retry", () => {
 
 describe("stats over Server-Sent Events", () => {
   it("streams the queue list at once, then every interval", async () => {
-    await s.server.queues.createQueue({ name: "a" });
+    await s.server.queues.createQueue("", { name: "a" });
     const stream = await openEventStream(`${s.url}/v1/events/queues?intervalSeconds=5`);
     try {
       expect(stream.contentType).toContain("text/event-stream");
@@ -245,7 +245,7 @@ describe("stats over Server-Sent Events", () => {
       s.clock.advance(1_000);
       const second = await stream.next();
       expect(second!.data.redrives).toMatchObject([{ taskHandle: task.taskHandle, status: "COMPLETED", movedCount: 1, toMoveCount: 1 }]);
-      await s.server.queues.deleteQueue("w-dlq");
+      await s.server.queues.deleteQueue("", "w-dlq");
       s.clock.advance(1_000);
       expect(await stream.next()).toMatchObject({ event: "gone", data: { queue: "w-dlq" } });
       expect(await stream.next()).toBeUndefined();

@@ -53,7 +53,7 @@ describe("admin routes in /openapi.json", () => {
     const { job } = await check("POST", "/v1/queues/a/jobs", 201, { input: 1, maxAttempts: 1 });
     const [leased] = (await check("POST", "/v1/queues/a/leases", 200, {})).jobs;
     await check("POST", `/v1/jobs/${job.id}/fail`, 200, { leaseId: leased.leaseId, error: { message: "x" }, retryable: false });
-    await s.server.queues.createQueue({ name: "small", config: { maximumMessageSizeBytes: 1024 } });
+    await s.server.queues.createQueue("", { name: "small", config: { maximumMessageSizeBytes: 1024 } });
 
     const page = await check("GET", "/v1/queues?limit=1", 200);
     await check("GET", `/v1/queues?cursor=${page.nextCursor}`, 200);

@@ -51,15 +51,15 @@ describe("batches in core", () => {
     const batch = await h.create(h.lines("a", "b"), "slow");
     await h.batches.advanceAll();
     expect((await h.batches.get("", batch.id)).status).toBe("in_progress");
-    const [leased] = await h.jobs.lease("slow", { max: 1 });
-    await h.jobs.complete(leased!.id, { leaseId: leased!.leaseToken, output: { v: 1 } });
+    const [leased] = await h.jobs.lease("", "slow", { max: 1 });
+    await h.jobs.complete("", leased!.id, { leaseId: leased!.leaseToken, output: { v: 1 } });
     h.clock.advance(86_400_000);
     await h.batches.advanceAll();
     const ended = await h.batches.get("", batch.id);
     expect([ended.status, ended.counts, ended.expiredAtMs]).toEqual(["expired", { total: 2, completed: 1, failed: 1 }, h.clock.nowMs()]);
     const errors = new TextDecoder().decode((await h.store.fileChunkRead({ fileId: ended.errorFileId!, fromIndex: 0, limit: 1 }))[0]);
     expect(JSON.parse(errors)).toMatchObject({ custom_id: "b", response: null, error: { code: "batch_expired" } });
-    expect((await h.jobs.list("slow", {})).jobs.map((j) => j.status).sort()).toEqual(["canceled", "succeeded"]);
+    expect((await h.jobs.list("", "slow", {})).jobs.map((j) => j.status).sort()).toEqual(["canceled", "succeeded"]);
   });
 
   it("ended before every line was a job: the lines never submitted are in the error file too", async () => {
@@ -87,7 +87,7 @@ describe("batches in core", () => {
     await h.batches.advanceAll();
     const ended = await h.batches.get("", batch.id);
     expect([ended.status, ended.outputFileId, ended.errorFileId, ended.counts.total]).toEqual(["cancelled", undefined, undefined, 0]);
-    await expect(h.jobs.list("never", {})).rejects.toMatchObject({ code: "QueueNotFound" });
+    await expect(h.jobs.list("", "never", {})).rejects.toMatchObject({ code: "QueueNotFound" });
   });
 
   it("a batch whose step fails is reported and tried again; the others go on", async () => {
@@ -98,7 +98,7 @@ describe("batches in core", () => {
     expect(h.failures).toEqual([`${bad.id}: Error: queue broken`]);
     const stuck = await h.batches.get("", bad.id);
     expect([stuck.status, stuck.submitted, stuck.submittedLines]).toEqual(["in_progress", undefined, 0]);
-    expect((await h.jobs.list("fine", {})).jobs.map((j) => (JSON.parse(j.inputJson) as { custom_id: string }).custom_id)).toEqual(["b"]);
+    expect((await h.jobs.list("", "fine", {})).jobs.map((j) => (JSON.parse(j.inputJson) as { custom_id: string }).custom_id)).toEqual(["b"]);
     expect((await h.batches.get("", good.id)).submitted).toBe(true);
     await h.batches.advanceAll();
     expect(h.failures).toHaveLength(2);

@@ -31,7 +31,7 @@ async function receiveIndex(queue: QueueRecord, receives: number, maxMessages: n
 
 describe("fair queues (MessageGroupId on a standard queue)", () => {
   it("10,000 messages of group A then 10 of B: every B message within the first 100 receives of 1 message", async () => {
-    const { queue } = await h.service.createQueue({ name: "tenants" });
+    const { queue } = await h.service.createQueue("", { name: "tenants" });
     await sendAll(queue, Array.from({ length: 10_000 }, (_, i) => ({ body: `A${i}`, groupId: "A" })));
     await sendAll(queue, Array.from({ length: 10 }, (_, i) => ({ body: `B${i}`, groupId: "B" })));
     const at = await receiveIndex(queue, 100, 1);
@@ -42,7 +42,7 @@ describe("fair queues (MessageGroupId on a standard queue)", () => {
   }, 60_000);
 
   it("the same with receives of 10 messages: B is done within the first 2 receives", async () => {
-    const { queue } = await h.service.createQueue({ name: "tenants" });
+    const { queue } = await h.service.createQueue("", { name: "tenants" });
     await sendAll(queue, Array.from({ length: 10_000 }, (_, i) => ({ body: `A${i}`, groupId: "A" })));
     await sendAll(queue, Array.from({ length: 10 }, (_, i) => ({ body: `B${i}`, groupId: "B" })));
     const at = await receiveIndex(queue, 3, 10);
@@ -50,7 +50,7 @@ describe("fair queues (MessageGroupId on a standard queue)", () => {
   }, 60_000);
 
   it("a group that arrives later starts level with the least-served group, not ahead of everyone", async () => {
-    const { queue } = await h.service.createQueue({ name: "tenants" });
+    const { queue } = await h.service.createQueue("", { name: "tenants" });
     await sendAll(queue, [...Array.from({ length: 50 }, (_, i) => ({ body: `A${i}`, groupId: "A" })), ...Array.from({ length: 50 }, (_, i) => ({ body: `B${i}`, groupId: "B" }))]);
     await receiveIndex(queue, 20, 1); // A and B served 10 each
     await sendAll(queue, Array.from({ length: 50 }, (_, i) => ({ body: `C${i}`, groupId: "C" })));
@@ -60,7 +60,7 @@ describe("fair queues (MessageGroupId on a standard queue)", () => {
   });
 
   it("ungrouped messages on a queue with groups are one more flow", async () => {
-    const { queue } = await h.service.createQueue({ name: "mixed" });
+    const { queue } = await h.service.createQueue("", { name: "mixed" });
     await sendAll(queue, Array.from({ length: 100 }, (_, i) => ({ body: `A${i}`, groupId: "A" })));
     await sendAll(queue, Array.from({ length: 5 }, (_, i) => ({ body: `plain${i}` })));
     const at = await receiveIndex(queue, 10, 1);
@@ -70,13 +70,13 @@ describe("fair queues (MessageGroupId on a standard queue)", () => {
 
 describe("priorities (Sluice.Priority)", () => {
   it("higher first, oldest first within a priority, and the queue's default for messages without one", async () => {
-    const { queue } = await h.service.createQueue({ name: "p", config: { defaultPriority: 5 } });
+    const { queue } = await h.service.createQueue("", { name: "p", config: { defaultPriority: 5 } });
     await h.service.sendMessages(queue, [{ body: "d1" }, { body: "p9", priority: 9 }, { body: "p0", priority: 0 }, { body: "d2" }, { body: "p7", priority: 7 }]);
     expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["p9", "p7", "d1", "d2", "p0"]);
   });
 
   it("a redelivered message keeps its priority", async () => {
-    const { queue } = await h.service.createQueue({ name: "p", config: { visibilityTimeoutSeconds: 5 } });
+    const { queue } = await h.service.createQueue("", { name: "p", config: { visibilityTimeoutSeconds: 5 } });
     await h.service.sendMessages(queue, [{ body: "urgent", priority: 9 }, { body: "normal" }]);
     expect((await h.service.receiveMessages(queue, {})).map((m) => m.body)).toEqual(["urgent"]);
     h.clock.advance(5_000);
@@ -84,7 +84,7 @@ describe("priorities (Sluice.Priority)", () => {
   });
 
   it("compose with fairness: fairness picks the group, priority orders within the group", async () => {
-    const { queue } = await h.service.createQueue({ name: "pf" });
+    const { queue } = await h.service.createQueue("", { name: "pf" });
     await sendAll(queue, [
       ...Array.from({ length: 5 }, (_, i) => ({ body: `A-p9-${i}`, groupId: "A", priority: 9 })),
       { body: "B-p0", groupId: "B", priority: 0 },

@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 async function fifoQueue(config: Record<string, unknown> = {}): Promise<QueueRecord> {
-  return (await h.service.createQueue({ name: "q.fifo", config: { fifoQueue: true, ...config } })).queue;
+  return (await h.service.createQueue("", { name: "q.fifo", config: { fifoQueue: true, ...config } })).queue;
 }
 
 describe("FIFO sends", () => {
@@ -36,7 +36,7 @@ describe("FIFO sends", () => {
   });
 
   it("rejects a deduplication id on a standard queue", async () => {
-    const { queue } = await h.service.createQueue({ name: "std" });
+    const { queue } = await h.service.createQueue("", { name: "std" });
     expect(await errorCode(h.service.sendMessage(queue, { body: "x", deduplicationId: "d" }))).toBe("InvalidParameterValue");
   });
 

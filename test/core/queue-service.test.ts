@@ -11,56 +11,56 @@ afterEach(async () => {
 
 describe("queues", () => {
   it("creates idempotently with the same attributes and refuses different ones", async () => {
-    const a = await h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
-    const b = await h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
+    const a = await h.service.createQueue("", { name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
+    const b = await h.service.createQueue("", { name: "jobs", config: { visibilityTimeoutSeconds: 60 } });
     expect(b.queue.id).toBe(a.queue.id);
     expect(b.created).toBe(false);
-    expect(await errorCode(h.service.createQueue({ name: "jobs", config: { visibilityTimeoutSeconds: 61 } }))).toBe("QueueAlreadyExists");
+    expect(await errorCode(h.service.createQueue("", { name: "jobs", config: { visibilityTimeoutSeconds: 61 } }))).toBe("QueueAlreadyExists");
   });
 
   it("validates names and attribute ranges", async () => {
-    expect(await errorCode(h.service.createQueue({ name: "bad name" }))).toBe("InvalidParameterValue");
-    expect(await errorCode(h.service.createQueue({ name: "x".repeat(81) }))).toBe("InvalidParameterValue");
-    expect(await errorCode(h.service.createQueue({ name: "q", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("InvalidAttributeValue");
-    expect(await errorCode(h.service.createQueue({ name: "q", config: { messageRetentionPeriodSeconds: 59 } }))).toBe("InvalidAttributeValue");
-    expect(await errorCode(h.service.getQueue("q"))).toBe("QueueNotFound");
+    expect(await errorCode(h.service.createQueue("", { name: "bad name" }))).toBe("InvalidParameterValue");
+    expect(await errorCode(h.service.createQueue("", { name: "x".repeat(81) }))).toBe("InvalidParameterValue");
+    expect(await errorCode(h.service.createQueue("", { name: "q", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("InvalidAttributeValue");
+    expect(await errorCode(h.service.createQueue("", { name: "q", config: { messageRetentionPeriodSeconds: 59 } }))).toBe("InvalidAttributeValue");
+    expect(await errorCode(h.service.getQueue("", "q"))).toBe("QueueNotFound");
   });
 
   it("refuses to recreate a queue within 60 s of deleting it", async () => {
-    await h.service.createQueue({ name: "q" });
-    await h.service.deleteQueue("q");
-    expect(await errorCode(h.service.createQueue({ name: "q" }))).toBe("QueueDeletedRecently");
+    await h.service.createQueue("", { name: "q" });
+    await h.service.deleteQueue("", "q");
+    expect(await errorCode(h.service.createQueue("", { name: "q" }))).toBe("QueueDeletedRecently");
     h.clock.advance(60_000);
-    expect((await h.service.createQueue({ name: "q" })).created).toBe(true);
+    expect((await h.service.createQueue("", { name: "q" })).created).toBe(true);
   });
 
   it("allows one purge per 60 s", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "x" });
-    await h.service.purgeQueue("q");
-    expect(await errorCode(h.service.purgeQueue("q"))).toBe("PurgeQueueInProgress");
+    await h.service.purgeQueue("", "q");
+    expect(await errorCode(h.service.purgeQueue("", "q"))).toBe("PurgeQueueInProgress");
     h.clock.advance(60_000);
-    await h.service.purgeQueue("q");
+    await h.service.purgeQueue("", "q");
     expect(await h.service.receiveMessages(queue, { maxMessages: 10 })).toEqual([]);
   });
 
   // The 60-second rule holds for purges that arrive together too: the check and the purge are one
   // write, or both would pass the check and the second would delete what was sent in between.
   it("refuses the second of two concurrent purges", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "x" });
-    const results = await Promise.allSettled([h.service.purgeQueue("q"), h.service.purgeQueue("q")]);
+    const results = await Promise.allSettled([h.service.purgeQueue("", "q"), h.service.purgeQueue("", "q")]);
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const refused = results.find((r) => r.status === "rejected");
     expect(await errorCode(Promise.reject(refused!.reason))).toBe("PurgeQueueInProgress");
   });
 
   it("pages ListQueues", async () => {
-    for (const n of ["a", "b", "c"]) await h.service.createQueue({ name: n });
-    const first = await h.service.listQueues({ maxResults: 2 });
+    for (const n of ["a", "b", "c"]) await h.service.createQueue("", { name: n });
+    const first = await h.service.listQueues("", { maxResults: 2 });
     expect(first.queues.map((q) => q.name)).toEqual(["a", "b"]);
     expect(first.hasMore).toBe(true);
-    const rest = await h.service.listQueues({ maxResults: 2, afterName: "b" });
+    const rest = await h.service.listQueues("", { maxResults: 2, afterName: "b" });
     expect(rest.queues.map((q) => q.name)).toEqual(["c"]);
     expect(rest.hasMore).toBe(false);
   });
@@ -68,7 +68,7 @@ describe("queues", () => {
 
 describe("messages", () => {
   it("hides a received message for its visibility timeout, then redelivers with a new handle", async () => {
-    const { queue } = await h.service.createQueue({ name: "q", config: { visibilityTimeoutSeconds: 30 } });
+    const { queue } = await h.service.createQueue("", { name: "q", config: { visibilityTimeoutSeconds: 30 } });
     await h.service.sendMessage(queue, { body: "hello" });
     const [first] = await h.service.receiveMessages(queue, {});
     expect(first!.receiveCount).toBe(1);
@@ -85,7 +85,7 @@ describe("messages", () => {
   });
 
   it("delays messages per message and per queue", async () => {
-    const { queue } = await h.service.createQueue({ name: "q", config: { delaySeconds: 5 } });
+    const { queue } = await h.service.createQueue("", { name: "q", config: { delaySeconds: 5 } });
     await h.service.sendMessage(queue, { body: "queue-delay" });
     await h.service.sendMessage(queue, { body: "no-delay", delaySeconds: 0 });
     expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["no-delay"]);
@@ -95,7 +95,7 @@ describe("messages", () => {
   });
 
   it("rejects bad bodies, oversized messages and bad attributes, and sends the rest of a batch", async () => {
-    const { queue } = await h.service.createQueue({ name: "q", config: { maximumMessageSizeBytes: 1024 } });
+    const { queue } = await h.service.createQueue("", { name: "q", config: { maximumMessageSizeBytes: 1024 } });
     const outcomes = await h.service.sendMessages(queue, [
       { body: "ok" },
       { body: "bad\u0000char" },
@@ -118,7 +118,7 @@ describe("messages", () => {
   });
 
   it("changes visibility; a handle whose lease ended succeeds and changes nothing; an older handle changes the new lease", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "x" });
     const [m] = await h.service.receiveMessages(queue, {});
     const [ok] = await h.service.changeVisibility(queue, [{ receiptHandle: m!.receiptHandle, visibilityTimeoutSeconds: 0 }]);
@@ -140,7 +140,7 @@ describe("messages", () => {
   // error" (and changes nothing). A new receive starts a new 12 hours.
   it("refuses to extend visibility past 12 hours from the receive, and changes nothing", async () => {
     const hourMs = 3_600_000;
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "x" });
     const [m] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 43_200 });
     h.clock.advance(hourMs);
@@ -166,7 +166,7 @@ describe("messages", () => {
   });
 
   it("never returns messages past retention and expires them", async () => {
-    const { queue } = await h.service.createQueue({ name: "q", config: { messageRetentionPeriodSeconds: 60 } });
+    const { queue } = await h.service.createQueue("", { name: "q", config: { messageRetentionPeriodSeconds: 60 } });
     await h.service.sendMessage(queue, { body: "old" });
     h.clock.advance(61_000);
     expect(await h.service.receiveMessages(queue, {})).toEqual([]);
@@ -174,7 +174,7 @@ describe("messages", () => {
   });
 
   it("receives higher priorities first", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessages(queue, [{ body: "p0" }, { body: "p9", priority: 9 }, { body: "p3", priority: 3 }]);
     expect((await h.service.receiveMessages(queue, { maxMessages: 10 })).map((m) => m.body)).toEqual(["p9", "p3", "p0"]);
   });
@@ -182,7 +182,7 @@ describe("messages", () => {
 
 describe("long polling", () => {
   it("is woken by a send, not by a timer", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     let result: string[] | undefined;
     const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 }).then((ms) => (result = ms.map((m) => m.body)));
     await settle();
@@ -194,7 +194,7 @@ describe("long polling", () => {
   });
 
   it("returns empty when the wait passes", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
     await settle();
     h.clock.advance(19_999);
@@ -205,7 +205,7 @@ describe("long polling", () => {
   });
 
   it("wakes when a delayed message becomes visible", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "later", delaySeconds: 3 });
     const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
     await settle();
@@ -214,7 +214,7 @@ describe("long polling", () => {
   });
 
   it("wakes when a message delayed after the poll began becomes visible, not at the end of the wait", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
     await settle();
     await h.service.sendMessage(queue, { body: "later", delaySeconds: 2 });
@@ -223,7 +223,7 @@ describe("long polling", () => {
   });
 
   it("wakes when a visibility change makes a message visible during the wait", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     await h.service.sendMessage(queue, { body: "again" });
     const [first] = await h.service.receiveMessages(queue, { visibilityTimeoutSeconds: 600 });
     const poll = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
@@ -234,7 +234,7 @@ describe("long polling", () => {
   });
 
   it("returns empty at once on shutdown or abort", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     const controller = new AbortController();
     const aborted = h.service.receiveMessages(queue, { waitTimeSeconds: 20, signal: controller.signal });
     const closed = h.service.receiveMessages(queue, { waitTimeSeconds: 20 });
@@ -246,7 +246,7 @@ describe("long polling", () => {
   });
 
   it("asks for a lazy abort signal only when the receive is about to wait", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     const controller = new AbortController();
     let asked = 0;
     const signal = (): AbortSignal => {
@@ -265,7 +265,7 @@ describe("long polling", () => {
   });
 
   it("hands one send of ten to one poller, and passes the wake-up on when more remain", async () => {
-    const { queue } = await h.service.createQueue({ name: "q" });
+    const { queue } = await h.service.createQueue("", { name: "q" });
     const polls = [0, 1, 2].map(() => h.service.receiveMessages(queue, { waitTimeSeconds: 20, maxMessages: 10 }));
     await settle();
     await h.service.sendMessages(queue, Array.from({ length: 20 }, (_, i) => ({ body: `m${i}` })));

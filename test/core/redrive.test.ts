@@ -26,32 +26,32 @@ const redrive = (dlq: string, maxReceiveCount = 2): Partial<QueueConfig> => ({ r
 
 describe("RedrivePolicy", () => {
   it("needs an existing dead-letter queue of the same type", async () => {
-    const missing = await errorOf(h.service.createQueue({ name: "src", config: redrive("missing", 3) }));
+    const missing = await errorOf(h.service.createQueue("", { name: "src", config: redrive("missing", 3) }));
     expect([missing.code, missing.message]).toEqual(["InvalidParameterValue", "The dead-letter queue missing does not exist."]);
     // What the error is about, for a protocol that words it its own way (SQS: ARNs, RedrivePolicy).
     expect(missing.subject).toEqual({ kind: "deadLetterQueue", problem: "missing", deadLetterQueueName: "missing", maxReceiveCount: 3, fifoSource: false });
-    await h.service.createQueue({ name: "dlq.fifo", config: { fifoQueue: true } });
-    await h.service.createQueue({ name: "dlq" });
-    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("dlq.fifo") }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq") } }))).code).toBe("InvalidParameterValue");
-    await h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq.fifo") } });
-    await h.service.createQueue({ name: "src" });
-    await h.service.updateQueueConfig("src", redrive("dlq"));
+    await h.service.createQueue("", { name: "dlq.fifo", config: { fifoQueue: true } });
+    await h.service.createQueue("", { name: "dlq" });
+    expect((await errorOf(h.service.createQueue("", { name: "src", config: redrive("dlq.fifo") }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(h.service.createQueue("", { name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq") } }))).code).toBe("InvalidParameterValue");
+    await h.service.createQueue("", { name: "src.fifo", config: { fifoQueue: true, ...redrive("dlq.fifo") } });
+    await h.service.createQueue("", { name: "src" });
+    await h.service.updateQueueConfig("", "src", redrive("dlq"));
   });
 
   it("is refused when the dead-letter queue's RedriveAllowPolicy does not admit the source", async () => {
-    await h.service.createQueue({ name: "closed", config: { redriveAllowPolicy: { redrivePermission: "denyAll" } } });
-    await h.service.createQueue({ name: "picky", config: { redriveAllowPolicy: { redrivePermission: "byQueue", sourceQueueNames: ["friend"] } } });
-    expect((await errorOf(h.service.createQueue({ name: "src", config: redrive("closed") }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(h.service.createQueue({ name: "stranger", config: redrive("picky") }))).code).toBe("InvalidParameterValue");
-    await h.service.createQueue({ name: "friend", config: redrive("picky") });
+    await h.service.createQueue("", { name: "closed", config: { redriveAllowPolicy: { redrivePermission: "denyAll" } } });
+    await h.service.createQueue("", { name: "picky", config: { redriveAllowPolicy: { redrivePermission: "byQueue", sourceQueueNames: ["friend"] } } });
+    expect((await errorOf(h.service.createQueue("", { name: "src", config: redrive("closed") }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(h.service.createQueue("", { name: "stranger", config: redrive("picky") }))).code).toBe("InvalidParameterValue");
+    await h.service.createQueue("", { name: "friend", config: redrive("picky") });
   });
 });
 
 describe("dead-lettering", () => {
   it("moves a message to the DLQ on the receive after maxReceiveCount, keeping id, body, attributes and sent time", async () => {
-    const { queue: dlq } = await h.service.createQueue({ name: "dlq" });
-    const { queue: src } = await h.service.createQueue({ name: "src", config: { visibilityTimeoutSeconds: 10, ...redrive("dlq", 2) } });
+    const { queue: dlq } = await h.service.createQueue("", { name: "dlq" });
+    const { queue: src } = await h.service.createQueue("", { name: "src", config: { visibilityTimeoutSeconds: 10, ...redrive("dlq", 2) } });
     const sent = await h.service.sendMessage(src, { body: "poison", attributes: { a: { dataType: "String", stringValue: "v" } } });
     const sentAtMs = h.clock.nowMs();
     for (let i = 0; i < 2; i++) {
@@ -73,8 +73,8 @@ describe("dead-lettering", () => {
   // deduplication id (so two moved messages that shared a deduplication id are both kept).
   it("re-enqueues a message moved to a FIFO DLQ: retention restarts, it joins the back of its group", async () => {
     const dayMs = 86_400_000;
-    const { queue: dlq } = await h.service.createQueue({ name: "dlq.fifo", config: { fifoQueue: true } });
-    const { queue: src } = await h.service.createQueue({ name: "src.fifo", config: { fifoQueue: true, visibilityTimeoutSeconds: 10, ...redrive("dlq.fifo", 1) } });
+    const { queue: dlq } = await h.service.createQueue("", { name: "dlq.fifo", config: { fifoQueue: true } });
+    const { queue: src } = await h.service.createQueue("", { name: "src.fifo", config: { fifoQueue: true, visibilityTimeoutSeconds: 10, ...redrive("dlq.fifo", 1) } });
     const sent = await h.service.sendMessage(src, { body: "poison", groupId: "g", deduplicationId: "d1" });
     expect((await h.service.receiveMessages(src, {})).map((m) => m.body)).toEqual(["poison"]);
     h.clock.advance(3 * dayMs);
@@ -89,26 +89,26 @@ describe("dead-lettering", () => {
   });
 
   it("keeps delivering when the dead-letter queue was deleted", async () => {
-    await h.service.createQueue({ name: "dlq" });
-    const { queue: src } = await h.service.createQueue({ name: "src", config: { visibilityTimeoutSeconds: 0, ...redrive("dlq", 1) } });
-    await h.service.deleteQueue("dlq");
+    await h.service.createQueue("", { name: "dlq" });
+    const { queue: src } = await h.service.createQueue("", { name: "src", config: { visibilityTimeoutSeconds: 0, ...redrive("dlq", 1) } });
+    await h.service.deleteQueue("", "dlq");
     await h.service.sendMessage(src, { body: "m" });
     await h.service.receiveMessages(src, {});
     expect((await h.service.receiveMessages(src, {})).map((m) => m.receiveCount)).toEqual([2]);
   });
 
   it("lists a DLQ's source queues with pagination", async () => {
-    await h.service.createQueue({ name: "dlq" });
-    await h.service.createQueue({ name: "other-dlq" });
-    for (const name of ["s1", "s2", "s3"]) await h.service.createQueue({ name, config: redrive("dlq") });
-    await h.service.createQueue({ name: "s4", config: redrive("other-dlq") });
-    const all = await listDeadLetterSourceQueues(h.service, "dlq");
+    await h.service.createQueue("", { name: "dlq" });
+    await h.service.createQueue("", { name: "other-dlq" });
+    for (const name of ["s1", "s2", "s3"]) await h.service.createQueue("", { name, config: redrive("dlq") });
+    await h.service.createQueue("", { name: "s4", config: redrive("other-dlq") });
+    const all = await listDeadLetterSourceQueues(h.service.forAccount(""), "dlq");
     expect(all.queues.map((q) => q.name)).toEqual(["s1", "s2", "s3"]);
-    const page1 = await listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 2 });
+    const page1 = await listDeadLetterSourceQueues(h.service.forAccount(""), "dlq", { maxResults: 2 });
     expect([page1.queues.map((q) => q.name), page1.hasMore]).toEqual([["s1", "s2"], true]);
-    const page2 = await listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 2, afterName: "s2" });
+    const page2 = await listDeadLetterSourceQueues(h.service.forAccount(""), "dlq", { maxResults: 2, afterName: "s2" });
     expect([page2.queues.map((q) => q.name), page2.hasMore]).toEqual([["s3"], false]);
-    expect((await errorOf(listDeadLetterSourceQueues(h.service, "nope"))).code).toBe("QueueNotFound");
-    expect((await errorOf(listDeadLetterSourceQueues(h.service, "dlq", { maxResults: 0 }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(listDeadLetterSourceQueues(h.service.forAccount(""), "nope"))).code).toBe("QueueNotFound");
+    expect((await errorOf(listDeadLetterSourceQueues(h.service.forAccount(""), "dlq", { maxResults: 0 }))).code).toBe("InvalidParameterValue");
   });
 });

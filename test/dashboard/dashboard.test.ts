@@ -59,7 +59,7 @@ async function textBecomes(selector: string, expected: string): Promise<void> {
  * 5 s bucket, `sent(i)` messages sent to `queue` and the ones before them received and deleted.
  */
 async function traffic(queueName: string, sent: (bucket: number) => number): Promise<void> {
-  const queue = await s.server.queues.getQueue(queueName);
+  const queue = await s.server.queues.getQueue("", queueName);
   for (let bucket = 0; bucket < 24; bucket++) {
     const received = await s.server.queues.receiveMessages(queue, { maxMessages: 10 });
     await s.server.queues.deleteMessages(queue, received.map((m) => m.receiptHandle));
@@ -75,9 +75,9 @@ async function expectAccessible(): Promise<void> {
 
 describe("dashboard", () => {
   it("a browser opening the server's address lands on the queues table, which follows the queues live", async () => {
-    await s.server.queues.createQueue({ name: "orders" });
-    await s.server.queues.createQueue({ name: "emails" });
-    await s.server.queues.createQueue({ name: "payments.fifo", config: { fifoQueue: true, contentBasedDeduplication: true } });
+    await s.server.queues.createQueue("", { name: "orders" });
+    await s.server.queues.createQueue("", { name: "emails" });
+    await s.server.queues.createQueue("", { name: "payments.fifo", config: { fifoQueue: true, contentBasedDeduplication: true } });
     await traffic("emails", (i) => 4 + Math.round(4 * Math.sin(i / 3)));
     await failedJob("embed", { text: "a long one" });
     await s.api("POST", "/v1/queues/embed/jobs", { input: { text: "hi" } });
@@ -102,7 +102,7 @@ describe("dashboard", () => {
   });
 
   it("a queue's page: send a test message, peek at it (changing nothing), change an attribute, purge", async () => {
-    await s.server.queues.createQueue({ name: "orders" });
+    await s.server.queues.createQueue("", { name: "orders" });
     await page.goto(`${s.url}/ui/`);
     await page.getByRole("link", { name: "orders", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "orders" }).waitFor();
@@ -125,7 +125,7 @@ describe("dashboard", () => {
     await page.getByLabel("Visibility timeout, seconds").fill("90");
     await page.getByRole("button", { name: "Save attributes" }).click();
     await page.getByText("Saved: visibilityTimeoutSeconds.").waitFor();
-    expect((await s.server.queues.getQueue("orders")).config.visibilityTimeoutSeconds).toBe(90);
+    expect((await s.server.queues.getQueue("", "orders")).config.visibilityTimeoutSeconds).toBe(90);
 
     await page.getByRole("button", { name: "Purge…" }).click();
     const dialog = page.getByRole("dialog");
@@ -409,7 +409,7 @@ describe("dashboard with credentials", () => {
     );
     const secured = await startServer({ host: "127.0.0.1", port: 0, dataDir: join(dir, "data"), clock: new ManualClock(Date.now()), webhookSecret: testWebhookSecret, credentialsFile, logLevel: "warn" });
     try {
-      await secured.queues.createQueue({ name: "orders" });
+      await secured.queues.createQueue("", { name: "orders" });
       const authPage = await context.newPage();
       const errors = watchPageErrors(authPage);
       await authPage.goto(`${secured.url}/ui/`);
@@ -425,7 +425,7 @@ describe("dashboard with credentials", () => {
       await authPage.getByRole("button", { name: "Purge…" }).click();
       await authPage.getByRole("dialog").getByRole("button", { name: "Purge", exact: true }).click();
       await authPage.getByRole("alert").filter({ hasText: /scope/ }).waitFor();
-      await waitFor(async () => (await secured.queues.getQueue("orders")) !== undefined);
+      await waitFor(async () => (await secured.queues.getQueue("", "orders")) !== undefined);
       // The browser's own 401/403 console lines are the server refusing, as it should.
       expect(errors.filter((e) => !/status of 40[13]/.test(e))).toEqual([]);
     } finally {

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   let browser: Browser | undefined;
   try {
     // 10 job queues (each with its -dlq) with a few jobs each: 20 rows.
-    for (let q = 0; q < 10; q++) for (let j = 0; j < 5; j++) await server.jobs.submit(`queue-${q}`, { input: { q, j } });
+    for (let q = 0; q < 10; q++) for (let j = 0; j < 5; j++) await server.jobs.submit("", `queue-${q}`, { input: { q, j } });
     const assets = [...(await dashboardAssets()).entries()];
     const raw = assets.reduce((n, [, a]) => n + a.body.length, 0);
     const gzipped = assets.reduce((n, [, a]) => n + (a.gzip ?? a.body).length, 0);

@@ -26,7 +26,7 @@ describe("account upkeep", () => {
     const page = await h.jobs.forAccount(other).list("reports", {});
     expect(page.jobs.map((j) => [j.inputJson, j.account])).toEqual([['{"report":"theirs"}', other]]);
     // Nothing was made in the server's own account.
-    await expectCode(h.jobs.list("reports", {}), "QueueNotFound");
+    await expectCode(h.jobs.list("", "reports", {}), "QueueNotFound");
   });
 
   it("an expired lease of another account's job is retried by its own queue's settings", async () => {

@@ -63,6 +63,6 @@ export async function expectCode(p: Promise<unknown>, code: string): Promise<voi
 
 /** Messages in `<queue>-dlq`, visible or not. */
 export async function deadLetterDepth(h: JobsHarness, queue: string): Promise<number> {
-  const s = await h.queues.queueStats(await h.queues.getQueue(`${queue}-dlq`));
+  const s = await h.queues.queueStats(await h.queues.getQueue("", `${queue}-dlq`));
   return s.visible + s.inFlight + s.delayed;
 }

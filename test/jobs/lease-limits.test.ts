@@ -33,7 +33,7 @@ async function lease(queue: string, body: Json = {}): Promise<Json[]> {
 /** Resolves once the server holds `n` long-polling leases (their queue's waiters). */
 async function heldLeases(queueName: string, n: number): Promise<void> {
   await waitFor(async () => {
-    const q = await s.server.queues.getQueue(queueName);
+    const q = await s.server.queues.getQueue("", queueName);
     return s.server.queues.waiters.waiterCount(q.id) >= n;
   }, { what: `${n} held leases` });
 }

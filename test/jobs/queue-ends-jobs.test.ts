@@ -114,7 +114,7 @@ describe("jobs ended by their queue", () => {
   it("an SQS DeleteQueue answers long polls on the queue at once, with nothing: a ReceiveMessage and a worker's lease", async () => {
     await s.api("PUT", "/v1/queues/lp", {});
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "lp" }));
-    const queueId = (await s.server.queues.getQueue("lp")).id;
+    const queueId = (await s.server.queues.getQueue("", "lp")).id;
     const received = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20, MaxNumberOfMessages: 10 }));
     const leased = s.api("POST", "/v1/queues/lp/leases", { max: 5, waitSeconds: 20 });
     await waitFor(() => s.server.queues.waiters.waiterCount(queueId) === 2, { what: "the receive and the lease to wait" });
@@ -130,7 +130,7 @@ describe("jobs ended by their queue", () => {
   it("after an SQS DeleteQueue a worker's next lease answers 409 QueueDeletedRecently, as a submit does — an SDK worker backs off rather than re-polling in a tight loop", async () => {
     await s.api("PUT", "/v1/queues/lp", {});
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: "lp" }));
-    const queueId = (await s.server.queues.getQueue("lp")).id;
+    const queueId = (await s.server.queues.getQueue("", "lp")).id;
     let leaseRequests = 0;
     const counting: FetchLike = (input, init) => {
       if (input.endsWith("/v1/queues/lp/leases")) leaseRequests++;

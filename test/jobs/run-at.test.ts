@@ -38,7 +38,7 @@ describe("jobs API: runAt", () => {
     s.clock.advance(199 * 86_400_000);
     expect(await leaseIds("far")).toEqual([]);
     // The retention pass upkeep runs: a job counted from its submit would be gone by now.
-    expect(await s.server.queues.expireMessages(await s.server.queues.getQueue("far"))).toBe(0);
+    expect(await s.server.queues.expireMessages(await s.server.queues.getQueue("", "far"))).toBe(0);
     s.clock.advance(86_400_000);
     expect(await leaseIds("far")).toEqual([res.body.job.id]);
   });

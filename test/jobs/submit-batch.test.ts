@@ -645,9 +645,9 @@ describe("POST /v1/queues/{queue}/jobs/batch?wait=N: NDJSON, a line per entry as
     const get = jobs.get.bind(jobs);
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    jobs.get = async (id) => {
+    jobs.get = async (account, id) => {
       await gate;
-      return get(id);
+      return get(account, id);
     };
     const closing = s.server.close();
     await waitFor(async () => (await fetch(`${s.url}/readyz`)).status === 503, { what: "the server to refuse new requests" });

@@ -82,11 +82,11 @@ describe("the advisor on a running server", () => {
 
   /** One simulated second: 50 submits, a lease of them, and their completion 0.2 s later. */
   async function busySecond(s: RunningServer, clock: ManualClock, queue: string): Promise<void> {
-    await Promise.all(Array.from({ length: 50 }, (_, i) => s.jobs.submit(queue, { input: { i } })));
-    const leased = await s.jobs.lease(queue, { max: 50, leaseSeconds: 30 });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => s.jobs.submit("", queue, { input: { i } })));
+    const leased = await s.jobs.lease("", queue, { max: 50, leaseSeconds: 30 });
     expect(leased).toHaveLength(50);
     clock.advance(200);
-    await Promise.all(leased.map((job) => s.jobs.complete(job.id, { leaseId: job.leaseToken, output: null })));
+    await Promise.all(leased.map((job) => s.jobs.complete("", job.id, { leaseId: job.leaseToken, output: null })));
     clock.advance(800);
   }
 
@@ -119,7 +119,7 @@ describe("the advisor on a running server", () => {
     expect(await gauge(server.url, "embed")).toBe(5);
 
     // 3,000 more arrive at once; the next minute serves 50 a second again, so 3,000 stay waiting.
-    for (let i = 0; i < 3000; i += 500) await Promise.all(Array.from({ length: 500 }, (_, k) => server!.jobs.submit("embed", { input: { backlog: i + k } })));
+    for (let i = 0; i < 3000; i += 500) await Promise.all(Array.from({ length: 500 }, (_, k) => server!.jobs.submit("", "embed", { input: { backlog: i + k } })));
     clock.advance(1000);
     for (let s = 0; s < 61; s++) await busySecond(server, clock, "embed");
     const backlogged = await queueAnswer(server.url, "embed");

@@ -131,7 +131,7 @@ describe("declarative config", { timeout: 60_000 }, () => {
     expect(alpha.attributes.visibilityTimeoutSeconds).toBe(60);
     expect(alpha.attributes.redrivePolicy).toEqual({ deadLetterQueue: "zeta-dlq", maxReceiveCount: 4 });
     expect(alpha.settings).toMatchObject({ maxAttempts: 5, backoff: { baseSeconds: 2, capSeconds: 60 }, maxRunning: 10, leaseSeconds: 30 });
-    expect((await server.queues.getQueue("alpha")).tags).toEqual({ team: "ml", tier: "gold" });
+    expect((await server.queues.getQueue("", "alpha")).tags).toEqual({ team: "ml", tier: "gold" });
     const fifo = (await api<QueueAnswer>(server, "GET", "/v1/queues/orders.fifo")).body.queue;
     expect(fifo.attributes).toMatchObject({ fifo: true, contentBasedDeduplication: true, defaultPriority: 3 });
     const nightly = (await api<{ schedule: Record<string, unknown> }>(server, "GET", "/v1/schedules/nightly")).body.schedule;
@@ -143,11 +143,11 @@ describe("declarative config", { timeout: 60_000 }, () => {
   it("re-applies the same file without writing anything", async () => {
     const dir = await makeTempDir();
     const { server, logs } = await start({ configFile: await writeConfig(dir, "c.yaml", validConfig) });
-    const before = await server.queues.getQueue("alpha");
+    const before = await server.queues.getQueue("", "alpha");
     const scheduleBefore = (await api<{ schedule: { updatedAt: string } }>(server, "GET", "/v1/schedules/nightly")).body.schedule;
     await server.declaredConfig.reload();
     expect(applied(logs)[1]).toMatchObject({ created: 0, updated: 0, deleted: 0, unchanged: 6 });
-    expect((await server.queues.getQueue("alpha")).updatedAtMs).toBe(before.updatedAtMs);
+    expect((await server.queues.getQueue("", "alpha")).updatedAtMs).toBe(before.updatedAtMs);
     expect((await api<{ schedule: { updatedAt: string } }>(server, "GET", "/v1/schedules/nightly")).body.schedule.updatedAt).toBe(scheduleBefore.updatedAt);
   });
 
@@ -172,7 +172,7 @@ describe("declarative config", { timeout: 60_000 }, () => {
     expect(alpha.attributes.visibilityTimeoutSeconds).toBe(90);
     expect(alpha.settings.maxRunning).toBeNull();
     expect(alpha.settings.maxAttempts).toBe(5);
-    expect((await server.queues.getQueue("alpha")).tags).toEqual({ team: "search" });
+    expect((await server.queues.getQueue("", "alpha")).tags).toEqual({ team: "search" });
     const nightly = (await api<{ schedule: Record<string, unknown> }>(server, "GET", "/v1/schedules/nightly")).body.schedule;
     expect(nightly).toMatchObject({ cron: "0 3 * * *", paused: false });
     // Not declared any more, but no prune: kept.

@@ -37,7 +37,7 @@ describe("retention over a deep backlog", () => {
     const clock = new ManualClock();
     const store = openSqliteStore({ filename: join(await makeTempDir("sluice-deep-"), "sluice.db") });
     const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
-    const { queue } = await queues.createQueue({ name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
+    const { queue } = await queues.createQueue("", { name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
     const t0 = clock.nowMs();
     for (let i = 0; i < backlog; i += 1_000) {
       await store.messageSend({ queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(i + k, t0)) });
@@ -67,7 +67,7 @@ describe("retention over a deep backlog", () => {
     const clock = new ManualClock();
     const store = openSqliteStore({ filename: join(await makeTempDir("sluice-deep-"), "sluice.db") });
     const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
-    const { queue } = await queues.createQueue({ name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
+    const { queue } = await queues.createQueue("", { name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
     await store.messageSend({ queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(k, clock.nowMs())) });
     clock.advance(61_000);
     const expire = vi.spyOn(store, "messageExpire");

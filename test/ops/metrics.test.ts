@@ -83,13 +83,13 @@ describe("GET /metrics", () => {
     };
     for (const body of [{ input: 1, webhook: { url: hookUrl, events: ["job.succeeded"] } }, { input: 2 }, { input: 3 }]) await submit(body);
     clock.advance(2_000);
-    const leased = await server.jobs.lease("embed", { max: 3 });
+    const leased = await server.jobs.lease("", "embed", { max: 3 });
     expect(leased).toHaveLength(3);
     const [first, second, third] = [...leased].sort((x, y) => Number(x.inputJson) - Number(y.inputJson));
     clock.advance(500);
-    await server.jobs.complete(first!.id, { leaseId: first!.leaseToken, output: "ok" });
-    await server.jobs.fail(second!.id, { leaseId: second!.leaseToken, error: { message: "try again" } });
-    await server.jobs.fail(third!.id, { leaseId: third!.leaseToken, error: { message: "bad input" }, retryable: false });
+    await server.jobs.complete("", first!.id, { leaseId: first!.leaseToken, output: "ok" });
+    await server.jobs.fail("", second!.id, { leaseId: second!.leaseToken, error: { message: "try again" } });
+    await server.jobs.fail("", third!.id, { leaseId: third!.leaseToken, error: { message: "bad input" }, retryable: false });
     const canceled = await submit({ input: 4 });
     expect((await fetch(`${url}/v1/jobs/${canceled}/cancel`, { method: "POST" })).status).toBe(200);
     expect((await fetch(`${url}/v1/jobs/no-such-job`)).status).toBe(404);

@@ -52,10 +52,10 @@ describe("docs/operations.md", () => {
     // A second's work on queue "embed": 10 jobs of 0.5 s on workers of concurrency 1 → 5 workers.
     const clock = new ManualClock(Math.ceil(Date.now() / 1000) * 1000);
     server = await startServer({ port: 0, dataDir: dir, clock, logger: createLogger({ level: "silent" }) });
-    await Promise.all(Array.from({ length: 10 }, (_, i) => server.jobs.submit("embed", { input: i })));
-    const leased = await server.jobs.lease("embed", { max: 10 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => server.jobs.submit("", "embed", { input: i })));
+    const leased = await server.jobs.lease("", "embed", { max: 10 });
     clock.advance(500);
-    await Promise.all(leased.map((j) => server.jobs.complete(j.id, { leaseId: j.leaseToken, output: null })));
+    await Promise.all(leased.map((j) => server.jobs.complete("", j.id, { leaseId: j.leaseToken, output: null })));
     clock.advance(1000);
     scrape = await (await fetch(`${server.url}/metrics`)).text();
     queueAnswer = await (await fetch(`${server.url}/v1/queues/embed`)).json();

@@ -167,7 +167,7 @@ describe("long polls whose client just left", () => {
     jobs = await startJobsServer();
     const { server } = jobs;
     const { port } = new URL(jobs.url);
-    await server.queues.createQueue({ name: "ghost-sqs" });
+    await server.queues.createQueue("", { name: "ghost-sqs" });
     const queueUrl = `${jobs.url}/000000000000/ghost-sqs`;
     const sqs = (action: string, body: object): string =>
       httpRequest("POST", "/", JSON.stringify({ QueueUrl: queueUrl, ...body }), { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` });

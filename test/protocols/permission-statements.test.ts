@@ -15,10 +15,10 @@ describe("AddPermission / RemovePermission", () => {
   const queueArn = "arn:aws:sqs:us-east-1:000000000000:q";
 
   it("maintain one Policy statement per label", async () => {
-    await h.service.createQueue({ name: "q" });
-    await addPermission(h.service, "q", { label: "send", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn });
-    await addPermission(h.service, "q", { label: "both", accountIds: ["111122223333", "444455556666"], actions: ["ReceiveMessage", "DeleteMessage"], queueArn });
-    const policy = JSON.parse((await h.service.getQueue("q")).config.policy!);
+    await h.service.createQueue("", { name: "q" });
+    await addPermission(h.service.forAccount(""), "q", { label: "send", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn });
+    await addPermission(h.service.forAccount(""), "q", { label: "both", accountIds: ["111122223333", "444455556666"], actions: ["ReceiveMessage", "DeleteMessage"], queueArn });
+    const policy = JSON.parse((await h.service.getQueue("", "q")).config.policy!);
     expect(policy).toMatchObject({ Version: "2008-10-17", Id: `${queueArn}/SQSDefaultPolicy` });
     expect(policy.Statement).toEqual([
       { Sid: "send", Effect: "Allow", Principal: { AWS: "arn:aws:iam::111122223333:root" }, Action: "SQS:SendMessage", Resource: queueArn },
@@ -30,21 +30,21 @@ describe("AddPermission / RemovePermission", () => {
         Resource: queueArn,
       },
     ]);
-    await removePermission(h.service, "q", "send");
-    expect(JSON.parse((await h.service.getQueue("q")).config.policy!).Statement.map((s: { Sid: string }) => s.Sid)).toEqual(["both"]);
-    await removePermission(h.service, "q", "both");
-    expect((await h.service.getQueue("q")).config.policy).toBeUndefined();
+    await removePermission(h.service.forAccount(""), "q", "send");
+    expect(JSON.parse((await h.service.getQueue("", "q")).config.policy!).Statement.map((s: { Sid: string }) => s.Sid)).toEqual(["both"]);
+    await removePermission(h.service.forAccount(""), "q", "both");
+    expect((await h.service.getQueue("", "q")).config.policy).toBeUndefined();
   });
 
   it("reject duplicate or unknown labels, bad accounts and actions", async () => {
-    await h.service.createQueue({ name: "q" });
+    await h.service.createQueue("", { name: "q" });
     const ok = { label: "l", accountIds: ["111122223333"], actions: ["SendMessage"], queueArn };
-    await addPermission(h.service, "q", ok);
-    expect((await errorOf(addPermission(h.service, "q", ok))).message).toMatch(/Already exists/);
-    expect((await errorOf(removePermission(h.service, "q", "nope"))).message).toMatch(/can't find label/);
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", accountIds: ["123"] }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "x", actions: ["CreateQueue"] }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "q", { ...ok, label: "bad label" }))).code).toBe("InvalidParameterValue");
-    expect((await errorOf(addPermission(h.service, "nope", { ...ok, label: "x" }))).code).toBe("QueueNotFound");
+    await addPermission(h.service.forAccount(""), "q", ok);
+    expect((await errorOf(addPermission(h.service.forAccount(""), "q", ok))).message).toMatch(/Already exists/);
+    expect((await errorOf(removePermission(h.service.forAccount(""), "q", "nope"))).message).toMatch(/can't find label/);
+    expect((await errorOf(addPermission(h.service.forAccount(""), "q", { ...ok, label: "x", accountIds: ["123"] }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service.forAccount(""), "q", { ...ok, label: "x", actions: ["CreateQueue"] }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service.forAccount(""), "q", { ...ok, label: "bad label" }))).code).toBe("InvalidParameterValue");
+    expect((await errorOf(addPermission(h.service.forAccount(""), "nope", { ...ok, label: "x" }))).code).toBe("QueueNotFound");
   });
 });

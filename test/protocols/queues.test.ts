@@ -83,7 +83,7 @@ describe("CreateQueue / GetQueueUrl / DeleteQueue", () => {
 
   it("a send that read its queue before a DeleteQueue committed is QueueDoesNotExist and leaves no messages behind", async () => {
     const url = await h.createQueue("racing");
-    const stale = await h.queues.getQueue("racing");
+    const stale = await h.queues.getQueue("", "racing");
     // Each send has read the queue and is held just before its write while DeleteQueue commits.
     const sendMessages = h.queues.sendMessages.bind(h.queues);
     let release!: () => void;

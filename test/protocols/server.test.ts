@@ -137,7 +137,7 @@ describe("startServer", () => {
   it("ends a long poll whose client disconnected", async () => {
     const clock = new ManualClock();
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-server-"), clock });
-    await server.queues.createQueue({ name: "lp" });
+    await server.queues.createQueue("", { name: "lp" });
     const running = server;
     const req = request(`${running.url}/`, {
       method: "POST",
@@ -158,7 +158,7 @@ describe("maintenance", () => {
     const clock = new ManualClock();
     const store = openSqliteStore({ filename: join(await makeTempDir("sluice-maint-"), "sluice.db") });
     const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
-    const { queue } = await queues.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });
+    const { queue } = await queues.createQueue("", { name: "short", config: { messageRetentionPeriodSeconds: 60 } });
     await queues.sendMessages(queue, [{ body: "a" }, { body: "b" }]);
     const errors: unknown[] = [];
     const maintenance = startMaintenance({ queues, clock, onError: (e) => errors.push(e) });
@@ -177,7 +177,7 @@ describe("maintenance", () => {
     const clock = new ManualClock();
     const store = openSqliteStore({ filename: join(await makeTempDir("sluice-maint-"), "sluice.db") });
     const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
-    const accounts = [queues, queues.forAccount("222222222222"), queues.forAccount("333333333333")];
+    const accounts = [queues.forAccount(""), queues.forAccount("222222222222"), queues.forAccount("333333333333")];
     const made = [];
     for (const view of accounts) {
       const { queue } = await view.createQueue({ name: "short", config: { messageRetentionPeriodSeconds: 60 } });

@@ -82,7 +82,7 @@ describe("requests arriving during shutdown", () => {
     const dataDir = await makeTempDir("sluice-shutdown-");
     server = await startServer({ port: 0, dataDir });
     const running = server;
-    await running.queues.createQueue({ name: "q" });
+    await running.queues.createQueue("", { name: "q" });
     const queueUrl = `${running.url}/000000000000/q`;
     const openApi = (await (await fetch(`${running.url}/openapi.json`, { headers: { connection: "close" } })).json()) as unknown;
     const accepted: Socket[] = [];
@@ -150,8 +150,8 @@ describe("requests arriving during shutdown", () => {
 
     // Nothing was carried out: no message sent, no job queue made.
     server = await startServer({ port: 0, dataDir });
-    expect(await server.queues.queueStats(await server.queues.getQueue("q"))).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
-    expect((await server.queues.listQueues({})).queues.map((q) => q.name)).toEqual(["q"]);
+    expect(await server.queues.queueStats(await server.queues.getQueue("", "q"))).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+    expect((await server.queues.listQueues("", {})).queues.map((q) => q.name)).toEqual(["q"]);
   });
 });
 
@@ -169,7 +169,7 @@ async function shuttingDownApp(): Promise<{ url: string; requests: () => number 
   const shutdown = new AbortController();
   const unexpected: unknown[] = [];
   const app = buildApp({ queues, accountId: "000000000000", region, shutdownSignal: shutdown.signal, onUnexpectedError: (e) => unexpected.push(e), jobs: { jobs, schedules, files, batches, clock, webhookPolicy: { allowPrivate: true }, version: "0.0.0-test" } });
-  await queues.createQueue({ name: "q" });
+  await queues.createQueue("", { name: "q" });
   await app.listen({ host: "127.0.0.1", port: 0 });
   cleanups.push(async () => {
     jobs.close();

@@ -140,7 +140,7 @@ describe("SQS JSON fast path", () => {
   it("ends a long poll at shutdown with an empty answer on a closing connection", async () => {
     const clock = new ManualClock();
     server = await startServer({ port: 0, dataDir: await makeTempDir("sluice-fast-"), clock });
-    const { queue } = await server.queues.createQueue({ name: "lp" });
+    const { queue } = await server.queues.createQueue("", { name: "lp" });
     const running = server;
     const poll = post(`${running.url}/`, target("ReceiveMessage"), JSON.stringify({ QueueUrl: `${running.url}/000000000000/${queue.name}`, WaitTimeSeconds: 20 }));
     await settle(() => running.queues.waiters.waiterCount() === 1, "the poll to wait");

@@ -64,7 +64,7 @@ describe("core's errors in SQS's words", () => {
     expect((await errorOf("ListMessageMoveTasks", { SourceArn: arn("ghost") })).message).toBe("The resource that you specified for the SourceArn parameter doesn't exist.");
 
     // The same refusals keep core's own words where no SQS parameter is involved (the admin API shows these).
-    const refused = await h.queues.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "ghost" }).catch((err: Error) => err);
+    const refused = await h.queues.moveTasks.start("", { sourceQueueName: "dlq", destinationQueueName: "ghost" }).catch((err: Error) => err);
     expect((refused as Error).message).toBe("The destination queue ghost does not exist.");
   });
 
@@ -82,7 +82,7 @@ describe("core's errors in SQS's words", () => {
     );
 
     // Core itself names its own inputs (what a protocol without SQS's names shows).
-    const queue = await h.queues.getQueue("q");
+    const queue = await h.queues.getQueue("", "q");
     const refused = async (input: object): Promise<string> => ((await h.queues.receiveMessages(queue, input).catch((err: Error) => err)) as Error).message;
     expect(await refused({ maxMessages: 0 })).toBe("maxMessages must be an integer from 1 to 10, got 0.");
     expect(await refused({ visibilityTimeoutSeconds: -1 })).toBe("visibilitySeconds must be an integer from 0 to 43200, got -1.");
@@ -144,7 +144,7 @@ describe("core's errors in SQS's words", () => {
     );
 
     // Core names them in its own words (what the admin API shows).
-    const [stdQueue, fifoQueue] = [await h.queues.getQueue("std"), await h.queues.getQueue("f.fifo")];
+    const [stdQueue, fifoQueue] = [await h.queues.getQueue("", "std"), await h.queues.getQueue("", "f.fifo")];
     const refused = async (queue: QueueRecord, input: SendInput): Promise<string> => ((await h.queues.sendMessage(queue, input).catch((err: Error) => err)) as Error).message;
     expect(await refused(stdQueue, { body: "" })).toBe("A message body must not be empty.");
     expect(await refused(stdQueue, { body: "m", groupId: "a b" })).toBe('The message group id "a b" is invalid: 1 to 128 letters, digits or punctuation characters.');
@@ -196,7 +196,7 @@ describe("core's errors in SQS's words", () => {
     expect(unescapeXml(xmlText(query.body, "Message") ?? "")).toBe(expired);
 
     // Core's own words.
-    const queue = await h.queues.getQueue("f.fifo");
+    const queue = await h.queues.getQueue("", "f.fifo");
     const [outcome] = await h.queues.deleteMessages(queue, [lapsed]);
     expect(outcome!.ok ? "deleted" : outcome!.error.message).toBe("The receipt handle has expired: its visibility timeout ran out, or the message was received again since.");
   });
@@ -250,25 +250,25 @@ describe("core's errors in SQS's words", () => {
 
     // Core names them by its config's fields and its inputs (what the admin API shows).
     const refused = async (action: Promise<unknown>): Promise<string> => ((await action.catch((err: Error) => err)) as Error).message;
-    expect(await refused(h.queues.createQueue({ name: "new", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("visibilityTimeoutSeconds must be an integer from 0 to 43200, got 43201.");
-    expect(await refused(h.queues.updateQueueConfig("q", { redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 0 } }))).toBe(
+    expect(await refused(h.queues.createQueue("", { name: "new", config: { visibilityTimeoutSeconds: 43_201 } }))).toBe("visibilityTimeoutSeconds must be an integer from 0 to 43200, got 43201.");
+    expect(await refused(h.queues.updateQueueConfig("", "q", { redrivePolicy: { deadLetterQueueName: "dlq", maxReceiveCount: 0 } }))).toBe(
       "redrivePolicy.maxReceiveCount must be an integer from 1 to 1000, got 0.",
     );
-    expect(await refused(h.queues.createQueue({ name: "bad name" }))).toBe(`A queue name is 1 to 80 characters: letters, digits, '-' and '_' (a FIFO queue's then ".fifo"), got "bad name".`);
-    expect(await refused(h.queues.createQueue({ name: "f", config: { fifoQueue: true } }))).toBe(`A FIFO queue's name ends in ".fifo", got "f".`);
-    expect(await refused(h.queues.tagQueue("q", tags(1, 50)))).toBe("A queue has at most 50 tags; q would have 51.");
-    expect(await refused(h.queues.listQueues({ maxResults: 0 }))).toBe("maxResults must be an integer from 1 to 1000, got 0.");
-    const queue = await h.queues.getQueue("q");
+    expect(await refused(h.queues.createQueue("", { name: "bad name" }))).toBe(`A queue name is 1 to 80 characters: letters, digits, '-' and '_' (a FIFO queue's then ".fifo"), got "bad name".`);
+    expect(await refused(h.queues.createQueue("", { name: "f", config: { fifoQueue: true } }))).toBe(`A FIFO queue's name ends in ".fifo", got "f".`);
+    expect(await refused(h.queues.tagQueue("", "q", tags(1, 50)))).toBe("A queue has at most 50 tags; q would have 51.");
+    expect(await refused(h.queues.listQueues("", { maxResults: 0 }))).toBe("maxResults must be an integer from 1 to 1000, got 0.");
+    const queue = await h.queues.getQueue("", "q");
     expect(await refused(h.queues.sendMessage(queue, { body: "m", priority: 10 }))).toBe("priority must be an integer from 0 to 9, got 10.");
-    expect(await refused(h.queues.updateQueueConfig("q", { fifoQueue: true }))).toBe("A queue's type (FIFO or standard) is set when it is created and can't change.");
-    expect(await refused(h.queues.purgeQueue("q"))).toBe("Queue q was purged less than 60 seconds ago: a queue takes one purge a minute.");
-    expect(await refused(h.queues.sendMessage(await h.queues.getQueue("small"), { body: "x".repeat(1025) }))).toBe("The message is 1025 bytes with its attributes; queue small takes at most 1024.");
+    expect(await refused(h.queues.updateQueueConfig("", "q", { fifoQueue: true }))).toBe("A queue's type (FIFO or standard) is set when it is created and can't change.");
+    expect(await refused(h.queues.purgeQueue("", "q"))).toBe("Queue q was purged less than 60 seconds ago: a queue takes one purge a minute.");
+    expect(await refused(h.queues.sendMessage(await h.queues.getQueue("", "small"), { body: "x".repeat(1025) }))).toBe("The message is 1025 bytes with its attributes; queue small takes at most 1024.");
   });
 
   it("a second active move task is refused with SQS's text", async () => {
     await h.createQueue("dlq");
     await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });
-    await h.queues.sendMessage(await h.queues.getQueue("dlq"), { body: "m" });
+    await h.queues.sendMessage(await h.queues.getQueue("", "dlq"), { body: "m" });
     // Rate-limited, on a clock that doesn't move: it stays RUNNING after its first batch.
     expect((await h.json("StartMessageMoveTask", { SourceArn: arn("dlq"), DestinationArn: arn("src"), MaxNumberOfMessagesPerSecond: 1 })).statusCode).toBe(200);
     expect(await errorOf("StartMessageMoveTask", { SourceArn: arn("dlq") })).toEqual({
@@ -281,14 +281,14 @@ describe("core's errors in SQS's words", () => {
     await h.createQueue("dlq");
     await h.createQueue("src", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn("dlq"), maxReceiveCount: 3 }) });
     await h.createQueue("dest");
-    await h.queues.sendMessage(await h.queues.getQueue("dlq"), { body: "m" });
+    await h.queues.sendMessage(await h.queues.getQueue("", "dlq"), { body: "m" });
     // The destination was checked when the task started; deleted before the runner's first step, it fails the task.
     await h.queues.moveTasks.runner.stop();
-    const started = await h.queues.moveTasks.start({ sourceQueueName: "dlq", destinationQueueName: "dest" });
-    await h.queues.deleteQueue("dest");
+    const started = await h.queues.moveTasks.start("", { sourceQueueName: "dlq", destinationQueueName: "dest" });
+    await h.queues.deleteQueue("", "dest");
     await h.queues.moveTasks.runner.start();
     await h.queues.moveTasks.runner.idle();
-    expect((await h.queues.moveTasks.list("dlq"))[0]).toMatchObject({ taskHandle: started.taskHandle, status: "FAILED", failureReason: "DestinationQueueGone" });
+    expect((await h.queues.moveTasks.list("", "dlq"))[0]).toMatchObject({ taskHandle: started.taskHandle, status: "FAILED", failureReason: "DestinationQueueGone" });
     const listed = (await h.json("ListMessageMoveTasks", { SourceArn: arn("dlq") })).json() as { Results: Array<{ Status: string; FailureReason: string }> };
     expect(listed.Results[0]).toMatchObject({ Status: "FAILED", FailureReason: "AWS.SimpleQueueService.NonExistentQueue" });
   });

@@ -32,10 +32,10 @@ export class JobHolds extends JobServicePart {
   }
 
   /** The job once it is terminal, or as it is after `waitSeconds` — woken by the transition itself. */
-  async wait(id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
+  async wait(account: string, id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
-    if (waitSeconds === 0 || this.shared.isClosed()) return this.shared.get(id);
-    return (await this.hold(id, waitSeconds, signal, () => this.shared.get(id)))!;
+    if (waitSeconds === 0 || this.shared.isClosed()) return this.shared.get(account, id);
+    return (await this.hold(account, id, waitSeconds, signal, () => this.shared.get(account, id)))!;
   }
 
   /**
@@ -43,17 +43,17 @@ export class JobHolds extends JobServicePart {
    * `Prefer: wait`): a caller that wants the result gets it in one request. The submit's own
    * result is the job's first state, so the hold costs no store read unless it times out.
    */
-  async submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
+  async submitAndWait(account: string, queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
     // Checked first: a bad wait must not submit anything.
     checkJobInteger("wait", waitSeconds, 0, limits.jobs.getWaitMaxSeconds);
-    if (waitSeconds === 0 || this.shared.isClosed()) return this.submissions.create(queueName, input, idempotencyKey, undefined, trace);
+    if (waitSeconds === 0 || this.shared.isClosed()) return this.submissions.create(account, queueName, input, idempotencyKey, undefined, trace);
     let submitted: SubmitResult | undefined;
-    const job = await this.hold(this.ids.messageId(), waitSeconds, signal, async (id) => {
-      submitted = await this.submissions.create(queueName, input, idempotencyKey, id, trace);
+    const job = await this.hold(account, this.ids.messageId(), waitSeconds, signal, async (id) => {
+      submitted = await this.submissions.create(account, queueName, input, idempotencyKey, id, trace);
       // A replay names an earlier job, whose events this hold didn't subscribe to: wait on it afresh.
       return submitted.replayed ? undefined : submitted.job;
     });
-    if (submitted!.replayed) return { job: await this.wait(submitted!.job.id, waitSeconds, signal), replayed: true };
+    if (submitted!.replayed) return { job: await this.wait(account, submitted!.job.id, waitSeconds, signal), replayed: true };
     return { job: job!, replayed: false };
   }
 
@@ -64,7 +64,7 @@ export class JobHolds extends JobServicePart {
    * (answered as the limit is: by a read, which then finds no job: JobNotFound). `current`
    * answering undefined ends the hold at once (the caller handles it).
    */
-  private async hold(id: string, waitSeconds: number, signal: WaitSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
+  private async hold(account: string, id: string, waitSeconds: number, signal: WaitSignal | undefined, current: (id: string) => Promise<JobRecord | undefined>): Promise<JobRecord | undefined> {
     let wake!: (job: JobRecord | undefined) => void;
     const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
     const release = (): void => wake(undefined);
@@ -84,7 +84,7 @@ export class JobHolds extends JobServicePart {
       signal?.addEventListener("abort", release, { once: true });
       this.pendingWaits.add(pending);
       if (signal?.aborted || this.shared.isClosed()) release();
-      return (await woken) ?? (await this.shared.get(id));
+      return (await woken) ?? (await this.shared.get(account, id));
     } finally {
       unsubscribe();
       timer?.cancel();

@@ -59,9 +59,9 @@ export class JobLeasing extends JobServicePart {
    * the lease never waits (waitSeconds and batchWindowMs count as 0), so their confirmation is
    * never held back by a long poll, and `max` may be 0 (acks only).
    */
-  async leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
-    const result = await this.leaseOrWait(queueName, input, ackInputs);
-    await this.hideOtherAccountsAcks(result.acks);
+  async leaseWithAcks(account: string, queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
+    const result = await this.leaseOrWait(account, queueName, input, ackInputs);
+    await this.hideOtherAccountsAcks(account, result.acks);
     if (!result.leased.some((job) => job.dependsOn !== undefined)) return result;
     const parents = new Map<string, JobRecord[]>();
     await Promise.all(
@@ -75,11 +75,11 @@ export class JobLeasing extends JobServicePart {
   }
 
   /** A refused ack on another account's job says JobNotFound, as a lone complete or fail would. */
-  private async hideOtherAccountsAcks(acks: LeaseWithAcksResult["acks"]): Promise<void> {
+  private async hideOtherAccountsAcks(account: string, acks: LeaseWithAcksResult["acks"]): Promise<void> {
     await Promise.all(
       acks.map(async (a, i) => {
         if (a.ok || a.error.code === "JobNotFound") return;
-        const ours = await this.shared.get(a.id).then(
+        const ours = await this.shared.get(account, a.id).then(
           () => true,
           () => false,
         );
@@ -93,16 +93,16 @@ export class JobLeasing extends JobServicePart {
    * is the job's secret, so a call that succeeds is on a job of this account; a refused one is
    * answered JobNotFound when the job is another account's, like every other lookup.
    */
-  private async ownJob<T>(id: string, run: () => Promise<T>): Promise<T> {
+  private async ownJob<T>(account: string, id: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
-      if (err instanceof SluiceError && err.code !== "JobNotFound") await this.shared.get(id);
+      if (err instanceof SluiceError && err.code !== "JobNotFound") await this.shared.get(account, id);
       throw err;
     }
   }
 
-  private async leaseOrWait(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
+  private async leaseOrWait(account: string, queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
     const j = limits.jobs;
     const hasAcks = ackInputs.length > 0;
     const max = input.max ?? 1;
@@ -115,12 +115,12 @@ export class JobLeasing extends JobServicePart {
     const labels = checkLabelSet("labels", input.labels);
     checkWorkerId(input.workerId);
     const checked = ackInputs.map((a) => this.checkAck(a));
-    const queue = await this.jobQueues.ensure(queueName);
+    const queue = await this.jobQueues.ensure(account, queueName);
     const policy = await this.jobQueues.policyOf(queue);
     const sighting = input.workerId === undefined ? undefined : this.shared.workers.seen(queue.account, input.workerId, queue.name, labels);
     const leaseSeconds = input.leaseSeconds ?? policy.settings.leaseSeconds;
     checkJobInteger("leaseSeconds", leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
-    const acks = await this.resolveAcks(checked);
+    const acks = await this.resolveAcks(account, checked);
     const deadlineMs = this.clock.nowMs() + (hasAcks ? 0 : waitSeconds * 1000);
     let windowEndMs: number | undefined;
     const leased: LeasedJob[] = [];
@@ -241,12 +241,12 @@ export class JobLeasing extends JobServicePart {
   }
 
   /** Each ack's queue policy (from its lease id); an ack whose job can't be found is refused alone. */
-  private async resolveAcks(checked: Array<{ input: LeaseAckInput; outputJson?: string; error?: JobError }>): Promise<ResolvedAck[]> {
+  private async resolveAcks(account: string, checked: Array<{ input: LeaseAckInput; outputJson?: string; error?: JobError }>): Promise<ResolvedAck[]> {
     return Promise.all(
       checked.map(async ({ input, outputJson, error }): Promise<ResolvedAck> => {
         let policy: JobQueuePolicy;
         try {
-          policy = await this.policyForLease(input.id, input.leaseId);
+          policy = await this.policyForLease(account, input.id, input.leaseId);
         } catch (err) {
           if (err instanceof SluiceError) return { id: input.id, refused: { code: err.code, message: err.message } };
           throw err;
@@ -274,39 +274,39 @@ export class JobLeasing extends JobServicePart {
     });
   }
 
-  async heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
+  async heartbeat(account: string, id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
     if (p.leaseSeconds !== undefined) checkJobInteger("leaseSeconds", p.leaseSeconds, 1, limits.visibilityTimeoutMaxSeconds);
     validateProgress(p.progress);
     // The lease's queue must be this account's (a cache hit, as for complete): a lease id is a
     // secret, but one that leaked to another account must not let it touch the job.
-    await this.policyForLease(id, p.leaseId);
-    const change = await this.ownJob(id, () => this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress }));
+    await this.policyForLease(account, id, p.leaseId);
+    const change = await this.ownJob(account, id, () => this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress }));
     this.shared.publish(change);
     return { cancelRequested: change.job.cancelRequested, leaseExpiresAtMs: change.job.leaseExpiresAtMs!, job: change.job };
   }
 
   /** Streamed output: one job.output event of the attempt's next chunks (output-chunks.ts checks them). */
-  async output(id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
+  async output(account: string, id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
     const { chunksJson, count } = checkOutputChunks(p.chunks);
-    await this.policyForLease(id, p.leaseId);
-    const out = await this.ownJob(id, () => this.store.jobOutputAppend({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), chunksJson, count }));
+    await this.policyForLease(account, id, p.leaseId);
+    const out = await this.ownJob(account, id, () => this.store.jobOutputAppend({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), chunksJson, count }));
     this.shared.publish(out.change);
     return { cancelRequested: out.change.job.cancelRequested, total: out.total };
   }
 
-  async complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+  async complete(account: string, id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
     const outputJson = this.checkOutput(p.output);
-    const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.ownJob(id, () => this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds }));
+    const policy = await this.policyForLease(account, id, p.leaseId);
+    const change = await this.ownJob(account, id, () => this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds }));
     this.shared.publish(change);
     return change.job;
   }
 
-  async fail(id: string, p: { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }): Promise<JobRecord> {
+  async fail(account: string, id: string, p: { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }): Promise<JobRecord> {
     const error = validateJobError(p.error);
     if (p.retryAfterSeconds !== undefined) checkJobInteger("retryAfterSeconds", p.retryAfterSeconds, 0, limits.jobs.retryDelayMaxSeconds);
-    const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.ownJob(id, () =>
+    const policy = await this.policyForLease(account, id, p.leaseId);
+    const change = await this.ownJob(account, id, () =>
       this.store.jobFail({
         ...this.retryPolicy(policy),
         id,
@@ -323,9 +323,9 @@ export class JobLeasing extends JobServicePart {
   }
 
   /** The worker hands back a lease it never started: queued again at once, the attempt given back. */
-  async release(id: string, p: { leaseId: string }): Promise<JobRecord> {
-    const policy = await this.policyForLease(id, p.leaseId);
-    const change = await this.ownJob(id, () => this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds }));
+  async release(account: string, id: string, p: { leaseId: string }): Promise<JobRecord> {
+    const policy = await this.policyForLease(account, id, p.leaseId);
+    const change = await this.ownJob(account, id, () => this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds }));
     this.shared.publish(change);
     this.afterAttemptEnded(policy, change);
     return change.job;
@@ -372,12 +372,12 @@ export class JobLeasing extends JobServicePart {
   }
 
   /** The queue's policy from the lease id's queue, or through the job when that isn't cached. */
-  private async policyForLease(id: string, leaseId: string): Promise<JobQueuePolicy> {
+  private async policyForLease(account: string, id: string, leaseId: string): Promise<JobQueuePolicy> {
     const queueId = queueIdOfLease(leaseId);
-    const cached = queueId === undefined ? undefined : await this.jobQueues.policyById(queueId);
+    const cached = queueId === undefined ? undefined : await this.jobQueues.policyById(account, queueId);
     if (cached) return cached;
-    const job = await this.shared.get(id);
-    return this.jobQueues.policyByName(job.queueName);
+    const job = await this.shared.get(account, id);
+    return this.jobQueues.policyByName(account, job.queueName);
   }
 
   /** A retried job's message became visible (now or later); a failed one's went to the dead-letter queue. */

@@ -37,9 +37,6 @@ export class JobQueues {
   private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
   /** By name, then account: a name may be a queue in several accounts. */
   private readonly byName = new Map<string, Map<string, { queue: QueueRecord; fetchedAtMs: number }>>();
-  /** The account names resolve in ("" is the server's own): QueueRecord.account. */
-  readonly account: string = "";
-  /** The queue service of this view's account: creates and gets resolve there. */
   private readonly queues: QueueService;
 
   constructor(private readonly deps: JobQueuesDeps) {
@@ -47,23 +44,17 @@ export class JobQueues {
   }
 
   /**
-   * These job queues in another account, sharing the caches: `queues` is the queue service's
-   * view of that account (QueueService.forAccount).
+   * The queue, created with its dead-letter queue when missing (so the first submit is the whole
+   * setup). Names resolve in `account` ("" is the server's own: QueueRecord.account), here and below.
    */
-  forAccount(account: string, queues: QueueService): JobQueues {
-    if (account === this.account) return this;
-    return Object.create(this, { account: { value: account, enumerable: true }, queues: { value: queues } }) as JobQueues;
-  }
-
-  /** The queue, created with its dead-letter queue when missing (so the first submit is the whole setup). */
-  async ensure(name: string): Promise<QueueRecord> {
+  async ensure(account: string, name: string): Promise<QueueRecord> {
     const nowMs = this.deps.clock.nowMs();
-    const cached = this.byName.get(name)?.get(this.account);
+    const cached = this.byName.get(name)?.get(account);
     if (cached && nowMs - cached.fetchedAtMs < policyTtlMs) return cached.queue;
-    const existing = (await this.lookUp(name)) ?? (await this.create(name));
+    const existing = (await this.lookUp(account, name)) ?? (await this.create(account, name));
     let accounts = this.byName.get(name);
     if (!accounts) this.byName.set(name, (accounts = new Map()));
-    accounts.set(this.account, { queue: existing, fetchedAtMs: nowMs });
+    accounts.set(account, { queue: existing, fetchedAtMs: nowMs });
     return existing;
   }
 
@@ -78,37 +69,37 @@ export class JobQueues {
     this.byId.delete(queueId);
   }
 
-  private lookUp(name: string): Promise<QueueRecord | undefined> {
-    return this.deps.store.queueGet({ account: this.account, name });
+  private lookUp(account: string, name: string): Promise<QueueRecord | undefined> {
+    return this.deps.store.queueGet({ account, name });
   }
 
-  private async create(name: string): Promise<QueueRecord> {
+  private async create(account: string, name: string): Promise<QueueRecord> {
     if (name.endsWith(".fifo")) fail("ValidationFailed", "Job queues are standard queues: a .fifo queue can't be created through the jobs API.");
     const dlqName = `${name}${deadLetterSuffix}`;
     if (dlqName.length > 80) fail("ValidationFailed", `Queue name ${name} is too long to create with its dead-letter queue ${dlqName} (at most 80 characters).`);
     // A DLQ of that name that already exists (made through SQS, say) is used as it is.
-    if (!(await this.lookUp(dlqName))) {
-      await this.createOrGet(dlqName, { messageRetentionPeriodSeconds: jobQueueRetentionSeconds });
+    if (!(await this.lookUp(account, dlqName))) {
+      await this.createOrGet(account, dlqName, { messageRetentionPeriodSeconds: jobQueueRetentionSeconds });
     }
-    return this.createOrGet(name, {
+    return this.createOrGet(account, name, {
       messageRetentionPeriodSeconds: jobQueueRetentionSeconds,
       redrivePolicy: { deadLetterQueueName: dlqName, maxReceiveCount: backstopMaxReceiveCount },
     });
   }
 
   /** Creates the queue; one created meanwhile with other attributes (a race with the SQS API) is taken as it is. */
-  private async createOrGet(name: string, config: Partial<QueueConfig>): Promise<QueueRecord> {
+  private async createOrGet(account: string, name: string, config: Partial<QueueConfig>): Promise<QueueRecord> {
     try {
-      return (await this.queues.createQueue({ name, config })).queue;
+      return (await this.queues.createQueue(account, { name, config })).queue;
     } catch (err) {
-      const existing = err instanceof SluiceError && err.code === "QueueAlreadyExists" ? await this.lookUp(name) : undefined;
+      const existing = err instanceof SluiceError && err.code === "QueueAlreadyExists" ? await this.lookUp(account, name) : undefined;
       if (!existing) throw err;
       return existing;
     }
   }
 
-  async get(name: string): Promise<QueueRecord> {
-    return this.queues.getQueue(name);
+  async get(account: string, name: string): Promise<QueueRecord> {
+    return this.queues.getQueue(account, name);
   }
 
   /** Settings and dead-letter target of a queue, fresh (and cached for the id-based lookups). */
@@ -130,9 +121,9 @@ export class JobQueues {
    * By queue id (from a lease id); undefined when not cached, or when the queue is another
    * account's (the caller then looks the job up, which answers JobNotFound to this account).
    */
-  async policyById(queueId: number): Promise<JobQueuePolicy | undefined> {
+  async policyById(account: string, queueId: number): Promise<JobQueuePolicy | undefined> {
     const cached = this.byId.get(queueId);
-    if (!cached || cached.policy.queue.account !== this.account) return undefined;
+    if (!cached || cached.policy.queue.account !== account) return undefined;
     if (this.deps.clock.nowMs() - cached.fetchedAtMs < policyTtlMs) return cached.policy;
     const queue = await this.deps.store.queueGet({ account: cached.policy.queue.account, name: cached.policy.queue.name });
     if (!queue || queue.id !== queueId) {
@@ -142,21 +133,21 @@ export class JobQueues {
     return this.policyOf(queue);
   }
 
-  async policyByName(name: string): Promise<JobQueuePolicy> {
-    return this.policyOf(await this.get(name));
+  async policyByName(account: string, name: string): Promise<JobQueuePolicy> {
+    return this.policyOf(await this.get(account, name));
   }
 
-  async updateSettings(name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
+  async updateSettings(account: string, name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
     // Read fresh, not from the cache: a queue deleted since would fail the write. The patch is
     // checked before the queue is created on first use, so a refused PUT creates nothing.
-    const known = await this.lookUp(name);
+    const known = await this.lookUp(account, name);
     const stored = known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }));
     const current = stored ? withSettingDefaults(stored) : defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
     // Not there: a record cached from before a delete must not stand in for it (ensure() asks the
     // store, which answers QueueDeletedRecently or creates the queue).
-    if (!known) this.byName.get(name)?.delete(this.account);
-    const queue = known ?? (await this.ensure(name));
+    if (!known) this.byName.get(name)?.delete(account);
+    const queue = known ?? (await this.ensure(account, name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
     this.forget(queue);
     // Other nodes' policy caches drop it too.

@@ -33,10 +33,8 @@ export interface JobServiceShared {
   workers: WorkerRegistry;
   /** Tells every node (Store.notifier) of a transition that committed. */
   publish(change: JobChange): void;
-  /** The job, or JobNotFound (also for another account's job: JobService.forAccount). */
-  get(id: string): Promise<JobRecord>;
-  /** The job queues of an account ("" is the server's own): a schedule's runs and upkeep resolve names in their own account. */
-  jobQueuesOf(account: string): JobQueues;
+  /** The job, or JobNotFound (also when it is another account's than `account`: JobService.get). */
+  get(account: string, id: string): Promise<JobRecord>;
   /** close() was called: loops end, nothing new is held. */
   isClosed(): boolean;
 }

@@ -59,6 +59,12 @@ export interface JobPage {
   nextCursor?: string;
 }
 
+export type HeartbeatInput = { leaseId: string; leaseSeconds?: number; progress?: number };
+export type HeartbeatResult = { cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord };
+export type FailInput = { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number };
+export type OutputChunksPage = { attempt: number; chunksJson: string[]; next: number; done: boolean };
+export type QueueInfoPageInput = { prefix?: string; limit?: number; afterName?: string };
+
 export class JobService {
   readonly events = new JobEventHub();
   readonly jobQueues: JobQueues;
@@ -92,8 +98,7 @@ export class JobService {
       parked: new ParkedLeases(),
       workers: new WorkerRegistry(deps.store, deps.clock, deps.store.notifier, deps.nodeId ?? deps.ids.messageId(), deps.onError ?? (() => {})),
       publish: (change) => this.publish(change),
-      get: (id) => this.get(id),
-      jobQueuesOf: (account) => this.forAccount(account).jobQueues,
+      get: (account, id) => this.get(account, id),
       isClosed: () => this.closed,
     };
     this.submissions = new JobSubmissions(this.shared, (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000);
@@ -103,40 +108,20 @@ export class JobService {
     this.unsubscribe = deps.store.notifier.subscribe(new JobNotices(this.shared, this.events, this.feed, this.leasing).onNotice);
   }
 
-  /** The account names and ids resolve in: "" is the server's own (QueueRecord.account, JobRecord.account). */
-  readonly account: string = "";
-  /** Each account's view, made once (forAccount runs on every request). */
-  private readonly views = new Map<string, JobService>();
+  /** Each account's handle, made once (forAccount runs on every request). */
+  private readonly handles = new Map<string, AccountJobs>();
 
   /**
-   * This service for another account: its queue names are that account's queues, and a job of
-   * any other account is not found (JobNotFound) — everything else (waits, streams, parked
-   * leases, limits, caches) is shared. What a bearer token of that account works through. Each
-   * part is seen through a view of its own (Object.create) that keeps the part's state and
-   * resolves names in the account.
+   * The jobs of one account ("" is the server's own: QueueRecord.account, JobRecord.account): its
+   * queue names are that account's queues, and a job of any other account is not found
+   * (JobNotFound); waits, streams, parked leases, limits and caches are this service's. What a
+   * bearer token of that account works through. Every method here that resolves a queue name or
+   * a job id takes its account first.
    */
-  forAccount(account: string): JobService {
-    if (account === this.account) return this;
-    const known = this.views.get(account);
-    if (known) return known;
-    const queues = this.queues.forAccount(account);
-    const jobQueues = this.jobQueues.forAccount(account, queues);
-    const view = Object.create(this) as JobService;
-    const shared: JobServiceShared = { ...this.shared, queues, jobQueues, get: (id) => view.get(id) };
-    const inAccount = <T extends object>(part: T, more: PropertyDescriptorMap = {}): T =>
-      Object.create(part, { shared: { value: shared }, queues: { value: queues }, jobQueues: { value: jobQueues }, ...more }) as T;
-    const submissions = inAccount(this.submissions);
-    Object.defineProperties(view, {
-      account: { value: account, enumerable: true },
-      queues: { value: queues },
-      jobQueues: { value: jobQueues },
-      shared: { value: shared },
-      submissions: { value: submissions },
-      leasing: { value: inAccount(this.leasing) },
-      holds: { value: inAccount(this.holds, { submissions: { value: submissions } }) },
-    });
-    this.views.set(account, view);
-    return view;
+  forAccount(account: string): AccountJobs {
+    let handle = this.handles.get(account);
+    if (!handle) this.handles.set(account, (handle = new AccountJobs(this, account)));
+    return handle;
   }
 
   // ---- clients ----
@@ -152,29 +137,29 @@ export class JobService {
   }
 
   /** `trace`: the submit's W3C trace context (traceContextOf), kept with the job for its workers. */
-  async submit(queueName: string, input: SubmitInput, idempotencyKey?: string, trace?: JobTrace): Promise<SubmitResult> {
-    return this.submissions.create(queueName, input, idempotencyKey, undefined, trace);
+  async submit(account: string, queueName: string, input: SubmitInput, idempotencyKey?: string, trace?: JobTrace): Promise<SubmitResult> {
+    return this.submissions.create(account, queueName, input, idempotencyKey, undefined, trace);
   }
 
-  async get(id: string): Promise<JobRecord> {
+  async get(account: string, id: string): Promise<JobRecord> {
     const job = await this.store.jobGet({ id });
     // Another account's job is answered as one that doesn't exist: nothing tells it is there.
-    if (!job || (job.account ?? "") !== this.account) fail("JobNotFound", `Job ${id} does not exist.`);
+    if (!job || (job.account ?? "") !== account) fail("JobNotFound", `Job ${id} does not exist.`);
     return job;
   }
 
   /** The job once it is terminal, or as it is after `waitSeconds` — woken by the transition itself. */
-  wait(id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
-    return this.holds.wait(id, waitSeconds, signal);
+  wait(account: string, id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
+    return this.holds.wait(account, id, waitSeconds, signal);
   }
 
   /** Submit, then hold the answer until the job is terminal or `waitSeconds` pass (JobHolds.submitAndWait). */
-  submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
-    return this.holds.submitAndWait(queueName, input, idempotencyKey, waitSeconds, signal, trace);
+  submitAndWait(account: string, queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
+    return this.holds.submitAndWait(account, queueName, input, idempotencyKey, waitSeconds, signal, trace);
   }
 
-  async list(queueName: string, p: { status?: JobStatus; limit?: number; cursor?: string }): Promise<JobPage> {
-    const queue = await this.jobQueues.get(queueName);
+  async list(account: string, queueName: string, p: { status?: JobStatus; limit?: number; cursor?: string }): Promise<JobPage> {
+    const queue = await this.jobQueues.get(account, queueName);
     const limit = p.limit ?? limits.jobs.listDefaultJobs;
     checkJobInteger("limit", limit, 1, limits.jobs.listMaxJobs);
     const beforeSeq = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
@@ -183,9 +168,9 @@ export class JobService {
     return { jobs, nextCursor: rows.length > limit ? encodeCursor(jobs[jobs.length - 1]!.seq) : undefined };
   }
 
-  async cancel(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
-    const policy = await this.jobQueues.policyByName(job.queueName);
+  async cancel(account: string, id: string): Promise<JobRecord> {
+    const job = await this.get(account, id);
+    const policy = await this.jobQueues.policyByName(account, job.queueName);
     const change = await this.store.jobCancel({ id, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds });
     this.publish(change);
     return change.job;
@@ -195,9 +180,9 @@ export class JobService {
    * An operator's retry (dashboard, CLI): a failed or canceled job is queued again at once, its
    * attempts starting over, with a fresh message on its queue (JobNotRetryable otherwise).
    */
-  async retry(id: string): Promise<JobRecord> {
-    const job = await this.get(id);
-    const policy = await this.jobQueues.policyByName(job.queueName);
+  async retry(account: string, id: string): Promise<JobRecord> {
+    const job = await this.get(account, id);
+    const policy = await this.jobQueues.policyByName(account, job.queueName);
     const nowMs = this.clock.nowMs();
     const message = jobMessage({ queue: policy.queue, jobId: id, inputJson: job.inputJson, priority: job.priority, availableAtMs: nowMs, senderId: this.shared.senderId });
     const change = await this.store.jobRetry({ id, nowMs, message });
@@ -207,8 +192,8 @@ export class JobService {
   }
 
   /** Workers of this account seen in the last minute, on every node (GET /v1/workers). */
-  listWorkers(limit = 1_000): Promise<WorkerView[]> {
-    return this.shared.workers.list(this.account, limit);
+  listWorkers(account: string, limit = 1_000): Promise<WorkerView[]> {
+    return this.shared.workers.list(account, limit);
   }
 
   /** Writes the workers seen on this node now, instead of within the second. */
@@ -226,67 +211,67 @@ export class JobService {
    * Leases up to `max` jobs, waiting up to `waitSeconds` for the first; with `batchWindowMs`, keeps
    * gathering for that long after the first one (never past the wait) so batch workers get full batches.
    */
-  async lease(queueName: string, input: LeaseInput): Promise<LeasedJob[]> {
-    return (await this.leasing.leaseWithAcks(queueName, input, [])).leased;
+  async lease(account: string, queueName: string, input: LeaseInput): Promise<LeasedJob[]> {
+    return (await this.leasing.leaseWithAcks(account, queueName, input, [])).leased;
   }
 
   /** A lease that first reports finished jobs (complete / fail), all in the lease's first write (JobLeasing.leaseWithAcks). */
-  leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
-    return this.leasing.leaseWithAcks(queueName, input, ackInputs);
+  leaseWithAcks(account: string, queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
+    return this.leasing.leaseWithAcks(account, queueName, input, ackInputs);
   }
 
-  heartbeat(id: string, p: { leaseId: string; leaseSeconds?: number; progress?: number }): Promise<{ cancelRequested: boolean; leaseExpiresAtMs: number; job: JobRecord }> {
-    return this.leasing.heartbeat(id, p);
+  heartbeat(account: string, id: string, p: HeartbeatInput): Promise<HeartbeatResult> {
+    return this.leasing.heartbeat(account, id, p);
   }
 
   /** Streamed output (POST /v1/jobs/{id}/output): `total` is the attempt's count of chunks after these. */
-  output(id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
-    return this.leasing.output(id, p);
+  output(account: string, id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
+    return this.leasing.output(account, id, p);
   }
 
   /** The latest attempt's chunks from `from` (each a JSON text), and whether the job has ended. */
-  async outputChunks(id: string, p: { from: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; next: number; done: boolean }> {
-    const job = await this.get(id);
+  async outputChunks(account: string, id: string, p: { from: number; limit: number }): Promise<OutputChunksPage> {
+    const job = await this.get(account, id);
     const read = await this.store.jobOutputRead({ id, fromIndex: p.from, limit: p.limit });
     if (!read) fail("JobNotFound", `Job ${id} does not exist.`);
     const next = p.from + read.chunksJson.length;
     return { attempt: read.attempt, chunksJson: read.chunksJson, next, done: isTerminal(job.status) && next >= read.total };
   }
 
-  complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
-    return this.leasing.complete(id, p);
+  complete(account: string, id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+    return this.leasing.complete(account, id, p);
   }
 
-  fail(id: string, p: { leaseId: string; error: JobError; retryable?: boolean; retryAfterSeconds?: number }): Promise<JobRecord> {
-    return this.leasing.fail(id, p);
+  fail(account: string, id: string, p: FailInput): Promise<JobRecord> {
+    return this.leasing.fail(account, id, p);
   }
 
   /** The worker hands back a lease it never started: queued again at once, the attempt given back. */
-  release(id: string, p: { leaseId: string }): Promise<JobRecord> {
-    return this.leasing.release(id, p);
+  release(account: string, id: string, p: { leaseId: string }): Promise<JobRecord> {
+    return this.leasing.release(account, id, p);
   }
 
   // ---- queues ----
 
-  async queueInfo(name: string): Promise<JobQueueInfo> {
-    return this.infoOf(await this.jobQueues.policyByName(name));
+  async queueInfo(account: string, name: string): Promise<JobQueueInfo> {
+    return this.infoOf(await this.jobQueues.policyByName(account, name));
   }
 
   /** A page of queues in name order, each with what queueInfo tells of it. */
-  async listQueueInfos(p: { prefix?: string; limit?: number; afterName?: string }): Promise<{ queues: JobQueueInfo[]; hasMore: boolean }> {
+  async listQueueInfos(account: string, p: QueueInfoPageInput): Promise<{ queues: JobQueueInfo[]; hasMore: boolean }> {
     const limit = p.limit ?? limits.admin.listQueuesDefaultPage;
     checkJobInteger("limit", limit, 1, limits.admin.listQueuesMaxPage);
-    const page = await this.queues.listQueues({ prefix: p.prefix, afterName: p.afterName, maxResults: limit });
+    const page = await this.queues.listQueues(account, { prefix: p.prefix, afterName: p.afterName, maxResults: limit });
     const queues = await Promise.all(page.queues.map(async (queue) => this.infoOf(await this.jobQueues.policyOf(queue))));
     return { queues, hasMore: page.hasMore };
   }
 
   /** Changes a queue's job settings (creating the queue if missing) and, when `paused` is given, pauses or resumes it. */
-  async updateQueueSettings(name: string, patch: JobQueueSettingsPatch, paused?: boolean): Promise<JobQueueInfo> {
-    let policy = await this.jobQueues.updateSettings(name, patch);
+  async updateQueueSettings(account: string, name: string, patch: JobQueueSettingsPatch, paused?: boolean): Promise<JobQueueInfo> {
+    let policy = await this.jobQueues.updateSettings(account, name, patch);
     if (paused !== undefined && (policy.queue.config.paused === true) !== paused) {
-      await this.queues.setPaused(name, paused);
-      policy = await this.jobQueues.policyByName(name);
+      await this.queues.setPaused(account, name, paused);
+      policy = await this.jobQueues.policyByName(account, name);
     }
     return this.infoOf(policy);
   }
@@ -376,5 +361,92 @@ export class JobService {
       deadLetterQueue ? this.queues.queueDepth(deadLetterQueue) : Promise.resolve(undefined),
     ]);
     return queueInfoOf({ policy, jobCounts, messages, deadLetterStats, throughput: this.queues.activity.throughput(queue.id), nowMs: this.clock.nowMs() });
+  }
+}
+
+/**
+ * One account's jobs (JobService.forAccount): queue names and job ids resolve there. Holds nothing
+ * of its own but which account; what needs none (webhook deliveries, the event log) is the service's.
+ */
+export class AccountJobs {
+  constructor(
+    readonly service: JobService,
+    readonly account: string,
+  ) {}
+
+  submit(queueName: string, input: SubmitInput, idempotencyKey?: string, trace?: JobTrace): Promise<SubmitResult> {
+    return this.service.submit(this.account, queueName, input, idempotencyKey, trace);
+  }
+
+  get(id: string): Promise<JobRecord> {
+    return this.service.get(this.account, id);
+  }
+
+  wait(id: string, waitSeconds: number, signal?: WaitSignal): Promise<JobRecord> {
+    return this.service.wait(this.account, id, waitSeconds, signal);
+  }
+
+  submitAndWait(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, waitSeconds: number, signal?: WaitSignal, trace?: JobTrace): Promise<SubmitResult> {
+    return this.service.submitAndWait(this.account, queueName, input, idempotencyKey, waitSeconds, signal, trace);
+  }
+
+  list(queueName: string, p: { status?: JobStatus; limit?: number; cursor?: string }): Promise<JobPage> {
+    return this.service.list(this.account, queueName, p);
+  }
+
+  cancel(id: string): Promise<JobRecord> {
+    return this.service.cancel(this.account, id);
+  }
+
+  retry(id: string): Promise<JobRecord> {
+    return this.service.retry(this.account, id);
+  }
+
+  listWorkers(limit?: number): Promise<WorkerView[]> {
+    return this.service.listWorkers(this.account, limit);
+  }
+
+  lease(queueName: string, input: LeaseInput): Promise<LeasedJob[]> {
+    return this.service.lease(this.account, queueName, input);
+  }
+
+  leaseWithAcks(queueName: string, input: LeaseInput, ackInputs: LeaseAckInput[]): Promise<LeaseWithAcksResult> {
+    return this.service.leaseWithAcks(this.account, queueName, input, ackInputs);
+  }
+
+  heartbeat(id: string, p: HeartbeatInput): Promise<HeartbeatResult> {
+    return this.service.heartbeat(this.account, id, p);
+  }
+
+  output(id: string, p: { leaseId: string; chunks: unknown }): Promise<{ cancelRequested: boolean; total: number }> {
+    return this.service.output(this.account, id, p);
+  }
+
+  outputChunks(id: string, p: { from: number; limit: number }): Promise<OutputChunksPage> {
+    return this.service.outputChunks(this.account, id, p);
+  }
+
+  complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+    return this.service.complete(this.account, id, p);
+  }
+
+  fail(id: string, p: FailInput): Promise<JobRecord> {
+    return this.service.fail(this.account, id, p);
+  }
+
+  release(id: string, p: { leaseId: string }): Promise<JobRecord> {
+    return this.service.release(this.account, id, p);
+  }
+
+  queueInfo(name: string): Promise<JobQueueInfo> {
+    return this.service.queueInfo(this.account, name);
+  }
+
+  listQueueInfos(p: QueueInfoPageInput): Promise<{ queues: JobQueueInfo[]; hasMore: boolean }> {
+    return this.service.listQueueInfos(this.account, p);
+  }
+
+  updateQueueSettings(name: string, patch: JobQueueSettingsPatch, paused?: boolean): Promise<JobQueueInfo> {
+    return this.service.updateQueueSettings(this.account, name, patch, paused);
   }
 }

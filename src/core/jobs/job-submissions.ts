@@ -29,20 +29,20 @@ export class JobSubmissions extends JobServicePart {
   }
 
   /** `presetId`: submitAndWait subscribes to the job's events before the job exists. */
-  async create(queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined, trace?: JobTrace): Promise<SubmitResult> {
+  async create(account: string, queueName: string, input: SubmitInput, idempotencyKey: string | undefined, presetId: string | undefined, trace?: JobTrace): Promise<SubmitResult> {
     validateSubmit(input);
     if (input.runAt !== undefined) checkRunAtHorizon(input.runAt, this.clock.nowMs());
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
     const inputJson = JSON.stringify(input.input);
     checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
-    const first = await this.jobQueues.ensure(queueName);
+    const first = await this.jobQueues.ensure(account, queueName);
     try {
       return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId, trace);
     } catch (err) {
       // The queue was deleted since it was cached (createOn forgot it): ensure() once more answers
       // QueueDeletedRecently, or creates it anew once that minute has passed.
       if (!(err instanceof SluiceError && err.code === "QueueNotFound")) throw err;
-      return this.createOn(await this.jobQueues.ensure(queueName), input, inputJson, webhook, idempotencyKey, presetId, trace);
+      return this.createOn(await this.jobQueues.ensure(account, queueName), input, inputJson, webhook, idempotencyKey, presetId, trace);
     }
   }
 
@@ -97,9 +97,8 @@ export class JobSubmissions extends JobServicePart {
    * then) as a job, the key its Idempotency-Key, so a key written twice makes one job.
    */
   async keyedItems(p: KeyedSubmits): Promise<JobCreateItem[]> {
-    const jobQueues = this.shared.jobQueuesOf(p.account);
-    const queue = await jobQueues.ensure(p.queueName);
-    const { settings } = await jobQueues.policyOf(queue);
+    const queue = await this.jobQueues.ensure(p.account, p.queueName);
+    const { settings } = await this.jobQueues.policyOf(queue);
     const options = JSON.parse(p.optionsJson) as StoredSubmitOptions;
     const webhook = options.webhook as JobWebhook | undefined;
     return p.keys.map((key, i) => {

@@ -26,7 +26,7 @@ export class JobUpkeep extends JobServicePart {
       const due = await this.store.jobListExpired({ nowMs, limit: batch });
       await Promise.all(
         due.map(async ({ id, queueName, account }) => {
-          const policy = await this.shared.jobQueuesOf(account ?? "").policyByName(queueName).catch((err: unknown) => {
+          const policy = await this.jobQueues.policyByName(account ?? "", queueName).catch((err: unknown) => {
             if (err instanceof SluiceError && err.code === "QueueNotFound") return undefined;
             throw err;
           });

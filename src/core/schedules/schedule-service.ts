@@ -59,28 +59,20 @@ export class ScheduleService {
     this.clock = deps.clock;
   }
 
-  /** The account schedule names resolve in: "" is the server's own (ScheduleRecord.account). */
-  readonly account: string = "";
-
   /**
-   * This service with schedule names in another account (the same store and listeners): its
-   * schedules' jobs go to that account's queues. What a token of that account works through.
+   * The schedules of one account ("" is the server's own: ScheduleRecord.account), whose runs go
+   * to that account's queues. What a token of that account works through.
    */
-  forAccount(account: string): ScheduleService {
-    if (account === this.account) return this;
-    return Object.create(this, { account: { value: account, enumerable: true } }) as ScheduleService;
+  forAccount(account: string): AccountSchedules {
+    return new AccountSchedules(this, account);
   }
 
-  /** The store's selector for this view's account. */
-  private get owner(): { account?: string } {
-    return this.account === "" ? {} : { account: this.account };
-  }
-
-  async put(name: string, input: ScheduleInput): Promise<{ view: ScheduleView; created: boolean }> {
+  /** Every method below names the account its schedule names resolve in. */
+  async put(account: string, name: string, input: ScheduleInput): Promise<{ view: ScheduleView; created: boolean }> {
     const { definition, times } = validateScheduleInput(name, input, this.deps.cron);
-    const result = await this.update(name, (current, nowMs) => {
+    const result = await this.update(account, name, (current, nowMs) => {
       if (!current) {
-        return { ...this.owner, name, ...definition, paused: false, nextRunAtMs: times.nextAfter(nowMs), createdAtMs: nowMs, updatedAtMs: nowMs, version: 1 };
+        return { ...ownerOf(account), name, ...definition, paused: false, nextRunAtMs: times.nextAfter(nowMs), createdAtMs: nowMs, updatedAtMs: nowMs, version: 1 };
       }
       // The same run times: a run due but not fired yet stays due (a PUT that changes nothing moves nothing).
       const sameTimes = current.cron === definition.cron && current.everySeconds === definition.everySeconds && current.timezone === definition.timezone;
@@ -90,39 +82,39 @@ export class ScheduleService {
     return { view: this.viewOf(result.schedule, times), created: result.created };
   }
 
-  async get(name: string): Promise<ScheduleView> {
+  async get(account: string, name: string): Promise<ScheduleView> {
     checkScheduleName(name);
-    const schedule = await this.store.scheduleGet({ ...this.owner, name });
+    const schedule = await this.store.scheduleGet({ ...ownerOf(account), name });
     if (!schedule) return notFound(name);
     return this.viewOf(schedule);
   }
 
-  async list(p: { limit?: number; cursor?: string }): Promise<SchedulePage> {
+  async list(account: string, p: { limit?: number; cursor?: string }): Promise<SchedulePage> {
     const limit = p.limit ?? limits.schedules.listDefault;
     if (!Number.isInteger(limit) || limit < 1 || limit > limits.schedules.listMax) fail("ValidationFailed", `limit must be an integer from 1 to ${limits.schedules.listMax}, got ${limit}.`);
     if (p.cursor !== undefined) checkScheduleName(p.cursor);
-    const rows = await this.store.scheduleList({ ...this.owner, afterName: p.cursor, limit: limit + 1 });
+    const rows = await this.store.scheduleList({ ...ownerOf(account), afterName: p.cursor, limit: limit + 1 });
     const page = rows.slice(0, limit);
     return { schedules: page.map((s) => this.viewOf(s)), nextCursor: rows.length > limit ? page[page.length - 1]!.name : undefined };
   }
 
-  async delete(name: string): Promise<void> {
+  async delete(account: string, name: string): Promise<void> {
     checkScheduleName(name);
-    if (!(await this.store.scheduleDelete({ ...this.owner, name }))) notFound(name);
+    if (!(await this.store.scheduleDelete({ ...ownerOf(account), name }))) notFound(name);
   }
 
   /** No run submits a job while paused; runs due meanwhile are skipped (resume starts after now). */
-  async pause(name: string): Promise<ScheduleView> {
+  async pause(account: string, name: string): Promise<ScheduleView> {
     checkScheduleName(name);
-    const { schedule } = await this.update(name, (current, nowMs) =>
+    const { schedule } = await this.update(account, name, (current, nowMs) =>
       current!.paused ? undefined : { ...current!, paused: true, nextRunAtMs: undefined, updatedAtMs: nowMs, version: current!.version + 1 },
     );
     return this.viewOf(schedule);
   }
 
-  async resume(name: string): Promise<ScheduleView> {
+  async resume(account: string, name: string): Promise<ScheduleView> {
     checkScheduleName(name);
-    const { schedule } = await this.update(name, (current, nowMs) =>
+    const { schedule } = await this.update(account, name, (current, nowMs) =>
       current!.paused ? { ...current!, paused: false, nextRunAtMs: this.timesOf(current!).nextAfter(nowMs), updatedAtMs: nowMs, version: current!.version + 1 } : undefined,
     );
     return this.viewOf(schedule);
@@ -173,11 +165,12 @@ export class ScheduleService {
    * decide's to make; otherwise it is ScheduleNotFound.
    */
   private async update(
+    account: string,
     name: string,
     decide: (current: ScheduleRecord | undefined, nowMs: number) => ScheduleRecord | undefined,
     create = false,
   ): Promise<{ schedule: ScheduleRecord; created: boolean }> {
-    let current = await this.store.scheduleGet({ ...this.owner, name });
+    let current = await this.store.scheduleGet({ ...ownerOf(account), name });
     for (let attempt = 0; attempt < casAttempts; attempt++) {
       if (!current && !create) return notFound(name);
       const next = decide(current, this.clock.nowMs());
@@ -200,6 +193,43 @@ export class ScheduleService {
     if (schedule.paused || schedule.nextRunAtMs === undefined) return { schedule, nextRuns: [] };
     return { schedule, nextRuns: upcomingRuns(times ?? this.timesOf(schedule), schedule.nextRunAtMs, limits.schedules.nextRunsShown) };
   }
+}
+
+/** One account's schedules: names resolve there. Holds nothing of its own but which account. */
+export class AccountSchedules {
+  constructor(
+    readonly service: ScheduleService,
+    readonly account: string,
+  ) {}
+
+  put(name: string, input: ScheduleInput): Promise<{ view: ScheduleView; created: boolean }> {
+    return this.service.put(this.account, name, input);
+  }
+
+  get(name: string): Promise<ScheduleView> {
+    return this.service.get(this.account, name);
+  }
+
+  list(p: { limit?: number; cursor?: string }): Promise<SchedulePage> {
+    return this.service.list(this.account, p);
+  }
+
+  delete(name: string): Promise<void> {
+    return this.service.delete(this.account, name);
+  }
+
+  pause(name: string): Promise<ScheduleView> {
+    return this.service.pause(this.account, name);
+  }
+
+  resume(name: string): Promise<ScheduleView> {
+    return this.service.resume(this.account, name);
+  }
+}
+
+/** The store's selector for an account's schedules. */
+function ownerOf(account: string): { account?: string } {
+  return account === "" ? {} : { account };
 }
 
 function withDefinition(current: ScheduleRecord, d: ScheduleDefinition): ScheduleRecord {

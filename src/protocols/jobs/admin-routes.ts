@@ -3,7 +3,7 @@
  * to, purged and reconfigured; dead-letter queues redriven; finished jobs retried. The dashboard
  * and the `sluice` CLI use nothing else.
  */
-import { type JobService, type QueueConfig, type QueueService, SluiceError, fail, limits, listDeadLetterSourceQueues } from "../../core/index.js";
+import { type AccountJobs, type AccountQueues, type QueueConfig, SluiceError, fail, limits, listDeadLetterSourceQueues } from "../../core/index.js";
 import { peekedMessageWire, messageAttributesOf, redriveTaskWire, sentMessageWire, type WireAttributeValue } from "./admin-wire.js";
 import { type Handler, type JobsRoutesOptions, type Request, sendJson } from "./route-handler.js";
 import { sseHeaders } from "./sse.js";
@@ -64,8 +64,8 @@ async function translating<T>(run: Promise<T>, from: string, to: (err: SluiceErr
 
 /** What an admin request works on: its token's account's queues and jobs, and the ARNs that name them (peeked messages' sources). */
 interface AccountView {
-  jobs: JobService;
-  queues: QueueService;
+  jobs: AccountJobs;
+  queues: AccountQueues;
   arnOf(name: string): string;
 }
 
@@ -199,7 +199,7 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
       const patch = configPatchOf(body, queue.config.fifoQueue, "body");
       const updated = await queues.updateQueueConfig(name, patch);
       // Its job policy (dead-letter target) is cached by queue record: the next read must see the change.
-      view.jobs.jobQueues.forget(updated);
+      view.jobs.service.jobQueues.forget(updated);
       return sendJson(reply, 200, `{"queue":${await queueJson(view, name)}}`);
     },
 

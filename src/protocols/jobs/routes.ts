@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, traceContextOf, type JobService, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, traceContextOf, type AccountJobs, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -55,7 +55,7 @@ function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal 
 function handlers(o: JobsRoutesOptions): Record<string, Handler> {
   // Everything a request names — queues, jobs, events, schedules — is its token's account's: the
   // services' views of that account (another account's job or queue is simply not found there).
-  const jobsOf = (request: Request): JobService => o.jobs.forAccount(request.storeAccount);
+  const jobsOf = (request: Request): AccountJobs => o.jobs.forAccount(request.storeAccount);
   const openApi = buildOpenApiDocument({ version: o.version });
   return {
     async submitJob(request, reply) {
@@ -90,7 +90,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const id = request.params.id!;
       const wait = (request.query.wait as number | undefined) ?? 0;
       const job = wait > 0 ? await jobs.wait(id, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.get(id);
-      const deliveries = job.webhook ? await jobs.webhookDeliveries(id) : [];
+      const deliveries = job.webhook ? await o.jobs.webhookDeliveries(id) : [];
       return sendJson(reply, 200, `{"job":${jobJson(job, { deliveries })}}`);
     },
 
@@ -112,10 +112,10 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const job = await jobs.get(id); // a missing job is a plain 404, before the stream starts
       const afterId = resumePosition(request);
       // Resuming a finished job's stream with nothing left: 204 tells EventSource not to reconnect.
-      if (afterId !== undefined && isTerminal(job.status) && !(await jobs.hasEventsAfter(id, afterId))) return reply.code(204).send();
+      if (afterId !== undefined && isTerminal(job.status) && !(await o.jobs.hasEventsAfter(id, afterId))) return reply.code(204).send();
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents({ ...o, jobs }, reply.raw, { account: jobs.account, jobId: id, afterId, ...(afterId === undefined ? { snapshot: () => jobs.get(id) } : {}) });
+      await streamEvents(o, reply.raw, { account: jobs.account, jobId: id, afterId, ...(afterId === undefined ? { snapshot: () => jobs.get(id) } : {}) });
     },
 
     async streamEvents(request, reply) {
@@ -124,7 +124,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const afterId = resumePosition(request);
       reply.hijack();
       reply.raw.writeHead(200, sseHeaders());
-      await streamEvents({ ...o, jobs }, reply.raw, { account: jobs.account, queueName: queue, afterId });
+      await streamEvents(o, reply.raw, { account: jobs.account, queueName: queue, afterId });
     },
 
     async leaseJobs(request, reply) {

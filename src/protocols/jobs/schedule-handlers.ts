@@ -1,6 +1,6 @@
 /** The schedules routes' handlers (schedule-route-specs.ts): core's ScheduleService, answered as JSON. */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ScheduleInput, ScheduleService, ScheduleView } from "../../core/index.js";
+import type { AccountSchedules, ScheduleInput, ScheduleView } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 type Request = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown>; Body: unknown }>;
@@ -30,7 +30,7 @@ export function scheduleWire(view: ScheduleView): Record<string, unknown> {
 const answer = (view: ScheduleView): string => JSON.stringify({ schedule: scheduleWire(view) });
 
 /** `schedulesOf`: the schedules a request works on (its account's). */
-export function scheduleHandlers(schedulesOf: (request: Request) => ScheduleService, sendJson: (reply: FastifyReply, status: number, json: string) => FastifyReply): Record<string, Handler> {
+export function scheduleHandlers(schedulesOf: (request: Request) => AccountSchedules, sendJson: (reply: FastifyReply, status: number, json: string) => FastifyReply): Record<string, Handler> {
   return {
     async listSchedules(request, reply) {
       const schedules = schedulesOf(request);

@@ -135,7 +135,7 @@ export async function streamEvents(deps: SseDeps, res: ServerResponse, spec: Str
       if (isTerminal(job.status)) end();
     }
     // A resumed job stream whose terminal event came before its position: nothing more will come.
-    if (spec.jobId !== undefined && !ended && !spec.snapshot && isTerminal((await deps.jobs.get(spec.jobId)).status)) end();
+    if (spec.jobId !== undefined && !ended && !spec.snapshot && isTerminal((await deps.jobs.get(spec.account, spec.jobId)).status)) end();
   } catch {
     end(); // the job was pruned meanwhile, or the log could not be read: the client reconnects
   }

@@ -14,7 +14,7 @@
  */
 import type { FastifyReply } from "fastify";
 import type { ServerResponse } from "node:http";
-import { type BatchDependency, batchSubmitOrder, fail, parseIdempotencyKey, type JobRecord, type JobService, type SubmitResult, type WaitSignal, type SubmitInput } from "../../core/index.js";
+import { type BatchDependency, batchSubmitOrder, fail, parseIdempotencyKey, type JobRecord, type AccountJobs, type SubmitResult, type WaitSignal, type SubmitInput } from "../../core/index.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { errorAnswerOf } from "./http-errors.js";
 import { checkWebhookTarget, type WebhookUrlPolicy } from "./webhooks/url-policy.js";
@@ -24,7 +24,7 @@ import { jobJson } from "./wire.js";
 export type SubmitBatchEntry = Omit<SubmitInput, "dependsOn"> & { idempotencyKey?: string; dependsOn?: BatchDependency[] };
 
 export interface SubmitBatchContext {
-  jobs: JobService;
+  jobs: AccountJobs;
   webhookPolicy: WebhookUrlPolicy;
   onUnexpectedError: (err: unknown) => void;
   /** Aborted when shutdown starts. */

@@ -6,7 +6,7 @@
  * AddPermission or SetQueueAttributes). Anything else is AccessDenied, as SQS answers — a missing
  * queue too, so no account learns which queues another has.
  */
-import type { QueueService } from "../../core/index.js";
+import type { AccountQueues, QueueService } from "../../core/index.js";
 import { crossAccountActionOf, queuePolicyAllows } from "./queue-policy.js";
 import type { SqsIdentity } from "./queue-url.js";
 import { protocolFail } from "./sqs-errors.js";
@@ -14,7 +14,7 @@ import type { WireObject } from "./wire-input.js";
 
 export interface AccountScope {
   /** Queue names resolve in the scope's account. */
-  queues: QueueService;
+  queues: AccountQueues;
   /** The account that owns the queues: URLs and ARNs in answers name it. */
   identity: SqsIdentity;
 }

@@ -3,12 +3,12 @@
  * against core, and encode the result for either protocol. Handlers never see which protocol
  * the client spoke.
  */
-import type { QueueRecord, QueueService } from "../../core/index.js";
+import type { AccountQueues, QueueRecord } from "../../core/index.js";
 import { type SqsIdentity, queueNameFromUrl, queueUrl } from "./queue-url.js";
 import type { WireObject } from "./wire-input.js";
 
 export interface ActionContext {
-  queues: QueueService;
+  queues: AccountQueues;
   identity: SqsIdentity;
   /** `http://<Host header>`: queue URLs reach the server the way this client did. */
   baseUrl: string;

@@ -6,6 +6,8 @@
  * `prune`) deletions. A plan that fails writes nothing.
  */
 import {
+  type AccountQueues,
+  type AccountSchedules,
   type JobQueueSettings,
   type JobQueueSettingsPatch,
   type JobService,
@@ -71,7 +73,7 @@ interface SectionPlan {
   unchanged: number;
 }
 
-async function allQueues(queues: QueueService): Promise<QueueRecord[]> {
+async function allQueues(queues: AccountQueues): Promise<QueueRecord[]> {
   const out: QueueRecord[] = [];
   let afterName: string | undefined;
   for (;;) {
@@ -82,7 +84,7 @@ async function allQueues(queues: QueueService): Promise<QueueRecord[]> {
   }
 }
 
-async function allSchedules(schedules: ScheduleService): Promise<ScheduleRecord[]> {
+async function allSchedules(schedules: AccountSchedules): Promise<ScheduleRecord[]> {
   const out: ScheduleRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -174,7 +176,7 @@ class Planner {
         if (Object.keys(add).length > 0 || remove.length > 0) step.tags = { add, remove };
       }
       if (declared.jobs) {
-        const have = existing ? (await jobs.jobQueues.policyOf(existing)).settings : defaultJobQueueSettings;
+        const have = existing ? (await jobs.service.jobQueues.policyOf(existing)).settings : defaultJobQueueSettings;
         const patchJobs = declared.jobs;
         const want = this.catching(queuePath(declared, "jobs"), () => applySettingsPatch(have, patchJobs));
         if (!sameSettings(have, want)) step.settings = want;
@@ -247,7 +249,7 @@ async function execute(plan: SectionPlan, s: ApplyServices, summary: ApplySummar
     if (!step.existing) {
       await queues.createQueue({ name, config: { ...step.patch, fifoQueue: step.declared.fifo }, tags: step.declared.tags });
     } else {
-      if (Object.keys(step.patch).length > 0) jobs.jobQueues.forget(await queues.updateQueueConfig(name, step.patch));
+      if (Object.keys(step.patch).length > 0) jobs.service.jobQueues.forget(await queues.updateQueueConfig(name, step.patch));
       if (step.tags && Object.keys(step.tags.add).length > 0) await queues.tagQueue(name, step.tags.add);
       if (step.tags && step.tags.remove.length > 0) await queues.untagQueue(name, step.tags.remove);
     }

@@ -6,6 +6,8 @@
  * in it.
  */
 import {
+  type AccountQueues,
+  type AccountSchedules,
   type JobService,
   type QueueRecord,
   type QueueService,
@@ -22,7 +24,7 @@ export type ExportedDocument = Record<string, unknown>;
 const page = 1000;
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-async function queuesOf(queues: QueueService): Promise<QueueRecord[]> {
+async function queuesOf(queues: AccountQueues): Promise<QueueRecord[]> {
   const out: QueueRecord[] = [];
   let afterName: string | undefined;
   for (;;) {
@@ -33,7 +35,7 @@ async function queuesOf(queues: QueueService): Promise<QueueRecord[]> {
   }
 }
 
-async function schedulesOf(schedules: ScheduleService): Promise<ScheduleRecord[]> {
+async function schedulesOf(schedules: AccountSchedules): Promise<ScheduleRecord[]> {
   const out: ScheduleRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -78,12 +80,11 @@ function scheduleEntry(s: ScheduleRecord): Record<string, unknown> {
 }
 
 async function sectionOf(account: string, services: { queues: QueueService; jobs: JobService; schedules: ScheduleService }): Promise<Record<string, unknown>> {
-  const jobs = services.jobs.forAccount(account);
   const section: Record<string, unknown> = {};
   const queues = await queuesOf(services.queues.forAccount(account));
   if (queues.length > 0) {
     const entries: Record<string, unknown> = {};
-    for (const q of queues) entries[q.name] = await queueEntry(q, jobs);
+    for (const q of queues) entries[q.name] = await queueEntry(q, services.jobs);
     section.queues = entries;
   }
   const schedules = await schedulesOf(services.schedules.forAccount(account));

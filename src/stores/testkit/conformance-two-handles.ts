@@ -121,10 +121,10 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     const one = nodeOn(store(), clock, 1);
     const two = nodeOn(await another(), clock, 2);
     try {
-      const { queue } = await one.queues.createQueue({ name: "polled" });
+      const { queue } = await one.queues.createQueue("", { name: "polled" });
       const polling = one.queues.receiveMessages(queue, { waitTimeSeconds: 20 });
       await until(() => one.queues.waiters.waiterCount(queue.id) === 1);
-      await two.queues.sendMessage(await two.queues.getQueue("polled"), { body: "wake up" });
+      await two.queues.sendMessage(await two.queues.getQueue("", "polled"), { body: "wake up" });
       // The clock never moves: only the notice of the send can wake the poll.
       expect((await polling).map((m) => m.body)).toEqual(["wake up"]);
     } finally {
@@ -138,14 +138,14 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     const one = nodeOn(store(), clock, 1);
     const two = nodeOn(await another(), clock, 2);
     try {
-      const leasing = one.jobs.lease("work", { waitSeconds: 20 });
+      const leasing = one.jobs.lease("", "work", { waitSeconds: 20 });
       await until(() => one.queues.waiters.waiterCount() === 1);
-      const { job } = await two.jobs.submit("work", { input: { n: 1 } });
+      const { job } = await two.jobs.submit("", "work", { input: { n: 1 } });
       const [leased] = await leasing;
       expect(leased?.id).toBe(job.id);
-      const waiting = one.jobs.wait(job.id, 30);
+      const waiting = one.jobs.wait("", job.id, 30);
       await until(() => one.jobs.events.listenerCount() === 1);
-      await two.jobs.complete(job.id, { leaseId: leased!.leaseToken, output: { ok: true } });
+      await two.jobs.complete("", job.id, { leaseId: leased!.leaseToken, output: { ok: true } });
       expect(await waiting).toMatchObject({ id: job.id, status: "succeeded", outputJson: '{"ok":true}' });
     } finally {
       one.close();
