@@ -5,7 +5,9 @@
  * after it — each event once. A stream that stays silent past its keep-alives is taken for dead
  * and reconnected the same way.
  */
+import { withAttachments } from "./attachment.js";
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
+import type { BlobTransfer } from "./blob-transfer.js";
 import { type HttpClient, isRetryable, readTextLines } from "./http.js";
 import { type Timers, sleep } from "./timers.js";
 import type { JobEventMessage, JsonValue } from "./wire.js";
@@ -64,6 +66,7 @@ export async function* eventStream<I = JsonValue, O = JsonValue>(
   path: string,
   query: Record<string, string | undefined>,
   opts: EventStreamOptions & { untilTerminal?: boolean },
+  transfer: BlobTransfer,
 ): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
   let lastId = opts.since;
   let failures = 0;
@@ -116,6 +119,7 @@ export async function* eventStream<I = JsonValue, O = JsonValue>(
         if (raw.id !== undefined && raw.id !== "") lastId = raw.id;
         const message = JSON.parse(raw.data) as JobEventMessage<I, O>;
         if (raw.id) message.id = raw.id;
+        if (message.job) withAttachments(message.job, transfer);
         yield message;
         if (opts.untilTerminal && terminalEvents.has(message.type)) return;
       }

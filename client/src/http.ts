@@ -78,6 +78,10 @@ export class HttpClient {
     }
   }
 
+  get timers(): Timers {
+    return this.opts.timers;
+  }
+
   /**
    * How long to wait before attempt `attempt + 1` of a call that failed transiently with `err`:
    * what its answer's Retry-After asked for, as request() waits, else the full-jitter backoff.
@@ -108,6 +112,45 @@ export class HttpClient {
       if (ro.signal?.aborted) throw ro.signal.reason;
       throw publicError(err);
     }
+  }
+
+  /**
+   * One request to an absolute URL — a blob's presigned upload or download URL, perhaps another
+   * host (S3): no Sluice credentials, the body sent as it is (a stream included). Resolves with a
+   * 2xx Response whose body the caller reads; otherwise throws as request() does. Not retried. The
+   * answer's head must come within `headTimeoutMs` (null: no limit — an upload's answer comes only
+   * after its whole body); the answer's body may take as long as it takes.
+   */
+  async fetchUrl(method: string, url: string, init: { body?: RequestInit["body"]; headers?: Record<string, string>; signal?: AbortSignal; headTimeoutMs?: number | null } = {}): Promise<Response> {
+    init.signal?.throwIfAborted();
+    const controller = new AbortController();
+    let timedOut = false;
+    const headTimeoutMs = init.headTimeoutMs === undefined ? 30_000 : init.headTimeoutMs;
+    const cancelTimeout =
+      headTimeoutMs === null
+        ? () => {}
+        : this.opts.timers.schedule(headTimeoutMs, () => {
+            timedOut = true;
+            controller.abort();
+          });
+    const onCallerAbort = (): void => controller.abort(init.signal?.reason);
+    init.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    const where = `${method} ${url.split("?")[0]}`;
+    let res: Response;
+    try {
+      // duplex: a streamed body must say it (Node's fetch refuses one otherwise); DOM's RequestInit lacks the field.
+      res = await this.fetchImpl(url, { method, headers: init.headers, body: init.body, signal: controller.signal, duplex: "half" } as RequestInit);
+    } catch (cause) {
+      init.signal?.removeEventListener("abort", onCallerAbort);
+      if (init.signal?.aborted) throw init.signal.reason;
+      throw new SluiceNetworkError(`${where} ${timedOut ? "timed out" : "failed"}: ${describeCause(cause)}`, { cause });
+    } finally {
+      cancelTimeout();
+    }
+    if (res.ok) return res;
+    init.signal?.removeEventListener("abort", onCallerAbort);
+    const text = await res.text().catch(() => "");
+    throw toApiError(res.status, text);
   }
 
   /** One attempt; a successful answer is read by `read` when given (a stream), else parsed as JSON. */

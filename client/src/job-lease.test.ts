@@ -4,6 +4,7 @@
  * behaviour against the real server is in test/jobs-e2e.)
  */
 import { describe, expect, it } from "vitest";
+import { BlobTransfer } from "./blob-transfer.js";
 import { JobCanceledError, LeaseLostError } from "./errors.js";
 import { type FetchLike, HttpClient } from "./http.js";
 import { JobLease, type WorkerPhase } from "./job-lease.js";
@@ -60,7 +61,7 @@ function setup(answer: (call: Call) => { status: number; body: unknown }) {
   const server = fakeServer(timers, answer);
   const errors: { phase: WorkerPhase; err: unknown }[] = [];
   const http = new HttpClient({ url: "http://sluice", fetch: server.fetch, timers });
-  const lease = new JobLease({ http, timers, random: () => 0.5, leaseSeconds: 30, onError: (err, w) => errors.push({ phase: w.phase, err }) }, job);
+  const lease = new JobLease({ http, transfer: new BlobTransfer(http, 1), timers, random: () => 0.5, leaseSeconds: 30, onError: (err, w) => errors.push({ phase: w.phase, err }) }, job);
   return { timers, calls: server.calls, errors, lease };
 }
 

@@ -4,10 +4,15 @@
  * server, turns "cancel requested" or a lost lease into an aborted ctx.signal, and reports the
  * outcome (complete / fail / hand back) with retries that outlast a server restart.
  */
+import { withAttachments } from "./attachment.js";
+import type { Attachment } from "./attachment-shape.js";
+import type { AttachmentSource } from "./attachment-source.js";
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
+import type { BlobTransfer } from "./blob-transfer.js";
 import { JobCanceledError, LeaseLostError, SluiceApiError, WorkerClosingError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { jobPath } from "./paths.js";
+import { type AttachOptions, OutputAttachments } from "./output-attachments.js";
 import { OutputStream } from "./output-stream.js";
 import type { Timers } from "./timers.js";
 import type { CompleteAck, FailAck, FailRequest, HeartbeatResponse, JsonValue, LeasedJob } from "./wire.js";
@@ -26,12 +31,22 @@ export interface JobContext {
   emit(chunk: JsonValue): void;
   /** Resolves once every chunk emitted so far is stored (the worker also flushes before it reports). */
   flush(): Promise<void>;
+  /** The job's input files by name (`await ctx.attachments.image.bytes()`, `.stream()`); `{}` without. */
+  readonly attachments: Readonly<Record<string, Attachment>>;
+  /**
+   * Attaches a file to the job's result (at most 16, names 1–64 of [A-Za-z0-9._-]): uploaded now,
+   * streamed; the job completes with it (`job.outputAttachments.<name>`). The worker waits for
+   * every upload before it reports; a failed one fails the attempt (retried as a throw would be).
+   */
+  attach(name: string, data: AttachmentSource, opts?: AttachOptions): Promise<Attachment>;
 }
 
 export type WorkerPhase = "lease" | "heartbeat" | "complete" | "fail" | "release";
 
 export interface LeaseDeps {
   http: HttpClient;
+  /** Reads the job's attachments and uploads the handler's. */
+  transfer: BlobTransfer;
   timers: Timers;
   random: () => number;
   leaseSeconds: number;
@@ -66,6 +81,10 @@ export class JobLease<I = JsonValue> {
   private leaseEndsAtMs: number;
   /** Made on the first ctx.emit(): most jobs stream nothing. */
   private output: OutputStream | undefined;
+  /** Made on the first ctx.attach(). */
+  private outputFiles: OutputAttachments | undefined;
+  /** The uploaded output attachments' blob ids, once settleAttachments() has them. */
+  private outputBlobIds: Record<string, string> | undefined;
   readonly context: JobContext;
 
   constructor(
@@ -74,6 +93,7 @@ export class JobLease<I = JsonValue> {
   ) {
     this.heartbeatIntervalMs = Math.max(50, (deps.leaseSeconds * 1000) / 3);
     this.leaseEndsAtMs = deps.timers.nowMs() + deps.leaseSeconds * 1000;
+    withAttachments(job, deps.transfer);
     this.context = new LeaseContext(this);
   }
 
@@ -97,6 +117,27 @@ export class JobLease<I = JsonValue> {
       leaseEndsAtMs: () => this.leaseEndsAtMs,
     });
     this.output.emit(chunk);
+  }
+
+  /** ctx.attach(). */
+  attach(name: string, data: AttachmentSource, opts?: AttachOptions): Promise<Attachment> {
+    if (this.lost) return Promise.reject(this.lost);
+    this.outputFiles ??= new OutputAttachments(this.deps.transfer);
+    return this.outputFiles.attach(name, data, opts);
+  }
+
+  /** Whether the outcome carries output attachments (it then goes through the complete route). */
+  get hasOutputAttachments(): boolean {
+    return this.outputFiles !== undefined;
+  }
+
+  /** Before the outcome is reported: every ctx.attach() upload done; the failure of one, if one failed. */
+  async settleAttachments(): Promise<{ error: unknown } | undefined> {
+    if (!this.outputFiles) return undefined;
+    const settled = await this.outputFiles.settle();
+    if (!settled.ok) return { error: settled.error };
+    this.outputBlobIds = settled.blobIds;
+    return undefined;
   }
 
   /** ctx.flush(). */
@@ -221,7 +262,8 @@ export class JobLease<I = JsonValue> {
     this.stopHeartbeats();
     if (this.lost) return undefined;
     if (outcome.kind === "fail") return (await this.send("fail", "fail", { leaseId: this.job.leaseId, ...outcome.failure })) ? "fail" : undefined;
-    const refused = await this.post("complete", { leaseId: this.job.leaseId, output: outcome.output });
+    const outputAttachments = this.outputBlobIds;
+    const refused = await this.post("complete", { leaseId: this.job.leaseId, output: outcome.output, ...(outputAttachments ? { outputAttachments } : {}) });
     if (!refused) return "complete";
     if (!(refused.error instanceof SluiceApiError && refused.error.status === 413)) {
       this.deps.onError(refused.error, { phase: "complete", jobId: this.job.id });
@@ -312,11 +354,17 @@ class LeaseContext implements JobContext {
   readonly progress: (fraction: number) => void;
   readonly emit: (chunk: JsonValue) => void;
   readonly flush: () => Promise<void>;
+  readonly attach: (name: string, data: AttachmentSource, opts?: AttachOptions) => Promise<Attachment>;
 
   constructor(private readonly lease: JobLease<unknown>) {
     this.progress = (fraction) => lease.recordProgress(fraction);
     this.emit = (chunk) => lease.emit(chunk);
     this.flush = () => lease.flushOutput();
+    this.attach = (name, data, opts) => lease.attach(name, data, opts);
+  }
+
+  get attachments(): Readonly<Record<string, Attachment>> {
+    return this.lease.job.attachments;
   }
 
   get signal(): AbortSignal {

@@ -1,6 +1,8 @@
 /**
  * Reading and steering jobs by id: get, long-poll until terminal, cancel, list a queue's jobs.
  */
+import { withAttachments } from "./attachment.js";
+import type { BlobsClient } from "./blobs.js";
 import { JobWaitTimeoutError } from "./errors.js";
 import { type EventStreamOptions, eventStream } from "./event-stream.js";
 import { type StreamOptions, jobOutput } from "./job-stream.js";
@@ -58,17 +60,27 @@ export function isTerminal(job: Pick<Job, "status">): boolean {
 }
 
 export class JobsClient {
-  constructor(private readonly ctx: ClientContext) {}
+  constructor(
+    private readonly ctx: ClientContext,
+    /** Reads the attachments of the jobs this client returns. */
+    readonly blobs: BlobsClient,
+  ) {}
+
+  /** The job as the SDK returns it: its attachments as Attachments (their bytes a call away). */
+  adopt<J extends Job<unknown, unknown>>(job: J): J {
+    withAttachments(job, this.blobs.transfer);
+    return job;
+  }
 
   async get<I = JsonValue, O = JsonValue>(id: string, opts: { signal?: AbortSignal } = {}): Promise<Job<I, O>> {
     const res = await this.ctx.http.request<JobResponse<I, O>>("GET", jobPath(id), { signal: opts.signal, maxAttempts: this.ctx.attempts });
-    return res.body.job;
+    return this.adopt(res.body.job);
   }
 
   /** Requests cancellation: a queued job is canceled at once, a running one when its worker sees it. */
   async cancel<I = JsonValue, O = JsonValue>(id: string): Promise<Job<I, O>> {
     const res = await this.ctx.http.request<JobResponse<I, O> | undefined>("POST", `${jobPath(id)}/cancel`, { maxAttempts: this.ctx.attempts });
-    return res.body?.job ?? (await this.get<I, O>(id));
+    return res.body?.job ? this.adopt(res.body.job) : await this.get<I, O>(id);
   }
 
   /**
@@ -101,7 +113,7 @@ export class JobsClient {
           maxAttempts: this.ctx.attempts,
           timeoutMs: waitSeconds * 1000 + longPollGraceMs,
         });
-        if (isTerminal(res.body.job)) return res.body.job;
+        if (isTerminal(res.body.job)) return this.adopt(res.body.job);
       } catch (err) {
         if (err !== deadlineReached) throw err;
       } finally {
@@ -116,7 +128,7 @@ export class JobsClient {
    * change; ends after its terminal event. Reconnects by itself and resumes where it was.
    */
   events<I = JsonValue, O = JsonValue>(id: string, opts: EventStreamOptions = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
-    return eventStream<I, O>(this.ctx.http, this.ctx.timers, `${jobPath(id)}/events`, {}, { ...opts, untilTerminal: true });
+    return eventStream<I, O>(this.ctx.http, this.ctx.timers, `${jobPath(id)}/events`, {}, { ...opts, untilTerminal: true }, this.blobs.transfer);
   }
 
   /**
@@ -132,7 +144,7 @@ export class JobsClient {
       query: { status: opts.status, limit: opts.limit, cursor: opts.cursor },
       maxAttempts: this.ctx.attempts,
     });
-    return { jobs: res.body.jobs as Job<I, O>[], nextCursor: res.body.nextCursor ?? null };
+    return { jobs: res.body.jobs.map((job) => this.adopt(job as Job<I, O>)), nextCursor: res.body.nextCursor ?? null };
   }
 }
 

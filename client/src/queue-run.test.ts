@@ -16,7 +16,7 @@ function manualTimers(): Timers & { advance(ms: number): void } {
 }
 
 function job(status: Job["status"]): Job {
-  return { id: "j1", queue: "q", status, input: 1, output: status === "succeeded" ? 2 : null, error: null, attempt: 1, maxAttempts: 3, priority: 0, progress: null, createdAt: "", startedAt: null, finishedAt: null, idempotencyKey: "k", metadata: null };
+  return { id: "j1", queue: "q", status, input: 1, output: status === "succeeded" ? 2 : null, error: null, attempt: 1, maxAttempts: 3, priority: 0, progress: null, createdAt: "", startedAt: null, finishedAt: null, idempotencyKey: "k", metadata: null, attachments: {}, outputAttachments: {} };
 }
 
 /** Answers each request with the next entry; `elapseMs` moves the clock as if the server held it. */

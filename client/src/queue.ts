@@ -1,6 +1,7 @@
 /**
  * `sluice.queue(name)`: submit jobs to one queue, list them, and run workers on it.
  */
+import type { AttachmentSource } from "./attachment-source.js";
 import { JobHandle } from "./job-handle.js";
 import type { StreamOptions } from "./job-stream.js";
 import { type ClientContext, type JobPage, type JobsClient, type ListOptions, type WaitOptions, checkTimeoutMs, isTerminal, maxWaitSliceSeconds } from "./jobs.js";
@@ -34,6 +35,12 @@ export interface SubmitOptions {
   dependsOn?: string[];
   /** What a failed or canceled parent does: `fail` (default) ends this job too; `ignore` runs it anyway. */
   onParentFailure?: OnParentFailure;
+  /**
+   * Files for the job, by name (at most 16; names 1–64 of [A-Za-z0-9._-]): each uploaded before
+   * the submit (streamed: a `{ path }` or a stream is never read whole into memory); an
+   * Attachment or `{ blobId }` is reused as it is. The worker reads them as `ctx.attachments.<name>`.
+   */
+  attachments?: Readonly<Record<string, AttachmentSource>>;
 }
 
 /** Options of `queue.run()`: a submit's options plus a wait's. */
@@ -49,8 +56,10 @@ export class QueueClient {
   ) {}
 
   async submit<I = JsonValue, O = JsonValue>(input: I, opts: SubmitOptions = {}): Promise<JobHandle<I, O>> {
-    const { job, replayed } = await this.send(this.entry(input, opts), 0, undefined);
-    return new JobHandle<I, O>(this.jobs, job as Job<I, O>, replayed);
+    const uploading = this.upload(opts, undefined);
+    const blobIds = uploading && (await uploading);
+    const { job, replayed } = await this.send(this.entry(input, opts, blobIds), 0, undefined);
+    return new JobHandle<I, O>(this.jobs, this.jobs.adopt(job as Job<I, O>), replayed);
   }
 
   /**
@@ -71,8 +80,10 @@ export class QueueClient {
     const deadlineMs = timeoutMs === undefined ? Infinity : startMs + timeoutMs;
     // Whole seconds only, rounded down: the server's hold must never outlast our deadline.
     const holdSeconds = Math.min(maxWaitSliceSeconds, Math.floor((deadlineMs - startMs) / 1000));
-    const job = (await this.send(this.entry(input, submitOptions), Math.max(0, holdSeconds), signal)).job as Job<I, O>;
-    if (isTerminal(job)) return job;
+    const uploading = this.upload(submitOptions, signal);
+    const blobIds = uploading && (await uploading);
+    const job = (await this.send(this.entry(input, submitOptions, blobIds), Math.max(0, holdSeconds), signal)).job as Job<I, O>;
+    if (isTerminal(job)) return this.jobs.adopt(job);
     const remainingMs = deadlineMs - timers.nowMs();
     return this.jobs.wait<I, O>(job.id, { signal, ...(Number.isFinite(remainingMs) ? { timeoutMs: Math.max(0, remainingMs) } : {}) });
   }
@@ -96,11 +107,25 @@ export class QueueClient {
    * makes a retried submit safe, and with no retries it would cost the server a fingerprint and a
    * key row for nothing.
    */
-  private entry<I>(input: I, opts: SubmitOptions): SubmitEntry {
-    const { idempotencyKey, runAt, ...rest } = opts;
+  /**
+   * The attachments uploaded, as blob ids; undefined (and no await, so the submits of one turn
+   * still share a batch) without any.
+   */
+  private upload(opts: SubmitOptions, signal: AbortSignal | undefined): Promise<Record<string, string>> | undefined {
+    return opts.attachments !== undefined ? this.jobs.blobs.uploadAll(opts.attachments, "submit", signal) : undefined;
+  }
+
+  private entry<I>(input: I, opts: SubmitOptions, blobIds: Record<string, string> | undefined): SubmitEntry {
+    const { idempotencyKey, runAt, attachments: _sources, ...rest } = opts;
     const key = idempotencyKey ?? (this.ctx.attempts > 1 ? `sdk-${globalThis.crypto.randomUUID()}` : undefined);
     const when = runAt instanceof Date ? runAtOfDate(runAt) : runAt;
-    return { input: input as JsonValue, ...definedOnly(rest), ...(when !== undefined ? { runAt: when } : {}), ...(key !== undefined ? { idempotencyKey: key } : {}) };
+    return {
+      input: input as JsonValue,
+      ...definedOnly(rest),
+      ...(when !== undefined ? { runAt: when } : {}),
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
+      ...(blobIds !== undefined ? { attachments: blobIds } : {}),
+    };
   }
 
   list<I = JsonValue, O = JsonValue>(opts?: ListOptions): Promise<JobPage<I, O>> {

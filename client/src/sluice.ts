@@ -2,6 +2,8 @@
  * The SDK's entry point: `new Sluice({ url, token })`.
  */
 import type { BackoffPolicy } from "./backoff.js";
+import { BlobTransfer } from "./blob-transfer.js";
+import { BlobsClient } from "./blobs.js";
 import { type FetchLike, HttpClient } from "./http.js";
 import { type EventStreamOptions, eventStream } from "./event-stream.js";
 import { type ClientContext, JobsClient } from "./jobs.js";
@@ -40,6 +42,8 @@ export interface SluiceOptions {
 
 export class Sluice {
   readonly jobs: JobsClient;
+  /** Upload a file once to attach it to many jobs; look a blob up by id. */
+  readonly blobs: BlobsClient;
   readonly schedules: SchedulesClient;
   private readonly ctx: ClientContext;
   /** One per queue name, so `sluice.queue(name)` called per request still shares a batch. */
@@ -51,7 +55,8 @@ export class Sluice {
     const timers = opts.timers ?? systemTimers;
     const http = new HttpClient({ url: opts.url, token: opts.token, account: opts.account, fetch: opts.fetch, timers, random: opts.random, backoff: opts.backoff });
     this.ctx = { http, timers, attempts: opts.attempts ?? 5 };
-    this.jobs = new JobsClient(this.ctx);
+    this.blobs = new BlobsClient(new BlobTransfer(http, this.ctx.attempts));
+    this.jobs = new JobsClient(this.ctx, this.blobs);
     this.schedules = new SchedulesClient(this.ctx);
     this.batchers = opts.batchSubmits === false ? undefined : new Map();
   }
@@ -62,7 +67,7 @@ export class Sluice {
    */
   events<I = JsonValue, O = JsonValue>(opts: EventStreamOptions & { queue?: string } = {}): AsyncGenerator<JobEventMessage<I, O>, void, undefined> {
     const { queue, ...rest } = opts;
-    return eventStream<I, O>(this.ctx.http, this.ctx.timers, "/v1/events", { queue }, rest);
+    return eventStream<I, O>(this.ctx.http, this.ctx.timers, "/v1/events", { queue }, rest, this.blobs.transfer);
   }
 
   /** The workers seen in the last 60 s, on every node (GET /v1/workers), by workerId. */

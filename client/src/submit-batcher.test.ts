@@ -79,7 +79,7 @@ function ndjson(): { response: Response; line(value: unknown): void; end(): void
 const json = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 function job(id: string, input: unknown, status: Job["status"] = "queued"): Job {
-  return { id, queue: "q", status, input: input as Job["input"], output: status === "succeeded" ? { of: id } : null, error: null, attempt: 1, maxAttempts: 3, priority: 0, progress: null, createdAt: "", startedAt: null, finishedAt: null, idempotencyKey: null, metadata: null };
+  return { id, queue: "q", status, input: input as Job["input"], output: status === "succeeded" ? { of: id } : null, error: null, attempt: 1, maxAttempts: 3, priority: 0, progress: null, createdAt: "", startedAt: null, finishedAt: null, idempotencyKey: null, metadata: null, attachments: {}, outputAttachments: {} };
 }
 
 const ok = (index: number, id: string, input: unknown, status: Job["status"] = "queued", http = 201): unknown => ({ index, status: http, job: job(id, input, status) });

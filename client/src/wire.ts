@@ -3,6 +3,10 @@
  * Kept here, not imported from the server, so the SDK installs without the server.
  */
 
+import type { Attachment, AttachmentInfo } from "./attachment-shape.js";
+
+export type { Attachment, AttachmentInfo, ReadOptions } from "./attachment-shape.js";
+
 /** Any value that survives JSON.stringify → JSON.parse unchanged. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -60,6 +64,24 @@ export interface Job<Input = JsonValue, Output = JsonValue> {
   requires?: Record<string, string> | null;
   /** GET /v1/jobs/{id} only. */
   webhookDeliveries?: WebhookDelivery[];
+  /** The job's input files by name; the SDK gives each as an Attachment (its bytes a call away), `{}` without. */
+  attachments: Readonly<Record<string, Attachment>>;
+  /** The files its worker attached to the result (`ctx.attach`), once it succeeded; `{}` without. */
+  outputAttachments: Readonly<Record<string, Attachment>>;
+}
+
+/** The answer to POST /v1/blobs: PUT the bytes to `uploadUrl` (no Sluice credentials) before `expiresAt`. */
+export interface BlobUpload {
+  blobId: string;
+  uploadUrl: string;
+  expiresAt: string;
+}
+
+/** GET /v1/blobs/{id}, once its bytes are uploaded. */
+export interface BlobInfo extends AttachmentInfo {
+  createdAt: string;
+  downloadUrl: string;
+  expiresAt: string;
 }
 
 export interface WebhookDelivery {
@@ -99,6 +121,8 @@ export interface SubmitRequest<Input = JsonValue> {
   /** Job ids that must succeed first (or, in a batch, `{entry: i}` for another entry of it). */
   dependsOn?: Array<string | { entry: number }>;
   onParentFailure?: OnParentFailure;
+  /** Uploaded blobs (POST /v1/blobs) by attachment name: at most 16, names 1–64 of [A-Za-z0-9._-]. */
+  attachments?: Record<string, string>;
 }
 
 export interface JobResponse<Input = JsonValue, Output = JsonValue> {
@@ -254,6 +278,8 @@ export interface JobOutputEvent<Chunk = JsonValue> {
 export interface CompleteRequest {
   leaseId: string;
   output: JsonValue;
+  /** Uploaded blobs by name: the job's output files. */
+  outputAttachments?: Record<string, string>;
 }
 
 export interface FailRequest {

@@ -2,6 +2,7 @@
  * A worker's options: what `queue.work()` and `close()` accept, and their checked, defaulted form.
  * Out-of-range values throw at once (RangeError), before anything is leased.
  */
+import { BlobTransfer } from "./blob-transfer.js";
 import type { BatchOptions } from "./handlers.js";
 import type { LeaseDeps, WorkerPhase } from "./job-lease.js";
 import type { HttpClient } from "./http.js";
@@ -73,6 +74,7 @@ export function resolveWorkerOptions(opts: WorkerOptions, http: HttpClient, defa
     workerId,
     deps: {
       http,
+      transfer: new BlobTransfer(http, 5),
       timers: opts.timers ?? defaultTimers,
       random: opts.random ?? Math.random,
       leaseSeconds,

@@ -182,9 +182,12 @@ export class Worker {
     const result = await settle(() => (this.otel ? inJobSpan(this.otel, lease.job, async () => handler(lease.job, lease.context)) : handler(lease.job, lease.context)));
     if (lease.wasCutOff) return; // handed back when close() timed out: this late outcome goes nowhere
     await lease.settleOutput(); // a follower sees every chunk before the job's end
+    // Awaited only when there is something to wait for: a quick job's path stays free of extra turns.
+    const attachFailure = lease.hasOutputAttachments ? await lease.settleAttachments() : undefined;
     this.end([lease]);
-    const outcome = outcomeOf(result, lease);
-    if (this.closing || !this.acks.supported) return this.finish(lease, outcome);
+    const outcome = outcomeOf(attachFailure ? { ok: false, error: attachFailure.error } : result, lease);
+    // Output attachments go through the complete route, which takes them on every server that has blobs.
+    if (this.closing || !this.acks.supported || lease.hasOutputAttachments) return this.finish(lease, outcome);
     // The outcome rides on a lease request that also asks for the next job (one request, one
     // server write, where complete + lease would be two of each).
     const ack = lease.ackFor(outcome);
@@ -196,9 +199,13 @@ export class Worker {
     this.begin(leases);
     const ctx = batchContext(leases);
     const result = await settle(() => handler(leases.map((l) => l.job), ctx));
+    const attachFailures = leases.some((l) => l.hasOutputAttachments) ? await Promise.all(leases.map((l) => l.settleAttachments())) : [];
     // Jobs handed back when close() timed out are not reported again.
     this.end(leases.filter((l) => !l.wasCutOff));
-    const outcomes = outcomesOfBatch(result, leases);
+    const outcomes = outcomesOfBatch(result, leases).map((outcome, i) => {
+      const failure = attachFailures[i];
+      return failure && outcome.kind === "complete" ? outcomeOf({ ok: false, error: failure.error }, leases[i]!) : outcome;
+    });
     await Promise.all(leases.map((lease, i) => (lease.wasCutOff ? undefined : this.finish(lease, outcomes[i]!))));
   }
 

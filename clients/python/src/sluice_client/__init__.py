@@ -2,8 +2,9 @@
 
 Standard library only. ``Sluice`` blocks; ``AsyncSluice`` is the same API for asyncio.
 """
-from .aio import AsyncJobs, AsyncQueue, AsyncSluice
-from .client import Jobs, Queue, Sluice
+from .aio import AsyncBlobs, AsyncJobs, AsyncQueue, AsyncSluice
+from .attachments import AsyncAttachment, Attachment
+from .client import Blobs, Jobs, Queue, Sluice
 from .context import BatchContext, JobContext
 from .errors import (
     BatchItemError,
@@ -25,12 +26,16 @@ from .worker import AsyncWorker, Worker
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncAttachment",
+    "AsyncBlobs",
     "AsyncJob",
     "AsyncJobs",
     "AsyncQueue",
     "AsyncSluice",
     "AsyncWorker",
+    "Attachment",
     "BatchContext",
+    "Blobs",
     "BatchItemError",
     "Job",
     "JobCanceledError",

@@ -9,6 +9,7 @@ import math
 import uuid
 from typing import Any, AsyncIterator, Callable, Dict, List, Optional, Tuple
 
+from ._blob_transfer import BlobTransfer
 from ._events import event_stream
 from ._stream import job_output
 from ._http import DEFAULT_TIMEOUT_SECONDS, HttpClient
@@ -57,6 +58,8 @@ class JobsCore:
             raise ValueError(f"attempts must be a whole number ≥ 1, got {attempts!r}")
         self.http = HttpClient(url, token, backoff, account)
         self.attempts = attempts
+        #: Uploads and downloads attachments.
+        self.transfer = BlobTransfer(self.http, attempts)
         self._batchers: Optional[Dict[str, SubmitBatcher]] = {} if batch_submits else None
 
     async def get(self, job_id: str) -> Dict[str, Any]:
@@ -108,13 +111,20 @@ class JobsCore:
                 return res.body["job"]
 
     async def submit(self, queue: str, input: Any, options: Dict[str, Any]) -> Tuple[Dict[str, Any], bool]:
-        return await self._send(queue, self.entry(input, options), 0)
+        return await self._send(queue, await self._with_attachments(self.entry(input, options), options), 0)
+
+    async def _with_attachments(self, entry: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
+        """The submit's attachments uploaded first (in parallel), named by their blob ids."""
+        sources = options.get("attachments")
+        if sources is not None:
+            entry["attachments"] = await self.transfer.upload_all(sources, "submit")
+        return entry
 
     async def run(self, queue: str, input: Any, timeout: Optional[float], options: Dict[str, Any]) -> Dict[str, Any]:
         """Submits, with the server holding the answer (?wait=) until the job is terminal, then
         long-polls for the rest: one request when the job finishes within a minute."""
         check_timeout(timeout)
-        entry = self.entry(input, options)
+        entry = await self._with_attachments(self.entry(input, options), options)
         loop = asyncio.get_running_loop()
         deadline = math.inf if timeout is None else loop.time() + timeout
         # Whole seconds, rounded down: the server's hold must never outlast our deadline.

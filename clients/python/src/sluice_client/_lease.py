@@ -11,11 +11,14 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ._http import HttpClient
+from ._blob_transfer import BlobTransfer
 from ._output import OutputStream
+from ._output_attachments import OutputAttachments
 from ._paths import job_path
 from ._retry import Backoff
 from ._tasks import spawn
 from .errors import JobCanceledError, LeaseLostError, SluiceApiError, WorkerClosingError
+from .attachments import Attachment
 from .jobs import LeasedJob
 
 if TYPE_CHECKING:
@@ -29,8 +32,10 @@ OnError = Callable[[BaseException, str, Optional[str]], None]
 
 
 class LeaseDeps:
-    def __init__(self, http: HttpClient, lease_seconds: int, on_error: OnError) -> None:
+    def __init__(self, http: HttpClient, lease_seconds: int, on_error: OnError, transfer: Optional[BlobTransfer] = None) -> None:
         self.http = http
+        #: Reads the job's attachments and uploads the handler's.
+        self.transfer = transfer or BlobTransfer(http, 5)
         self.lease_seconds = lease_seconds
         self.on_error = on_error
 
@@ -38,8 +43,8 @@ class LeaseDeps:
 class JobLease:
     def __init__(self, deps: LeaseDeps, raw: Dict[str, Any]) -> None:
         self.deps = deps
-        self.job = LeasedJob(raw)
         self.loop = asyncio.get_running_loop()
+        self.job = LeasedJob(raw, deps.transfer, self.loop)
         self.heartbeat_interval = max(0.05, deps.lease_seconds / 3)
         self.lease_ends_at = self.loop.time() + deps.lease_seconds
         #: Set when the job's cancel is requested, its lease is lost, or close() runs out of time.
@@ -56,6 +61,9 @@ class JobLease:
         self._output_lock = threading.Lock()
         #: Made on the first ctx.emit(): most jobs stream nothing.
         self._output: Optional[OutputStream] = None
+        #: Made on the first ctx.attach().
+        self._files: Optional[OutputAttachments] = None
+        self._output_blob_ids: Optional[Dict[str, str]] = None
 
     # -- what handlers touch (any thread) --------------------------------------------------------
 
@@ -78,6 +86,30 @@ class JobLease:
                 )  # fmt: skip
             output = self._output
         output.emit(chunk)
+
+    def attach(self, name: str, source: Any, content_type: Optional[str]) -> Attachment:
+        """ctx.attach() from a handler's thread: blocks until the upload is stored."""
+        return asyncio.run_coroutine_threadsafe(self.aattach(name, source, content_type), self.loop).result()
+
+    async def aattach(self, name: str, source: Any, content_type: Optional[str]) -> Attachment:
+        """ctx.aattach() (on the loop)."""
+        if self.lost is not None:
+            raise self.lost
+        if self._files is None:
+            self._files = OutputAttachments(self.deps.transfer, self.loop)
+        return await self._files.attach(name, source, content_type)
+
+    @property
+    def has_output_attachments(self) -> bool:
+        """The outcome carries output attachments: it goes through the complete route."""
+        return self._files is not None
+
+    async def settle_attachments(self) -> Optional[BaseException]:
+        """Before the outcome is reported: every ctx.attach() upload done; the failure of one, if one failed."""
+        if self._files is None:
+            return None
+        self._output_blob_ids, failure = await self._files.settle()
+        return failure
 
     def flush_output(self, timeout: Optional[float] = None) -> None:
         """ctx.flush() from a handler's thread: blocks until the chunks are stored."""
@@ -199,7 +231,10 @@ class JobLease:
         lease_id = self.job.lease_id
         if outcome["kind"] == "fail":
             return "fail" if await self._send("fail", "fail", {"leaseId": lease_id, **outcome["failure"]}) else None
-        refused = await self._post("complete", {"leaseId": lease_id, "output": outcome["output"]})
+        body: Dict[str, Any] = {"leaseId": lease_id, "output": outcome["output"]}
+        if self._output_blob_ids is not None:
+            body["outputAttachments"] = self._output_blob_ids
+        refused = await self._post("complete", body)
         if refused is None:
             return "complete"
         if not (isinstance(refused, SluiceApiError) and refused.status == 413):

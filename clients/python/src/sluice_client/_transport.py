@@ -189,6 +189,10 @@ class LineStream:
         if buffered.strip():
             yield buffered
 
+    def chunks(self) -> AsyncIterator[bytes]:
+        """The body's pieces as they arrive (a download)."""
+        return self._chunks()
+
     async def _chunks(self) -> AsyncIterator[bytes]:
         ok = False
         try:

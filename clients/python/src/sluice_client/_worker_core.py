@@ -188,9 +188,11 @@ class WorkerCore:
         if lease.cut:
             return  # handed back when close() timed out: this late outcome goes nowhere
         await lease.settle_output()  # a follower sees every chunk before the job's end
+        attach_failure = await lease.settle_attachments() if lease.has_output_attachments else None
         self._end([lease])
-        outcome = outcome_of(result, lease.reason)
-        if self.closing or not self._acks.supported:
+        outcome = outcome_of(HandlerResult(False, error=attach_failure) if attach_failure else result, lease.reason)
+        # Output attachments go through the complete route, which takes them on every server that has blobs.
+        if self.closing or not self._acks.supported or lease.has_output_attachments:
             await self._finish(lease, outcome)
             return
         # The outcome rides on a lease request that also asks for the next job.
@@ -202,9 +204,14 @@ class WorkerCore:
         """Batch outcomes go through the complete / fail routes: the next batch is gathered by a long poll."""
         self._begin(leases)
         result = await self._handler.call([lease.job for lease in leases], BatchContext(leases))
+        attach_failures = await asyncio.gather(*(lease.settle_attachments() for lease in leases))
         live = [lease for lease in leases if not lease.cut]
         self._end(live)
         outcomes = outcomes_of_batch(result, [lease.reason for lease in leases])
+        outcomes = [
+            outcome_of(HandlerResult(False, error=failure), lease.reason) if failure is not None and o["kind"] == "complete" else o
+            for lease, o, failure in zip(leases, outcomes, attach_failures)
+        ]
         await asyncio.gather(*(self._finish(lease, o) for lease, o in zip(leases, outcomes) if not lease.cut))
 
     def _begin(self, leases: List[JobLease]) -> None:

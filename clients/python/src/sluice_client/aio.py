@@ -9,6 +9,7 @@ from ._core import JobsCore
 from ._retry import Backoff
 from ._worker_core import WorkerCore
 from .client import _submit_options, schedule_spec
+from .attachments import AsyncAttachment
 from .jobs import AsyncJob, JobPage
 from .worker import AsyncWorker
 
@@ -31,6 +32,7 @@ class AsyncSluice:
         self.url = url
         self.jobs = AsyncJobs(self._core)
         self.schedules = AsyncSchedules(self._core)
+        self.blobs = AsyncBlobs(self._core)
 
     def events(self, queue: Optional[str] = None, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> AsyncIterator[Dict[str, Any]]:
         """As Sluice.events: ``async for event in sluice.events(queue="embed")``."""
@@ -46,6 +48,7 @@ class AsyncSluice:
     async def aclose(self) -> None:
         """Closes idle connections."""
         self._core.http.transport.close_idle()
+        self._core.transfer.urls.close_idle()
 
     async def __aenter__(self) -> "AsyncSluice":
         return self
@@ -78,6 +81,19 @@ class AsyncJobs:
     def stream(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> AsyncIterator[Any]:
         """The job's streamed output until it ends (see Job.stream)."""
         return self._core.job_output(job_id, on_new_attempt)
+
+
+class AsyncBlobs:
+    """As Sluice.blobs, awaited."""
+
+    def __init__(self, core: JobsCore) -> None:
+        self._core = core
+
+    async def upload(self, data: Any, *, content_type: Optional[str] = None) -> AsyncAttachment:
+        return AsyncAttachment(await self._core.transfer.upload_source(data, "upload", content_type), self._core.transfer, None)
+
+    async def get(self, blob_id: str) -> AsyncAttachment:
+        return AsyncAttachment(await self._core.transfer.info(blob_id), self._core.transfer, None)
 
 
 class AsyncSchedules:
@@ -127,11 +143,12 @@ class AsyncQueue:
         depends_on: Optional[List[str]] = None,
         on_parent_failure: Optional[str] = None,
         requires: Optional[Dict[str, str]] = None,
+        attachments: Optional[Dict[str, Any]] = None,
     ) -> AsyncJob:
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
-            on_parent_failure=on_parent_failure, requires=requires,
+            on_parent_failure=on_parent_failure, requires=requires, attachments=attachments,
         )  # fmt: skip
         raw, replayed = await self._core.submit(self.name, input, options)
         return AsyncJob(raw, self._core, replayed)

@@ -9,6 +9,7 @@ from ._core import JobsCore
 from ._loop_thread import LoopThread
 from ._retry import Backoff
 from ._worker_core import WorkerCore
+from .attachments import Attachment
 from .jobs import Job, JobPage, _SyncJobs
 from .worker import Worker
 
@@ -39,6 +40,7 @@ class Sluice:
         self.url = url
         self.jobs = Jobs(self._core)
         self.schedules = Schedules(self._core)
+        self.blobs = Blobs(self._core)
 
     def events(self, queue: Optional[str] = None, *, since: Optional[str] = None, idle_timeout: float = 45.0) -> Iterator[Dict[str, Any]]:
         """Every job's events (one queue's with ``queue``), from now on or after the event id
@@ -63,6 +65,7 @@ class Sluice:
     def close(self) -> None:
         """Closes idle connections (workers have their own close())."""
         self._loop.loop.call_soon_threadsafe(self._core.http.transport.close_idle)
+        self._loop.loop.call_soon_threadsafe(self._core.transfer.urls.close_idle)
 
     def __enter__(self) -> "Sluice":
         return self
@@ -83,6 +86,9 @@ class Jobs(_SyncJobs):
 
     def _job(self, raw: Dict[str, Any], replayed: bool = False) -> Job:
         return Job(raw, self, replayed)
+
+    def _attachment_binding(self) -> Tuple[Any, Any]:
+        return self._core.transfer, LoopThread.shared().loop
 
     def get(self, job_id: str) -> Job:
         return self._job(self._loop.call(self._core.get(job_id)))
@@ -107,6 +113,24 @@ class Jobs(_SyncJobs):
     def stream(self, job_id: str, on_new_attempt: Optional[Callable[[int], None]] = None) -> Iterator[Any]:
         """The job's streamed output until it ends (see Job.stream)."""
         return _blocking(self._core.job_output(job_id, on_new_attempt))
+
+
+class Blobs:
+    """``sluice.blobs``: upload a file once to attach it to many jobs, or look a blob up by id."""
+
+    def __init__(self, core: JobsCore) -> None:
+        self._core = core
+
+    def upload(self, data: Any, *, content_type: Optional[str] = None) -> Attachment:
+        """Uploads ``data`` (bytes, a path, a binary file object) as a new blob, streamed; pass the
+        Attachment it returns in a submit's ``attachments`` to reuse it without uploading again."""
+        loop = LoopThread.shared()
+        return Attachment(loop.call(self._core.transfer.upload_source(data, "upload", content_type)), self._core.transfer, loop.loop)
+
+    def get(self, blob_id: str) -> Attachment:
+        """The uploaded blob ``blob_id`` (``GET /v1/blobs/{id}``), with a fresh download URL."""
+        loop = LoopThread.shared()
+        return Attachment(loop.call(self._core.transfer.info(blob_id)), self._core.transfer, loop.loop)
 
 
 class Schedules:
@@ -195,16 +219,20 @@ class Queue:
         depends_on: Optional[List[str]] = None,
         on_parent_failure: Optional[str] = None,
         requires: Optional[Dict[str, str]] = None,
+        attachments: Optional[Dict[str, Any]] = None,
     ) -> Job:
         """Submits a job; returns it at once (status ``queued``; ``waiting`` with ``depends_on``, job
         ids that must succeed first). The same idempotency key and input give back the same job
         (``job.replayed``). ``tenant``: who the job is for (fair sharing within the queue). ``run_at``: a
         timezone-aware datetime (or RFC 3339 text) when the job may first run, up to 365 days ahead.
-        ``requires``: labels a worker must carry to run the job, e.g. ``{"gpu": "a100"}``."""
+        ``requires``: labels a worker must carry to run the job, e.g. ``{"gpu": "a100"}``.
+        ``attachments``: files by name (at most 16; names of ``[A-Za-z0-9._-]``) — bytes, a path
+        (str or pathlib.Path), a binary file object (read in pieces, never whole), or an Attachment
+        to reuse — uploaded before the submit; the worker reads them as ``ctx.attachments[name]``."""
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
-            on_parent_failure=on_parent_failure, requires=requires,
+            on_parent_failure=on_parent_failure, requires=requires, attachments=attachments,
         )  # fmt: skip
         raw, replayed = self._sluice._loop.call(self._sluice._core.submit(self.name, input, options))
         return Job(raw, self._sluice.jobs, replayed)
@@ -247,7 +275,7 @@ class Queue:
 
 
 _SUBMIT_OPTIONS = frozenset(
-    ("idempotency_key", "priority", "delay_seconds", "run_at", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure", "requires")
+    ("idempotency_key", "priority", "delay_seconds", "run_at", "timeout_seconds", "max_attempts", "webhook", "metadata", "tenant", "depends_on", "on_parent_failure", "requires", "attachments")
 )
 
 

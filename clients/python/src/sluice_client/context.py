@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 if TYPE_CHECKING:
+    from .attachments import Attachment
     from ._lease import JobLease
     from .jobs import LeasedJob
 
@@ -50,6 +51,23 @@ class JobContext:
     async def aflush(self) -> None:
         """``await ctx.aflush()``: flush() for a coroutine handler."""
         await self._lease.aflush_output()
+
+    @property
+    def attachments(self) -> Dict[str, "Attachment"]:
+        """The job's input files by name: ``ctx.attachments["image"].bytes()`` (``await …abytes()``
+        in a coroutine), or piece by piece with ``stream()`` / ``astream()``; ``{}`` without."""
+        return self._lease.job.attachments
+
+    def attach(self, name: str, data: Any, content_type: Optional[str] = None) -> "Attachment":
+        """Attaches a file to the job's result (at most 16, names 1–64 of ``[A-Za-z0-9._-]``): bytes,
+        a path, a binary file object (read in pieces) or an Attachment; blocks until it is uploaded.
+        The job completes with it (``job.output_attachments[name]``); a failed upload fails the
+        attempt (retried as a raise would be). The content type is guessed from a path's name."""
+        return self._lease.attach(name, data, content_type)
+
+    async def aattach(self, name: str, data: Any, content_type: Optional[str] = None) -> "Attachment":
+        """``await ctx.aattach(name, data)``: attach() for a coroutine handler."""
+        return await self._lease.aattach(name, data, content_type)
 
 
 class BatchContext:

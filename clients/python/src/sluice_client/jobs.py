@@ -5,13 +5,18 @@ wire, for fields this SDK does not name.
 """
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Protocol
+import asyncio
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Protocol, Tuple, Type
+
+from .attachments import AsyncAttachment, Attachment, Downloader, attachments_of
 
 TERMINAL_STATUSES = frozenset(("succeeded", "failed", "canceled"))
 
 
 class JobCalls(Protocol):
     """The asyncio client's calls an AsyncJob is bound to (each answers the job's wire object)."""
+
+    transfer: Downloader
 
     async def get(self, job_id: str) -> Dict[str, Any]: ...
 
@@ -47,9 +52,17 @@ class JobSnapshot:
         "tenant",
         "requires",
         "depends_on",
+        "attachments",
+        "output_attachments",
     )
 
-    def __init__(self, raw: Dict[str, Any]) -> None:
+    def __init__(
+        self,
+        raw: Dict[str, Any],
+        transfer: Optional[Downloader] = None,
+        loop: Optional[asyncio.AbstractEventLoop] = None,
+        kind: Type[Attachment] = Attachment,
+    ) -> None:
         self.raw = raw
         self.id: str = raw["id"]
         self.queue: str = raw.get("queue", "")
@@ -73,6 +86,10 @@ class JobSnapshot:
         #: Labels a worker must carry to run it, as submitted.
         self.requires: Optional[Dict[str, str]] = raw.get("requires")
         self.depends_on: Optional[List[str]] = raw.get("dependsOn")
+        #: The job's input files by name (``job.attachments["image"].bytes()``); ``{}`` without.
+        self.attachments: Dict[str, Attachment] = attachments_of(raw.get("attachments"), transfer, loop, kind)
+        #: The files its worker attached to the result (``ctx.attach``), once it succeeded; ``{}`` without.
+        self.output_attachments: Dict[str, Attachment] = attachments_of(raw.get("outputAttachments"), transfer, loop, kind)
 
     @property
     def terminal(self) -> bool:
@@ -88,8 +105,8 @@ class LeasedJob(JobSnapshot):
 
     __slots__ = ("lease_id", "lease_expires_at", "parents", "trace")
 
-    def __init__(self, raw: Dict[str, Any]) -> None:
-        super().__init__(raw)
+    def __init__(self, raw: Dict[str, Any], transfer: Optional[Downloader] = None, loop: Optional[asyncio.AbstractEventLoop] = None) -> None:
+        super().__init__(raw, transfer, loop)
         self.lease_id: str = raw["leaseId"]
         self.lease_expires_at: Optional[str] = raw.get("leaseExpiresAt")
         #: The W3C trace context the job was submitted with (``{"traceparent", "tracestate"?}``), if any.
@@ -104,7 +121,7 @@ class Job(JobSnapshot):
     __slots__ = ("replayed", "_jobs")
 
     def __init__(self, raw: Dict[str, Any], jobs: "_SyncJobs", replayed: bool = False) -> None:
-        super().__init__(raw)
+        super().__init__(raw, *jobs._attachment_binding())
         #: True when the idempotency key matched an earlier submit and this is that same job.
         self.replayed = replayed
         self._jobs = jobs
@@ -134,7 +151,7 @@ class AsyncJob(JobSnapshot):
     __slots__ = ("replayed", "_core")
 
     def __init__(self, raw: Dict[str, Any], core: JobCalls, replayed: bool = False) -> None:
-        super().__init__(raw)
+        super().__init__(raw, core.transfer, None, AsyncAttachment)
         self.replayed = replayed
         self._core = core
 
@@ -168,6 +185,9 @@ class JobPage:
 
 class _SyncJobs:
     """What a blocking Job needs of its client (implemented by client.Jobs)."""
+
+    def _attachment_binding(self) -> Tuple[Optional[Downloader], Optional[asyncio.AbstractEventLoop]]:  # pragma: no cover - interface
+        return None, None
 
     def get(self, job_id: str) -> Job:  # pragma: no cover - interface
         raise NotImplementedError
