@@ -5,13 +5,11 @@
  * the SDK's source — and the client's output must be the page's. The job it ran must have
  * streamed: one stored chunk per token, sent in more than one request while it ran.
  */
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { killAllChildren, repoRoot, spawnCli } from "../support/cli.js";
+import { killAllChildren, spawnCli } from "../support/cli.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
+import { runNode, walkthrough } from "./readme-walkthrough.js";
 import { killAllWorkers, spawnCliCommand } from "./workers.js";
 
 afterEach(async () => {
@@ -20,31 +18,8 @@ afterEach(async () => {
 });
 afterAll(removeTempDirs);
 
-const readme = readFileSync(join(repoRoot, "examples/streaming/README.md"), "utf8");
 /** The page's TypeScript section. */
-const typescript = readme.slice(readme.indexOf("## TypeScript"), readme.indexOf("## Python"));
-
-function blocks(lang: string): string[] {
-  return [...typescript.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
-}
-
-/** Each command line of the section's ```sh blocks, as words (the page quotes with "…" only). */
-function commands(): string[][] {
-  return blocks("sh")
-    .flatMap((b) => b.split("\n"))
-    .filter((l) => l.trim() && !l.trim().startsWith("#"))
-    .map((l) => [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!));
-}
-
-function runNode(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  return new Promise((resolve) => child.once("exit", (code) => (clearTimeout(timer), resolve({ code, stdout, stderr }))));
-}
+const { blocks, commands } = walkthrough("examples/streaming/README.md", "## TypeScript", "## Python");
 
 describe("examples/streaming README (TypeScript)", () => {
   it("server, streaming worker, client printing the story as it comes: the page's output", async () => {
@@ -59,7 +34,7 @@ describe("examples/streaming README (TypeScript)", () => {
     await waitFor(() => w.stdout().includes("Sluice worker ready"), { timeoutMs: 30_000, what: "the worker to start" });
 
     // The page's `node`, with the SDK's source (as the worker gets it through the CLI entry).
-    const out = await runNode(["--conditions=sluice-source", "--import", "tsx", ...client!.slice(1)], { SLUICE_URL: server.url });
+    const out = await runNode(client!.slice(1), { SLUICE_URL: server.url });
     expect(out.stderr).toBe("");
     expect(out.code).toBe(0);
     const [expected] = blocks("text");

@@ -5,59 +5,21 @@ per token, sent in more than one request while it ran."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import signal
 import subprocess
 import sys
 import urllib.request
-from typing import Dict, List
 
 from support import REPO, Process, SluiceServer, http_json
+from walkthrough import Terminal, Walkthrough
 
-README = REPO / "examples" / "streaming" / "README.md"
-
-
-def section() -> str:
-    text = README.read_text()
-    return text[text.index("## Python") :]
-
-
-def commands() -> List[str]:
-    blocks = re.findall(r"```sh\n(.*?)```", section(), re.S)
-    lines = [line.strip() for block in blocks for line in block.splitlines()]
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def shown_output() -> str:
-    return re.findall(r"```text\n(.*?)```", section(), re.S)[0]
-
-
-class Terminal:
-    """One terminal of the page: it starts at the repository root; cd and export change it."""
-
-    def __init__(self, server_url: str) -> None:
-        self.cwd = REPO
-        self.env: Dict[str, str] = dict(os.environ, SLUICE_URL=server_url, PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1")
-
-    def builtin(self, words: List[str]) -> bool:
-        if words[0] == "cd":
-            self.cwd = (REPO / words[1]).resolve()
-            return True
-        if words[0] == "export":
-            name, _, value = words[1].partition("=")
-            self.env[name] = ":".join(str((self.cwd / p).resolve()) for p in value.split(":"))
-            return True
-        return False
-
-    @staticmethod
-    def argv(words: List[str]) -> List[str]:
-        return [sys.executable if w == "python3" else w for w in words]
+PAGE = Walkthrough(REPO / "examples" / "streaming" / "README.md")
 
 
 def test_the_walkthrough_as_written(own_server: SluiceServer) -> None:
-    cmds = commands()
+    cmds = PAGE.commands()
     worker = None
     ran_client = False
     terminal = Terminal(own_server.url)
@@ -75,7 +37,7 @@ def test_the_walkthrough_as_written(own_server: SluiceServer) -> None:
                 assert worker is not None, "the page starts the worker before the client"
                 out = subprocess.run(terminal.argv(words), cwd=terminal.cwd, env=terminal.env, capture_output=True, text=True, timeout=60)
                 assert (out.returncode, out.stderr) == (0, "")
-                assert out.stdout == shown_output()
+                assert out.stdout == PAGE.shown_output()
                 prompt = words[2]
                 ran_client = True
             else:
@@ -83,10 +45,10 @@ def test_the_walkthrough_as_written(own_server: SluiceServer) -> None:
         assert worker is not None and ran_client
 
         # The job streamed: a chunk per token, each stored, in more than one output request.
-        tokens = int(re.search(r"\((\d+) tokens\)", shown_output()).group(1))  # type: ignore[union-attr]
+        tokens = int(re.search(r"\((\d+) tokens\)", PAGE.shown_output()).group(1))  # type: ignore[union-attr]
         [job] = http_json("GET", f"{own_server.url}/v1/queues/stories/jobs")["jobs"]
         assert job["status"] == "succeeded"
-        assert f"{prompt}{job['output']['text']}\n({tokens} tokens)\n" == shown_output()
+        assert f"{prompt}{job['output']['text']}\n({tokens} tokens)\n" == PAGE.shown_output()
         chunks = http_json("GET", f"{own_server.url}/v1/jobs/{job['id']}/output-chunks")
         assert (len(chunks["chunks"]), chunks["done"], "".join(chunks["chunks"])) == (tokens, True, job["output"]["text"])
         with urllib.request.urlopen(f"{own_server.url}/v1/jobs/{job['id']}/events?since=0", timeout=30) as res:
