@@ -46,3 +46,17 @@ export function rate(buckets, bucketSeconds, n = 6) {
 export function perSecond(perSecond) {
   return perSecond >= 10 ? `${Math.round(perSecond)}/s` : `${perSecond.toFixed(1)}/s`;
 }
+
+/** A size in bytes, in the unit that reads best (KiB = 1024 bytes). @param {number | null | undefined} n */
+export function bytes(n) {
+  if (n === null || n === undefined) return "—";
+  if (n < 1024) return `${number.format(n)} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}

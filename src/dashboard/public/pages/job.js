@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, q } from "../lib/api.js";
 import { time } from "../lib/format.js";
 import { useStream } from "../lib/stream.js";
+import { AttachmentsTable } from "../components/attachments.js";
 import { CodeBlock, ConfirmButton, LiveIndicator, Notice, PageTitle, ProgressBar, StatusBadge, useAction } from "../components/common.js";
 
 const terminalEvents = ["job.succeeded", "job.failed", "job.canceled"];
@@ -85,8 +86,10 @@ function JobView({ id, onRetried }) {
     ${job.error ? html`<h2>Error</h2><div class="error-box" role="note"><strong>${job.error.type ?? "Error"}</strong>: <${CodeBlock} value=${job.error.message} text label="Error message" /></div>` : null}
     <h2>Input</h2>
     <${CodeBlock} value=${job.input} label="Input" />
+    <${AttachmentsTable} attachments=${job.attachments} label="Input attachments" />
     <h2>Output</h2>
     ${job.output === null ? html`<p>None${terminalStatuses.includes(job.status) ? "" : " yet"}.</p>` : html`<${CodeBlock} value=${job.output} label="Output" />`}
+    <${AttachmentsTable} attachments=${job.outputAttachments} label="Output attachments" />
     ${job.metadata ? html`<h2>Metadata</h2><${CodeBlock} value=${job.metadata} label="Metadata" />` : null}
 
     <h2>Timeline</h2>
