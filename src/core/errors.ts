@@ -29,6 +29,7 @@ export const errorCatalog = {
   // Jobs API (docs/jobs-api.md).
   ValidationFailed: "The request does not match the API's schema.",
   JobNotFound: "The specified job does not exist.",
+  BlobNotUploaded: "The blob's bytes have not been uploaded yet.",
   ScheduleNotFound: "The specified schedule does not exist.",
   JobAlreadyFinished: "The job has already finished.",
   JobNotRetryable: "Only a failed or canceled job can be retried.",

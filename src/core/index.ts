@@ -88,3 +88,10 @@ export { type BatchRunner, startBatchRunner } from "./batches/batch-runner.js";
 export { FileService } from "./batches/file-service.js";
 export { outputLimits } from "./jobs/output-chunks.js";
 export { type TraceParent, parseTraceparent, traceContextOf } from "./trace-context.js";
+
+// Attachments (docs/jobs-api.md, "Attachments")
+export { type AttachmentInfo, type BlobRecord, isBlobId, parseAttachments } from "./blobs/blob.js";
+export type { BlobStore } from "./blobs/blob-store.js";
+export type { BlobFacts, BlobStorage, PresignParams, ServedBlobBytes } from "./blobs/blob-storage.js";
+export { BlobService, type BlobServiceDeps, type BlobView } from "./blobs/blob-service.js";
+export { type BlobSweeper, startBlobSweeper } from "./blobs/blob-sweeper.js";

@@ -75,6 +75,8 @@ export function eventSnapshotJson(job: JobRecord): string {
     job.dependsOn ?? null,
     job.onParentFailure ?? null,
     job.trace ?? null,
+    job.attachmentsJson ?? null,
+    job.outputAttachmentsJson ?? null,
   ];
   let n = fields.length;
   while (fields[n - 1] === null) n--;
@@ -139,6 +141,8 @@ export function jobOfSnapshot(snapshotJson: string, columns: EventColumns, input
     dependsOn: at<string[]>(24),
     onParentFailure: at<OnParentFailure>(25),
     trace: at<JobTrace>(26),
+    attachmentsJson: at<string>(27),
+    outputAttachmentsJson: at<string>(28),
   };
 }
 

@@ -195,7 +195,8 @@ export interface JobStore {
   jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined>;
   /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */
   jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange>;
-  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange>;
+  /** `outputAttachmentsJson`: the job's output attachments (JobRecord's), written with the rest. */
+  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange>;
   jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange>;
   jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
   /** A lease handed back unstarted: queued again with its attempt given back (releaseTransition). */

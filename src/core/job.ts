@@ -108,6 +108,10 @@ export interface JobRecord {
   requires?: Record<string, string>;
   /** The submit's trace context, handed to the worker with each lease. */
   trace?: JobTrace;
+  /** Input attachments (blob/blob.ts's AttachmentInfo by name), JSON text; fixed at submit. */
+  attachmentsJson?: string;
+  /** Output attachments, JSON text like attachmentsJson; set by the complete. */
+  outputAttachmentsJson?: string;
 }
 
 /**
@@ -154,6 +158,8 @@ export function newJobRecord(job: Omit<JobRecord, "seq" | "messageSeq">, seq: nu
     onParentFailure: job.onParentFailure,
     requires: job.requires,
     trace: job.trace,
+    attachmentsJson: job.attachmentsJson,
+    outputAttachmentsJson: job.outputAttachmentsJson,
   };
 }
 

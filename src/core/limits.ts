@@ -143,6 +143,22 @@ export const limits = {
     /** How long a finalizing node holds a batch before another may take it over. */
     claimMs: 120_000,
   },
+  /** Attachments (docs/jobs-api.md, "Attachments"). */
+  blobs: {
+    /** One upload (S3's single-PUT maximum). */
+    maxBytes: 5 * 1024 ** 3,
+    /** Input attachments a submit names, and output attachments a complete names. */
+    attachmentsMax: 16,
+    contentTypeMaxLength: 255,
+    /** How long an upload URL and a download URL from GET /v1/blobs/{id} or GET /v1/jobs/{id} stay valid. */
+    urlSeconds: 3_600,
+    /** A blob nothing references is deleted this long after its upload (or its creation, never uploaded). */
+    unreferencedSeconds: 86_400,
+    /** After a submit or complete attaches a blob, when the sweep checks that its job exists (a crash between the two leaves none). */
+    attachCheckSeconds: 3_600,
+    /** Blobs one sweep pass deletes at most. */
+    sweepSlice: 100,
+  },
   /** Scheduled jobs (docs/jobs-api.md, "Schedules"). */
   schedules: {
     /** Schedule names follow queue names: 1–80 of [A-Za-z0-9_-]. */

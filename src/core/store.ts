@@ -9,6 +9,7 @@ import type { JobEventLog } from "./job-event-log.js";
 import type { JobChange, JobStore } from "./job-store.js";
 import type { ScheduleStore } from "./schedules/schedule-store.js";
 import type { BatchStore } from "./batches/batch-store.js";
+import type { BlobStore } from "./blobs/blob-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { Notifier } from "./notifier.js";
@@ -136,7 +137,7 @@ export interface MessageReceiveParams {
   waitUntilMs?: number;
 }
 
-export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore, BatchStore {
+export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore, BatchStore, BlobStore {
   /**
    * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
    * this database, this one's included (notifier.ts). A store that caches queue records drops

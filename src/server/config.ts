@@ -9,6 +9,7 @@ import { secretMinLength } from "./credentials-file.js";
 import { type LogLevel, isLogLevel, logLevels } from "./logger.js";
 
 export type StoreKind = "sqlite" | "postgres";
+export type BlobStoreKind = "fs" | "s3";
 
 export interface ServerConfig {
   host: string;
@@ -45,6 +46,13 @@ export interface ServerConfig {
   secretAccessKey?: Secret;
   /** The single-token case: a bearer token with every scope, for the default account. */
   apiToken?: Secret;
+  /** Where attachments' bytes live: files under the data dir (served by this server), or an S3 bucket (many nodes). */
+  blobStore: BlobStoreKind;
+  blobBucket?: string;
+  /** An S3-compatible endpoint (absent: AWS's); path-style addressing for servers that want it. */
+  blobEndpoint?: string;
+  blobRegion: string;
+  blobPathStyle: boolean;
   /** pino level: info logs start, shutdown and background events; debug adds a line per request. */
   logLevel: LogLevel;
   /** Queues with their own label in /metrics; those past it are summed under queue="(other)". */
@@ -71,6 +79,9 @@ export const defaultServerConfig: ServerConfig = {
   eventRetentionSeconds: 86_400,
   allowAnonymous: false,
   logLevel: "info",
+  blobStore: "fs",
+  blobRegion: "us-east-1",
+  blobPathStyle: false,
   metricsQueueLimit: 1000,
   shutdownDrainSeconds: 5,
 };
@@ -111,6 +122,11 @@ export const envVarNames = {
   secretAccessKey: "SLUICE_SECRET_ACCESS_KEY",
   apiToken: "SLUICE_API_TOKEN",
   logLevel: "SLUICE_LOG_LEVEL",
+  blobStore: "SLUICE_BLOB_STORE",
+  blobBucket: "SLUICE_BLOB_BUCKET",
+  blobEndpoint: "SLUICE_BLOB_ENDPOINT",
+  blobRegion: "SLUICE_BLOB_REGION",
+  blobPathStyle: "SLUICE_BLOB_PATH_STYLE",
   metricsQueueLimit: "SLUICE_METRICS_QUEUE_LIMIT",
   shutdownDrainSeconds: "SLUICE_SHUTDOWN_DRAIN_SECONDS",
   maxQueues: "SLUICE_MAX_QUEUES",
@@ -215,6 +231,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
   if (apiToken !== undefined) out.apiToken = new Secret(apiToken);
   const logLevel = get("logLevel");
   if (logLevel !== undefined) out.logLevel = parseLogLevel(logLevel, envVarNames.logLevel);
+  const blobStore = get("blobStore");
+  if (blobStore !== undefined) out.blobStore = parseBlobStore(blobStore, envVarNames.blobStore);
+  const blobBucket = get("blobBucket");
+  if (blobBucket !== undefined) out.blobBucket = blobBucket;
+  const blobEndpoint = get("blobEndpoint");
+  if (blobEndpoint !== undefined) out.blobEndpoint = blobEndpoint;
+  const blobRegion = get("blobRegion");
+  if (blobRegion !== undefined) out.blobRegion = blobRegion;
+  const blobPathStyle = get("blobPathStyle");
+  if (blobPathStyle !== undefined) out.blobPathStyle = parseBooleanText(blobPathStyle, envVarNames.blobPathStyle);
   const metricsQueueLimit = get("metricsQueueLimit");
   if (metricsQueueLimit !== undefined) out.metricsQueueLimit = parseMetricsQueueLimit(metricsQueueLimit, envVarNames.metricsQueueLimit);
   const shutdownDrain = get("shutdownDrainSeconds");
@@ -286,12 +312,27 @@ export function validateServerConfig(config: ServerConfig): void {
   if (!Number.isInteger(config.postgresPoolSize) || config.postgresPoolSize < 2 || config.postgresPoolSize > 1000) {
     throw new ConfigError(`PostgreSQL pool size must be an integer from 2 to 1000, got ${config.postgresPoolSize}.`);
   }
+  validateBlobStore(config);
   validateEnvCredentials(config);
   if (!isLoopbackHost(config.host) && !config.allowAnonymous && !hasCredentials(config)) {
     throw new ConfigError(
       `Refusing to serve anonymous requests on ${config.host}: no credentials are configured, so anyone who can reach this address could use every queue. Configure credentials (--credentials-file, or SLUICE_ACCESS_KEY_ID/SLUICE_SECRET_ACCESS_KEY, or SLUICE_API_TOKEN), bind to 127.0.0.1, or pass --allow-anonymous (SLUICE_ALLOW_ANONYMOUS=true) if that is what you want.`,
     );
   }
+}
+
+export function parseBlobStore(text: string, source: string): BlobStoreKind {
+  if (text !== "fs" && text !== "s3") throw new ConfigError(`${source}: expected fs or s3, got "${text}".`);
+  return text;
+}
+
+function validateBlobStore(config: ServerConfig): void {
+  if (config.blobStore === "s3" && !config.blobBucket) throw new ConfigError("--blob-store s3 needs --blob-bucket (or SLUICE_BLOB_BUCKET).");
+  if (config.blobStore === "fs" && (config.blobBucket !== undefined || config.blobEndpoint !== undefined)) {
+    throw new ConfigError("--blob-bucket and --blob-endpoint are for --blob-store s3; the fs blob store keeps files under --data-dir.");
+  }
+  if (config.blobEndpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(config.blobEndpoint)) throw new ConfigError(`--blob-endpoint must be an http:// or https:// URL, got "${config.blobEndpoint.slice(0, 60)}".`);
+  if (!/^[a-z0-9-]{1,40}$/.test(config.blobRegion)) throw new ConfigError(`--blob-region must look like us-east-1, got "${config.blobRegion}".`);
 }
 
 /** Whether any credentials are configured: then every request is authenticated, on every bind. */

@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type AccountQuotas, BatchService, batchJobsOf, type Clock, FileService, systemClock, type IdSource, JobService, QueueService, quotaNames, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
+import { type AccountQuotas, BatchService, BlobService, startBlobSweeper, batchJobsOf, type Clock, FileService, systemClock, type IdSource, JobService, QueueService, quotaNames, ScheduleService, scheduleRunJobs, SluiceError, type Store, loadReceiptSecret } from "../core/index.js";
 import { cronCompiler } from "./cron.js";
 import { loadWebhookSecret, startJobsBackground } from "../protocols/jobs/index.js";
 import { WebhookSecretError } from "../protocols/jobs/webhooks/secret.js";
@@ -35,6 +35,7 @@ import { isSqliteDiskFull } from "../stores/sqlite/disk-full.js";
 import { isPostgresDiskFull } from "../stores/postgres/disk-full.js";
 import { checkDataDir, checkHostResolves } from "./start-checks.js";
 import { packageVersion } from "./package-version.js";
+import { openBlobStorage } from "./blobs/open-blob-storage.js";
 
 export { ConfigError, type ServerConfig } from "./config.js";
 export { type Logger, type LogLevel, createLogger } from "./logger.js";
@@ -211,6 +212,8 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     throw err;
   });
   const ids = opts.ids ?? cryptoIdSource();
+  const blobStorage = openBlobStorage(config, receiptSecret, clock);
+  const blobs = new BlobService({ store, storage: blobStorage, clock, ids });
   const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver, quotas });
   const jobs = new JobService({
     store,
@@ -221,6 +224,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     eventRetentionSeconds: config.eventRetentionSeconds,
     onError: logUnexpected,
+    blobs,
   });
   const schedules = new ScheduleService({
     store,
@@ -270,7 +274,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     traced: tracer !== undefined,
     metrics: telemetry.metrics,
     backup: { take: backup, dataDir: config.dataDir, logger },
-    jobs: { jobs, schedules, files, batches, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
+    jobs: { jobs, schedules, files, batches, blobs, clock, webhookPolicy, version: packageVersion(), workersAdvice: telemetry.workersAdvice },
     credentials,
     requestRate,
     notReady: () => (draining ? "draining" : !writability.writable ? "storage-full" : undefined),
@@ -303,6 +307,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     onError: logUnexpected,
     onWebhookAttempt: telemetry.onWebhookAttempt,
   });
+  const blobSweeper = startBlobSweeper({ blobs, clock, onError: logUnexpected });
   // Resumes message move tasks (DLQ redrives) a restart interrupted.
   await queues.moveTasks.runner.start();
   const url = `http://${urlHost(config.host)}:${port}`;
@@ -332,6 +337,8 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
     writability.close();
     unwatchEventLoop();
     await jobsBackground.stop();
+    await blobSweeper.stop();
+    blobStorage.close?.();
     await queues.moveTasks.runner.stop();
     // Listening still: a request arriving while those in flight finish gets 503, not a refused connection.
     const graceEndsMs = Date.now() + closeGraceMs;

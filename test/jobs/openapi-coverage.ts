@@ -12,7 +12,7 @@ export interface OpenApiCoverage {
   /** An event stream's status and media type, checked the same way; the stream is then dropped. */
   checkStream(url: string): Promise<void>;
   /** `METHOD /path status` of every listed answer (but `default` and 401 / 403) of the operations `include` keeps, that no check got. */
-  unanswered(include: (op: { tags: string[] }) => boolean): string[];
+  unanswered(include: (op: { tags: string[]; security?: unknown[] }) => boolean): string[];
 }
 
 export function openApiCoverage(s: JobsServer, doc: Json): OpenApiCoverage {
@@ -33,7 +33,7 @@ export function openApiCoverage(s: JobsServer, doc: Json): OpenApiCoverage {
       seen.add(`GET ${operationOf(doc, "GET", url)!.path} ${res.status}`);
     },
     unanswered(include) {
-      const listed = Object.entries(doc.paths as Record<string, Record<string, { responses: object; tags: string[] }>>).flatMap(([path, ops]) =>
+      const listed = Object.entries(doc.paths as Record<string, Record<string, { responses: object; tags: string[]; security?: unknown[] }>>).flatMap(([path, ops]) =>
         Object.entries(ops)
           .filter(([, op]) => include(op))
           .flatMap(([method, op]) =>

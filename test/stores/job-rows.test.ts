@@ -68,6 +68,7 @@ describe("job row columns", () => {
       { availableAtMs: undefined },
       { expiresAtMs: 7 },
       { messageSeq: undefined },
+      { outputAttachmentsJson: '{"a":{"blobId":"b","size":1,"contentType":"t","sha256":"s"}}' },
     ];
     expect(changes).toHaveLength(mutableJobColumns.length);
     let current = read();

@@ -10,6 +10,7 @@ import {
   configFromEnv,
   envVarNames,
   parseLogLevel,
+  parseBlobStore,
   parseMetricsQueueLimit,
   parsePoolSize,
   parsePort,
@@ -39,6 +40,11 @@ interface ServeFlags {
   storeThread?: boolean;
   logLevel?: string;
   metricsQueueLimit?: string;
+  blobStore?: string;
+  blobBucket?: string;
+  blobEndpoint?: string;
+  blobRegion?: string;
+  blobPathStyle?: boolean;
   credentialsFile?: string;
   config?: string;
   shutdownDrainSeconds?: string;
@@ -67,6 +73,11 @@ function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
     allowAnonymous: flags.allowAnonymous,
     logLevel: flags.logLevel === undefined ? undefined : parseLogLevel(flags.logLevel, "--log-level"),
     metricsQueueLimit: flags.metricsQueueLimit === undefined ? undefined : parseMetricsQueueLimit(flags.metricsQueueLimit, "--metrics-queue-limit"),
+    blobStore: flags.blobStore === undefined ? undefined : parseBlobStore(flags.blobStore, "--blob-store"),
+    blobBucket: flags.blobBucket,
+    blobEndpoint: flags.blobEndpoint,
+    blobRegion: flags.blobRegion,
+    blobPathStyle: flags.blobPathStyle,
     credentialsFile: flags.credentialsFile,
     configFile: flags.config,
     shutdownDrainSeconds: flags.shutdownDrainSeconds === undefined ? undefined : parseSeconds(flags.shutdownDrainSeconds, "--shutdown-drain-seconds"),
@@ -160,6 +171,11 @@ export function registerServeCommand(program: Command): void {
     .addOption(new Option("--store-thread").hideHelp())
     .option("--log-level <level>", "fatal, error, warn, info, debug (a line per request), trace or silent (default info)")
     .option("--metrics-queue-limit <n>", "queues with their own label in /metrics; the rest are summed under queue=\"(other)\" (default 1000)")
+    .option("--blob-store <kind>", "where attachments' bytes live: fs (files under --data-dir, default) or s3 (a bucket every node reaches)")
+    .option("--blob-bucket <name>", "the S3 bucket of --blob-store s3")
+    .option("--blob-endpoint <url>", "an S3-compatible endpoint for --blob-store s3 (default: AWS's)")
+    .option("--blob-region <region>", "the bucket's region (default us-east-1); credentials come from the AWS default chain")
+    .option("--blob-path-style", "address the bucket in the URL path (most S3-compatible servers want it)")
     .option("--shutdown-drain-seconds <n>", "after SIGTERM, how long /readyz answers 503 while requests are still served (default 5)")
     .option("--max-queues <n>", "quota of the server's own account: queues it may have (other accounts: the credentials file)")
     .option("--max-messages-per-queue <n>", "quota of the server's own account: messages each queue may hold")

@@ -22,6 +22,8 @@ export interface JobItemParams {
   idempotency: IdempotencyClaim | undefined;
   /** The submit's W3C trace context, if it sent one. */
   trace?: JobTrace;
+  /** The job's input attachments (JobRecord.attachmentsJson), attached already. */
+  attachmentsJson?: string;
 }
 
 export function newJobItem(p: JobItemParams): JobCreateItem {
@@ -53,6 +55,7 @@ export function newJobItem(p: JobItemParams): JobCreateItem {
     // An empty set requires nothing: stored as none, so the job takes the unlabelled path.
     requires: input.requires === undefined || Object.keys(input.requires).length === 0 ? undefined : input.requires,
     trace: p.trace,
+    attachmentsJson: p.attachmentsJson,
   };
   const message = jobMessage({ queue, jobId: p.id, inputJson: p.inputJson, priority, availableAtMs, senderId: p.senderId });
   return { job, message, idempotency: p.idempotency };

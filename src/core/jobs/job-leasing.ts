@@ -7,7 +7,7 @@
 import { fail, SluiceError } from "../errors.js";
 import { limits } from "../limits.js";
 import type { JobQueuePolicy } from "./job-queues.js";
-import { JobServicePart } from "./job-service-shared.js";
+import { JobServicePart, blobsFor } from "./job-service-shared.js";
 import { checkJobInteger, leaseLimitsOf } from "../job-settings.js";
 import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy } from "../job-store.js";
 import { leaseIdOf, queueIdOfLease } from "./job-tokens.js";
@@ -294,10 +294,19 @@ export class JobLeasing extends JobServicePart {
     return { cancelRequested: out.change.job.cancelRequested, total: out.total };
   }
 
-  async complete(account: string, id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+  async complete(account: string, id: string, p: { leaseId: string; output?: unknown; outputAttachments?: Record<string, string> }): Promise<JobRecord> {
     const outputJson = this.checkOutput(p.output);
+    const field = "outputAttachments";
+    const resolved = p.outputAttachments === undefined ? undefined : await blobsFor(this.shared, field).resolve(account, field, p.outputAttachments);
     const policy = await this.policyForLease(account, id, p.leaseId);
-    const change = await this.ownJob(account, id, () => this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds }));
+    // Attached before the completion is written, given back if it is refused (blob-service.ts).
+    const attached = resolved === undefined ? undefined : await blobsFor(this.shared, field).attach({ account, field, blobs: resolved, jobId: id });
+    const change = await this.ownJob(account, id, () =>
+      this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds, outputAttachmentsJson: attached?.json }),
+    ).catch(async (err: unknown) => {
+      if (attached) await blobsFor(this.shared, field).detach(attached.attachedIds, id);
+      throw err;
+    });
     this.shared.publish(change);
     return change.job;
   }

@@ -4,6 +4,7 @@
  * dependencies, the queue cache, the parked leases, and how a committed change is told.
  */
 import type { Clock } from "../clock.js";
+import { SluiceError } from "../errors.js";
 import type { IdSource } from "../ids.js";
 import type { QueueService } from "../queue-service.js";
 import type { Store } from "../store.js";
@@ -14,6 +15,7 @@ import type { JobRecord } from "../job.js";
 import type { ParkedLeases } from "./parked-leases.js";
 import type { WorkerStore } from "../worker-store.js";
 import type { WorkerRegistry } from "./worker-registry.js";
+import type { BlobService } from "../blobs/blob-service.js";
 
 export type JobServiceStore = JobStore & JobEventLog & WorkerStore & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
 
@@ -31,12 +33,20 @@ export interface JobServiceShared {
   parked: ParkedLeases;
   /** Workers seen by their lease requests (GET /v1/workers). */
   workers: WorkerRegistry;
+  /** Attachments' blobs; absent: a submit or complete that names attachments is refused. */
+  blobs?: BlobService;
   /** Tells every node (Store.notifier) of a transition that committed. */
   publish(change: JobChange): void;
   /** The job, or JobNotFound (also when it is another account's than `account`: JobService.get). */
   get(account: string, id: string): Promise<JobRecord>;
   /** close() was called: loops end, nothing new is held. */
   isClosed(): boolean;
+}
+
+/** The blob service, or ValidationFailed naming `field` when this server keeps no attachments. */
+export function blobsFor(shared: JobServiceShared, field: string): BlobService {
+  if (!shared.blobs) throw new SluiceError("ValidationFailed", `${field}: this server stores no attachments.`);
+  return shared.blobs;
 }
 
 /** A part of the jobs service: what it shares with the others, under the names its code uses. */

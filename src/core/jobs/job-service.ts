@@ -32,6 +32,7 @@ import { JobUpkeep } from "./job-upkeep.js";
 import type { SubmitInput } from "./job-validation.js";
 import { type JobError, type JobRecord, type JobStatus, type JobTrace, type LeasedJob, isTerminal } from "../job.js";
 import { ParkedLeases } from "./parked-leases.js";
+import type { BlobService } from "../blobs/blob-service.js";
 
 export type { WaitSignal } from "./job-holds.js";
 export type { LeaseAckInput, LeaseInput, LeaseWithAcksResult } from "./job-leasing.js";
@@ -52,6 +53,8 @@ export interface JobServiceDeps {
   onError?: (err: unknown) => void;
   /** This node, in the workers rows it writes (default: a random id). */
   nodeId?: string;
+  /** Attachments' blobs (submit's attachments, complete's outputAttachments). */
+  blobs?: BlobService;
 }
 
 export interface JobPage {
@@ -100,6 +103,7 @@ export class JobService {
       publish: (change) => this.publish(change),
       get: (account, id) => this.get(account, id),
       isClosed: () => this.closed,
+      blobs: deps.blobs,
     };
     this.submissions = new JobSubmissions(this.shared, (deps.idempotencyKeyTtlSeconds ?? limits.jobs.idempotencyKeyTtlDefaultSeconds) * 1000);
     this.leasing = new JobLeasing(this.shared);
@@ -238,7 +242,7 @@ export class JobService {
     return { attempt: read.attempt, chunksJson: read.chunksJson, next, done: isTerminal(job.status) && next >= read.total };
   }
 
-  complete(account: string, id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+  complete(account: string, id: string, p: { leaseId: string; output?: unknown; outputAttachments?: Record<string, string> }): Promise<JobRecord> {
     return this.leasing.complete(account, id, p);
   }
 
@@ -426,7 +430,7 @@ export class AccountJobs {
     return this.service.outputChunks(this.account, id, p);
   }
 
-  complete(id: string, p: { leaseId: string; output?: unknown }): Promise<JobRecord> {
+  complete(id: string, p: { leaseId: string; output?: unknown; outputAttachments?: Record<string, string> }): Promise<JobRecord> {
     return this.service.complete(this.account, id, p);
   }
 

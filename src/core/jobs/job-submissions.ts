@@ -9,7 +9,8 @@ import { storedQuotaOf } from "../quotas.js";
 import { requestFingerprint } from "./idempotency.js";
 import { newJobItem } from "./job-item.js";
 import { checkJobInput } from "./job-message.js";
-import { type JobServiceShared, JobServicePart } from "./job-service-shared.js";
+import { type JobServiceShared, JobServicePart, blobsFor } from "./job-service-shared.js";
+import type { BlobRecord } from "../blobs/blob.js";
 import type { JobCreateItem, JobCreateResult } from "../job-store.js";
 import { type StoredSubmitOptions, type SubmitInput, checkRunAtHorizon, normalizeWebhook, validateSubmit } from "./job-validation.js";
 import type { JobEventType, JobRecord, JobTrace, JobWebhook } from "../job.js";
@@ -35,14 +36,15 @@ export class JobSubmissions extends JobServicePart {
     const webhook = input.webhook ? normalizeWebhook(input.webhook) : undefined;
     const inputJson = JSON.stringify(input.input);
     checkJobInput(inputJson); // before the queue is created on first use: a refused submit creates nothing
+    const attachments = input.attachments === undefined ? undefined : await blobsFor(this.shared, "attachments").resolve(account, "attachments", input.attachments);
     const first = await this.jobQueues.ensure(account, queueName);
     try {
-      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId, trace);
+      return await this.createOn(first, input, inputJson, webhook, idempotencyKey, presetId, trace, attachments);
     } catch (err) {
       // The queue was deleted since it was cached (createOn forgot it): ensure() once more answers
       // QueueDeletedRecently, or creates it anew once that minute has passed.
       if (!(err instanceof SluiceError && err.code === "QueueNotFound")) throw err;
-      return this.createOn(await this.jobQueues.ensure(account, queueName), input, inputJson, webhook, idempotencyKey, presetId, trace);
+      return this.createOn(await this.jobQueues.ensure(account, queueName), input, inputJson, webhook, idempotencyKey, presetId, trace, attachments);
     }
   }
 
@@ -54,6 +56,7 @@ export class JobSubmissions extends JobServicePart {
     idempotencyKey: string | undefined,
     presetId: string | undefined,
     trace: JobTrace | undefined,
+    attachments?: ReadonlyArray<[string, BlobRecord]>,
   ): Promise<SubmitResult> {
     const { settings } = await this.jobQueues.policyOf(queue);
     // The job's message body is its input: held against the account's per-queue quota like a send.
@@ -63,21 +66,26 @@ export class JobSubmissions extends JobServicePart {
     const id = presetId ?? this.ids.messageId();
     const fingerprint = idempotencyKey === undefined ? undefined : requestFingerprint(input);
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: fingerprint!, expiresAtMs: nowMs + this.idempotencyKeyTtlMs };
-    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.shared.senderId, idempotency, trace });
+    // Attached before the job is written, so no sweep takes them from a job that exists; given back
+    // if the write is refused or replays another job (blob-service.ts).
+    const attached = attachments === undefined ? undefined : await this.attach(queue.account, attachments, id, idempotencyKey);
+    const item = newJobItem({ queue, settings, input, inputJson, webhook, id, nowMs, senderId: this.shared.senderId, idempotency, trace, attachmentsJson: attached?.json });
     const availableAtMs = item.job.availableAtMs!;
     // A worker long-polling this queue gets its lease in this write: one commit and one sync. (Not
     // for a child: it may well wait for its parents, and the worker would be held for nothing.)
     // Nor for a job with requires: the parked worker may not carry its labels.
     const claimed = availableAtMs <= nowMs && input.dependsOn === undefined && item.job.requires === undefined && queue.config.paused !== true ? this.parked.claim(queue.id) : undefined;
-    const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch((err: unknown) => {
+    const written = await this.store.jobCreateMany({ items: [item], nowMs, handoff: claimed?.params(nowMs) }).catch(async (err: unknown) => {
       claimed?.deliver(undefined);
       this.jobQueues.forget(queue); // e.g. the queue was deleted since it was cached
+      if (attached) await blobsFor(this.shared, "attachments").detach(attached.attachedIds, id);
       throw err;
     });
     const lease = written.handoff;
     claimed?.deliver(lease);
     const result = written.results[0]!;
     if (!result.created) {
+      if (attached) await blobsFor(this.shared, "attachments").detach(attached.attachedIds, id);
       if (result.fingerprint !== fingerprint) {
         fail("IdempotencyKeyReused", `Idempotency-Key ${idempotencyKey} was already used on queue ${queue.name} with a different request body.`);
       }
@@ -90,6 +98,12 @@ export class JobSubmissions extends JobServicePart {
     this.shared.publish({ job: result.job, events: [submittedEventOf(result.job)], version: 1 });
     // Answered as it is after the write: already running when a waiting worker took it.
     return { job: taken ?? result.job, replayed: false };
+  }
+
+  /** A replay of a keyed submit finds its blobs held by the job it replays: that is no conflict. */
+  private attach(account: string, blobs: ReadonlyArray<[string, BlobRecord]>, jobId: string, idempotencyKey: string | undefined): Promise<{ json: string; attachedIds: string[] }> {
+    const isReplay = idempotencyKey === undefined ? undefined : async (holder: string): Promise<boolean> => (await this.store.jobGet({ id: holder }))?.idempotencyKey === idempotencyKey;
+    return blobsFor(this.shared, "attachments").attach({ account, field: "attachments", blobs, jobId, isReplay });
   }
 
   /**

@@ -29,6 +29,8 @@ export interface SubmitInput {
   onParentFailure?: OnParentFailure;
   /** Labels a worker must carry to lease the job (every pair): GPU-aware routing. */
   requires?: Record<string, string>;
+  /** Input attachments: name → blob id (POST /v1/blobs), each the account's and uploaded. */
+  attachments?: Record<string, string>;
 }
 
 /** Tenants follow SQS MessageGroupId's alphabet (a tenant is its job message's group): letters, digits, punctuation. */

@@ -152,10 +152,10 @@ export function heartbeatTransition(job: JobRecord, p: { leaseToken: string; now
 }
 
 // nowMs apart from `p`: callers pass an ack as it is, not a copy with nowMs added (newJobRecord says why).
-export function completeTransition(job: JobRecord, p: { leaseToken: string; outputJson: string; resultTtlSeconds: number }, nowMs: number): JobTransition {
+export function completeTransition(job: JobRecord, p: { leaseToken: string; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }, nowMs: number): JobTransition {
   requireLiveLease(job, p.leaseToken, nowMs);
   return {
-    job: { ...finish(job, "succeeded", nowMs, p.resultTtlSeconds), outputJson: p.outputJson },
+    job: { ...finish(job, "succeeded", nowMs, p.resultTtlSeconds), outputJson: p.outputJson, outputAttachmentsJson: p.outputAttachmentsJson ?? job.outputAttachmentsJson },
     events: ["job.succeeded"],
     message: { kind: "delete" },
   };

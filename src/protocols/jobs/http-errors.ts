@@ -14,6 +14,7 @@ const statusOfCode: Partial<Record<ErrorCode, number>> = {
   ScheduleNotFound: 404,
   ResourceNotFound: 404,
   LeaseMismatch: 409,
+  BlobNotUploaded: 409,
   LeaseExpired: 409,
   JobAlreadyFinished: 409,
   JobNotRetryable: 409,

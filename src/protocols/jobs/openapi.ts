@@ -73,6 +73,14 @@ export function buildOpenApiDocument(p: { version: string; serverUrl?: string })
       ),
     };
     const responses = operation.responses as Record<string, JsonSchema>;
+    if (spec.signedUrl) {
+      Object.assign(responses, { default: anyRouteError });
+      operation.description = "No bearer token: the URL's signature (as POST /v1/blobs or a job answered it) is the credential.";
+      operation.security = [];
+      if (spec.method === "PUT") operation.requestBody = { required: true, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } };
+      (paths[spec.path] ??= {})[spec.method.toLowerCase()] = operation;
+      continue;
+    }
     Object.assign(responses, authErrors, { default: anyRouteError });
     if (spec.perAccount !== false) {
       (operation.parameters as JsonSchema[]).push(accountHeader);

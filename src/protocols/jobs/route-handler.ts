@@ -1,6 +1,6 @@
 /** What every route handler of this API is, what it is given, and how it answers JSON (shared by routes.ts and admin-routes.ts). */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { type BatchService, type Clock, type FileService, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
+import { type BatchService, type BlobService, type Clock, type FileService, type JobQueueInfo, type JobService, type QueueService, type ScheduleService, type WorkersAdvice, fail } from "../../core/index.js";
 import type { RequestRate } from "../auth/request-rate.js";
 import type { WebhookUrlPolicy } from "./webhooks/url-policy.js";
 
@@ -11,6 +11,8 @@ export interface JobsRoutesOptions {
   /** The Batch API's routes (POST /v1/files, /v1/batches, …). */
   files: FileService;
   batches: BatchService;
+  /** Attachments (POST /v1/blobs, …); absent: those routes answer RouteNotFound and submits naming attachments are refused. */
+  blobs?: BlobService;
   clock: Clock;
   webhookPolicy: WebhookUrlPolicy;
   /** Aborted when shutdown starts: long polls answer, event streams end, new requests get 503 ServiceUnavailable. */

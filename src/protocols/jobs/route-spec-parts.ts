@@ -18,7 +18,7 @@ export interface RouteSpec {
   /** OpenAPI style: /v1/jobs/{id}. */
   path: string;
   summary: string;
-  tag: "jobs" | "workers" | "queues" | "schedules" | "batches" | "events" | "meta" | "admin";
+  tag: "jobs" | "workers" | "queues" | "schedules" | "batches" | "blobs" | "events" | "meta" | "admin";
   /** Who may call it (docs/security.md): a bearer token with any one of these scopes. */
   scopes: readonly Scope[];
   /**
@@ -32,6 +32,11 @@ export interface RouteSpec {
   body?: JsonSchema;
   /** A multipart/form-data body (its fields), read by the handler as a stream: documented only, not validated by a schema. */
   multipartBody?: JsonSchema;
+  /**
+   * A presigned URL's route (blob bytes): no bearer token, the URL's signature is the credential;
+   * the body, if any, is raw bytes streamed by the handler. Registered apart (blob-bytes-routes.ts).
+   */
+  signedUrl?: true;
   responses: Record<string, ResponseSpec>;
 }
 

@@ -8,6 +8,7 @@ import { anyQueueParams } from "./admin-schemas.js";
 import { scheduleRouteSpecs } from "./schedule-route-specs.js";
 import { scheduleSchema } from "./schedule-schemas.js";
 import { batchRouteSpecs } from "./batch-route-specs.js";
+import { blobRouteSpecs } from "./blob-route-specs.js";
 import { batchSchema, deletedFileSchema, fileSchema } from "./batch-schemas.js";
 import * as s from "./schemas.js";
 import type { JsonSchema } from "./schemas.js";
@@ -280,6 +281,7 @@ export const routeSpecs: RouteSpec[] = [
   },
   ...scheduleRouteSpecs,
   ...batchRouteSpecs,
+  ...blobRouteSpecs,
   {
     operationId: "getOpenApi",
     scopes: ["read", "submit", "work", "admin"],

@@ -4,7 +4,7 @@
  * only these routes.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, traceContextOf, type AccountJobs, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus } from "../../core/index.js";
+import { SluiceError, fail, isTerminal, outputLimits, parseIdempotencyKey, traceContextOf, type AccountJobs, type LeaseAckInput, type JobQueueSettingsPatch, type SubmitInput, type JobError, type JobStatus, type JobRecord } from "../../core/index.js";
 import { onClientGone } from "../http/client-gone.js";
 import { disconnectSignal } from "./disconnect-signal.js";
 import { unescapeDotSegmentParams } from "./dot-segments.js";
@@ -23,6 +23,8 @@ import { jobJson, queueWire } from "./wire.js";
 import { isoTime } from "./iso-time.js";
 import { scheduleHandlers } from "./schedule-handlers.js";
 import { batchHandlers } from "./batch-handlers.js";
+import { blobBytesRoutes, blobHandlers, hasAttachments, jobDownloadUrls } from "./blob-handlers.js";
+import { blobBytesQuery, blobParams } from "./blob-schemas.js";
 import { jobsValidatorCompiler } from "./validator.js";
 
 export type { JobsRoutesOptions } from "./route-handler.js";
@@ -91,7 +93,8 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       const wait = (request.query.wait as number | undefined) ?? 0;
       const job = wait > 0 ? await jobs.wait(id, wait, requestSignal(reply, o.shutdownSignal)) : await jobs.get(id);
       const deliveries = job.webhook ? await o.jobs.webhookDeliveries(id) : [];
-      return sendJson(reply, 200, `{"job":${jobJson(job, { deliveries })}}`);
+      const downloadUrls = hasAttachments(job) ? await jobDownloadUrls(o.blobs, job, request, o.clock.nowMs()) : undefined;
+      return sendJson(reply, 200, `{"job":${jobJson(job, { deliveries, downloadUrls })}}`);
     },
 
     async cancelJob(request, reply) {
@@ -134,7 +137,9 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
       // A request with acks doesn't wait (see leaseWithAcks): no need to watch for a disconnect.
       const signal = acks.length > 0 ? undefined : requestSignal(reply, o.shutdownSignal);
       const { leased, acks: results, parents } = await jobs.leaseWithAcks(request.params.queue!, { ...body, signal }, acks);
-      const jobsJson = `{"jobs":[${leased.map((j) => jobJson(j, { lease: true, parents: parents?.get(j.id) })).join(",")}]`;
+      // No promise per lease on the hot path: only leases of jobs with attachments sign URLs.
+      const urls = leased.some(hasAttachments) ? await leaseDownloadUrls(o, leased, request) : undefined;
+      const jobsJson = `{"jobs":[${leased.map((j) => jobJson(j, { lease: true, parents: parents?.get(j.id), downloadUrls: urls?.get(j.id) })).join(",")}]`;
       if (complete === undefined && failed === undefined) return sendJson(reply, 200, `${jobsJson}}`);
       const resultsJson = JSON.stringify(results.map((r) => (r.ok ? { id: r.id, ok: true } : { id: r.id, ok: false, error: r.error })));
       return sendJson(reply, 200, `${jobsJson},"results":${resultsJson}}`);
@@ -162,7 +167,7 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
 
     async completeJob(request, reply) {
       const jobs = jobsOf(request);
-      const body = request.body as { leaseId: string; output?: unknown };
+      const body = request.body as { leaseId: string; output?: unknown; outputAttachments?: Record<string, string> };
       return sendJson(reply, 200, `{"job":${jobJson(await jobs.complete(request.params.id!, body))}}`);
     },
 
@@ -203,7 +208,18 @@ function handlers(o: JobsRoutesOptions): Record<string, Handler> {
 
     ...scheduleHandlers((request) => o.schedules.forAccount(request.storeAccount), sendJson),
     ...batchHandlers(o, sendJson),
+    ...blobHandlers(o.blobs, sendJson),
   };
+}
+
+/** Each leased job's attachments' download URLs, valid while its lease is (none for jobs without attachments). */
+async function leaseDownloadUrls(o: JobsRoutesOptions, leased: readonly JobRecord[], request: Request): Promise<Map<string, Map<string, string>> | undefined> {
+  let out: Map<string, Map<string, string>> | undefined;
+  for (const job of leased) {
+    const urls = await jobDownloadUrls(o.blobs, job, request, o.clock.nowMs());
+    if (urls) (out ??= new Map()).set(job.id, urls);
+  }
+  return out;
 }
 
 function headerCount(rawHeaders: string[], name: string): number {
@@ -248,7 +264,10 @@ export async function jobsRoutes(app: FastifyInstance, o: JobsRoutesOptions): Pr
   app.decorateRequest("actingAccountId", undefined);
   const resolveAccount = resolveStoreAccount(o.accountId, o.requestRate);
   const byOperation = { ...handlers(o), ...adminHandlers(o) };
+  // The fs storage's presigned URLs: raw bytes, no bearer token (blob-handlers.ts).
+  if (o.blobs?.servesBytes) await app.register(blobBytesRoutes(o.blobs, sendJson, { params: blobParams, querystring: blobBytesQuery }));
   for (const spec of [...routeSpecs, ...adminRouteSpecs]) {
+    if (spec.signedUrl) continue;
     const handler = byOperation[spec.operationId];
     if (!handler) throw new Error(`no handler for ${spec.operationId}`);
     const bodySchema = spec.body;

@@ -50,6 +50,28 @@ const labelSet = (description: string): JsonSchema => ({
   description,
 });
 
+export const blobId: JsonSchema = { type: "string", pattern: "^blob_[0-9a-f]{32}$", description: "A blob id: blob_ and 32 hex digits." };
+
+/** One attachment as a job shows it. */
+export const attachmentSchema = object(
+  {
+    blobId,
+    size: { type: "integer" },
+    contentType: { type: "string" },
+    sha256: { type: "string" },
+    downloadUrl: { type: "string", description: "In a lease (valid at least while the lease is) and in GET /v1/jobs/{id}; absent elsewhere." },
+  },
+  ["blobId", "size", "contentType", "sha256"],
+);
+
+export const attachmentsSchema: JsonSchema = { type: "object", additionalProperties: attachmentSchema, description: "By name (1–64 of [A-Za-z0-9._-]); absent when the job has none." };
+
+/** What a submit or complete names: its attachments by name, each a blob id (core checks every one). */
+export const attachmentRefs = (what: string): JsonSchema => ({
+  type: "object",
+  description: `${what}: name (1–64 of [A-Za-z0-9._-]) → blob id from POST /v1/blobs, uploaded, of this account; at most ${limits.blobs.attachmentsMax}.`,
+});
+
 export const submitBody = object(
   {
     input: { ...anyJson, description: "The job's input: any JSON value, at most 1 MiB serialized." },
@@ -82,6 +104,7 @@ export const submitBody = object(
     requires: labelSet(
       `Labels a worker must carry to lease this job (every pair), e.g. {"gpu":"a100"}: at most ${j.labelPairsMax} pairs; keys 1–${j.labelKeyMaxLength} of letters, digits, _ . - / (starting with a letter or digit), values at most ${j.labelValueMaxLength} characters. Not with tenant.`,
     ),
+    attachments: attachmentRefs("Input attachments"),
   },
   ["input"],
 );
@@ -132,7 +155,7 @@ export const outputChunksQuery: JsonSchema = {
   properties: { from: int(0, Number.MAX_SAFE_INTEGER, "The index of the first chunk wanted (default 0).") },
 };
 
-export const completeBody = object({ leaseId, output: { ...anyJson, description: "The result: any JSON value (default null)." } }, ["leaseId"]);
+export const completeBody = object({ leaseId, output: { ...anyJson, description: "The result: any JSON value (default null)." }, outputAttachments: attachmentRefs("Output attachments") }, ["leaseId"]);
 
 export const releaseBody = object({ leaseId }, ["leaseId"]);
 
@@ -283,6 +306,8 @@ const jobProperties: Record<string, JsonSchema> = {
     dependsOn: { oneOf: [{ type: "array", items: { type: "string" } }, { type: "null" }] },
     onParentFailure: { oneOf: [{ type: "string", enum: [...onParentFailureModes] }, { type: "null" }] },
     webhookDeliveries: { type: "array", items: webhookDeliverySchema, description: "GET /v1/jobs/{id} only." },
+    attachments: attachmentsSchema,
+    outputAttachments: attachmentsSchema,
 };
 const jobRequired = ["id", "queue", "status", "input", "output", "error", "attempt", "maxAttempts", "priority", "createdAt"];
 

@@ -2,7 +2,7 @@
  * The jobs API's JSON: jobs, queues, events and webhook payloads. Inputs, outputs and metadata are
  * JSON text in core and are spliced in as they are — a 1 MiB input is never parsed to be re-sent.
  */
-import { type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, type WorkersAdvice } from "../../core/index.js";
+import { type AttachmentInfo, parseAttachments, type JobQueueInfo, type WebhookDelivery, type JobEvent, type JobRecord, type QueueConfig, type WorkersAdvice } from "../../core/index.js";
 import { isoTime } from "./iso-time.js";
 
 function iso(ms: number | undefined): string | null {
@@ -31,7 +31,7 @@ export function deliveryWire(d: WebhookDelivery): Record<string, unknown> {
  * Written field by field, in the documented order: every job answer and event line is one, and an
  * object of 20-odd fields built only to be stringified cost twice as much.
  */
-export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: WebhookDelivery[]; parents?: JobRecord[] } = {}): string {
+export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: WebhookDelivery[]; parents?: JobRecord[]; downloadUrls?: ReadonlyMap<string, string> } = {}): string {
   let json =
     `{"id":${JSON.stringify(job.id)},"queue":${JSON.stringify(job.queueName)},"status":${JSON.stringify(job.status)}` +
     `,"error":${job.error === undefined ? "null" : JSON.stringify(job.error)}` +
@@ -49,8 +49,19 @@ export function jobJson(job: JobRecord, extra: { lease?: boolean; deliveries?: W
   if (extra.lease && job.leaseToken !== undefined) json += `,"leaseId":${JSON.stringify(job.leaseToken)}`;
   if (extra.lease && job.trace !== undefined) json += `,"trace":${JSON.stringify(job.trace)}`;
   if (extra.deliveries) json += `,"webhookDeliveries":${JSON.stringify(extra.deliveries.map(deliveryWire))}`;
+  // Only a job with attachments has these fields (none on the hot path's jobs).
+  if (job.attachmentsJson !== undefined) json += `,"attachments":${attachmentsWire(job.attachmentsJson, extra.downloadUrls)}`;
+  if (job.outputAttachmentsJson !== undefined) json += `,"outputAttachments":${attachmentsWire(job.outputAttachmentsJson, extra.downloadUrls)}`;
   const parents = extra.parents ? `,"parents":[${extra.parents.map(parentJson).join(",")}]` : "";
   return `${json},"input":${job.inputJson},"output":${job.outputJson ?? "null"},"metadata":${job.metadataJson ?? "null"}${parents}}`;
+}
+
+/** A job's attachments as stored, each with its download URL when the answer carries them. */
+function attachmentsWire(json: string, urls: ReadonlyMap<string, string> | undefined): string {
+  if (urls === undefined) return json;
+  const out: Record<string, AttachmentInfo & { downloadUrl?: string }> = parseAttachments(json);
+  for (const a of Object.values(out)) a.downloadUrl = urls.get(a.blobId);
+  return JSON.stringify(out);
 }
 
 /** A timestamp as a JSON string (ISO text never needs escaping), or null. */

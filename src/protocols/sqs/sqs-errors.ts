@@ -60,6 +60,7 @@ export const sqsErrorForCode = {
   JobNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   ScheduleNotFound: spec("ResourceNotFoundException", "ResourceNotFoundException", 404),
   JobAlreadyFinished: invalidParameterValue,
+  BlobNotUploaded: invalidParameterValue,
   JobNotRetryable: invalidParameterValue,
   // A second active move task: SQS's recorded answer is InvalidParameterValue.
   RedriveInProgress: invalidParameterValue,

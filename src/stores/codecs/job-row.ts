@@ -46,6 +46,9 @@ export interface JobRow {
   /** The submit's W3C trace context (core's JobTrace), NULL when it sent none. */
   traceparent: string | null;
   tracestate: string | null;
+  /** Attachments as core's JSON text (JobRecord.attachmentsJson, outputAttachmentsJson), NULL without any. */
+  attachments: string | null;
+  output_attachments: string | null;
 }
 
 export const jobColumns = [
@@ -83,6 +86,8 @@ export const jobColumns = [
   "requires",
   "traceparent",
   "tracestate",
+  "attachments",
+  "output_attachments",
 ] as const;
 
 /** The columns a transition may change (the rest are fixed at submit). */
@@ -103,6 +108,7 @@ export const mutableJobColumns = [
   "available_at_ms",
   "expires_at_ms",
   "message_seq",
+  "output_attachments",
 ] as const;
 
 export type JobColumn = (typeof jobColumns)[number];
@@ -147,6 +153,8 @@ export const jobColumnValue: Record<JobColumn, (j: Omit<JobRecord, "seq">) => Jo
   requires: (j) => (j.requires === undefined ? null : requirementClassOf(j.requires)),
   traceparent: (j) => j.trace?.traceparent ?? null,
   tracestate: (j) => j.trace?.tracestate ?? null,
+  attachments: (j) => j.attachmentsJson ?? null,
+  output_attachments: (j) => j.outputAttachmentsJson ?? null,
 };
 
 const opt = <T>(v: T | null): T | undefined => (v === null ? undefined : v);
@@ -188,5 +196,7 @@ export function toJob(row: JobRow): JobRecord {
     onParentFailure: opt(row.on_parent_failure) as OnParentFailure | undefined,
     requires: row.requires === null ? undefined : (JSON.parse(row.requires) as Record<string, string>),
     trace: row.traceparent === null ? undefined : row.tracestate === null ? { traceparent: row.traceparent } : { traceparent: row.traceparent, tracestate: row.tracestate },
+    attachmentsJson: opt(row.attachments),
+    outputAttachmentsJson: opt(row.output_attachments),
   };
 }

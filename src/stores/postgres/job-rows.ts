@@ -38,6 +38,8 @@ const columnType: Record<JobColumn, string> = {
   requires: "text",
   traceparent: "text",
   tracestate: "text",
+  attachments: "text",
+  output_attachments: "text",
 };
 
 /** Columns written at insert, with their types, and each one's value from a record. */

@@ -152,7 +152,7 @@ export class PostgresJobStore implements JobStore {
     return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
   }
 
-  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange> {
+  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
   }
 

@@ -15,6 +15,7 @@ import type { PostgresNotifier } from "./notifier.js";
 import { PostgresEventLog } from "./event-log.js";
 import { PostgresSchedules } from "./schedules.js";
 import { PostgresBatches } from "./batches.js";
+import { PostgresBlobs } from "./blobs.js";
 import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMessages } from "./send.js";
@@ -47,6 +48,7 @@ export class PostgresStore implements Store {
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
   private readonly batches: PostgresBatches;
+  private readonly blobs: PostgresBlobs;
   private readonly workers: PostgresWorkers;
 
   /** Plain sends of one turn, written by one statement (sends-together.ts); deletes and one queue's plain receives likewise. */
@@ -74,6 +76,7 @@ export class PostgresStore implements Store {
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
     this.batches = new PostgresBatches(db, createJobsInTx);
+    this.blobs = new PostgresBlobs(db);
     this.workers = new PostgresWorkers(db);
   }
 
@@ -383,6 +386,18 @@ export class PostgresStore implements Store {
     this.secretCalls = result.catch(() => undefined);
     return result;
   }
+
+  // ---- blobs (blobs.ts) ----
+  blobCreate: Store["blobCreate"] = (p) => this.blobs.blobCreate(p);
+  blobGet: Store["blobGet"] = (p) => this.blobs.blobGet(p);
+  blobGetMany: Store["blobGetMany"] = (p) => this.blobs.blobGetMany(p);
+  blobMarkUploaded: Store["blobMarkUploaded"] = (p) => this.blobs.blobMarkUploaded(p);
+  blobAttach: Store["blobAttach"] = (p) => this.blobs.blobAttach(p);
+  blobDetach: Store["blobDetach"] = (p) => this.blobs.blobDetach(p);
+  blobListDue: Store["blobListDue"] = (p) => this.blobs.blobListDue(p);
+  blobKeep: Store["blobKeep"] = (p) => this.blobs.blobKeep(p);
+  blobDelete: Store["blobDelete"] = (p) => this.blobs.blobDelete(p);
+  blobBytes: Store["blobBytes"] = (p) => this.blobs.blobBytes(p);
 
   // ---- files and batches (batches.ts) ----
   fileCreate: Store["fileCreate"] = (p) => this.batches.fileCreate(p);

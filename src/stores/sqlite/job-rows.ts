@@ -52,6 +52,8 @@ export function jobRowOf(v: readonly unknown[]): JobRow {
     requires: v[at.requires] as string | null,
     traceparent: v[at.traceparent] as string | null,
     tracestate: v[at.tracestate] as string | null,
+    attachments: v[at.attachments] as string | null,
+    output_attachments: v[at.output_attachments] as string | null,
   };
 }
 
@@ -91,6 +93,7 @@ const differs: Record<MutableJobColumn, (a: Omit<JobRecord, "seq">, b: Omit<JobR
   available_at_ms: (a, b) => a.availableAtMs !== b.availableAtMs,
   expires_at_ms: (a, b) => a.expiresAtMs !== b.expiresAtMs,
   message_seq: (a, b) => a.messageSeq !== b.messageSeq,
+  output_attachments: (a, b) => a.outputAttachmentsJson !== b.outputAttachmentsJson,
 };
 
 /**

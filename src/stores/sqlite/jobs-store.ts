@@ -303,7 +303,7 @@ export class SqliteJobStore implements JobStore {
     return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
   }
 
-  async jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number }): Promise<JobChange> {
+  async jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange> {
     return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
   }
 

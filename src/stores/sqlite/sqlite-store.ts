@@ -17,6 +17,7 @@ import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
 import { SqliteSchedules } from "./schedules-store.js";
 import { SqliteBatches } from "./batches-store.js";
+import { SqliteBlobs } from "./blobs-store.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
@@ -102,6 +103,7 @@ export class SqliteStore implements Store {
   private readonly jobs: SqliteJobStore;
   private readonly schedules: SqliteSchedules;
   private readonly batches: SqliteBatches;
+  private readonly blobs: SqliteBlobs;
   private readonly workers: SqliteWorkers;
   private readonly sql;
   private readonly messageCache: MessageContentCache;
@@ -166,6 +168,7 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobStore(this.db, this.writes, this.shared.countedQueues, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     this.batches = new SqliteBatches(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
+    this.blobs = new SqliteBlobs(this.db, this.writes);
     this.workers = new SqliteWorkers(this.db, this.writes);
     const db = this.db;
     this.sql = {
@@ -468,6 +471,18 @@ export class SqliteStore implements Store {
   jobEventList: Store["jobEventList"] = async (p) => this.settled(await this.jobs.eventLog.jobEventList(p));
   jobEventBounds: Store["jobEventBounds"] = async () => this.settled(await this.jobs.eventLog.jobEventBounds());
   jobEventPrune: Store["jobEventPrune"] = (p) => this.jobs.eventLog.jobEventPrune(p);
+
+  // ---- blobs (blobs-store.ts) ----
+  blobCreate: Store["blobCreate"] = (p) => this.blobs.blobCreate(p);
+  blobGet: Store["blobGet"] = async (p) => this.settled(await this.blobs.blobGet(p));
+  blobGetMany: Store["blobGetMany"] = async (p) => this.settled(await this.blobs.blobGetMany(p));
+  blobMarkUploaded: Store["blobMarkUploaded"] = (p) => this.blobs.blobMarkUploaded(p);
+  blobAttach: Store["blobAttach"] = (p) => this.blobs.blobAttach(p);
+  blobDetach: Store["blobDetach"] = (p) => this.blobs.blobDetach(p);
+  blobListDue: Store["blobListDue"] = async (p) => this.settled(await this.blobs.blobListDue(p));
+  blobKeep: Store["blobKeep"] = (p) => this.blobs.blobKeep(p);
+  blobDelete: Store["blobDelete"] = (p) => this.blobs.blobDelete(p);
+  blobBytes: Store["blobBytes"] = async (p) => this.settled(await this.blobs.blobBytes(p));
 
   // ---- files and batches (batches-store.ts) ----
   fileCreate: Store["fileCreate"] = (p) => this.batches.fileCreate(p);

@@ -22,6 +22,7 @@ import { registerOutputCases } from "./conformance-output.js";
 import { registerRequirementCases } from "./conformance-requirements.js";
 import { registerScheduleCases } from "./conformance-schedules.js";
 import { registerBatchCases } from "./conformance-batches.js";
+import { registerBlobCases } from "./conformance-blobs.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 import { registerWorkerCases } from "./conformance-workers.js";
 
@@ -365,6 +366,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     registerWorkerCases(context);
     registerScheduleCases(context);
     registerBatchCases(context);
+    registerBlobCases(context);
     registerAccountCases(context);
   });
 }
