@@ -1,7 +1,7 @@
 /**
  * The receive-side cache of message content (message-content-cache.ts): it must never serve
  * another message's content, must stay within its budget, and a store must receive the same
- * messages with it, without it, and with one too small to hold anything for long. The store
+ * messages with it, without it, and with one too small to hold a queue's backlog. The store
  * cases use a real SQLite file.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,7 +32,7 @@ function content(messageId: string, body: string): MessageContent {
 describe("MessageContentCache", () => {
   it("recalls content only for the message id it was remembered with", () => {
     const cache = new MessageContentCache(1024 * 1024);
-    cache.remember(7, content("id-a", "a"));
+    cache.remember(7, content("id-a", "a"), 1);
     expect(cache.recall(7, "id-a")?.body).toBe("a");
     // Seq 7 reused by another message (SQLite reuses the seq of a rolled-back insert).
     expect(cache.recall(7, "id-b")).toBeUndefined();
@@ -41,8 +41,8 @@ describe("MessageContentCache", () => {
 
   it("forgets, and a new remember for a seq replaces the old content", () => {
     const cache = new MessageContentCache(1024 * 1024);
-    cache.remember(1, content("id-1", "one"));
-    cache.remember(1, content("id-1b", "one again"));
+    cache.remember(1, content("id-1", "one"), 1);
+    cache.remember(1, content("id-1b", "one again"), 1);
     expect(cache.size).toBe(1);
     expect(cache.recall(1, "id-1b")?.body).toBe("one again");
     cache.forget(1);
@@ -52,22 +52,46 @@ describe("MessageContentCache", () => {
   });
 
   it("starts over when full, never holds more than its budget, and admits nothing it can't hold", () => {
-    // An entry costs 256 bytes plus two per character: 1,000 characters ≈ 2.3 KB, three fit in 8 KB.
-    const cache = new MessageContentCache(8 * 1024);
-    for (let seq = 1; seq <= 3; seq++) cache.remember(seq, content(`id-${seq}`, "x".repeat(1000)));
-    expect(cache.size).toBe(3);
-    cache.remember(4, content("id-4", "x".repeat(1000)));
+    // An entry costs 256 bytes plus two per character: 1,000 characters ≈ 2.3 KB; five fit in
+    // 12 KB, one per queue (a queue's share is a quarter of the budget).
+    const cache = new MessageContentCache(12 * 1024);
+    for (let seq = 1; seq <= 5; seq++) cache.remember(seq, content(`id-${seq}`, "x".repeat(1000)), seq);
+    expect(cache.size).toBe(5);
+    cache.remember(6, content("id-6", "x".repeat(1000)), 6);
     expect(cache.size).toBe(1);
-    expect(cache.recall(4, "id-4")).toBeDefined();
+    expect(cache.recall(6, "id-6")).toBeDefined();
     expect(cache.recall(1, "id-1")).toBeUndefined();
-    cache.remember(5, content("id-5", "x".repeat(10_000)));
-    expect(cache.recall(5, "id-5")).toBeUndefined();
+    cache.remember(7, content("id-7", "x".repeat(10_000)), 7);
+    expect(cache.recall(7, "id-7")).toBeUndefined();
     expect(cache.size).toBe(1);
+  });
+
+  it("stops remembering a queue's messages while its share waits unreceived, and again once they go", () => {
+    // 100 characters cost 456 bytes: a queue's share of 4 KB (a quarter of 16 KB) holds eight.
+    const cache = new MessageContentCache(16 * 1024);
+    for (let seq = 1; seq <= 10; seq++) cache.remember(seq, content(`id-${seq}`, "x".repeat(100)), 1);
+    expect(cache.size).toBe(8);
+    expect(cache.recall(8, "id-8")).toBeDefined();
+    expect(cache.recall(9, "id-9")).toBeUndefined();
+    // Another queue is not held back by the first, and nothing was cleared.
+    cache.remember(11, content("id-11", "x".repeat(100)), 2);
+    expect(cache.recall(11, "id-11")).toBeDefined();
+    expect(cache.recall(1, "id-1")).toBeDefined();
+    // Received and deleted: the queue's messages are remembered again.
+    cache.forget(1);
+    cache.remember(12, content("id-12", "x".repeat(100)), 1);
+    expect(cache.recall(12, "id-12")).toBeDefined();
+    cache.remember(13, content("id-13", "x".repeat(100)), 1);
+    expect(cache.recall(13, "id-13")).toBeUndefined();
+    // A clear starts every queue's share over.
+    cache.clear();
+    cache.remember(14, content("id-14", "x".repeat(100)), 1);
+    expect(cache.recall(14, "id-14")).toBeDefined();
   });
 
   it("with a budget of 0 holds nothing", () => {
     const cache = new MessageContentCache(0);
-    cache.remember(1, content("id-1", "one"));
+    cache.remember(1, content("id-1", "one"), 1);
     expect(cache.size).toBe(0);
   });
 });
@@ -115,12 +139,12 @@ describe("SQLite receives with the content cache", () => {
     return seen;
   }
 
-  it("receives every message once, in order, with the cache, without it, and with one that keeps starting over", async () => {
+  it("receives every message once, in order, with the cache, without it, and with one the backlog outgrows", async () => {
     const withCache = await cycle(32 * 1024 * 1024, 20);
     expect(withCache).toHaveLength(20);
     expect(await cycle(0, 20)).toHaveLength(20);
-    // 4 KiB holds one of these messages: almost every receive misses, and the cache clears itself.
-    expect(await cycle(4 * 1024, 20)).toHaveLength(20);
+    // A queue's share of 16 KiB holds three of these messages: the rest are read from the row.
+    expect(await cycle(16 * 1024, 20)).toHaveLength(20);
     const ids = new Set(withCache);
     expect(ids.size).toBe(20);
   });

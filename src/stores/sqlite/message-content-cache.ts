@@ -11,6 +11,11 @@
  * is deleted; bulk deletes (purge, retention, queue deletion) clear it all. It admits entries
  * only while under its byte budget, and clears itself when full, so a backlog larger than the
  * budget costs nothing more than a receive without the cache.
+ *
+ * A queue whose remembered messages wait unreceived past a share of the budget is filling a
+ * backlog: its new messages are not remembered (a receive reaches them only after the ones
+ * before). Otherwise a burst would push every body through the old generation, remembered and
+ * cleared by the budget's worth, and the heap would grow by several budgets (no hit gained).
  */
 import { attributesAsStored } from "../../core/attributes-json.js";
 import type { MessageAttributes, NewMessage, StoredMessage } from "../../core/message.js";
@@ -44,43 +49,64 @@ const entryOverheadBytes = 256;
 
 export const defaultMessageCacheBytes = 32 * 1024 * 1024;
 
-export class MessageContentCache {
-  private readonly entries = new Map<number, MessageContent>();
-  private bytes = 0;
+/** The part of the budget one queue's remembered messages may hold. */
+const queueShareDivisor = 4;
 
-  constructor(private readonly budgetBytes: number = defaultMessageCacheBytes) {}
+interface Entry {
+  content: MessageContent;
+  queueId: number;
+  cost: number;
+}
+
+export class MessageContentCache {
+  private readonly entries = new Map<number, Entry>();
+  /** Bytes remembered per queue id (the queue a message was sent to). */
+  private readonly queueBytes = new Map<number, number>();
+  private bytes = 0;
+  private readonly queueShareBytes: number;
+
+  constructor(private readonly budgetBytes: number = defaultMessageCacheBytes) {
+    this.queueShareBytes = budgetBytes / queueShareDivisor;
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
-  remember(seq: number, content: MessageContent): void {
+  /** Remembers message `seq`, sent to queue `queueId`, unless that queue is filling a backlog. */
+  remember(seq: number, content: MessageContent, queueId: number): void {
     if (this.budgetBytes <= 0) return;
-    const cost = sizeOf(content);
-    if (cost > this.budgetBytes) return;
     this.forget(seq);
+    const cost = sizeOf(content);
+    const queued = this.queueBytes.get(queueId) ?? 0;
+    if (queued + cost > this.queueShareBytes) return;
     // Full: start over rather than evict one by one. The entries that would go first are the
     // oldest messages, which a queue receives next; a fresh start keeps caching what comes.
     if (this.bytes + cost > this.budgetBytes) this.clear();
-    this.entries.set(seq, content);
+    this.entries.set(seq, { content, queueId, cost });
+    this.queueBytes.set(queueId, (this.queueBytes.get(queueId) ?? 0) + cost);
     this.bytes += cost;
   }
 
   /** The content of message `seq` if cached and it is the message `messageId` names. */
   recall(seq: number, messageId: string): MessageContent | undefined {
-    const content = this.entries.get(seq);
-    return content !== undefined && content.messageId === messageId ? content : undefined;
+    const entry = this.entries.get(seq);
+    return entry !== undefined && entry.content.messageId === messageId ? entry.content : undefined;
   }
 
   forget(seq: number): void {
-    const content = this.entries.get(seq);
-    if (content === undefined) return;
+    const entry = this.entries.get(seq);
+    if (entry === undefined) return;
     this.entries.delete(seq);
-    this.bytes -= sizeOf(content);
+    this.bytes -= entry.cost;
+    const left = this.queueBytes.get(entry.queueId)! - entry.cost;
+    if (left > 0) this.queueBytes.set(entry.queueId, left);
+    else this.queueBytes.delete(entry.queueId);
   }
 
   clear(): void {
     this.entries.clear();
+    this.queueBytes.clear();
     this.bytes = 0;
   }
 }

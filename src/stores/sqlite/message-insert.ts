@@ -61,7 +61,7 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     messages.forEach((m, i) => {
       seqs.push(first + i);
       // Remembered as a receive returns it: a hit is never converted back from row columns.
-      cache?.remember(first + i, contentOf(m));
+      cache?.remember(first + i, contentOf(m), queueId);
     });
   };
 
@@ -87,7 +87,7 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
     params.push(requirementClass);
     const seq = Number(classedStatement.run(...params).lastInsertRowid);
-    cache?.remember(seq, contentOf(m));
+    cache?.remember(seq, contentOf(m), queueId);
     return seq;
   };
   return Object.assign(one, { many, leased, classed });
