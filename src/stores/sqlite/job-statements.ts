@@ -5,6 +5,7 @@ import { jobColumns, mutableJobColumns } from "../codecs/job-row.js";
 import { jobSelectColumns, jobUpdateSql } from "./job-rows.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
+import { sentBeforeSql } from "./queue-counts.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { marks } from "./sized-statements.js";
 
@@ -39,7 +40,7 @@ export interface JobStatements {
   keyPut: Statement;
   keysPrune: Statement<[number, number]>;
   settingsGet: Statement<[number], string>;
-  liveJobsOfMessages: Statement<[number, number, number], unknown[]>;
+  liveJobsOfMessages: Statement<[{ queueId: number; before: number; limit: number }], unknown[]>;
   settingsPut: Statement;
   messageInsert: MessageInserter;
   anyVisible: Statement<[number, number], number>;
@@ -98,10 +99,8 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     settingsGet: db.prepare<[number], string>("SELECT settings FROM job_queue_settings WHERE queue_id = ?").pluck(),
     // Live jobs of the queue's messages sent before a time (jobs.id is the message id, and indexed).
     liveJobsOfMessages: db
-      .prepare<[number, number, number], unknown[]>(
-        `SELECT ${selectJob} FROM jobs WHERE id IN (
-           SELECT message_id FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq ${boundLimit()}
-         ) AND status IN ('waiting', 'queued', 'running')`,
+      .prepare<[{ queueId: number; before: number; limit: number }], unknown[]>(
+        `SELECT ${selectJob} FROM jobs WHERE id IN (${sentBeforeSql("message_id")}) AND status IN ('waiting', 'queued', 'running')`,
       )
       .raw(),
     settingsPut: db.prepare(

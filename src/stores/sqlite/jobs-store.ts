@@ -389,7 +389,7 @@ export class SqliteJobStore implements JobStore {
    * the slice the caller's delete takes.
    */
   endJobsOfMessages(p: { queueId: number; beforeSentAtMs: number; nowMs: number; reason: "expired" | "purged"; limit: number }): JobChange[] {
-    const rows = this.sql.liveJobsOfMessages.all(p.queueId, p.beforeSentAtMs, p.limit);
+    const rows = this.sql.liveJobsOfMessages.all({ queueId: p.queueId, before: p.beforeSentAtMs, limit: p.limit });
     if (rows.length === 0) return [];
     const resultTtlSeconds = (this.writer.settingsOf(p.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
     return rows.map((values) => {

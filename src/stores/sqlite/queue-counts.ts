@@ -1,25 +1,54 @@
 /**
  * A queue's counts and retention slices at a cost that does not grow with its visible backlog:
  * the count migration 015 keeps, less what is hidden (in flight or delayed: the visibility index
- * from now on) and what is past retention (the send-time index, migration 023, up to it). Both
- * walks are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
+ * from now on) and what is past retention (sentBeforeSql's two indexes, up to it). These walks
+ * are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
  */
 import { boundLimit } from "./bound-limit.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
 
+/**
+ * A queue's messages sent before a time, for a retention slice: those whose visibility moved off
+ * their send time first (migration 046's index, by send time), then the rest from the visibility
+ * index, where visible_at_ms = sent_at_ms puts them in send order. Both walks start at the
+ * queue's oldest; `@limit` (-1: all) bounds each and the whole. The delete of a slice and the
+ * end of its jobs (job-statements.ts) select with this, so they take the same messages.
+ */
+export function sentBeforeSql(column: string): string {
+  return `SELECT ${column} FROM (
+      SELECT ${column} FROM messages INDEXED BY messages_sent_shifted
+      WHERE queue_id = @queueId AND sent_at_ms < @before AND visible_at_ms <> sent_at_ms ORDER BY sent_at_ms, seq ${boundLimit("@limit")})
+    UNION ALL
+    SELECT ${column} FROM (
+      SELECT ${column} FROM messages INDEXED BY messages_visible
+      WHERE queue_id = @queueId AND visible_at_ms < @before AND visible_at_ms = sent_at_ms ORDER BY visible_at_ms, seq ${boundLimit("@limit")})
+    ${boundLimit("@limit")}`;
+}
+
 export const queueCountsSql = {
-  total: "SELECT messages FROM queue_message_counts WHERE queue_id = ?",
+  total: "SELECT messages FROM queue_message_counts WHERE queue_id = @queueId",
   hidden: `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
-           FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms > ? AND sent_at_ms >= ?`,
-  // Past retention, in flight or not: index-only, usually nothing (upkeep deletes them).
-  expired: "SELECT count(*) FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ?",
-  oldestSent: "SELECT sent_at_ms FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms >= ? AND visible_at_ms <= ? ORDER BY sent_at_ms LIMIT 1",
+           FROM messages INDEXED BY messages_visible WHERE queue_id = @queueId AND visible_at_ms > @now AND sent_at_ms >= @minSent`,
+  // Past retention, in flight or not: usually nothing (upkeep deletes them). The two parts are
+  // disjoint: a message is in the first if its visibility moved off its send time, else the second.
+  expired: `SELECT (SELECT count(*) FROM messages INDEXED BY messages_sent_shifted
+                    WHERE queue_id = @queueId AND sent_at_ms < @minSent AND visible_at_ms <> sent_at_ms)
+                 + (SELECT count(*) FROM messages INDEXED BY messages_visible
+                    WHERE queue_id = @queueId AND visible_at_ms < @minSent AND visible_at_ms = sent_at_ms)`,
+  // The visible message sent first: the older of the two parts' first.
+  oldestSent: `SELECT min(s) FROM (
+                 SELECT (SELECT sent_at_ms FROM messages INDEXED BY messages_sent_shifted
+                         WHERE queue_id = @queueId AND sent_at_ms >= @minSent AND visible_at_ms <= @now AND visible_at_ms <> sent_at_ms
+                         ORDER BY sent_at_ms LIMIT 1) AS s
+                 UNION ALL
+                 SELECT (SELECT sent_at_ms FROM messages INDEXED BY messages_visible
+                         WHERE queue_id = @queueId AND visible_at_ms >= @minSent AND visible_at_ms <= @now AND visible_at_ms = sent_at_ms
+                         ORDER BY visible_at_ms LIMIT 1))`,
   // queueDepth's head of the queue: the message visible longest, one seek.
-  head: "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms LIMIT 1",
-  // The oldest first; a slice reads only what it deletes. LIMIT -1: all.
-  expireSlice: `DELETE FROM messages WHERE seq IN (
-                  SELECT seq FROM messages INDEXED BY messages_sent WHERE queue_id = ? AND sent_at_ms < ? ORDER BY sent_at_ms, seq ${boundLimit()})`,
+  head: "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = @queueId AND visible_at_ms <= @now AND sent_at_ms >= @minSent ORDER BY visible_at_ms LIMIT 1",
+  // The oldest first; a slice reads only what it deletes.
+  expireSlice: `DELETE FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
 } as const;
 
 export class SqliteQueueCounts {
@@ -27,21 +56,22 @@ export class SqliteQueueCounts {
 
   constructor(db: Database.Database) {
     this.sql = {
-      total: db.prepare<[number], number>(queueCountsSql.total).pluck(),
-      hidden: db.prepare<[number, number, number], { inflight: number; delayed: number }>(queueCountsSql.hidden),
-      expired: db.prepare<[number, number], number>(queueCountsSql.expired).pluck(),
-      oldestSent: db.prepare<[number, number, number], number>(queueCountsSql.oldestSent).pluck(),
-      head: db.prepare<[number, number, number], number>(queueCountsSql.head).pluck(),
-      expireSlice: db.prepare<[number, number, number]>(queueCountsSql.expireSlice),
+      total: db.prepare<[{ queueId: number }], number>(queueCountsSql.total).pluck(),
+      hidden: db.prepare<[{ queueId: number; now: number; minSent: number }], { inflight: number; delayed: number }>(queueCountsSql.hidden),
+      expired: db.prepare<[{ queueId: number; minSent: number }], number>(queueCountsSql.expired).pluck(),
+      oldestSent: db.prepare<[{ queueId: number; minSent: number; now: number }], number | null>(queueCountsSql.oldestSent).pluck(),
+      head: db.prepare<[{ queueId: number; now: number; minSent: number }], number>(queueCountsSql.head).pluck(),
+      expireSlice: db.prepare<[{ queueId: number; before: number; limit: number }]>(queueCountsSql.expireSlice),
     };
   }
 
   /** `head`: the oldest as queueDepth names it (visible longest) instead of the one sent first. */
   stats(p: { queueId: number; nowMs: number; minSentAtMs: number; head?: boolean }): QueueStats {
-    const total = this.sql.total.get(p.queueId) ?? 0;
-    const hidden = this.sql.hidden.get(p.queueId, p.nowMs, p.minSentAtMs)!;
-    const expired = p.minSentAtMs > 0 ? this.sql.expired.get(p.queueId, p.minSentAtMs)! : 0;
-    const oldest = p.head ? this.sql.head.get(p.queueId, p.nowMs, p.minSentAtMs) : this.sql.oldestSent.get(p.queueId, p.minSentAtMs, p.nowMs);
+    const queueId = p.queueId;
+    const total = this.sql.total.get({ queueId }) ?? 0;
+    const hidden = this.sql.hidden.get({ queueId, now: p.nowMs, minSent: p.minSentAtMs })!;
+    const expired = p.minSentAtMs > 0 ? this.sql.expired.get({ queueId, minSent: p.minSentAtMs })! : 0;
+    const oldest = p.head ? this.sql.head.get({ queueId, now: p.nowMs, minSent: p.minSentAtMs }) : this.sql.oldestSent.get({ queueId, minSent: p.minSentAtMs, now: p.nowMs });
     return {
       visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
       inFlight: hidden.inflight,
@@ -52,6 +82,6 @@ export class SqliteQueueCounts {
 
   /** Deletes up to `limit` (-1: all) messages sent before `minSentAtMs`, oldest first; returns how many. */
   expire(queueId: number, minSentAtMs: number, limit: number): number {
-    return this.sql.expireSlice.run(queueId, minSentAtMs, limit).changes;
+    return this.sql.expireSlice.run({ queueId, before: minSentAtMs, limit }).changes;
   }
 }

@@ -55,6 +55,32 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
     expect(counts(await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs: T0 - 50 }))).toEqual([1, 0, 0]);
   });
 
+  test("retention and the counts reach a message past retention whether it is queued as sent, in flight, delayed or visible again", async () => {
+    const q = await makeQueue("expire-shifted");
+    const sentAt = (m: { sentAtMs: number }): number => m.sentAtMs;
+    const queued = [T0 - 10_000, T0 - 8_000, T0 - 7_000].map((t) => newMessage({ sentAtMs: t, visibleAtMs: t, body: `queued ${t}` }));
+    const fresh = newMessage({ sentAtMs: T0, visibleAtMs: T0, body: "fresh" });
+    const freshDelayed = newMessage({ sentAtMs: T0, visibleAtMs: T0 + 500, body: "fresh, delayed" });
+    await store().messageSend({ queueId: q, messages: [...queued, fresh, freshDelayed] });
+    // The two sent first go in flight; the second is made visible again at once.
+    const got = (await store().messageReceive({ queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: 0, receiptToken: "tok-shifted" })).messages;
+    expect(got.map(sentAt)).toEqual([T0 - 10_000, T0 - 8_000]);
+    expect(await store().messageChangeVisibility({ queueId: q, nowMs: T0, entries: [{ seq: got[1]!.seq, token: "tok-shifted", visibleAtMs: T0 }] })).toEqual(["changed"]);
+    // Delayed past the end of its retention.
+    await store().messageSend({ queueId: q, messages: [newMessage({ sentAtMs: T0 - 9_000, visibleAtMs: T0 + 60_000, body: "delayed" })] });
+
+    const minSentAtMs = T0 - 5_000;
+    const stats = await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs });
+    expect(counts(stats)).toEqual([1, 0, 1]);
+    expect(stats.oldestVisibleSentAtMs).toBe(T0);
+    expect(await store().messageExpire({ queueId: q, minSentAtMs, nowMs: T0, limit: 3 })).toMatchObject({ deleted: 3 });
+    expect(await store().messageExpire({ queueId: q, minSentAtMs, nowMs: T0, limit: 3 })).toMatchObject({ deleted: 1 });
+    expect(await store().messageExpire({ queueId: q, minSentAtMs, nowMs: T0, limit: 3 })).toMatchObject({ deleted: 0 });
+    const left = await store().messagePeek({ queueId: q, minSentAtMs: 0, limit: 10 });
+    expect(left.map((m) => m.body).sort()).toEqual(["fresh", "fresh, delayed"]);
+    expect(counts(await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs }))).toEqual([1, 0, 1]);
+  });
+
   test("a retention slice ends the jobs of the messages it deletes, and only those", async () => {
     const queue = await kit.makeQueue("expire-slice-jobs");
     await store().jobCreateMany({ items: [1, 2, 3].map(() => newJobFor(queue)), nowMs: T0 });
