@@ -26,25 +26,17 @@ describe("SQLite plans for a deep backlog", async () => {
   // A scan of a table or index; SCAN of a subquery's rows or of a constant row reads no table.
   const scans = (steps: string[]): string[] => steps.filter((s) => (/^SCAN /.test(s) && !/^SCAN (\(subquery-\d+\)|CONSTANT ROW)$/.test(s)) || /USE TEMP B-TREE/.test(s));
 
+  const common = "SEARCH messages USING INDEX messages_ready_ungrouped (queue_id=? AND priority=?";
+  const other = "SEARCH messages USING INDEX messages_visible_other (queue_id=?";
+  const shifted = "SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms";
   const cases: Array<[keyof typeof queueCountsSql, string[]]> = [
     ["total", ["SEARCH queue_message_counts USING INTEGER PRIMARY KEY (rowid=?)"]],
-    ["hidden", ["SEARCH messages USING INDEX messages_visible (queue_id=? AND visible_at_ms>?)"]],
-    [
-      "expired",
-      ["SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms<?)", "SEARCH messages USING INDEX messages_visible (queue_id=? AND visible_at_ms<?)"],
-    ],
-    [
-      "oldestSent",
-      [
-        "SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms>?)",
-        "SEARCH messages USING INDEX messages_visible (queue_id=? AND visible_at_ms>? AND visible_at_ms<?)",
-      ],
-    ],
-    ["head", ["SEARCH messages USING INDEX messages_visible (queue_id=? AND visible_at_ms<?)"]],
-    [
-      "expireSlice",
-      ["SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms<?)", "SEARCH messages USING INDEX messages_visible (queue_id=? AND visible_at_ms<?)"],
-    ],
+    ["hidden", [`${common} AND visible_at_ms>?)`, `${other} AND visible_at_ms>?)`]],
+    ["expired", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
+    ["oldestSent", [`${shifted}>?)`, `${common} AND visible_at_ms>? AND visible_at_ms<?)`, `${other} AND visible_at_ms>? AND visible_at_ms<?)`]],
+    ["headCommon", [`${common} AND visible_at_ms<?)`]],
+    ["headOther", [`${other} AND visible_at_ms<?)`]],
+    ["expireSlice", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
   ];
   for (const [name, searches] of cases) {
     it(`${name}: index searches, no scan`, () => {
@@ -61,7 +53,8 @@ describe("SQLite plans for a deep backlog", async () => {
   it("a retention slice's jobs are found by the same searches, each job by its id", () => {
     const steps = plan(`SELECT id FROM jobs WHERE id IN (${sentBeforeSql("message_id")}) AND status IN ('waiting', 'queued', 'running')`, params);
     expect(steps).toContain("SEARCH jobs USING INDEX sqlite_autoindex_jobs_1 (id=?)");
-    expect(steps).toContain("SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms<?)");
+    expect(steps).toContain(`${shifted}<?)`);
+    expect(steps).toContain(`${common} AND visible_at_ms<?)`);
     expect(scans(steps)).toEqual([]);
   });
 

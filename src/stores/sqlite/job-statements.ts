@@ -6,6 +6,7 @@ import { jobSelectColumns, jobUpdateSql } from "./job-rows.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { sentBeforeSql } from "./queue-counts.js";
+import { visibleParts } from "./visible-order.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { marks } from "./sized-statements.js";
 
@@ -43,7 +44,7 @@ export interface JobStatements {
   liveJobsOfMessages: Statement<[{ queueId: number; before: number; limit: number }], unknown[]>;
   settingsPut: Statement;
   messageInsert: MessageInserter;
-  anyVisible: Statement<[number, number], number>;
+  anyVisible: Statement<[number, number, number, number], number>;
   ready: Statement<[number, number, number, number], ReadyMessageRow>;
   messageBody: Statement<[number], string>;
   messageDelete: Statement<[number]>;
@@ -109,8 +110,13 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     ),
     // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
     messageInsert: prepareMessageInsert(db),
-    // Whether anything of the queue is visible now: one index seek (jobLease's shortcut).
-    anyVisible: db.prepare<[number, number], number>("SELECT 1 FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND visible_at_ms <= ? LIMIT 1").pluck(),
+    // Whether anything of the queue is visible now: one index seek per part (jobLease's shortcut).
+    // Parameters: queue id and now, once per visibility part.
+    anyVisible: db
+      .prepare<[number, number, number, number], number>(
+        `${visibleParts.map((part) => `SELECT 1 FROM (SELECT 1 FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND visible_at_ms <= ? LIMIT 1)`).join(" UNION ALL ")} LIMIT 1`,
+      )
+      .pluck(),
     // The same order as a plain receive (messages_ready_ungrouped); job messages have no group.
     // Without the body: a job message's body is its job's input, read with the job; only a
     // message adopted as a new job (sent through SQS) needs it, and reads it then.

@@ -257,7 +257,7 @@ export class SqliteJobStore implements JobStore {
     // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
     // answers it outside the group commit (no savepoint, no ten-range ready query, no sync wait).
     const reports = (p.acks?.length ?? 0) > 0;
-    if (!reports && this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
+    if (!reports && this.sql.anyVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
     const deferred: { error?: unknown } = {};
     // A worker's report: the submits its last answer set off are on their way, and the lease is
     // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).

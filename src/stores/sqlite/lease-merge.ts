@@ -77,7 +77,7 @@ export class LeaseMerge {
     while (r.leased.length < p.max) {
       const wanted = p.max - r.leased.length;
       // The ten-priority ready query only if the table has anything visible (one seek says).
-      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
+      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
       const fresh = this.deferredCreates.ready(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       let i = 0;
       let j = 0;

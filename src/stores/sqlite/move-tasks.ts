@@ -9,6 +9,7 @@ import { type TaskRow, toTask } from "../codecs/move-task-row.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { prepareReenqueue } from "./reenqueue.js";
+import { mergeVisible, visibleParts } from "./visible-order.js";
 
 export interface MessageMoveParams {
   sourceQueueId: number;
@@ -39,10 +40,12 @@ export class SqliteMoveTasks {
       active: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks WHERE status IN ('RUNNING', 'CANCELLING') ORDER BY id DESC ${boundLimit()}`),
       all: db.prepare<[number], TaskRow>(`SELECT * FROM move_tasks ORDER BY id DESC ${boundLimit()}`),
       progress: db.prepare<[number, number, string]>("UPDATE move_tasks SET moved_count = moved_count + ?, updated_at_ms = ? WHERE task_handle = ?"),
-      // The visible messages of the source, oldest first (the visibility index covers grouped and ungrouped).
-      movable: db.prepare<[number, number, number, number], { seq: number; dead_letter_source: string | null }>(
-        `SELECT seq, dead_letter_source FROM messages INDEXED BY messages_visible
-         WHERE queue_id = ? AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
+      // The visible messages of the source, oldest first: one statement per visibility part.
+      movable: visibleParts.map((part) =>
+        db.prepare<[number, number, number, number], { seq: number; visible_at_ms: number; dead_letter_source: string | null }>(
+          `SELECT seq, visible_at_ms, dead_letter_source FROM ${part.from}
+           WHERE queue_id = ? AND ${part.where} AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
+        ),
       ),
       // The dead-letter source is in the dead-letter queue's own account (RedrivePolicy is same-account).
       queueIdByName: db.prepare<[number, string], number>("SELECT id FROM queues WHERE account = (SELECT account FROM queues WHERE id = ?) AND name = ?").pluck(),
@@ -119,7 +122,8 @@ export class SqliteMoveTasks {
     const byName = new Map<string, number | undefined>();
     // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started).
     const fifo = sourceFifo === 1;
-    for (const row of this.sql.movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max)) {
+    const [common, other] = this.sql.movable.map((movable) => movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max));
+    for (const row of mergeVisible(common!, other!, p.max)) {
       let destination = p.destinationQueueId;
       if (destination === undefined && row.dead_letter_source !== null) {
         if (!byName.has(row.dead_letter_source)) byName.set(row.dead_letter_source, this.sql.queueIdByName.get(p.sourceQueueId, row.dead_letter_source));

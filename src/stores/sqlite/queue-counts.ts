@@ -1,55 +1,73 @@
 /**
  * A queue's counts and retention slices at a cost that does not grow with its visible backlog:
- * the count migration 015 keeps, less what is hidden (in flight or delayed: the visibility index
- * from now on) and what is past retention (sentBeforeSql's two indexes, up to it). These walks
+ * the count migration 015 keeps, less what is hidden (in flight or delayed: the visibility order
+ * from now on) and what is past retention (sentBeforeSql's indexes, up to it). These walks
  * are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
  */
 import { boundLimit } from "./bound-limit.js";
+import { type VisiblePart, mergeVisible, visibleParts } from "./visible-order.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
 
 /**
  * A queue's messages sent before a time, for a retention slice: those whose visibility moved off
  * their send time first (migration 046's index, by send time), then the rest from the visibility
- * index, where visible_at_ms = sent_at_ms puts them in send order. Both walks start at the
- * queue's oldest; `@limit` (-1: all) bounds each and the whole. The delete of a slice and the
- * end of its jobs (job-statements.ts) select with this, so they take the same messages.
+ * order (visible-order.ts), where visible_at_ms = sent_at_ms puts them in send order. Every walk
+ * starts at the queue's oldest; `@limit` (-1: all) bounds each and the whole. The delete of a
+ * slice and the end of its jobs (job-statements.ts) select with this, so they take the same messages.
  */
 export function sentBeforeSql(column: string): string {
-  return `SELECT ${column} FROM (
+  const shifted = `SELECT ${column} FROM (
       SELECT ${column} FROM messages INDEXED BY messages_sent_shifted
-      WHERE queue_id = @queueId AND sent_at_ms < @before AND visible_at_ms <> sent_at_ms ORDER BY sent_at_ms, seq ${boundLimit("@limit")})
-    UNION ALL
-    SELECT ${column} FROM (
-      SELECT ${column} FROM messages INDEXED BY messages_visible
-      WHERE queue_id = @queueId AND visible_at_ms < @before AND visible_at_ms = sent_at_ms ORDER BY visible_at_ms, seq ${boundLimit("@limit")})
-    ${boundLimit("@limit")}`;
+      WHERE queue_id = @queueId AND sent_at_ms < @before AND visible_at_ms <> sent_at_ms ORDER BY sent_at_ms, seq ${boundLimit("@limit")})`;
+  const asSent = visibleParts.map(
+    (part) => `SELECT ${column} FROM (
+      SELECT ${column} FROM ${part.from}
+      WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms < @before AND visible_at_ms = sent_at_ms ORDER BY visible_at_ms, seq ${boundLimit("@limit")})`,
+  );
+  return `${[shifted, ...asSent].join(" UNION ALL ")} ${boundLimit("@limit")}`;
 }
+
+/** The message of one visibility part that has been visible longest (queueDepth's head). */
+const headSql = (part: VisiblePart): string =>
+  `SELECT visible_at_ms, seq, sent_at_ms FROM ${part.from}
+   WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms <= @now AND sent_at_ms >= @minSent ORDER BY visible_at_ms, seq LIMIT 1`;
+
+const [common, other] = visibleParts;
 
 export const queueCountsSql = {
   total: "SELECT messages FROM queue_message_counts WHERE queue_id = @queueId",
-  hidden: `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed
-           FROM messages INDEXED BY messages_visible WHERE queue_id = @queueId AND visible_at_ms > @now AND sent_at_ms >= @minSent`,
-  // Past retention, in flight or not: usually nothing (upkeep deletes them). The two parts are
-  // disjoint: a message is in the first if its visibility moved off its send time, else the second.
+  hidden: `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed FROM (
+             ${visibleParts.map((part) => `SELECT receive_count FROM ${part.from} WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms > @now AND sent_at_ms >= @minSent`).join(" UNION ALL ")})`,
+  // Past retention, in flight or not: usually nothing (upkeep deletes them). The parts are
+  // disjoint: a message is in the first if its visibility moved off its send time, else in the others.
   expired: `SELECT (SELECT count(*) FROM messages INDEXED BY messages_sent_shifted
                     WHERE queue_id = @queueId AND sent_at_ms < @minSent AND visible_at_ms <> sent_at_ms)
-                 + (SELECT count(*) FROM messages INDEXED BY messages_visible
-                    WHERE queue_id = @queueId AND visible_at_ms < @minSent AND visible_at_ms = sent_at_ms)`,
-  // The visible message sent first: the older of the two parts' first.
+             ${visibleParts.map((part) => `+ (SELECT count(*) FROM ${part.from} WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms < @minSent AND visible_at_ms = sent_at_ms)`).join(" ")}`,
+  // The visible message sent first: the oldest of the parts' first.
   oldestSent: `SELECT min(s) FROM (
                  SELECT (SELECT sent_at_ms FROM messages INDEXED BY messages_sent_shifted
                          WHERE queue_id = @queueId AND sent_at_ms >= @minSent AND visible_at_ms <= @now AND visible_at_ms <> sent_at_ms
                          ORDER BY sent_at_ms LIMIT 1) AS s
-                 UNION ALL
-                 SELECT (SELECT sent_at_ms FROM messages INDEXED BY messages_visible
-                         WHERE queue_id = @queueId AND visible_at_ms >= @minSent AND visible_at_ms <= @now AND visible_at_ms = sent_at_ms
-                         ORDER BY visible_at_ms LIMIT 1))`,
-  // queueDepth's head of the queue: the message visible longest, one seek.
-  head: "SELECT sent_at_ms FROM messages INDEXED BY messages_visible WHERE queue_id = @queueId AND visible_at_ms <= @now AND sent_at_ms >= @minSent ORDER BY visible_at_ms LIMIT 1",
+                 ${visibleParts
+                   .map(
+                     (part) => `UNION ALL SELECT (SELECT sent_at_ms FROM ${part.from}
+                         WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms >= @minSent AND visible_at_ms <= @now AND visible_at_ms = sent_at_ms
+                         ORDER BY visible_at_ms, seq LIMIT 1)`,
+                   )
+                   .join(" ")})`,
+  // queueDepth's head of the queue: the message visible longest, one seek per part.
+  headCommon: headSql(common),
+  headOther: headSql(other),
   // The oldest first; a slice reads only what it deletes.
   expireSlice: `DELETE FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
 } as const;
+
+interface HeadRow {
+  visible_at_ms: number;
+  seq: number;
+  sent_at_ms: number;
+}
 
 export class SqliteQueueCounts {
   private readonly sql;
@@ -60,7 +78,8 @@ export class SqliteQueueCounts {
       hidden: db.prepare<[{ queueId: number; now: number; minSent: number }], { inflight: number; delayed: number }>(queueCountsSql.hidden),
       expired: db.prepare<[{ queueId: number; minSent: number }], number>(queueCountsSql.expired).pluck(),
       oldestSent: db.prepare<[{ queueId: number; minSent: number; now: number }], number | null>(queueCountsSql.oldestSent).pluck(),
-      head: db.prepare<[{ queueId: number; now: number; minSent: number }], number>(queueCountsSql.head).pluck(),
+      headCommon: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headCommon),
+      headOther: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headOther),
       expireSlice: db.prepare<[{ queueId: number; before: number; limit: number }]>(queueCountsSql.expireSlice),
     };
   }
@@ -71,13 +90,19 @@ export class SqliteQueueCounts {
     const total = this.sql.total.get({ queueId }) ?? 0;
     const hidden = this.sql.hidden.get({ queueId, now: p.nowMs, minSent: p.minSentAtMs })!;
     const expired = p.minSentAtMs > 0 ? this.sql.expired.get({ queueId, minSent: p.minSentAtMs })! : 0;
-    const oldest = p.head ? this.sql.head.get({ queueId, now: p.nowMs, minSent: p.minSentAtMs }) : this.sql.oldestSent.get({ queueId, minSent: p.minSentAtMs, now: p.nowMs });
+    const oldest = p.head ? this.head({ queueId, now: p.nowMs, minSent: p.minSentAtMs }) : this.sql.oldestSent.get({ queueId, minSent: p.minSentAtMs, now: p.nowMs });
     return {
       visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
       inFlight: hidden.inflight,
       delayed: hidden.delayed,
       oldestVisibleSentAtMs: oldest ?? undefined,
     };
+  }
+
+  /** The sent time of the message visible longest, from both visibility parts. */
+  private head(p: { queueId: number; now: number; minSent: number }): number | undefined {
+    const [first] = mergeVisible(this.sql.headCommon.all(p), this.sql.headOther.all(p), 1);
+    return first?.sent_at_ms;
   }
 
   /** Deletes up to `limit` (-1: all) messages sent before `minSentAtMs`, oldest first; returns how many. */

@@ -21,6 +21,7 @@ import { SqliteBlobs } from "./blobs-store.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
+import { mergeLimit, mergeVisible, visibleParts } from "./visible-order.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
@@ -193,7 +194,13 @@ export class SqliteStore implements Store {
       queuePurgedAt: db.prepare<[number], number | null>("SELECT purged_at_ms FROM queues WHERE id = ?").pluck(),
       queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
       tombstoneGet: db.prepare<[string, string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = ? AND name = ?").pluck(),
-      messagesDeleteAll: db.prepare("DELETE FROM messages WHERE queue_id = ?"),
+      // Through the ready index (every ungrouped message without a requirement) and the
+      // visibility index of the rest: no index lists all of a queue's messages.
+      messagesDeleteAll: db.prepare<[number, number]>(
+        `DELETE FROM messages WHERE seq IN (
+           SELECT seq FROM messages INDEXED BY messages_ready_ungrouped WHERE queue_id = ? AND group_id IS NULL AND req_class IS NULL
+           UNION ALL SELECT seq FROM ${visibleParts[1].from} WHERE queue_id = ? AND ${visibleParts[1].where})`,
+      ),
       messageInsert: prepareMessageInsert(db, this.messageCache),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
@@ -204,13 +211,19 @@ export class SqliteStore implements Store {
       ),
       messageSetVisibility: db.prepare("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageInQueue: db.prepare<[number, number], number>("SELECT 1 FROM messages WHERE seq = ? AND queue_id = ?").pluck(),
-      // The order moves (messageMove) read: messages_visible keeps seq after visible_at_ms.
-      messagePeek: db.prepare<[number, number, number], MessageRow>(
-        `SELECT * FROM messages INDEXED BY messages_visible WHERE queue_id = ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
+      // The order moves (messageMove) read, one statement per visibility part (visible-order.ts).
+      messagePeek: visibleParts.map((part) =>
+        db.prepare<[number, number, number], MessageRow>(
+          `SELECT * FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
+        ),
       ),
-      messageNextVisible: db.prepare<[number, number], number | null>(
-        "SELECT min(visible_at_ms) FROM messages WHERE queue_id = ? AND visible_at_ms > ?",
-      ).pluck(),
+      messageNextVisible: db
+        .prepare<[number, number, number, number], number | null>(
+          `SELECT min(v) FROM (${visibleParts
+            .map((part) => `SELECT (SELECT min(visible_at_ms) FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND visible_at_ms > ?) AS v`)
+            .join(" UNION ALL ")})`,
+        )
+        .pluck(),
     };
   }
 
@@ -276,7 +289,7 @@ export class SqliteStore implements Store {
       if (!row) return { liveJobIds: [] };
       // Read before the delete cascades to them (jobs.queue_id ON DELETE CASCADE).
       const liveJobIds = this.sql.liveJobIds.all(p.id);
-      this.sql.messagesDeleteAll.run(p.id);
+      this.sql.messagesDeleteAll.run(p.id, p.id);
       this.messageCache.clear();
       this.sql.queueDelete.run(p.id);
       this.sql.tombstoneUpsert.run(row.account, row.name, p.nowMs);
@@ -393,11 +406,12 @@ export class SqliteStore implements Store {
   }
 
   async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
-    return this.settled(this.sql.messagePeek.all(p.queueId, p.minSentAtMs, p.limit).map(toMessage));
+    const [common, other] = this.sql.messagePeek.map((peek) => peek.all(p.queueId, p.minSentAtMs, p.limit));
+    return this.settled(mergeVisible(common!, other!, mergeLimit(p.limit)).map(toMessage));
   }
 
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
-    return this.sql.messageNextVisible.get(p.queueId, p.nowMs) ?? undefined;
+    return this.sql.messageNextVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) ?? undefined;
   }
 
   async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined> {
@@ -409,7 +423,7 @@ export class SqliteStore implements Store {
       }
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged", limit: -1 });
       this.messageCache.clear();
-      return { deleted: this.sql.messagesDeleteAll.run(p.queueId).changes, jobChanges };
+      return { deleted: this.sql.messagesDeleteAll.run(p.queueId, p.queueId).changes, jobChanges };
     });
   }
 
