@@ -22,6 +22,7 @@ import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { mergeLimit, mergeVisible, visibleParts } from "./visible-order.js";
+import { IdleWalTruncate } from "./idle-wal-truncate.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
@@ -75,6 +76,8 @@ export interface SqliteStoreOptions {
    * the table (message-content-cache.ts). Default 32 MiB; 0 turns it off.
    */
   messageCacheBytes?: number;
+  /** With pipelinedSync: how often to check whether the WAL file can be emptied (idle-wal-truncate.ts); 0: never on a timer. */
+  walCheckMs?: number;
   /** Told of each commit and WAL sync (the server's store metrics); not sent to a store thread. */
   telemetry?: SqliteTelemetry;
 }
@@ -86,6 +89,8 @@ export interface SqliteTelemetry {
 
 /** The page size a new database is made with. */
 export const sqlitePageBytes = 8192;
+/** How long a write waits for another connection's lock on the file. */
+const busyTimeoutMs = 5000;
 
 export class SqliteStore implements Store {
   readonly db: Database.Database;
@@ -120,6 +125,8 @@ export class SqliteStore implements Store {
   private readonly deleteAnyReceiptStatement: SizedStatements<{ seq: number; group_id: string | null }>;
 
   private readonly filename: string;
+  /** Empties the WAL file when idle (pipelined-sync stores: the server's). */
+  readonly walTruncate: IdleWalTruncate | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.filename = options.filename;
@@ -131,7 +138,7 @@ export class SqliteStore implements Store {
     // FULL: the WAL is fsynced on every commit, so an acknowledged write survives power loss.
     // Pipelined: COMMIT only writes the WAL; the syncer fsyncs it before anyone is answered.
     this.db.pragma(options.pipelinedSync ? "synchronous = NORMAL" : "synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
+    this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     this.db.pragma("foreign_keys = ON");
     // Each operation of a group commit runs in a savepoint, whose statement journal would
     // otherwise be a temp file on disk (~150 extra writes per commit).
@@ -147,6 +154,7 @@ export class SqliteStore implements Store {
       ? new WalSyncer(`${options.filename}-wal`, options.walSync, options.walSync ? options.inlineSync : (options.inlineSync ?? defaultInlineSync))
       : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer, options.commitPerCall === true);
+    this.walTruncate = options.pipelinedSync ? new IdleWalTruncate(this.db, () => this.writes.group, busyTimeoutMs, options.walCheckMs) : undefined;
     this.shared = attachSharedFile(options.filename);
     this.notifier = this.shared.notifier;
     this.queueCache = this.shared.queueCache;
@@ -553,6 +561,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.walTruncate?.close();
     this.writes.close();
     this.db.close();
     this.syncer?.close();
