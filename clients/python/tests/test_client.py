@@ -25,6 +25,13 @@ def test_submit_get_wait_with_a_worker(sluice: Sluice, queue_name: str) -> None:
     assert done.raw["output"] == {"upper": "HI"}
 
 
+def test_wait_without_a_timeout_waits_in_whole_slices(sluice: Sluice, queue_name: str) -> None:
+    q = sluice.queue(queue_name)
+    job = q.submit(2)
+    with q.work(lambda j: j.input * 2):
+        assert (job.wait().status, sluice.jobs.wait(job.id).output) == ("succeeded", 4)
+
+
 @pytest.mark.spec("wait-timeout")
 def test_wait_gives_up_after_its_timeout_with_the_last_state(sluice: Sluice, queue_name: str) -> None:
     job = sluice.queue(queue_name).submit({"x": 1})

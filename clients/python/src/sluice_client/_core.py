@@ -94,7 +94,8 @@ class JobsCore:
                 if is_terminal(last):
                     return last
                 raise JobWaitTimeoutError(JobSnapshot(last))
-            wait_seconds = min(MAX_WAIT_SLICE_SECONDS, math.ceil(remaining))
+            # No timeout: whole slices (ceil of infinity is an OverflowError, not a number of seconds).
+            wait_seconds = MAX_WAIT_SLICE_SECONDS if math.isinf(remaining) else min(MAX_WAIT_SLICE_SECONDS, math.ceil(remaining))
             poll = self.http.request(
                 "GET",
                 job_path(job_id),
