@@ -9,8 +9,8 @@ export type AttachmentData = Uint8Array | ArrayBuffer | Blob | ReadableStream<Ui
 
 /**
  * One attachment: its data, a file by `path` (Node; streamed from disk), either with its
- * `contentType`, or an uploaded blob by id (an `Attachment` — a job's input passed on as an
- * output, say — is one).
+ * `contentType`, or a blob uploaded ahead by id (`sluice.blobs.upload()`'s Attachment is one; a
+ * blob belongs to one job, so another job's attachment is uploaded again, e.g. by its `stream()`).
  */
 export type AttachmentSource = AttachmentData | { data: AttachmentData; contentType?: string } | { path: string; contentType?: string } | { blobId: string };
 

@@ -1,5 +1,5 @@
 /**
- * `sluice.blobs`: upload a file once and attach it to many jobs, or look a blob up by id. Submits
+ * `sluice.blobs`: upload a file ahead of the job it goes to (a blob belongs to one job), or look a blob up by id. Submits
  * and workers upload through the same calls (`uploadAll`), each attachment in parallel.
  */
 import { BlobAttachment } from "./attachment.js";

@@ -42,7 +42,7 @@ export interface SluiceOptions {
 
 export class Sluice {
   readonly jobs: JobsClient;
-  /** Upload a file once to attach it to many jobs; look a blob up by id. */
+  /** Upload a file ahead of the job it goes to; look a blob up by id. */
   readonly blobs: BlobsClient;
   readonly schedules: SchedulesClient;
   private readonly ctx: ClientContext;

@@ -116,14 +116,14 @@ class Jobs(_SyncJobs):
 
 
 class Blobs:
-    """``sluice.blobs``: upload a file once to attach it to many jobs, or look a blob up by id."""
+    """``sluice.blobs``: upload a file ahead of the job it goes to (a blob belongs to one job), or look one up by id."""
 
     def __init__(self, core: JobsCore) -> None:
         self._core = core
 
     def upload(self, data: Any, *, content_type: Optional[str] = None) -> Attachment:
-        """Uploads ``data`` (bytes, a path, a binary file object) as a new blob, streamed; pass the
-        Attachment it returns in a submit's ``attachments`` to reuse it without uploading again."""
+        """Uploads ``data`` (bytes, a path, a binary file object) as a new blob, streamed; a submit's
+        ``attachments`` take the Attachment it returns as it is (a blob belongs to one job)."""
         loop = LoopThread.shared()
         return Attachment(loop.call(self._core.transfer.upload_source(data, "upload", content_type)), self._core.transfer, loop.loop)
 
@@ -227,8 +227,8 @@ class Queue:
         timezone-aware datetime (or RFC 3339 text) when the job may first run, up to 365 days ahead.
         ``requires``: labels a worker must carry to run the job, e.g. ``{"gpu": "a100"}``.
         ``attachments``: files by name (at most 16; names of ``[A-Za-z0-9._-]``) — bytes, a path
-        (str or pathlib.Path), a binary file object (read in pieces, never whole), or an Attachment
-        to reuse — uploaded before the submit; the worker reads them as ``ctx.attachments[name]``."""
+        (str or pathlib.Path), a binary file object (read in pieces, never whole), or a blob
+        uploaded ahead (``sluice.blobs.upload``) — uploaded before the submit; the worker reads them as ``ctx.attachments[name]``."""
         options = dict(
             idempotency_key=idempotency_key, priority=priority, delay_seconds=delay_seconds, run_at=run_at, timeout_seconds=timeout_seconds,
             max_attempts=max_attempts, webhook=webhook, metadata=metadata, tenant=tenant, depends_on=depends_on,
