@@ -4,7 +4,7 @@
  * what its buttons say. Waits are for selectors and server state, never for time to pass: the
  * live streams tick when the test moves the server's clock.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -223,6 +223,37 @@ describe("dashboard", () => {
     await page.getByRole("button", { name: "Retry job" }).click();
     await page.locator(".badge.status-queued").waitFor();
     expect((await s.api("GET", `/v1/jobs/${job.id}`)).body.job).toMatchObject({ status: "queued", attempt: 0 });
+  });
+
+  it("a job's page lists its input and output attachments with size, content type and a download link", async () => {
+    const upload = async (bytes: Uint8Array<ArrayBuffer>, contentType: string): Promise<string> => {
+      const created = (await s.api("POST", "/v1/blobs", { contentType })).body;
+      const put = await fetch(created.uploadUrl, { method: "PUT", body: bytes, headers: { "content-type": contentType } });
+      expect(put.ok).toBe(true);
+      return created.blobId;
+    };
+    const picture = new Uint8Array(3000).map((_, i) => i % 251);
+    const edges = new TextEncoder().encode("P5\n2 1\n255\n\x00\xff");
+    const { job } = (await s.api("POST", "/v1/queues/vision/jobs", { input: { task: "edges" }, attachments: { picture: await upload(picture, "image/x-portable-graymap") } })).body;
+    const [leased] = (await s.api("POST", "/v1/queues/vision/leases", { max: 1 })).body.jobs;
+    await page.goto(`${s.url}/ui/jobs/${job.id}`);
+    const inputs = page.getByRole("region", { name: "Input attachments" });
+    await inputs.getByRole("row", { name: /picture/ }).waitFor();
+    expect(await inputs.getByRole("row").nth(1).locator("td").allTextContents()).toEqual(["2.9 KiB", "image/x-portable-graymap", expect.stringMatching(/^[0-9a-f]{12}…$/), "Download"]);
+    expect(await page.getByRole("region", { name: "Output attachments" }).count()).toBe(0);
+
+    // The worker completes with a file of its own: it shows up live, with its download link.
+    await s.api("POST", `/v1/jobs/${job.id}/complete`, { leaseId: leased.leaseId, output: { found: 1 }, outputAttachments: { edges: await upload(edges, "image/x-portable-graymap") } });
+    await page.locator(".badge.status-succeeded").waitFor();
+    const outputs = page.getByRole("region", { name: "Output attachments" });
+    await outputs.getByRole("row", { name: /edges/ }).waitFor();
+    expect(await outputs.getByRole("row").nth(1).locator("td").first().textContent()).toBe(`${edges.length} B`);
+    for (const [region, name, bytes] of [[outputs, "edges", edges], [inputs, "picture", picture]] as const) {
+      const [download] = await Promise.all([page.waitForEvent("download"), region.getByRole("link", { name: `Download ${name}` }).click()]);
+      const path = await download.path();
+      expect(new Uint8Array(await readFile(path))).toEqual(bytes);
+    }
+    await expectAccessible();
   });
 
   it("browses jobs by queue and status, and shows new ones as they come", async () => {
