@@ -2,7 +2,7 @@
  * What keeps a deep backlog from stalling SQLite's event loop: each retention slice and each count
  * is an index search bounded by what it deletes or counts — never a scan of the queue's messages.
  * Checked on the plans SQLite makes for the statements the store runs (queue-counts.ts), and that
- * a queued message stays out of the send-time index (migration 046) until it is received.
+ * a queued message stays out of the send-time index (migration 047) until it is received.
  */
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";

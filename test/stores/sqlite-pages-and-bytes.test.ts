@@ -2,7 +2,7 @@
  * The SQLite file's layout across an upgrade: a new database gets 8 KiB pages (a 1 KiB message's
  * row wastes most of a 4 KiB page's last quarter), one written before keeps its 4 KiB pages and
  * works as before; migration 033 counts the bytes of the messages already stored, so a byte quota
- * holds from the first send after the upgrade; migration 046 leaves messages queued as sent out of
+ * holds from the first send after the upgrade; migration 047 leaves messages queued as sent out of
  * the send-time index, and retention still reaches every message stored before it.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -88,9 +88,9 @@ describe("the SQLite file across an upgrade", () => {
     expect(pageSizeOf(file)).toBe(4096);
   });
 
-  it("migration 046 indexes by send time only the messages whose visibility moved off it, and retention reaches all", async () => {
+  it("migration 047 indexes by send time only the messages whose visibility moved off it, and retention reaches all", async () => {
     const dir = tempDir();
-    const old = databaseBefore(dir, 46);
+    const old = databaseBefore(dir, 47);
     old.prepare("INSERT INTO queues (account, name, config, tags, created_at_ms, updated_at_ms) VALUES ('', 'q', ?, '{}', 1, 1)").run(JSON.stringify(defaultQueueConfig(false)));
     const queueId = old.prepare<[], number>("SELECT id FROM queues WHERE name = 'q'").pluck().get()!;
     const insert = old.prepare(

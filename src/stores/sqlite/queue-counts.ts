@@ -11,7 +11,7 @@ import type { QueueStats } from "../../core/store.js";
 
 /**
  * A queue's messages sent before a time, for a retention slice: those whose visibility moved off
- * their send time first (migration 046's index, by send time), then the rest from the visibility
+ * their send time first (migration 047's index, by send time), then the rest from the visibility
  * order (visible-order.ts), where visible_at_ms = sent_at_ms puts them in send order. Every walk
  * starts at the queue's oldest; `@limit` (-1: all) bounds each and the whole. The delete of a
  * slice and the end of its jobs (job-statements.ts) select with this, so they take the same messages.

@@ -1,5 +1,5 @@
 /**
- * A queue's messages in visibility order come from two indexes (migration 047): ungrouped
+ * A queue's messages in visibility order come from two indexes (migration 048): ungrouped
  * messages of priority 0 that require nothing — most messages — from messages_ready_ungrouped's
  * priority-0 range, which lists them by visible_at_ms then seq already; every other message from
  * messages_visible_other. So a queued message pays for one index entry there, not two. Each part
