@@ -1,7 +1,7 @@
 /**
  * The Notifier: how every handle on one database — every node sharing a store — hears of what
  * the others wrote, so a long poll on one node is woken by a send on another, a held `?wait` or
- * an event stream sees a job finished elsewhere, and cached queue records are dropped. Part of the
+ * an event stream sees a job finished elsewhere, and core's cached queue records are dropped. Part of the
  * Store contract (Store.notifier); core publishes after each write commits and subscribes once
  * per service. An in-process store delivers to its own subscribers (InProcessNotifier); a store
  * shared by processes also carries notices between them (PostgreSQL: LISTEN/NOTIFY).
@@ -42,11 +42,19 @@ export interface Notifier {
   publish(notice: StoreNotice): void;
   /** Returns the unsubscribe function. A listener must not throw. */
   subscribe(listener: NoticeListener): () => void;
+  /**
+   * Whether every handle's notices are being heard: a number that changes whenever some could
+   * have been missed since (a lost connection re-made), undefined while they may be missed now.
+   * What core keeps because of notices (queue records) is trusted only while it stays the same.
+   */
+  readonly epoch: number | undefined;
 }
 
 /** A notifier whose subscribers all live in this process: publish calls each, in subscription order. */
 export class InProcessNotifier implements Notifier {
   private listeners: NoticeListener[] = [];
+  /** Nothing is carried between processes, so nothing is ever missed. */
+  readonly epoch = 0;
 
   publish(notice: StoreNotice): void {
     for (const listener of this.listeners) listener(notice);

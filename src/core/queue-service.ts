@@ -15,9 +15,10 @@ import type { QueueObserver } from "./observer.js";
 import { QueueActivity, observingActivity } from "./queue-activity.js";
 import { type Notifier, type StoreNotice, publishJobChanges } from "./notifier.js";
 import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueConfig, validateQueueName } from "./queue.js";
+import { QueueRecords } from "./queue-records.js";
 import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
-import type { QueueStats, Store } from "./store.js";
+import type { QueueStats, SentMessage, Store } from "./store.js";
 import { QueueWaiters } from "./waiters.js";
 import { type AccountQuotas, type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
 
@@ -128,6 +129,8 @@ export class QueueService {
   readonly quotas: QuotaSource | undefined;
   /** The store's: what this service writes is told through it, and what any node wrote is heard from it. */
   private readonly notifier: Notifier;
+  /** The one cache of queue records, dropped by queueChanged notices from any node (queue-records.ts). */
+  private readonly records: QueueRecords;
   private readonly unsubscribe: () => void;
 
   constructor(deps: QueueServiceDeps) {
@@ -141,6 +144,7 @@ export class QueueService {
     this.observer = observingActivity(deps.observer ?? {}, this.activity);
     this.waiters = new QueueWaiters(deps.clock);
     this.notifier = deps.store.notifier;
+    this.records = new QueueRecords(this.notifier);
     this.moveTasks = new MoveTasks({ store: deps.store, clock: deps.clock, ids: deps.ids, directoryOf: (account) => this.forAccount(account), onError: deps.onError, observer: this.observer });
     this.unsubscribe = this.notifier.subscribe(this.onNotice);
   }
@@ -156,6 +160,8 @@ export class QueueService {
       this.waiters.notify(notice.queueId, 0);
       this.waiters.notifyAt(notice.queueId, notice.visibleAtMs, notice.everyone === true ? Number.POSITIVE_INFINITY : notice.count);
     } else if (notice.kind === "queueChanged") {
+      // First, so that whatever the notice wakes reads the queue anew.
+      this.records.drop(notice.queueId);
       // A resumed queue's long polls (and leases) look again; for other changes that is one spare receive.
       if (!notice.deleted) this.waiters.notify(notice.queueId);
       // Long polls on a deleted queue (receives, job leases) answer now, with nothing, not at their limit.
@@ -216,7 +222,7 @@ export class QueueService {
   /** With a queue quota: a queue that does not exist yet must fit (one that does is answered as it is). */
   private async checkQueueQuota(account: string, name: string): Promise<void> {
     const maxQueues = this.quotas?.of(account)?.maxQueues;
-    if (maxQueues === undefined || (await this.store.queueGet({ account, name })) !== undefined) return;
+    if (maxQueues === undefined || (await this.findQueue(account, name)) !== undefined) return;
     checkQueueCount(this.quotas!, account, maxQueues, await this.store.queueCount({ account }));
   }
 
@@ -230,7 +236,7 @@ export class QueueService {
 
   /** Finds queues by name in one account (a queue's dead-letter queue is in its own account). */
   private lookupIn(account: string): (name: string) => Promise<QueueRecord | undefined> {
-    return (name) => this.store.queueGet({ account, name });
+    return (name) => this.findQueue(account, name);
   }
 
   /** Every account that has a queue ("" is the server's own): server upkeep visits each. */
@@ -239,14 +245,28 @@ export class QueueService {
   }
 
   /** The queue of this name in the account, if there is one. */
-  findQueue(account: string, name: string): Promise<QueueRecord | undefined> {
-    return this.store.queueGet({ account, name });
+  async findQueue(account: string, name: string): Promise<QueueRecord | undefined> {
+    return this.records.hit(account, name) ?? this.readQueue(account, name);
   }
 
   async getQueue(account: string, name: string): Promise<QueueRecord> {
-    const queue = await this.store.queueGet({ account, name });
+    const queue = this.records.hit(account, name) ?? (await this.readQueue(account, name));
     if (!queue) fail("QueueNotFound", "The specified queue does not exist.");
     return queue;
+  }
+
+  /** The cached record, without waiting for a read (undefined: not kept; findQueue reads it). */
+  keptQueue(account: string, name: string): QueueRecord | undefined {
+    return this.records.hit(account, name);
+  }
+
+  /** A write found the queue gone before its deletion's notice came: its record goes now. */
+  forgetQueue(queueId: number): void {
+    this.records.drop(queueId);
+  }
+
+  private readQueue(account: string, name: string): Promise<QueueRecord | undefined> {
+    return this.records.read(account, name, () => this.store.queueGet({ account, name }));
   }
 
   async listQueues(account: string, p: { prefix?: string; maxResults?: number; afterName?: string }): Promise<{ queues: QueueRecord[]; hasMore: boolean }> {
@@ -284,9 +304,9 @@ export class QueueService {
     return this.updateQueueConfig(account, name, { paused });
   }
 
-  /** Whether the queue is paused now (its record as last written, through the store's cache). */
+  /** Whether the queue is paused now (its record as last written, through the cache). */
   async isPaused(queue: QueueRecord): Promise<boolean> {
-    return (await this.store.queueGet({ account: queue.account, name: queue.name }))?.config.paused === true;
+    return (await this.findQueue(queue.account, queue.name))?.config.paused === true;
   }
 
   /** Adds tags (keys and values checked by the protocol); a queue holds at most 50, as in SQS. */
@@ -332,6 +352,8 @@ export class QueueService {
       fail("PurgeQueueInProgress", `Queue ${name} was purged less than ${limits.purgeCooldownMs / 1000} seconds ago: a queue takes one purge a minute.`, { kind: "purgeCooldown", queueName: name });
     }
     publishJobChanges(this.notifier, purged.jobChanges, nowMs);
+    // The purge wrote the queue's purge time: every node's record of it is out of date.
+    this.queueChanged(queue);
     return purged.deleted;
   }
 
@@ -379,7 +401,14 @@ export class QueueService {
       const quotas = storedQuotaOf(this.quotas, queue);
       if (quotas !== undefined) await this.checkStoredQuota(queue, quotas, { messages: accepted.length, bytes: bodyBytes(accepted) });
       const dedup = sendDedupFor(queue.config, nowMs);
-      const stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
+      let stored: SentMessage[];
+      try {
+        stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
+      } catch (err) {
+        // Deleted on another node, its notice not here yet: the record goes now.
+        if (err instanceof SluiceError && err.code === "QueueNotFound") this.forgetQueue(queue.id);
+        throw err;
+      }
       stored.forEach((m, k) => {
         // Digests are the new request's, also for a FIFO duplicate (as SQS answers).
         const sent = accepted[k]!;

@@ -140,8 +140,8 @@ export interface MessageReceiveParams {
 export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore, BatchStore, BlobStore {
   /**
    * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
-   * this database, this one's included (notifier.ts). A store that caches queue records drops
-   * them on a queueChanged notice: core publishes one after every queue write it makes.
+   * this database, this one's included (notifier.ts). Core caches queue records and drops them on
+   * a queueChanged notice, which it publishes after every queue write it makes; a store keeps none.
    */
   readonly notifier: Notifier;
 
@@ -151,6 +151,7 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore
    * server's own account.
    */
   queueCreate(p: { account?: string; name: string; config: QueueConfig; tags: Record<string, string>; nowMs: number }): Promise<{ queue: QueueRecord; created: boolean }>;
+  /** Read from the database on every call: core keeps the cache (queue-records.ts). */
   queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined>;
   /** The account's queues in name order, after `afterName` when given. */
   queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]>;

@@ -1,10 +1,18 @@
 /**
  * Several Sluice servers on one PostgreSQL database, as nodes behind a load balancer: what one
  * node writes wakes the others' waiters through LISTEN/NOTIFY — a long poll on A is answered by a
- * send on B, long before its own timer; a job's `?wait` on A ends when a worker on C completes it;
+ * send on B, long before its own timer; a queue attribute set through A is what B answers and
+ * works by; a job's `?wait` on A ends when a worker on C completes it;
  * an event stream on B sees, in order, a job's events written through A and C.
  */
-import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../../src/server/index.js";
 import { openEventStream } from "../jobs/http-harness.js";
@@ -50,6 +58,24 @@ describe("Sluice nodes on one PostgreSQL database", () => {
     // Woken by the notice: far inside the poll's 20 s (the latencies are reported by the closing note).
     console.log(`cross-node long-poll wake-up after the send was acknowledged, ms: ${latencies.map((l) => l.toFixed(1)).join(", ")}`);
     expect(Math.max(...latencies)).toBeLessThan(5_000);
+  });
+
+  it("a queue attribute set through node A is what node B answers and works by, once A's notice reaches it", async () => {
+    const [a, b] = clients as [SQSClient, SQSClient];
+    const { QueueUrl } = await a.send(new CreateQueueCommand({ QueueName: "attrs" }));
+    const urlOn = (i: number): string => `${nodes[i]!.url}/000000000000/attrs`;
+    const visibilityOn = async (client: SQSClient, i: number): Promise<string | undefined> =>
+      (await client.send(new GetQueueAttributesCommand({ QueueUrl: urlOn(i), AttributeNames: ["VisibilityTimeout"] }))).Attributes?.VisibilityTimeout;
+    expect(QueueUrl).toBeDefined();
+    // B reads (and keeps) the queue's record first.
+    expect(await visibilityOn(b, 1)).toBe("30");
+    await a.send(new SetQueueAttributesCommand({ QueueUrl: urlOn(0), Attributes: { VisibilityTimeout: "0" } }));
+    await waitFor(async () => (await visibilityOn(b, 1)) === "0", { what: "node B to see the attribute set through A" });
+    // And B's receives use it: with a visibility timeout of 0, a received message is visible again at once.
+    await b.send(new SendMessageCommand({ QueueUrl: urlOn(1), MessageBody: "again" }));
+    const first = await b.send(new ReceiveMessageCommand({ QueueUrl: urlOn(1), MaxNumberOfMessages: 1 }));
+    const second = await b.send(new ReceiveMessageCommand({ QueueUrl: urlOn(1), MaxNumberOfMessages: 1 }));
+    expect([first.Messages?.[0]?.Body, second.Messages?.[0]?.Body]).toEqual(["again", "again"]);
   });
 
   it("a job's ?wait on node A returns when a worker on node C completes it", async () => {

@@ -1,47 +1,61 @@
 /**
- * The PostgreSQL store keeps queue records between requests, dropped by queueChanged notices from
- * any node, and trusts none while notices could be missed (its listening connection lost).
+ * Queue records on PostgreSQL nodes: core keeps them between requests (the store keeps none),
+ * drops them on queueChanged notices from any node, and trusts none while notices could be
+ * missed (its listening connection lost).
  */
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { defaultQueueConfig } from "../../src/core/queue.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { QueueService } from "../../src/core/queue-service.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
+import { counterIds } from "../core/service-harness.js";
 import { usePostgresDatabase } from "../support/postgres.js";
 import { waitFor } from "../support/wait.js";
 
 const database = usePostgresDatabase();
-const opened: PostgresStore[] = [];
+const opened: Array<{ store: PostgresStore; queues: QueueService }> = [];
 afterAll(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
+  for (const { queues } of opened) queues.close();
+  await Promise.all(opened.splice(0).map(({ store }) => store.close()));
 });
 
-async function open(): Promise<PostgresStore> {
+/** A node: its own store handle (and listening connection) and its own queue service. */
+async function node(): Promise<{ store: PostgresStore; queues: QueueService }> {
   const store = await openPostgresStore({ url: database.url, poolSize: 2 });
-  opened.push(store);
-  return store;
+  const queues = new QueueService({ store, clock: new ManualClock(), ids: counterIds(), senderId: "000000000000" });
+  opened.push({ store, queues });
+  return { store, queues };
 }
 
-const T0 = 1_700_000_000_000;
+describe("queue records kept in core on PostgreSQL nodes", () => {
+  it("a node reads a queue once, then keeps it until another node's change is told of, then reads the new one", async () => {
+    const [a, b] = [await node(), await node()];
+    await a.queues.createQueue("", { name: "kept" });
+    const reads = vi.spyOn(b.store, "queueGet");
+    expect((await b.queues.getQueue("", "kept")).config.visibilityTimeoutSeconds).toBe(30);
+    expect((await b.queues.getQueue("", "kept")).config.visibilityTimeoutSeconds).toBe(30);
+    expect(reads).toHaveBeenCalledTimes(1);
+    await a.queues.updateQueueConfig("", "kept", { visibilityTimeoutSeconds: 45 });
+    // Core published the change after its write: it reaches b over LISTEN/NOTIFY.
+    await waitFor(async () => (await b.queues.getQueue("", "kept")).config.visibilityTimeoutSeconds === 45, { what: "b to read the changed queue" });
+  });
 
-describe("PostgreSQL store: queue records kept between requests", () => {
-  it("a node keeps a queue's record until another node's change is told of, then reads the new one", async () => {
-    const [a, b] = [await open(), await open()];
-    const { queue } = await a.queueCreate({ name: "kept", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-    expect((await b.queueGet({ name: "kept" }))?.config.visibilityTimeoutSeconds).toBe(30);
-    await a.queueUpdate({ id: queue.id, config: { ...queue.config, visibilityTimeoutSeconds: 45 }, nowMs: T0 + 1 });
-    // Not told yet: b answers from what it kept (no read of the queue).
-    expect((await b.queueGet({ name: "kept" }))?.config.visibilityTimeoutSeconds).toBe(30);
-    // As core does after every queue write: the notice reaches b over LISTEN/NOTIFY.
-    a.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: "kept" });
-    await waitFor(async () => (await b.queueGet({ name: "kept" }))?.config.visibilityTimeoutSeconds === 45, { what: "b to read the changed queue" });
+  it("a queue deleted on one node is gone on the other once told, and a send into it meanwhile is refused", async () => {
+    const [a, b] = [await node(), await node()];
+    const { queue } = await a.queues.createQueue("", { name: "doomed" });
+    await b.queues.getQueue("", "doomed");
+    await a.queues.deleteQueue("", "doomed");
+    // Refused by the store's write whether or not b has heard yet (nothing is written).
+    await expect(b.queues.sendMessages(queue, [{ body: "late" }])).rejects.toMatchObject({ code: "QueueNotFound" });
+    await expect(b.queues.getQueue("", "doomed")).rejects.toMatchObject({ code: "QueueNotFound" });
   });
 
   it("records kept before the listening connection was lost are not trusted: a change made meanwhile is read", async () => {
-    const [a, b] = [await open(), await open()];
-    const { queue } = await a.queueCreate({ name: "unheard", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-    expect((await b.queueGet({ name: "unheard" }))?.config.delaySeconds).toBe(0);
-    const epoch = b.notifier.listenEpoch;
+    const [a, b] = [await node(), await node()];
+    const { queue } = await a.queues.createQueue("", { name: "unheard" });
+    expect((await b.queues.getQueue("", "unheard")).config.delaySeconds).toBe(0);
+    const epoch = b.store.notifier.epoch;
     expect(epoch).toBeDefined();
     // Every listening connection cut by the server (a and b's): notices from now on may be missed.
     const admin = new pg.Client({ connectionString: database.url });
@@ -51,9 +65,9 @@ describe("PostgreSQL store: queue records kept between requests", () => {
     } finally {
       await admin.end();
     }
-    await waitFor(() => b.notifier.listenEpoch !== epoch, { what: "b to notice its listening connection is gone" });
+    await waitFor(() => b.store.notifier.epoch !== epoch, { what: "b to notice its listening connection is gone" });
     // Changed with no notice at all: b must read it, not answer from before the loss.
-    await a.queueUpdate({ id: queue.id, config: { ...queue.config, delaySeconds: 5 }, nowMs: T0 + 1 });
-    expect((await b.queueGet({ name: "unheard" }))?.config.delaySeconds).toBe(5);
+    await a.store.queueUpdate({ id: queue.id, config: { ...queue.config, delaySeconds: 5 }, nowMs: Date.now() });
+    expect((await b.queues.getQueue("", "unheard")).config.delaySeconds).toBe(5);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Notices from the store's notifier, whichever node's write they tell of: job changes reach this
- * node's event streams, held waits and limited leases; queue changes drop cached queue records and
+ * node's event streams, held waits and limited leases; queue changes drop cached job policies and
  * end the waits of jobs a DeleteQueue took with it.
  */
 import type { StoreNotice } from "../notifier.js";
@@ -36,10 +36,10 @@ export class JobNotices extends JobServicePart {
       // Told without the record (another process): read it, unless nobody here listens.
       else if (this.events.hasListeners(notice.jobId)) this.readAndPublish(notice);
     } else if (notice.kind === "queueChanged") {
-      // Settings or dead-letter target may have changed. A deleted queue's cached record must go
-      // too: a lease on it would otherwise find the queue gone and end at once with nothing,
-      // request after request, until the cache expired — instead of answering QueueDeletedRecently.
-      this.jobQueues.forgetQueue(notice.queueId, notice.queueName);
+      // Settings or dead-letter target may have changed (the record itself the QueueService drops).
+      // A deleted queue's policy must go too: a lease on it would otherwise find the queue gone
+      // and end at once with nothing, request after request — instead of answering QueueDeletedRecently.
+      this.jobQueues.forgetQueue(notice.queueId);
       // A DeleteQueue deletes the queue's jobs in its write, with no transition and so no event:
       // held waits and job streams are told the jobs are gone, or they would sit to their limit.
       if (notice.deleted) this.events.jobsGone(notice.deleted.liveJobIds);

@@ -1,7 +1,8 @@
 /**
  * Job queues: created on first use (with a `<name>-dlq` dead-letter queue), their job settings,
- * and a short-lived cache of what every transition needs to know about its queue (settings and
- * dead-letter target) so that a heartbeat or a completion is one store call, not three.
+ * and a short-lived cache of what every transition needs to know about its queue beyond its record
+ * (settings and dead-letter target) so that a heartbeat or a completion is one store call, not
+ * three. Queue records themselves are the QueueService's (queue-records.ts).
  */
 import type { Clock } from "../clock.js";
 import { SluiceError, fail } from "../errors.js";
@@ -27,7 +28,7 @@ const backstopMaxReceiveCount = 1_000;
 const deadLetterSuffix = "-dlq";
 
 export interface JobQueuesDeps {
-  store: JobStore & Pick<Store, "queueGet" | "notifier">;
+  store: JobStore & Pick<Store, "notifier">;
   queues: QueueService;
   clock: Clock;
 }
@@ -35,8 +36,6 @@ export interface JobQueuesDeps {
 export class JobQueues {
   /** By queue id: ids are never reused, so one map serves every account. */
   private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
-  /** By name, then account: a name may be a queue in several accounts. */
-  private readonly byName = new Map<string, Map<string, { queue: QueueRecord; fetchedAtMs: number }>>();
   private readonly queues: QueueService;
 
   constructor(private readonly deps: JobQueuesDeps) {
@@ -48,29 +47,22 @@ export class JobQueues {
    * setup). Names resolve in `account` ("" is the server's own: QueueRecord.account), here and below.
    */
   async ensure(account: string, name: string): Promise<QueueRecord> {
-    const nowMs = this.deps.clock.nowMs();
-    const cached = this.byName.get(name)?.get(account);
-    if (cached && nowMs - cached.fetchedAtMs < policyTtlMs) return cached.queue;
-    const existing = (await this.lookUp(account, name)) ?? (await this.create(account, name));
-    let accounts = this.byName.get(name);
-    if (!accounts) this.byName.set(name, (accounts = new Map()));
-    accounts.set(account, { queue: existing, fetchedAtMs: nowMs });
-    return existing;
+    return this.queues.keptQueue(account, name) ?? (await this.lookUp(account, name)) ?? (await this.create(account, name));
   }
 
-  /** Drops what is cached about a queue (a write against it failed: it may have been deleted). */
+  /** Drops what is cached about a queue, its record too (a write against it failed: it may have been deleted). */
   forget(queue: QueueRecord): void {
-    this.forgetQueue(queue.id, queue.name);
+    this.queues.forgetQueue(queue.id);
+    this.forgetQueue(queue.id);
   }
 
-  /** The same, by id and name (a queueChanged notice: Store.notifier), in every account. */
-  forgetQueue(queueId: number, name: string): void {
-    this.byName.delete(name);
+  /** Drops its settings and dead-letter target (a queueChanged notice: Store.notifier). */
+  forgetQueue(queueId: number): void {
     this.byId.delete(queueId);
   }
 
   private lookUp(account: string, name: string): Promise<QueueRecord | undefined> {
-    return this.deps.store.queueGet({ account, name });
+    return this.queues.findQueue(account, name);
   }
 
   private async create(account: string, name: string): Promise<QueueRecord> {
@@ -109,7 +101,7 @@ export class JobQueues {
     if (cached && nowMs - cached.fetchedAtMs < policyTtlMs && cached.policy.queue.updatedAtMs === queue.updatedAtMs) return cached.policy;
     const [stored, target] = await Promise.all([
       this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
-      deadLetterTargetFor(queue, (n) => this.deps.store.queueGet({ account: queue.account, name: n })),
+      deadLetterTargetFor(queue, (n) => this.queues.findQueue(queue.account, n)),
     ]);
     const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
     if (target) policy.deadLetter = { queueId: target.queueId, name: queue.config.redrivePolicy!.deadLetterQueueName };
@@ -125,7 +117,7 @@ export class JobQueues {
     const cached = this.byId.get(queueId);
     if (!cached || cached.policy.queue.account !== account) return undefined;
     if (this.deps.clock.nowMs() - cached.fetchedAtMs < policyTtlMs) return cached.policy;
-    const queue = await this.deps.store.queueGet({ account: cached.policy.queue.account, name: cached.policy.queue.name });
+    const queue = await this.queues.findQueue(cached.policy.queue.account, cached.policy.queue.name);
     if (!queue || queue.id !== queueId) {
       this.byId.delete(queueId);
       return undefined;
@@ -138,15 +130,11 @@ export class JobQueues {
   }
 
   async updateSettings(account: string, name: string, patch: JobQueueSettingsPatch): Promise<JobQueuePolicy> {
-    // Read fresh, not from the cache: a queue deleted since would fail the write. The patch is
-    // checked before the queue is created on first use, so a refused PUT creates nothing.
+    // The patch is checked before the queue is created on first use, so a refused PUT creates nothing.
     const known = await this.lookUp(account, name);
     const stored = known && (await this.deps.store.jobQueueSettingsGet({ queueId: known.id }));
     const current = stored ? withSettingDefaults(stored) : defaultJobQueueSettings;
     const settings = applySettingsPatch(current, patch);
-    // Not there: a record cached from before a delete must not stand in for it (ensure() asks the
-    // store, which answers QueueDeletedRecently or creates the queue).
-    if (!known) this.byName.get(name)?.delete(account);
     const queue = known ?? (await this.ensure(account, name));
     await this.deps.store.jobQueueSettingsPut({ queueId: queue.id, settings, nowMs: this.deps.clock.nowMs() });
     this.forget(queue);

@@ -17,7 +17,7 @@ import type { WorkerStore } from "../worker-store.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 import type { BlobService } from "../blobs/blob-service.js";
 
-export type JobServiceStore = JobStore & JobEventLog & WorkerStore & Pick<Store, "queueGet" | "messageNextVisibleAt" | "notifier">;
+export type JobServiceStore = JobStore & JobEventLog & WorkerStore & Pick<Store, "messageNextVisibleAt" | "notifier">;
 
 export interface JobServiceShared {
   store: JobServiceStore;

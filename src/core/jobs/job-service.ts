@@ -358,7 +358,7 @@ export class JobService {
    */
   private async infoOf(policy: JobQueuePolicy): Promise<JobQueueInfo> {
     const queue: QueueRecord = policy.queue;
-    const deadLetterQueue = policy.deadLetter ? await this.store.queueGet({ account: queue.account, name: policy.deadLetter.name }) : undefined;
+    const deadLetterQueue = policy.deadLetter ? await this.queues.findQueue(queue.account, policy.deadLetter.name) : undefined;
     const [jobCounts, messages, deadLetterStats] = await Promise.all([
       this.store.jobCountByStatus({ queueId: queue.id }),
       this.queues.queueDepth(queue),

@@ -197,9 +197,8 @@ export function adminHandlers(o: JobsRoutesOptions): Record<string, Handler> {
       const body = request.body as AttributesBody;
       const queue = await queues.getQueue(name);
       const patch = configPatchOf(body, queue.config.fifoQueue, "body");
-      const updated = await queues.updateQueueConfig(name, patch);
-      // Its job policy (dead-letter target) is cached by queue record: the next read must see the change.
-      view.jobs.service.jobQueues.forget(updated);
+      // Its notice drops the cached record and job policy (dead-letter target): the read below sees the change.
+      await queues.updateQueueConfig(name, patch);
       return sendJson(reply, 200, `{"queue":${await queueJson(view, name)}}`);
     },
 

@@ -249,7 +249,7 @@ async function execute(plan: SectionPlan, s: ApplyServices, summary: ApplySummar
     if (!step.existing) {
       await queues.createQueue({ name, config: { ...step.patch, fifoQueue: step.declared.fifo }, tags: step.declared.tags });
     } else {
-      if (Object.keys(step.patch).length > 0) jobs.service.jobQueues.forget(await queues.updateQueueConfig(name, step.patch));
+      if (Object.keys(step.patch).length > 0) await queues.updateQueueConfig(name, step.patch);
       if (step.tags && Object.keys(step.tags.add).length > 0) await queues.tagQueue(name, step.tags.add);
       if (step.tags && step.tags.remove.length > 0) await queues.untagQueue(name, step.tags.remove);
     }

@@ -47,8 +47,8 @@ export class PostgresNotifier implements Notifier {
   private lostAtMs: number | undefined;
   private reconnectDelayMs = reconnectFirstDelayMs;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  /** Bumped each time the listening connection is lost (queue-cache.ts). */
-  private epoch = 0;
+  /** Bumped each time the listening connection is lost (Notifier.epoch). */
+  private session = 0;
   /** The latest version delivered here, by job, in delivery order (the oldest is forgotten first). */
   private readonly jobVersions = new Map<string, number>();
 
@@ -63,8 +63,8 @@ export class PostgresNotifier implements Notifier {
   }
 
   /** Which listening session is up (undefined while down or catching up): notices of it are all heard. */
-  get listenEpoch(): number | undefined {
-    return this.listener !== undefined && this.lostAtMs === undefined ? this.epoch : undefined;
+  get epoch(): number | undefined {
+    return this.listener !== undefined && this.lostAtMs === undefined ? this.session : undefined;
   }
 
   publish(notice: StoreNotice): void {
@@ -163,7 +163,7 @@ export class PostgresNotifier implements Notifier {
     const lost = (err?: unknown): void => {
       if (this.listener !== client) return;
       this.listener = undefined;
-      this.epoch++;
+      this.session++;
       this.lostAtMs ??= Date.now();
       if (err !== undefined) this.options.onError?.(err);
       client.end().catch(() => undefined);

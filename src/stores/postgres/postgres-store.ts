@@ -22,7 +22,6 @@ import { sendMessages } from "./send.js";
 import { SendsTogether } from "./sends-together.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
 import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
-import { QueueCache } from "./queue-cache.js";
 import { receiveMessages } from "./receive.js";
 import { ReceivesTogether } from "./receives-together.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
@@ -55,8 +54,6 @@ export class PostgresStore implements Store {
   private readonly sendsTogether: SendsTogether;
   private readonly deletesTogether: DeletesTogether;
   private readonly receivesTogether: ReceivesTogether;
-  /** Queue records, dropped on queueChanged notices from any node (queue-cache.ts). */
-  private readonly queueCache: QueueCache;
   /** The latest secretGetOrCreate call: the next one starts when it has ended. */
   private secretCalls: Promise<unknown> = Promise.resolve();
 
@@ -69,10 +66,6 @@ export class PostgresStore implements Store {
     this.sendsTogether = new SendsTogether(db);
     this.deletesTogether = new DeletesTogether(db);
     this.receivesTogether = new ReceivesTogether(db);
-    this.queueCache = new QueueCache(notifier);
-    notifier.subscribe((notice) => {
-      if (notice.kind === "queueChanged") this.queueCache.drop(notice.queueId, notice.queueName);
-    });
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
     this.batches = new PostgresBatches(db, createJobsInTx);
@@ -93,13 +86,9 @@ export class PostgresStore implements Store {
     return { queue: existing, created: false };
   }
 
-  queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined> {
-    const account = p.account ?? "";
-    // An account id never contains a slash: the key names one queue (drops find it by id too).
-    return this.queueCache.read(`${account}/${p.name}`, async () => {
-      const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE account = $1 AND name = $2", [account, p.name]);
-      return rows[0] ? toQueue(rows[0]) : undefined;
-    });
+  async queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined> {
+    const { rows } = await this.db.query<QueueRow>("SELECT * FROM queues WHERE account = $1 AND name = $2", [p.account ?? "", p.name]);
+    return rows[0] ? toQueue(rows[0]) : undefined;
   }
 
   async queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
@@ -188,11 +177,8 @@ export class PostgresStore implements Store {
       return await sendMessages(this.db, this.sendsTogether, p);
     } catch (err) {
       // The queue was deleted since the caller read it: nothing was written (one statement or
-      // transaction). Its record goes now, before the deletion's notice comes.
-      if (isForeignKeyViolation(err)) {
-        this.queueCache.drop(p.queueId);
-        fail("QueueNotFound", "The specified queue does not exist.");
-      }
+      // transaction).
+      if (isForeignKeyViolation(err)) fail("QueueNotFound", "The specified queue does not exist.");
       throw err;
     }
   }
@@ -298,8 +284,6 @@ export class PostgresStore implements Store {
       return { deleted: rows[0]!.deleted, jobChanges };
     });
     await settleGroups(this.db, p.queueId, groups);
-    // Its purge time changed (other nodes' copies keep the old one: only the purge's own write reads it).
-    if (result) this.queueCache.drop(p.queueId);
     return result;
   }
 

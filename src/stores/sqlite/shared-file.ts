@@ -1,25 +1,16 @@
 /**
  * What every SqliteStore handle open on one database file in this process shares: the notifier
- * (a notice published through one handle reaches the subscribers of all of them), the cache of
- * queue records (a queue written through one handle is dropped for all) and which queues keep
- * running counts (a count row made through one handle is moved by all). Only one process may
+ * (a notice published through one handle reaches the subscribers of all of them) and which
+ * queues keep running counts (a count row made through one handle is moved by all). Only one process may
  * serve a data directory (src/server's lock), so in-process is everywhere the file is written.
  */
 import { resolve } from "node:path";
 import { InProcessNotifier } from "../../core/notifier.js";
-import type { QueueRecord } from "../../core/queue.js";
 
 export interface SharedFile {
   readonly notifier: InProcessNotifier;
-  /** Queue records by queueCacheKey, frozen; cleared by any queue write through any handle. */
-  readonly queueCache: Map<string, QueueRecord>;
   /** Queues with running-count rows (running-counts.ts): every handle's job writes move them. */
   readonly countedQueues: Set<number>;
-}
-
-/** A queue's key in the cache: its account and name (an account id never contains a slash). */
-export function queueCacheKey(account: string, name: string): string {
-  return `${account}/${name}`;
 }
 
 const byPath = new Map<string, { shared: SharedFile; handles: number }>();
@@ -35,7 +26,7 @@ export function attachSharedFile(filename: string): SharedFile {
 }
 
 function fresh(): SharedFile {
-  return { notifier: new InProcessNotifier(), queueCache: new Map(), countedQueues: new Set() };
+  return { notifier: new InProcessNotifier(), countedQueues: new Set() };
 }
 
 /** A handle closed; the last one forgets the file's state. */

@@ -33,7 +33,7 @@ import { type ReceiveParams, SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
 import { SqliteWorkers } from "./workers-store.js";
-import { type SharedFile, attachSharedFile, detachSharedFile, queueCacheKey } from "./shared-file.js";
+import { type SharedFile, attachSharedFile, detachSharedFile } from "./shared-file.js";
 
 /** Pages copied per backup step: 1–2 MiB (4 or 8 KiB pages), a millisecond or two of the event loop. */
 const backupPagesPerStep = 256;
@@ -101,7 +101,6 @@ export class SqliteStore implements Store {
   readonly notifier: Notifier;
   private readonly syncer: WalSyncer | undefined;
   private readonly shared: SharedFile;
-  private readonly queueCache: Map<string, QueueRecord>;
   private readonly receiver: SqliteReceiver;
   private readonly dedup: SqliteDedup;
   private readonly moveTasks: SqliteMoveTasks;
@@ -157,7 +156,6 @@ export class SqliteStore implements Store {
     this.walTruncate = options.pipelinedSync ? new IdleWalTruncate(this.db, () => this.writes.group, busyTimeoutMs, options.walCheckMs) : undefined;
     this.shared = attachSharedFile(options.filename);
     this.notifier = this.shared.notifier;
-    this.queueCache = this.shared.queueCache;
     if (options.telemetry) {
       const telemetry = options.telemetry;
       this.writes.onCommitted = (commit) => telemetry.committed(commit);
@@ -240,23 +238,15 @@ export class SqliteStore implements Store {
     return this.writes.run(() => {
       const existing = this.sql.queueByName.get(account, p.name);
       if (existing) return { queue: toQueue(existing), created: false };
-      this.queueCache.clear();
       const info = this.sql.queueInsert.run(account, p.name, JSON.stringify(p.config), JSON.stringify(p.tags), p.nowMs, p.nowMs);
       return { queue: toQueue(this.sql.queueById.get(Number(info.lastInsertRowid))!), created: true };
     });
   }
 
-  /** Every request reads its queue: records are cached (frozen) until any queue write runs. */
+  /** Not made to wait for a sync (settled): core reads queues for itself, and caches them. */
   async queueGet(p: { account?: string; name: string }): Promise<QueueRecord | undefined> {
-    const account = p.account ?? "";
-    const key = queueCacheKey(account, p.name);
-    const cached = this.queueCache.get(key);
-    if (cached) return cached;
-    const row = this.sql.queueByName.get(account, p.name);
-    if (!row) return undefined;
-    const queue = Object.freeze(toQueue(row));
-    this.queueCache.set(key, queue);
-    return queue;
+    const row = this.sql.queueByName.get(p.account ?? "", p.name);
+    return row ? toQueue(row) : undefined;
   }
 
   async queueList(p: { account?: string; prefix?: string; afterName?: string; limit: number }): Promise<QueueRecord[]> {
@@ -281,7 +271,7 @@ export class SqliteStore implements Store {
     if (p.tags) sets.push("tags = @tags");
     const statement = this.db.prepare(`UPDATE queues SET ${sets.join(", ")} WHERE id = @id`);
     await this.writes.run(() =>
-      this.queueWritten(statement).run({
+      statement.run({
         id: p.id,
         nowMs: p.nowMs,
         config: p.config ? JSON.stringify(p.config) : null,
@@ -292,7 +282,6 @@ export class SqliteStore implements Store {
 
   async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
     return this.writes.run((): QueueDeleted => {
-      this.queueCache.clear();
       const row = this.sql.queueById.get(p.id);
       if (!row) return { liveJobIds: [] };
       // Read before the delete cascades to them (jobs.queue_id ON DELETE CASCADE).
@@ -427,7 +416,7 @@ export class SqliteStore implements Store {
       if (p.refuseIfPurgedAfterMs !== undefined) {
         const purgedAtMs = this.sql.queuePurgedAt.get(p.queueId);
         if (purgedAtMs != null && purgedAtMs > p.refuseIfPurgedAfterMs) return undefined;
-        this.queueWritten(this.sql.queueSetPurgedAt).run(p.nowMs, p.nowMs, p.queueId);
+        this.sql.queueSetPurgedAt.run(p.nowMs, p.nowMs, p.queueId);
       }
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged", limit: -1 });
       this.messageCache.clear();
@@ -536,13 +525,6 @@ export class SqliteStore implements Store {
   workerList: Store["workerList"] = async (p) => this.settled(await this.workers.workerList(p));
   workerPrune: Store["workerPrune"] = (p) => this.workers.workerPrune(p);
 
-  /**
-   * A read a client sees, answered once everything committed so far is on disk (with pipelined
-   * syncs a commit is visible before its fsync ends): no answer shows a write a crash could still
-   * take back. Reads the server makes for itself — queue records on every request, the next
-   * visibility expiry, sweeps — don't wait; the writes they lead to wait for their own sync.
-   */
-  /** Drops cached queue records as a queue write runs (reads happen between flushes, never during one). */
   async secretGetOrCreate(p: { name: string; candidate: string }): Promise<string> {
     return this.writes.run(() => {
       this.sql.secretInsert.run(p.name, p.candidate);
@@ -550,11 +532,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  private queueWritten<S>(statement: S): S {
-    this.queueCache.clear();
-    return statement;
-  }
-
+  /**
+   * A read a client sees, answered once everything committed so far is on disk (with pipelined
+   * syncs a commit is visible before its fsync ends): no answer shows a write a crash could still
+   * take back. Reads the server makes for itself — queue records on every request, the next
+   * visibility expiry, sweeps — don't wait; the writes they lead to wait for their own sync.
+   */
   private async settled<T>(value: T): Promise<T> {
     await this.writes.durable();
     return value;
