@@ -2,22 +2,24 @@
 # Binding every address needs credentials (SLUICE_ACCESS_KEY_ID/SLUICE_SECRET_ACCESS_KEY, SLUICE_API_TOKEN
 # or a credentials file) or SLUICE_ALLOW_ANONYMOUS=true; see docs/operations.md, "Running it in a container".
 
-# Production dependencies, with the one native module (better-sqlite3) compiled against the image's
-# own Node headers where no prebuilt binary downloads: the only stage with a compiler.
+# Production dependencies. The one native module (better-sqlite3) takes its prebuilt binary where one
+# downloads (its releases, or a mirror named by --build-arg better_sqlite3_binary_host=URL);
+# only where none does is a compiler installed and the module built against the image's Node headers.
 FROM node:20-bookworm-slim AS deps
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
 # A build may bring its own npm cache (a volume there, --build-arg npm_config_cache=<its path> and
 # npm_config_prefer_offline=true) and, behind a TLS-intercepting proxy, its CA (NODE_EXTRA_CA_CERTS).
-ARG npm_config_cache npm_config_prefer_offline NODE_EXTRA_CA_CERTS
+ARG npm_config_cache npm_config_prefer_offline NODE_EXTRA_CA_CERTS better_sqlite3_binary_host
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY client/package.json client/
-# Scripts off: the root's and client/'s prepare (tsc) have nothing to build here. The native module is built on its own.
+# Scripts off: the root's and client/'s prepare (tsc) have nothing to build here. The native module is set up on its own.
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && npm rebuild better-sqlite3
+ && if ! (cd node_modules/better-sqlite3 && npm_config_better_sqlite3_binary_host="$better_sqlite3_binary_host" ../.bin/prebuild-install); then \
+      apt-get update \
+      && apt-get install -y --no-install-recommends python3 make g++ \
+      && npm rebuild better-sqlite3; \
+    fi
 
 # dist/ and client/dist: TypeScript compiled with the dev dependencies, none of which ship.
 FROM node:20-bookworm-slim AS build

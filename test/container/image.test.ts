@@ -5,13 +5,15 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, readdirSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SQSClient, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/cli.js";
+import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor } from "../support/wait.js";
 
 const run = promisify(execFile);
@@ -49,6 +51,25 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Serves this checkout's compiled better-sqlite3 as its prebuilt-binary mirror, so the image's deps
+ * stage takes it instead of compiling (the base image runs this machine's Node, so the ABI matches).
+ */
+async function serveLocalPrebuild(): Promise<{ url: string; close: () => Promise<void> }> {
+  const moduleDir = join(repoRoot, "node_modules/better-sqlite3");
+  const { version } = JSON.parse(readFileSync(join(moduleDir, "package.json"), "utf8")) as { version: string };
+  const tarball = join(await makeTempDir("sluice-prebuild-"), `better-sqlite3-v${version}-node-v${process.versions.modules}-linux-${process.arch}.tar.gz`);
+  await run("tar", ["-czf", tarball, "-C", moduleDir, "build/Release/better_sqlite3.node"]);
+  const server = createHttpServer((req, res) => {
+    if (req.url !== `/v${version}/${basename(tarball)}`) return void res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "application/gzip" });
+    createReadStream(tarball).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 /** A container of the image on the host's network, credentials in its environment, /data on the test's volume. */
 async function start(port: number): Promise<string> {
   const name = `sluice-test-${suffix}-${containers.length}`;
@@ -74,7 +95,13 @@ describe("the container image", () => {
     // What it lacks comes from the registry, through this machine's TLS proxy if it has one.
     const ca = process.env.NODE_EXTRA_CA_CERTS;
     const caArgs = ca === undefined || ca === "" ? [] : ["-v", `${ca}:/build-ca.crt:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/build-ca.crt"];
-    await p(["build", "--isolation", "chroot", "--network=host", "--pull=never", "--format", "docker", "-v", `${npmCache.trim()}:/npm-cache`, "--build-arg", "npm_config_cache=/npm-cache", "--build-arg", "npm_config_prefer_offline=true", ...caArgs, "-t", image, "."], 900_000);
+    const prebuild = await serveLocalPrebuild();
+    try {
+      const mirror = ["--build-arg", `better_sqlite3_binary_host=${prebuild.url}`];
+      await p(["build", "--isolation", "chroot", "--network=host", "--pull=never", "--format", "docker", "-v", `${npmCache.trim()}:/npm-cache`, "--build-arg", "npm_config_cache=/npm-cache", "--build-arg", "npm_config_prefer_offline=true", ...mirror, ...caArgs, "-t", image, "."], 900_000);
+    } finally {
+      await prebuild.close();
+    }
     await p(["volume", "create", volume]);
     port = await freePort();
     url = `http://127.0.0.1:${port}`;
@@ -85,6 +112,7 @@ describe("the container image", () => {
     sqs?.destroy();
     for (const name of containers) await p(["rm", "-f", "-t", "0", name]).catch(() => undefined);
     await p(["volume", "rm", "-f", volume]).catch(() => undefined);
+    await removeTempDirs();
   });
 
   async function ready(): Promise<void> {
