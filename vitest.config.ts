@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -17,6 +18,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Most files wait on servers they spawn, on fsync and on sockets rather than on a core, so two
+    // files a core keep the machine busy (vitest's default, a core less than the machine, runs one at a time on two cores).
+    maxWorkers: availableParallelism() * 2,
     // A PostgreSQL cluster for the run, started only if a test file asks for one (test/support/postgres.ts).
     globalSetup: ["test/postgres-setup.ts"],
     projects: [

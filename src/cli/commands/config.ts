@@ -4,9 +4,8 @@
  * schedules written as such a file (GET /v1/config, admin scope).
  */
 import type { Command } from "commander";
-import { envVarNames } from "../../server/config.js";
-import { type ConfigFormat, configFormats, renderConfig } from "../../server/declared/config-render.js";
-import { DeclaredConfigError, loadDeclaredConfig } from "../../server/declared/declared-config.js";
+import { type ConfigFormat, configFormats } from "../../server/declared/config-formats.js";
+import { envVarNames } from "../../server/env-var-names.js";
 import { adminJson } from "./admin-http.js";
 import { action } from "./queues.js";
 import { type ConnectionFlags, UsageError, addConnectionOptions, connectionFromFlags } from "./sdk-connection.js";
@@ -15,6 +14,8 @@ const defaultAccountId = "000000000000";
 
 async function check(file: string, flags: { accountId?: string }): Promise<void> {
   const accountId = flags.accountId ?? process.env[envVarNames.accountId] ?? defaultAccountId;
+  // Loaded here, not at the top: every other CLI command starts without the server's modules.
+  const { DeclaredConfigError, loadDeclaredConfig } = await import("../../server/declared/declared-config.js");
   try {
     const { config } = await loadDeclaredConfig(file, accountId);
     const queues = config.sections.reduce((n, s) => n + s.queues.length, 0);
@@ -52,6 +53,7 @@ export function registerConfigCommand(program: Command): void {
     action(async (flags: ConnectionFlags & { format?: string }) => {
       const format = formatOf(flags.format);
       const doc = await adminJson<Record<string, unknown>>(connectionFromFlags(flags, process.env, false), "GET", "/v1/config");
+      const { renderConfig } = await import("../../server/declared/config-render.js");
       let text: string;
       try {
         text = renderConfig(doc, format);

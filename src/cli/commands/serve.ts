@@ -5,22 +5,10 @@
  * carries the port actually bound).
  */
 import { type Command, Option } from "commander";
-import {
-  type ServerConfig,
-  configFromEnv,
-  envVarNames,
-  parseLogLevel,
-  parseBlobStore,
-  parseMetricsQueueLimit,
-  parsePoolSize,
-  parsePort,
-  parseQuota,
-  parseSeconds,
-  parseStore,
-  resolveServerConfig,
-  storeThreadRetired,
-} from "../../server/config.js";
-import { ConfigError, type RunningServer, StoreOpenError, startServer } from "../../server/index.js";
+import type * as ServerConfigModule from "../../server/config.js";
+import type { ServerConfig } from "../../server/config.js";
+import { envVarNames } from "../../server/env-var-names.js";
+import type { RunningServer } from "../../server/index.js";
 
 interface ServeFlags {
   host?: string;
@@ -54,8 +42,9 @@ interface ServeFlags {
   requestsPerSecond?: string;
 }
 
-function configFromFlags(flags: ServeFlags): Partial<ServerConfig> {
-  if (flags.storeThread) throw storeThreadRetired("--store-thread");
+function configFromFlags(flags: ServeFlags, parse: typeof ServerConfigModule): Partial<ServerConfig> {
+  const { parseBlobStore, parseLogLevel, parseMetricsQueueLimit, parsePoolSize, parsePort, parseQuota, parseSeconds, parseStore } = parse;
+  if (flags.storeThread) throw parse.storeThreadRetired("--store-thread");
   return {
     host: flags.host,
     port: flags.port === undefined ? undefined : parsePort(flags.port, "--port"),
@@ -123,10 +112,13 @@ function closeOnSignals(server: RunningServer, drainSeconds: number): void {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
+  // The server's modules load only for serve: the other commands start without them.
+  const configModule = await import("../../server/config.js");
+  const { ConfigError, StoreOpenError, startServer } = await import("../../server/index.js");
   let server: RunningServer;
   let config: ServerConfig;
   try {
-    config = resolveServerConfig(configFromEnv(process.env), configFromFlags(flags));
+    config = configModule.resolveServerConfig(configModule.configFromEnv(process.env), configFromFlags(flags, configModule));
     server = await startServer(config);
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BatchHandler, BatchOptions, JobHandler, Worker, WorkerDefinition, WorkerOptions } from "@sluice/client";
 import type { Command } from "commander";
-import { validateQueueName } from "../../core/index.js";
+import { validateQueueName } from "../../core/queue.js";
 import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
 
 interface WorkerFlags extends ConnectionFlags {

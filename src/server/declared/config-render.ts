@@ -1,9 +1,9 @@
 /** A config document written out as YAML, TOML or JSON (`sluice config export --format`). */
 import { stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
+import type { ConfigFormat } from "./config-formats.js";
 
-export const configFormats = ["yaml", "toml", "json"] as const;
-export type ConfigFormat = (typeof configFormats)[number];
+export { type ConfigFormat, configFormats } from "./config-formats.js";
 
 /** A null inside a value (a schedule's input, say): TOML has no null, so such a document can't be TOML. */
 function findNull(value: unknown, path: string): string | undefined {
