@@ -1,7 +1,7 @@
 /**
  * A vitest reporter that writes where each test file's wall time goes (import, hooks and tests,
  * queue wait) to .tmp/test-timings.json and prints the slowest files, so suite-time work starts
- * from measurements: `npx vitest run --reporter=default --reporter=./scripts/test-timings-reporter.ts`.
+ * from measurements: `npx vitest run --reporter=default --reporter=./test/support/timings-reporter.ts`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
