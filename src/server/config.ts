@@ -102,6 +102,8 @@ export function storeThreadRetired(source: string): ConfigError {
 }
 
 export { envVarNames };
+// Every setting has its variable (env-var-names.ts can't name the type: it would import this module).
+envVarNames satisfies Record<keyof ServerConfig, string>;
 
 export function parsePort(text: string, source: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new ConfigError(`${source}: port must be an integer from 0 to 65535, got "${text}".`);

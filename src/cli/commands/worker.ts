@@ -10,7 +10,6 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BatchHandler, BatchOptions, JobHandler, Worker, WorkerDefinition, WorkerOptions } from "@sluice/client";
 import type { Command } from "commander";
-import { validateQueueName } from "../../core/queue.js";
 import { type ConnectionFlags, UsageError, addConnectionOptions, exitWithError, parseIntFlag, sluiceFromFlags } from "./sdk-connection.js";
 
 interface WorkerFlags extends ConnectionFlags {
@@ -125,7 +124,9 @@ function labelsOption(flag: string | undefined, fromModule: Record<string, strin
 }
 
 /** The server's own rule for a (standard: job queues are) queue name, as a usage error. */
-function checkQueueFlag(queue: string): void {
+async function checkQueueFlag(queue: string): Promise<void> {
+  // Core loads only for this command: the CLI's other commands start without it.
+  const { validateQueueName } = await import("../../core/index.js");
   try {
     validateQueueName(queue, false);
   } catch {
@@ -135,7 +136,7 @@ function checkQueueFlag(queue: string): void {
 
 async function runWorker(modulePath: string, flags: WorkerFlags): Promise<void> {
   // Checked before the module loads: the server would refuse every lease, long after "ready".
-  checkQueueFlag(flags.queue);
+  await checkQueueFlag(flags.queue);
   // Likewise the URL: a module may take long to import (a model to load) before a typo shows.
   const queue = sluiceFromFlags(flags).queue(flags.queue);
   const def = await loadDefinition(modulePath);
