@@ -8,7 +8,7 @@ import { prepareQueueExists } from "./queue-exists.js";
 import { sentBeforeSql } from "./queue-counts.js";
 import { visibleParts } from "./visible-order.js";
 import { readyUngroupedQuery } from "./ready-order.js";
-import { marks } from "./sized-statements.js";
+import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 
 const selectJob = jobSelectColumns.join(", ");
 
@@ -48,6 +48,8 @@ export interface JobStatements {
   ready: Statement<[number, number, number, number], ReadyMessageRow>;
   messageBody: Statement<[number], string>;
   messageDelete: Statement<[number]>;
+  /** `DELETE FROM messages WHERE seq IN (…)` of n seqs. */
+  messageDeleteMany: SizedStatements<unknown>;
   messageVisibleAt: Statement<[number, number]>;
   messageLease: Statement<[number, number, string, number]>;
   messageDeadLetter: Statement<[number, number, string, number]>;
@@ -123,6 +125,7 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms, visible_at_ms")),
     messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
     messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
+    messageDeleteMany: sizedStatements(db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)})`),
     messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
     messageLease: db.prepare<[number, number, string, number]>(
       `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,

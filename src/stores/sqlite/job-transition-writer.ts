@@ -24,7 +24,13 @@ import type { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 /** The event a submit's job is logged with when its rows are written. */
 export const submittedEvents: readonly JobEventType[] = ["job.queued"];
 
+/** Seqs per `DELETE … seq IN (…)` of applyAcks: an SDK worker's usual report fits one. */
+const deletesPerStatement = 32;
+
 export class JobTransitionWriter {
+  /** While applyAcks runs: the seqs of the messages its acks' jobs let go of, not deleted yet. */
+  private deletesPending: number[] | undefined;
+
   constructor(
     private readonly sql: JobStatements,
     private readonly outbox: SqliteWebhookOutbox,
@@ -59,6 +65,28 @@ export class JobTransitionWriter {
    */
   findJobOrDeferred(id: string): JobRecord | undefined {
     return this.findJob(id) ?? this.deferredCreates.job(id);
+  }
+
+  /**
+   * A lease's acks, each as applyAck, their messages' DELETEs gathered into one statement per
+   * deletesPerStatement seqs, run before this returns. SQLite journals every statement that
+   * deletes through the kept-count trigger (its octet_length() may abort it), copying each page
+   * the statement touches: once per statement, not once per row.
+   */
+  applyAcks(acks: readonly JobAck[], nowMs: number): JobAckResult[] {
+    if (acks.length < 2) return acks.map((ack) => this.applyAck(ack, nowMs));
+    const pending: number[] = [];
+    this.deletesPending = pending;
+    try {
+      const results = acks.map((ack) => this.applyAck(ack, nowMs));
+      for (let i = 0; i < pending.length; i += deletesPerStatement) {
+        const seqs = pending.slice(i, i + deletesPerStatement);
+        this.sql.messageDeleteMany(seqs.length).run(...seqs);
+      }
+      return results;
+    } finally {
+      this.deletesPending = undefined;
+    }
   }
 
   /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
@@ -158,7 +186,9 @@ export class JobTransitionWriter {
       case "none":
         return;
       case "delete":
-        this.sql.messageDelete.run(seq);
+        // Inside applyAcks: deleted with the other acks' messages, before it returns.
+        if (this.deletesPending) this.deletesPending.push(seq);
+        else this.sql.messageDelete.run(seq);
         this.messageCache?.forget(seq);
         return;
       case "visibleAt":

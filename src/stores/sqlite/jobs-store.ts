@@ -263,7 +263,7 @@ export class SqliteJobStore implements JobStore {
     // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).
     const result = await this.writes.run((): JobLeaseResult => {
       this.sawNowMs(p.nowMs);
-      const acks = (p.acks ?? []).map((ack) => this.writer.applyAck(ack, p.nowMs));
+      const acks = this.writer.applyAcks(p.acks ?? [], p.nowMs);
       const r: JobLeaseResult = { leased: [], changes: [], acks };
       // The lease itself runs after every other write of the group, in a savepoint of its own: a
       // worker's report and the submits its last answer set off usually arrive together, and the

@@ -154,6 +154,34 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(await store().jobGet({ id: a.job.id })).toMatchObject({ status: "succeeded", outputJson: '"done"' });
   });
 
+  test("jobs: a lease's acks delete every finished job's message, and the queue's kept counts follow", async () => {
+    const q = await makeQueue();
+    // More acks than one statement deletes (the SQLite store deletes them 32 at a time).
+    const jobs = [];
+    for (let i = 0; i < 40; i++) jobs.push((await submit(q)).job);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    expect((await lease(q, { token, max: 40 })).leased).toHaveLength(40);
+    const held = await store().queueHeld({ queueId: q.id });
+    expect(held.messages).toBe(40);
+    const [retried, ...done] = jobs;
+    const r = await store().jobLease({
+      ...leaseParams(q, `${q.id}.tok-bbbbbbbb`),
+      max: 0,
+      nowMs: T0 + 1,
+      acks: [
+        { kind: "fail", ...policy(), id: retried!.id, leaseToken: token, error: { message: "x" }, retryable: true, retryAfterSeconds: 60 },
+        { kind: "complete", id: "nope", leaseToken: token, outputJson: "null", resultTtlSeconds: 60 },
+        ...done.map((j) => ({ kind: "complete" as const, id: j.id, leaseToken: token, outputJson: '"ok"', resultTtlSeconds: 60 })),
+      ],
+    });
+    expect(r.acks.filter((a) => a.ok).length).toBe(40);
+    // Only the retried job's message is left, hidden while it waits out its delay; its bytes are all that is held.
+    expect(await store().queueHeld({ queueId: q.id })).toEqual({ messages: 1, bytes: Buffer.byteLength(retried!.inputJson) });
+    const stats = await store().queueStats({ queueId: q.id, nowMs: T0 + 2, minSentAtMs: 0 });
+    expect([stats.visible, stats.inFlight + stats.delayed]).toEqual([0, 1]);
+    for (const j of done) expect(await store().jobGet({ id: j.id })).toMatchObject({ status: "succeeded", messageSeq: undefined });
+  });
+
   test("jobs: an Idempotency-Key used by two concurrent submits names one job", async () => {
     const q = await makeQueue();
     const claim = { key: "k-1", fingerprint: "f-1", expiresAtMs: T0 + 60_000 };
