@@ -12,9 +12,11 @@ export interface AccountQuotas {
   /** Bytes of message bodies (UTF-8) a queue may hold. */
   maxBytesPerQueue?: number;
   requestsPerSecond?: number;
+  /** Bytes of the account's attachments (blobs uploaded and not yet deleted). */
+  maxBlobBytes?: number;
 }
 
-export const quotaNames = ["maxQueues", "maxMessagesPerQueue", "maxBytesPerQueue", "requestsPerSecond"] as const;
+export const quotaNames = ["maxQueues", "maxMessagesPerQueue", "maxBytesPerQueue", "requestsPerSecond", "maxBlobBytes"] as const;
 export type QuotaName = (typeof quotaNames)[number];
 
 /** Where core reads each account's quotas (reloaded with the credentials) and tells of refusals. */

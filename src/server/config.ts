@@ -65,6 +65,7 @@ export interface ServerConfig {
   maxMessagesPerQueue?: number;
   maxBytesPerQueue?: number;
   requestsPerSecond?: number;
+  maxBlobBytes?: number;
 }
 
 export const defaultServerConfig: ServerConfig = {

@@ -35,4 +35,5 @@ export const envVarNames = {
   maxMessagesPerQueue: "SLUICE_MAX_MESSAGES_PER_QUEUE",
   maxBytesPerQueue: "SLUICE_MAX_BYTES_PER_QUEUE",
   requestsPerSecond: "SLUICE_REQUESTS_PER_SECOND",
+  maxBlobBytes: "SLUICE_MAX_BLOB_BYTES",
 } as const;

@@ -213,7 +213,7 @@ async function startLocked(opts: StartServerOptions, config: ServerConfig, lock:
   });
   const ids = opts.ids ?? cryptoIdSource();
   const blobStorage = openBlobStorage(config, receiptSecret, clock);
-  const blobs = new BlobService({ store, storage: blobStorage, clock, ids });
+  const blobs = new BlobService({ store, storage: blobStorage, clock, ids, maxBlobBytesOf: (account) => quotas.of(account)?.maxBlobBytes, onQuotaRefused: (account) => quotas.refused(account, "maxBlobBytes") });
   const queues = new QueueService({ store, clock, ids, senderId: config.accountId, receiptSecret, onError: logUnexpected, observer: telemetry.queueObserver, quotas });
   const jobs = new JobService({
     store,

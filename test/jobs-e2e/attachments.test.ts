@@ -55,6 +55,10 @@ describe("attachments", () => {
     const put = await fetch(made.json.uploadUrl as string, { method: "PUT", body: image, headers: { "content-type": "application/octet-stream" } });
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({ blobId: made.json.blobId, size: image.length, sha256: sha(image) });
+    // Once only; and a URL without its signature is a 400.
+    const twice = await fetch(made.json.uploadUrl as string, { method: "PUT", body: "other bytes" });
+    expect([twice.status, ((await twice.json()) as Json).error.message]).toEqual([400, expect.stringMatching(/uploaded already/)]);
+    expect((await fetch(String(made.json.uploadUrl).replace(/&signature=.*/, ""), { method: "PUT", body: "x" })).status).toBe(400);
     const blobId = made.json.blobId as string;
     const got = await api("GET", `/v1/blobs/${blobId}`);
     expect(got.json).toMatchObject({ blobId, size: image.length, contentType: "image/png", sha256: sha(image) });

@@ -41,6 +41,7 @@ it("sweeps a blob nothing references 24 h after upload, and a job's blobs once t
     await waitFor(async () => (await until()) || (clock.advance(61_000), false), { timeoutMs: 20_000, intervalMs: 50, what });
   };
   const stray = await upload(s, "nobody wants me");
+  const strayUrl = (await api(s, "GET", `/v1/blobs/${stray}`)).json.downloadUrl as string;
   const input = await upload(s, "an input");
   const job = (await api(s, "POST", "/v1/queues/life/jobs", { input: 1, attachments: { doc: input } })).json.job;
   const leased = (await api(s, "POST", "/v1/queues/life/leases", { max: 1, leaseSeconds: 3600 })).json.jobs[0];
@@ -54,6 +55,8 @@ it("sweeps a blob nothing references 24 h after upload, and a job's blobs once t
   // Past 24 h: the stray blob goes, bytes and record; the job's stay.
   await passes(hourMs + 1000, async () => (await api(s, "GET", `/v1/blobs/${stray}`)).status === 404, "the stray blob swept");
   expect(existsSync(file(stray))).toBe(false);
+  // Its URL says it is gone (before saying it expired).
+  expect((await fetch(strayUrl)).status).toBe(404);
   for (const id of [input, output]) {
     expect((await api(s, "GET", `/v1/blobs/${id}`)).status).toBe(200);
     expect(existsSync(file(id))).toBe(true);

@@ -12,7 +12,8 @@ import { openApiCoverage } from "./openapi-coverage.js";
 
 let s: JobsServer;
 beforeEach(async () => {
-  s = await startJobsServer();
+  // The attachments quota's 429 is answered below (no other case here stores attachments).
+  s = await startJobsServer({ maxBlobBytes: 1000 });
 });
 afterEach(async () => {
   await s.stop();
@@ -564,6 +565,9 @@ describe("jobs API: lists, queues, events, OpenAPI", () => {
     await check("GET", `/v1/blobs/${blob.blobId}`, 200);
     await check("GET", "/v1/blobs/nope", 400);
     await check("GET", "/v1/blobs/blob_00000000000000000000000000000000", 404);
+    const big = await check("POST", "/v1/blobs", 201, {});
+    expect((await fetch(big.uploadUrl, { method: "PUT", body: "x".repeat(1000) })).status).toBe(200);
+    await check("POST", "/v1/blobs", 429, {}); // the account's attachments hold its maxBlobBytes
 
     // workers
     await check("GET", "/v1/workers", 200);

@@ -31,12 +31,12 @@ export interface JobsServer {
   stop(opts?: { keepDataDir?: boolean }): Promise<void>;
 }
 
-export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: string; webhookAllowPrivate?: boolean } = {}): Promise<JobsServer> {
+export async function startJobsServer(opts: { clock?: ManualClock; dataDir?: string; webhookAllowPrivate?: boolean; maxBlobBytes?: number } = {}): Promise<JobsServer> {
   // Near real time: webhook receivers check the signed timestamp against their own clock.
   const clock = opts.clock ?? new ManualClock(Date.now());
   const dataDir = opts.dataDir ?? (await makeTempDir("sluice-jobs-http-"));
   // The run's store (SQLite, or PostgreSQL in vitest's postgres project: test-store.ts).
-  const server = await startServer({ ...(await testStoreConfig(dataDir)), host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true, logLevel: "warn" });
+  const server = await startServer({ ...(await testStoreConfig(dataDir)), host: "127.0.0.1", port: 0, dataDir, clock, webhookSecret: testWebhookSecret, webhookAllowPrivate: opts.webhookAllowPrivate ?? true, maxBlobBytes: opts.maxBlobBytes, logLevel: "warn" });
   let stopped = false;
   let openApi: Promise<Json> | undefined;
   return {

@@ -40,6 +40,7 @@ interface ServeFlags {
   maxMessagesPerQueue?: string;
   maxBytesPerQueue?: string;
   requestsPerSecond?: string;
+  maxBlobBytes?: string;
 }
 
 function configFromFlags(flags: ServeFlags, parse: typeof ServerConfigModule): Partial<ServerConfig> {
@@ -74,6 +75,7 @@ function configFromFlags(flags: ServeFlags, parse: typeof ServerConfigModule): P
     maxMessagesPerQueue: flags.maxMessagesPerQueue === undefined ? undefined : parseQuota(flags.maxMessagesPerQueue, "--max-messages-per-queue"),
     maxBytesPerQueue: flags.maxBytesPerQueue === undefined ? undefined : parseQuota(flags.maxBytesPerQueue, "--max-bytes-per-queue"),
     requestsPerSecond: flags.requestsPerSecond === undefined ? undefined : parseQuota(flags.requestsPerSecond, "--requests-per-second"),
+    maxBlobBytes: flags.maxBlobBytes === undefined ? undefined : parseQuota(flags.maxBlobBytes, "--max-blob-bytes"),
   };
 }
 
@@ -173,6 +175,7 @@ export function registerServeCommand(program: Command): void {
     .option("--max-messages-per-queue <n>", "quota of the server's own account: messages each queue may hold")
     .option("--max-bytes-per-queue <n>", "quota of the server's own account: bytes of message bodies each queue may hold")
     .option("--requests-per-second <n>", "quota of the server's own account: requests a second, per node")
+    .option("--max-blob-bytes <n>", "quota of the server's own account: bytes of attachments it may store")
     .addHelpText("after", envHelp)
     .action(serve);
 }

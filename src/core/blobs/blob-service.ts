@@ -190,10 +190,11 @@ export class BlobService {
 
   private async signed(served: NonNullable<BlobStorage["served"]>, op: "upload" | "download", p: { blobId: string; expiresAtMs: number; signature: string }): Promise<BlobRecord> {
     if (!served.verify(op, p.blobId, p.expiresAtMs, p.signature)) fail("AccessDenied", `The ${op} URL's signature is not valid: use the URL as the server answered it.`);
-    if (this.deps.clock.nowMs() > p.expiresAtMs) fail("AccessDenied", `The ${op} URL expired at ${new Date(p.expiresAtMs).toISOString()}: ask for a new one.`);
-    // A signed id is one this server made: which account it is in does not matter here.
+    // A signed id is one this server made: which account it is in does not matter here. Gone
+    // is said before expired: asking again for a URL would not bring it back.
     const blob = await this.blobAnyAccount(p.blobId);
-    if (!blob) fail("ResourceNotFound", `Blob ${p.blobId} does not exist (it expired, or its job was pruned).`);
+    if (!blob) fail("ResourceNotFound", `Blob ${p.blobId} does not exist (it expired unreferenced, or its job was pruned).`);
+    if (this.deps.clock.nowMs() > p.expiresAtMs) fail("AccessDenied", `The ${op} URL expired at ${new Date(p.expiresAtMs).toISOString()}: ask for a new one.`);
     return blob;
   }
 

@@ -18,6 +18,7 @@ export const blobRouteSpecs: RouteSpec[] = [
     responses: {
       "201": { description: "Created.", schema: createdBlobSchema },
       "400": invalid("contentType"),
+      "429": error("OverLimit: the account's attachments already hold its maxBlobBytes quota."),
       ...bodyErrors,
     },
   },
@@ -64,7 +65,6 @@ export const blobRouteSpecs: RouteSpec[] = [
       "400": invalid("the blob id or the query"),
       "403": urlDenied,
       "404": blobNotFound,
-      "409": error("BlobNotUploaded."),
     },
   },
 ];

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { link, mkdir, open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -71,11 +71,15 @@ export class FsBlobStorage implements BlobStorage, ServedBlobBytes {
       } finally {
         await handle.close();
       }
-      await rename(partial, final);
+      // A link, not a rename: of two uploads racing to one blob, the first in wins and the
+      // other is refused (EEXIST) instead of replacing bytes already measured.
+      await link(partial, final);
       await this.syncDir();
     } catch (err) {
-      await rm(partial, { force: true });
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new SluiceError("ValidationFailed", `Blob ${blobId} is uploaded already; make another blob for other bytes.`);
       throw err;
+    } finally {
+      await rm(partial, { force: true });
     }
     return { size: meter.size, sha256: meter.hash.digest("hex") };
   }

@@ -17,7 +17,7 @@ export function quotaMetrics(registry: Registry, limits: () => Iterable<[string,
   });
   new Gauge({
     name: "sluice_account_quota",
-    help: "An account's quota: maxQueues, maxMessagesPerQueue, maxBytesPerQueue or requestsPerSecond (per node).",
+    help: "An account's quota: maxQueues, maxMessagesPerQueue, maxBytesPerQueue, requestsPerSecond (per node) or maxBlobBytes.",
     labelNames: ["account", "quota"] as const,
     registers,
     collect() {
