@@ -77,7 +77,8 @@ export class PostgresNotifier implements Notifier {
     this.outbox.push(remote);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => void (this.flushing = this.flush()));
+      // After the flush in flight, never beside it: one connection runs one query at a time.
+      setImmediate(() => void (this.flushing = this.flushing.then(() => this.flush())));
     }
   }
 
