@@ -1,7 +1,8 @@
 /**
- * ctx.emit(): a running job's streamed output (tokens, partial results), buffered and sent in
- * order as `POST /v1/jobs/{id}/output` — a batch of at most 100 chunks, sent when it is full or
- * 50 ms after its first chunk, one request in flight at a time. A request that failed in flight is checked against the server's
+ * ctx.emit(): a running job's streamed output (tokens, partial results), sent in order as
+ * `POST /v1/jobs/{id}/output`, one request in flight at a time: what is emitted while none is goes
+ * at the end of the turn; what is emitted meanwhile goes, up to 100 chunks a request, as soon as
+ * the request before it is answered. Batches form from the wait alone; a window would add latency. A request that failed in flight is checked against the server's
  * count before it is sent again, so a chunk is never stored twice.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
@@ -11,9 +12,7 @@ import { jobPath } from "./paths.js";
 import { type Timers, sleep } from "./timers.js";
 import type { JsonValue, OutputChunksResponse, OutputResponse } from "./wire.js";
 
-/** A batch goes this long after its first chunk at most… */
-export const outputFlushMs = 50;
-/** …or as soon as it holds this many chunks. */
+/** Chunks one request carries at most: a full batch goes at once. */
 export const outputBatchChunks = 100;
 /** Bytes of JSON one request carries at most (under the server's 1 MiB, with room for the envelope). */
 const requestBytesMax = 1_000_000;
@@ -45,6 +44,8 @@ export class OutputStream {
   /** The sends, one after another: each drains what is buffered when it runs. */
   private sending: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  /** A request is in flight: what is emitted now goes when it is answered. */
+  private draining = false;
 
   constructor(private readonly deps: OutputStreamDeps) {}
 
@@ -57,7 +58,7 @@ export class OutputStream {
     if (bytes > requestBytesMax) throw new RangeError(`a chunk of ${bytes} bytes of JSON is over the ${requestBytesMax} a request may carry`);
     this.buffer.push({ chunk, bytes });
     if (this.buffer.length >= outputBatchChunks) this.sendNow();
-    else this.cancelTimer ??= this.deps.timers.schedule(outputFlushMs, () => this.sendNow());
+    else if (!this.draining) this.cancelTimer ??= this.deps.timers.schedule(0, () => this.sendNow());
   }
 
   /** Resolves once every chunk emitted so far is stored; rejects with the LeaseLostError if the lease was lost. */
@@ -79,6 +80,7 @@ export class OutputStream {
   }
 
   private async drain(): Promise<void> {
+    this.draining = true;
     while (this.buffer.length > 0 && !this.failure) {
       let n = 0;
       let bytes = 0;
@@ -86,6 +88,7 @@ export class OutputStream {
       const batch = this.buffer.slice(0, n);
       if (await this.send(batch)) this.buffer.splice(0, n);
     }
+    this.draining = false;
   }
 
   /** Sends one batch; true once it is stored, false when the lease is lost (the buffer is dropped). */

@@ -36,14 +36,23 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-/** Global fetch, recording each output request's chunks as it goes out (synchronously, from emit()). */
-function outputRecorder(): { fetch: FetchLike; batches: JsonValue[][] } {
-  const batches: JsonValue[][] = [];
-  const f: FetchLike = (url, init) => {
-    if (new URL(url).pathname.endsWith("/output")) batches.push((JSON.parse(String(init.body)) as { chunks: JsonValue[] }).chunks);
-    return fetch(url, init);
+/**
+ * Global fetch, recording each output request's chunks as it goes out (synchronously, from emit());
+ * while `hold` is set, output requests wait for it before they reach the server.
+ */
+function outputRecorder(): { fetch: FetchLike; batches: JsonValue[][]; hold: Promise<void> | undefined } {
+  const recorder: { fetch: FetchLike; batches: JsonValue[][]; hold: Promise<void> | undefined } = {
+    batches: [],
+    hold: undefined,
+    fetch: async (url, init) => {
+      if (new URL(url).pathname.endsWith("/output")) {
+        recorder.batches.push((JSON.parse(String(init.body)) as { chunks: JsonValue[] }).chunks);
+        await recorder.hold;
+      }
+      return fetch(url, init);
+    },
   };
-  return { fetch: f, batches };
+  return recorder;
 }
 
 async function collect<T>(it: AsyncIterable<T>, onEach?: (chunk: T, all: T[]) => void): Promise<T[]> {
@@ -66,7 +75,7 @@ afterEach(async () => {
 const rangeOf = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe("streamed output through the SDK: injected timers, a lost lease, reconnects", () => {
-  it("on injected timers: sends ctx.emit() chunks at 100, when the 50 ms window passes, on flush() and before the outcome", async () => {
+  it("on injected timers: sends ctx.emit() chunks at the turn's end when idle, at once at 100, and behind a request in flight as soon as it is answered", async () => {
     srv = await startJobsServer();
     const recorder = outputRecorder();
     const sluice = new Sluice({ url: srv.url, fetch: recorder.fetch });
@@ -82,20 +91,28 @@ describe("streamed output through the SDK: injected timers, a lost lease, reconn
       q.work(
         async (_job, ctx) => {
           for (const i of rangeOf(0, 99)) ctx.emit(i);
-          seen.push(await sizes()); // 99 pending: nothing sent yet
+          seen.push(await sizes()); // 99 pending, their send not yet due on the injected timers
           ctx.emit(99);
           seen.push(await sizes()); // the 100th sends the batch at once
           await ctx.flush();
           for (const i of rangeOf(100, 105)) ctx.emit(i);
-          timers.advance(49);
-          seen.push(await sizes()); // inside the 50 ms window: held
-          timers.advance(1);
-          seen.push(await sizes()); // the window passed: sent
-          for (const i of rangeOf(105, 108)) ctx.emit(i);
+          timers.advance(0);
+          seen.push(await sizes()); // idle: the turn's chunks go together, with no window to wait out
           await ctx.flush();
-          seen.push(await sizes()); // flush sends what is pending
-          ctx.emit(108);
+          const answer = gate();
+          recorder.hold = answer.promise;
+          ctx.emit(105);
+          timers.advance(0);
+          seen.push(await sizes()); // one request in flight, unanswered…
+          for (const i of rangeOf(106, 109)) ctx.emit(i);
+          timers.advance(1_000);
+          seen.push(await sizes()); // …so these wait for it, whatever the time
+          recorder.hold = undefined;
+          answer.open();
+          await ctx.flush();
+          seen.push(await sizes()); // answered: they went together right after
           ctx.emit(109);
+          ctx.emit(110);
           return "done"; // the worker sends the last two before it completes the job
         },
         { timers },
@@ -103,12 +120,12 @@ describe("streamed output through the SDK: injected timers, a lost lease, reconn
     );
     const handle = await q.submit({ prompt: "count" });
     const chunks = await within(20_000, collect(handle.stream<number>()));
-    expect(seen).toEqual([[], [100], [100], [100, 5], [100, 5, 3]]);
-    expect(await sizes()).toEqual([100, 5, 3, 2]);
-    expect(chunks).toEqual(rangeOf(0, 110));
+    expect(seen).toEqual([[], [100], [100, 5], [100, 5, 1], [100, 5, 1], [100, 5, 1, 3]]);
+    expect(await sizes()).toEqual([100, 5, 1, 3, 2]);
+    expect(chunks).toEqual(rangeOf(0, 111));
     expect(await handle.get()).toMatchObject({ status: "succeeded", output: "done" });
     // Joined after the job ended: every chunk, read back from the server.
-    expect(await collect(sluice.jobs.stream<number>(handle.id))).toEqual(rangeOf(0, 110));
+    expect(await collect(sluice.jobs.stream<number>(handle.id))).toEqual(rangeOf(0, 111));
   });
 
   it("a 409 from the output call loses the lease as a heartbeat's would: ctx.signal aborts, emit and flush throw LeaseLostError, nothing is reported", async () => {

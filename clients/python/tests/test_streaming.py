@@ -13,7 +13,7 @@ from sluice_client import AsyncSluice, JobFailedError, NonRetryableError, Retrya
 from support import SluiceServer, http_json
 
 
-def test_stream_gives_every_chunk_in_order_sent_100_a_request(sluice: Sluice, queue_name: str) -> None:
+def test_stream_gives_every_chunk_in_order_sent_at_most_100_a_request(sluice: Sluice, queue_name: str) -> None:
     q = sluice.queue(queue_name)
 
     def handler(job, ctx):  # type: ignore[no-untyped-def]
@@ -26,12 +26,13 @@ def test_stream_gives_every_chunk_in_order_sent_100_a_request(sluice: Sluice, qu
         chunks = list(job.stream())
     assert chunks == [f"t{i}" for i in range(250)]
     sizes = [len(e["chunks"]) for e in sluice.jobs.events(job.id, since="0") if e["type"] == "job.output"]
-    assert sizes == [100, 100, 50]
+    # The first request leaves at once; the rest gather while it is in flight, up to 100 a request.
+    assert sum(sizes) == 250 and max(sizes) <= 100 and len(sizes) >= 3
     stored = http_json("GET", f"{sluice.url}/v1/jobs/{job.id}/output-chunks")
     assert (len(stored["chunks"]), stored["done"]) == (250, True)
 
 
-def test_chunks_go_out_on_the_timer_while_the_handler_runs_and_flush_waits_for_them(sluice: Sluice, queue_name: str) -> None:
+def test_chunks_go_out_while_the_handler_runs_and_flush_waits_for_them(sluice: Sluice, queue_name: str) -> None:
     q = sluice.queue(queue_name)
     seen = threading.Event()
     stored_at_flush: List[Any] = []

@@ -1,6 +1,7 @@
 """ctx.emit(): a running job's streamed output, buffered and sent in order as
-``POST /v1/jobs/{id}/output`` — a batch of at most 100 chunks, sent when it is full or 50 ms
-after its first chunk, one request in flight at a time. Handlers call emit() from their thread
+``POST /v1/jobs/{id}/output``, one request in flight at a time: what is emitted while none is goes
+at once; what is emitted meanwhile goes, up to 100 chunks a request, as soon as the request before
+it is answered (batches form from the wait alone; a window would add latency). Handlers call emit() from their thread
 (or the loop); the sends run on the worker's event loop. A request that failed in flight is
 checked against the server's count before it is sent again, so a chunk is never stored twice."""
 from __future__ import annotations
@@ -15,9 +16,7 @@ from ._paths import job_path
 from ._retry import Backoff
 from .errors import LeaseLostError, SluiceApiError
 
-#: A batch goes this long after its first chunk at most…
-FLUSH_SECONDS = 0.05
-#: …or as soon as it holds this many chunks.
+#: Chunks one request carries at most: a full batch goes at once.
 BATCH_CHUNKS = 100
 #: Bytes of JSON one request carries at most (under the server's 1 MiB, with room for the envelope).
 _REQUEST_BYTES_MAX = 1_000_000
@@ -46,7 +45,9 @@ class OutputStream:
         self._lease_ends_at = lease_ends_at
         self._lock = threading.Lock()
         self._buffer: List[Tuple[Any, int]] = []
-        self._timer_armed = False
+        self._send_requested = False
+        # A request is in flight: what is emitted now goes when it is answered.
+        self._draining = False
         self._stored = 0
         self._failure: Optional[BaseException] = None
         # Sends run one after another on the loop; each drains what is buffered when it runs.
@@ -67,13 +68,13 @@ class OutputStream:
         with self._lock:
             self._buffer.append((json.loads(text), size))
             full = len(self._buffer) >= BATCH_CHUNKS
-            arm = not full and not self._timer_armed
+            arm = not full and not self._send_requested and not self._draining
             if arm:
-                self._timer_armed = True
+                self._send_requested = True
         if full:
             self._call_on_loop(self._send_now)
         elif arm:
-            self._call_on_loop(lambda: self._loop.call_later(FLUSH_SECONDS, self._send_now))
+            self._call_on_loop(self._send_now)
 
     def _call_on_loop(self, fn: Callable[[], Any]) -> None:
         try:
@@ -89,7 +90,7 @@ class OutputStream:
 
     def _send_now(self) -> "asyncio.Future[None]":
         with self._lock:
-            self._timer_armed = False
+            self._send_requested = False
         previous = self._sending
         self._sending = asyncio.ensure_future(self._drain(previous))
         return self._sending
@@ -103,15 +104,20 @@ class OutputStream:
     async def _drain(self, previous: Optional["asyncio.Future[None]"]) -> None:
         if previous is not None:
             await asyncio.gather(previous, return_exceptions=True)
-        while self._failure is None:
+        with self._lock:
+            self._draining = True
+        while True:
             with self._lock:
                 n, size = 0, 0
                 while n < len(self._buffer) and n < BATCH_CHUNKS and size + self._buffer[n][1] + 1 <= _REQUEST_BYTES_MAX:
                     size += self._buffer[n][1] + 1
                     n += 1
                 batch = [chunk for chunk, _ in self._buffer[:n]]
-            if not batch:
-                return
+                # Cleared with the emptiness seen under the same lock: an emit from another thread
+                # either landed in this batch or sees no drain and sends on its own.
+                if not batch or self._failure is not None:
+                    self._draining = False
+                    return
             if await self._send(batch):
                 with self._lock:
                     del self._buffer[:n]
