@@ -11,7 +11,8 @@ import { defineConfig } from "vitest/config";
 // No shutdown drain in tests (servers the tests spawn inherit it); the drain's own test sets one.
 const env = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: "1", SLUICE_SHUTDOWN_DRAIN_SECONDS: "0" };
 const workflowJobsFiles = ["dependencies", "labels", "lease-limits", "pipeline-example", "workers"];
-const storeIndependentJobsE2e = ["cli-jobs", "cli-schedules", "cli-worker", "docs-cli-commands", "example-walkthrough", "example-streaming", "example-attachments", "readme-sdk", "sdk-package", "worker-processes"];
+// (attachments-s3 files: their two-node cases run on PostgreSQL nodes in either project.)
+const storeIndependentJobsE2e = ["attachments-s3", "sdk-attachments-s3", "cli-jobs", "cli-schedules", "cli-worker", "docs-cli-commands", "example-walkthrough", "example-streaming", "example-attachments", "readme-sdk", "sdk-package", "worker-processes"];
 
 export default defineConfig({
   test: {

@@ -83,10 +83,20 @@ describe("bearer tokens on the jobs API", () => {
 });
 
 describe("/openapi.json with credentials", () => {
-  it("lists 401 and 403 on every route, and every route answers 401 without a token", async () => {
-    const doc = (await call("GET", "/openapi.json", tokens.reader.token)).json as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+  it("lists 401 and 403 on every route, and every route answers 401 without a token (a signed URL: 403 without its signature)", async () => {
+    const doc = (await call("GET", "/openapi.json", tokens.reader.token)).json as { paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>> };
+    let signedUrls = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {
+        if (op.security?.length === 0) {
+          // The fs blob store's upload and download URLs: the URL's signature is the credential.
+          signedUrls++;
+          expect(Object.keys(op.responses), `${method} ${path}`).toContain("403");
+          const url = `${path.replace("{id}", `blob_${"0".repeat(32)}`)}?expires=9999999999&signature=${"0".repeat(64)}`;
+          const res = await fetch(`${srv.url}${url}`, { method: method.toUpperCase(), ...(method === "put" ? { body: "bytes" } : {}) });
+          expect([res.status, ((await res.json()) as { error: { code: string } }).error.code], `${method} ${url}`).toEqual([403, "AccessDenied"]);
+          continue;
+        }
         expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(["401", "403"]));
         const url = path.replace(/\{\w+\}/g, "x");
         const res = await fetch(`${srv.url}${url}`, { method: method.toUpperCase(), ...(method === "get" ? {} : { headers: { "content-type": "application/json" }, body: "{}" }) });
@@ -94,6 +104,7 @@ describe("/openapi.json with credentials", () => {
         expect(((await res.json()) as { error: { code: string } }).error.code).toBe("Unauthenticated");
       }
     }
+    expect(signedUrls).toBe(2);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Attachments with --blob-store s3 against a real S3-compatible server (s3rver, offline): the
  * presigned upload and download URLs go straight to the bucket, Sluice measures the blob by
- * reading it once, and — on PostgreSQL — a blob uploaded through node A is downloaded by a
- * worker leasing on node B.
+ * reading it once, and a blob uploaded through PostgreSQL node A is downloaded by a worker leasing
+ * on node B. Run once (not again in the PostgreSQL project): the two-node case is PostgreSQL's.
  */
 import { createHash } from "node:crypto";
 // @ts-expect-error -- s3rver ships no types
@@ -12,7 +12,6 @@ import type { Json } from "../jobs/http-harness.js";
 import { startPostgresNodes } from "../support/postgres-nodes.js";
 import { createDatabase } from "../support/postgres.js";
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { testStoreKind } from "../support/test-store.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 
 const bucket = "sluice-attachments";
@@ -78,7 +77,7 @@ describe("attachments on S3", () => {
     expect([refused.status, refused.json.error.message]).toEqual([400, expect.stringMatching(/attachments\.audio: blob .* has no bytes yet/)]);
   });
 
-  it.runIf(testStoreKind() === "postgres")("a blob uploaded through node A is downloaded by a worker leasing on node B", async () => {
+  it("a blob uploaded through node A is downloaded by a worker leasing on node B", async () => {
     const db = await createDatabase();
     const [a, b] = await startPostgresNodes(2, db.url, s3Config());
     const image = new Uint8Array(150_000).map((_, i) => (i * 31) % 256);

@@ -1,8 +1,8 @@
 /**
  * The SDKs' attachments with --blob-store s3 (s3rver, offline): the TypeScript SDK uploads
  * straight to the bucket through the presigned URLs — bytes, a file, a stream of unknown length —
- * and a worker reads and attaches through them; on PostgreSQL the client talks to node A while
- * the worker leases on node B.
+ * and a worker reads and attaches through them; then a client talks to PostgreSQL node A while the
+ * worker leases on node B. Run once (not again in the PostgreSQL project): the two-node case is PostgreSQL's.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
@@ -15,7 +15,6 @@ import { Sluice, type Worker } from "../../client/src/index.js";
 import { startPostgresNodes } from "../support/postgres-nodes.js";
 import { createDatabase } from "../support/postgres.js";
 import { startTestServer, stopAllServers } from "../support/server.js";
-import { testStoreKind } from "../support/test-store.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { within } from "../support/wait.js";
 
@@ -72,7 +71,7 @@ describe("SDK attachments on S3", () => {
     await roundTrip(server.url, server.url);
   });
 
-  it.runIf(testStoreKind() === "postgres")("a client on node A, a worker on node B", async () => {
+  it("a client on PostgreSQL node A, a worker on node B", async () => {
     const db = await createDatabase();
     const [a, b] = await startPostgresNodes(2, db.url, s3Config());
     await roundTrip(a!.url, b!.url);

@@ -34,6 +34,9 @@ describe("server configuration", () => {
       logLevel: "info",
       metricsQueueLimit: 1000,
       shutdownDrainSeconds: 5,
+      blobStore: "fs",
+      blobRegion: "us-east-1",
+      blobPathStyle: false,
     });
   });
 
