@@ -9,6 +9,7 @@ import { type RunningServer, startServer } from "../../src/server/index.js";
 import { startTestServer, stopAllServers } from "../support/server.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
+import { gate } from "../support/gates.js";
 
 const leaseSeconds = 2;
 const workers: Worker[] = [];
@@ -23,12 +24,6 @@ afterAll(async () => {
   await stopAllServers();
   await removeTempDirs();
 });
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  return { promise, open };
-}
 
 /**
  * How far the job's lease reaches past its attempt's start, by the server's own timestamps: each

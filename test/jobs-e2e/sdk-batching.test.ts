@@ -8,6 +8,7 @@ import { type FetchLike, type Job, Sluice, SluiceApiError, type Worker } from ".
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
+import { gate } from "../support/gates.js";
 
 let server: TestServer;
 /** The worker's side: its requests are not the ones counted. */
@@ -22,12 +23,6 @@ function freshQueue(): string {
 function track<W extends Worker>(worker: W): W {
   workers.push(worker);
   return worker;
-}
-
-function gate<T = void>(): { promise: Promise<T>; open: (v: T) => void } {
-  let open!: (v: T) => void;
-  const promise = new Promise<T>((r) => (open = r));
-  return { promise, open };
 }
 
 /**

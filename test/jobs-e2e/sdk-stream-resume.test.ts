@@ -6,35 +6,10 @@
  * Last-Event-ID, or from GET …/output-chunks when the reconnect has no position.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { type FetchLike, type JsonValue, LeaseLostError, Sluice, type Timers, type Worker } from "../../client/src/index.js";
+import { type FetchLike, type JsonValue, LeaseLostError, Sluice, type Worker } from "../../client/src/index.js";
 import { type JobsServer, startJobsServer } from "../jobs/http-harness.js";
 import { waitFor, within } from "../support/wait.js";
-
-class ManualTimers implements Timers {
-  private now = 0;
-  private pending: { at: number; fn: () => void; live: boolean }[] = [];
-  nowMs(): number {
-    return this.now;
-  }
-  schedule(delayMs: number, fn: () => void): () => void {
-    const t = { at: this.now + delayMs, fn, live: true };
-    this.pending.push(t);
-    return () => void (t.live = false);
-  }
-  advance(ms: number): void {
-    this.now += ms;
-    for (const t of this.pending.filter((p) => p.live && p.at <= this.now).sort((a, b) => a.at - b.at)) {
-      t.live = false;
-      t.fn();
-    }
-  }
-}
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => (open = resolve));
-  return { promise, open };
-}
+import { gate, ManualTimers } from "../support/gates.js";
 
 /**
  * Global fetch, recording each output request's chunks as it goes out (synchronously, from emit());

@@ -8,6 +8,7 @@ import { JobFailedError, NonRetryableError, RetryableError, Sluice, type JsonVal
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { within } from "../support/wait.js";
+import { gate } from "../support/gates.js";
 
 let server: TestServer;
 let sluice: Sluice;
@@ -19,12 +20,6 @@ const freshQueue = (): string => `stream-${process.pid}-${++queueSeq}`;
 function track(worker: Worker): Worker {
   workers.push(worker);
   return worker;
-}
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  return { promise, open };
 }
 
 async function collect<T>(stream: AsyncIterable<T>, onEach?: (value: T, all: T[]) => void): Promise<T[]> {

@@ -19,6 +19,7 @@ import {
 import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
+import { gate } from "../support/gates.js";
 
 let server: TestServer;
 let sluice: Sluice;
@@ -34,13 +35,6 @@ function freshQueue(): string {
 function track<W extends Worker>(worker: W): W {
   workers.push(worker);
   return worker;
-}
-
-/** A promise with its resolve handle, for handlers that wait on the test. */
-function gate<T = void>(): { promise: Promise<T>; open: (v: T) => void } {
-  let open!: (v: T) => void;
-  const promise = new Promise<T>((r) => (open = r));
-  return { promise, open };
 }
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { startTestServer, stopAllServers } from "../support/server.js";
 import { removeTempDirs } from "../support/tmp.js";
 import { waitFor, within } from "../support/wait.js";
 import { ManualClock } from "../../src/core/clock.js";
+import { gate } from "../support/gates.js";
 
 const workers: Worker[] = [];
 afterEach(async () => {
@@ -17,12 +18,6 @@ afterAll(async () => {
   await stopAllServers();
   await removeTempDirs();
 });
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  return { promise, open };
-}
 
 interface Sent {
   path: string;

@@ -5,9 +5,10 @@
  * drain timeout runs on hand-driven timers: nothing here waits on wall time to pass.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type FetchLike, type LeaseRequest, Sluice, type Timers, type Worker } from "../../client/src/index.js";
+import { type FetchLike, type LeaseRequest, Sluice, type Worker } from "../../client/src/index.js";
 import { startJobsServer, type JobsServer } from "../jobs/http-harness.js";
 import { within } from "../support/wait.js";
+import { gate, ManualTimers } from "../support/gates.js";
 
 const servers: JobsServer[] = [];
 const workers: Worker[] = [];
@@ -22,33 +23,6 @@ async function server(): Promise<JobsServer> {
   const s = await startJobsServer();
   servers.push(s);
   return s;
-}
-
-function gate(): { promise: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => (open = r));
-  return { promise, open };
-}
-
-/** Timers that fire only when the test moves them. */
-class ManualTimers implements Timers {
-  private now = 0;
-  private pending: { at: number; fn: () => void; live: boolean }[] = [];
-  nowMs(): number {
-    return this.now;
-  }
-  schedule(delayMs: number, fn: () => void): () => void {
-    const t = { at: this.now + delayMs, fn, live: true };
-    this.pending.push(t);
-    return () => void (t.live = false);
-  }
-  advance(ms: number): void {
-    this.now += ms;
-    for (const t of this.pending.filter((p) => p.live && p.at <= this.now).sort((a, b) => a.at - b.at)) {
-      t.live = false;
-      t.fn();
-    }
-  }
 }
 
 interface Sent {
