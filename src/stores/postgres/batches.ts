@@ -9,29 +9,13 @@ import type { BatchJobRow, BatchRecord, FileRecord } from "../../core/batches/ba
 import { isBatchDone } from "../../core/batches/batch.js";
 import type { BatchStore } from "../../core/batches/batch-store.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
+import { type BatchJobRowOut, toBatchJobRow } from "../codecs/batch-job-row.js";
 import type { Db, Queryable } from "./db.js";
 import { isForeignKeyViolation } from "./rows.js";
 import type { CreateJobsInTx } from "./schedules.js";
 
 const parseBatch = (r: { record: string }): BatchRecord => JSON.parse(r.record) as BatchRecord;
 const rowsSelect = "SELECT b.line, b.custom_id, b.job_id, j.status, j.output, j.error FROM batch_jobs b LEFT JOIN jobs j ON j.id = b.job_id WHERE b.batch_id = $1 AND b.line > $2";
-
-interface JobRowOut {
-  line: number;
-  custom_id: string;
-  job_id: string;
-  status: string | null;
-  output: string | null;
-  error: string | null;
-}
-
-function toBatchJobRow(r: JobRowOut): BatchJobRow {
-  const row: BatchJobRow = { line: r.line, customId: r.custom_id, jobId: r.job_id };
-  if (r.status !== null) row.status = r.status;
-  if (r.output !== null) row.outputJson = r.output;
-  if (r.error !== null) row.errorJson = r.error;
-  return row;
-}
 
 async function writeIn(q: Queryable, batch: BatchRecord, expectedVersion: number): Promise<boolean> {
   const r = await q.query("UPDATE batches SET version = $2, active = $3, record = $4 WHERE id = $1 AND version = $5", [
@@ -144,7 +128,7 @@ export class PostgresBatches implements BatchStore {
 
   async batchJobRows(p: { batchId: string; afterLine: number; limit: number; liveOnly?: boolean }): Promise<BatchJobRow[]> {
     const live = p.liveOnly ? " AND j.status IN ('queued', 'running', 'waiting')" : "";
-    const { rows } = await this.db.query<JobRowOut>(`${rowsSelect}${live} ORDER BY b.line LIMIT $3`, [p.batchId, p.afterLine, p.limit]);
+    const { rows } = await this.db.query<BatchJobRowOut>(`${rowsSelect}${live} ORDER BY b.line LIMIT $3`, [p.batchId, p.afterLine, p.limit]);
     return rows.map(toBatchJobRow);
   }
 }

@@ -8,29 +8,13 @@ import type { BatchJobRow, BatchRecord, FileRecord } from "../../core/batches/ba
 import { isBatchDone } from "../../core/batches/batch.js";
 import type { BatchStore } from "../../core/batches/batch-store.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
+import { type BatchJobRowOut, toBatchJobRow } from "../codecs/batch-job-row.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 import type { CreateJobsInWrite } from "./schedules-store.js";
 
 const parseBatch = (json: string): BatchRecord => JSON.parse(json) as BatchRecord;
 const liveStatuses = "('queued', 'running', 'waiting')";
-
-interface JobRowOut {
-  line: number;
-  custom_id: string;
-  job_id: string;
-  status: string | null;
-  output: string | null;
-  error: string | null;
-}
-
-export function toBatchJobRow(r: JobRowOut): BatchJobRow {
-  const row: BatchJobRow = { line: r.line, customId: r.custom_id, jobId: r.job_id };
-  if (r.status !== null) row.status = r.status;
-  if (r.output !== null) row.outputJson = r.output;
-  if (r.error !== null) row.errorJson = r.error;
-  return row;
-}
 
 export class SqliteBatches implements BatchStore {
   private readonly sql;
@@ -62,8 +46,8 @@ export class SqliteBatches implements BatchStore {
       counts: db.prepare<[string], { status: string | null; n: number }>(
         "SELECT j.status AS status, count(*) AS n FROM batch_jobs b LEFT JOIN jobs j ON j.id = b.job_id WHERE b.batch_id = ? GROUP BY j.status",
       ),
-      rows: db.prepare<[string, number, number], JobRowOut>(`${rowsSelect} ORDER BY b.line ${boundLimit()}`),
-      liveRows: db.prepare<[string, number, number], JobRowOut>(`${rowsSelect} AND j.status IN ${liveStatuses} ORDER BY b.line ${boundLimit()}`),
+      rows: db.prepare<[string, number, number], BatchJobRowOut>(`${rowsSelect} ORDER BY b.line ${boundLimit()}`),
+      liveRows: db.prepare<[string, number, number], BatchJobRowOut>(`${rowsSelect} AND j.status IN ${liveStatuses} ORDER BY b.line ${boundLimit()}`),
     };
   }
 
