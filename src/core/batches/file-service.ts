@@ -28,35 +28,31 @@ export class FileService {
    */
   async upload(account: string, p: { filename: string; purposeOf: () => string | undefined; bytes: AsyncIterable<Uint8Array> }): Promise<FileRecord> {
     const b = limits.batches;
-    const file: FileRecord = { id: this.newFileId(), filename: p.filename, purpose: "batch", bytes: 0, chunks: 0, lines: 0, createdAtMs: this.deps.clock.nowMs(), status: "uploading" };
-    if (account !== "") file.account = account;
-    await this.deps.store.fileCreate({ file });
-    try {
+    return this.storeNew(account, p.filename, "batch", async (file) => {
       await this.writeChunks(file, p.bytes, { maxBytes: b.fileMaxBytes, maxLines: b.fileMaxLines });
       const purpose = p.purposeOf();
       if (purpose === undefined) fail("ValidationFailed", "purpose is required: send the form field purpose=batch.");
       if (purpose !== "batch") fail("ValidationFailed", `purpose ${JSON.stringify(purpose)} is not supported here: only "batch".`);
       file.purpose = purpose;
-      file.status = "processed";
-      await this.deps.store.fileUpdate({ file });
-      return file;
-    } catch (err) {
-      await this.deps.store.fileDelete({ account, id: file.id }).catch(() => undefined);
-      throw err;
-    }
+    });
   }
 
   /** Writes a file the server makes (a batch's output or errors) from lines of text; answers it processed. */
   async writeLines(account: string, p: { filename: string; purpose: string; lines: AsyncIterable<string> }): Promise<FileRecord> {
-    const file: FileRecord = { id: this.newFileId(), filename: p.filename, purpose: p.purpose, bytes: 0, chunks: 0, lines: 0, createdAtMs: this.deps.clock.nowMs(), status: "uploading" };
-    if (account !== "") file.account = account;
-    await this.deps.store.fileCreate({ file });
     const encoder = new TextEncoder();
     async function* bytes(): AsyncGenerator<Uint8Array> {
       for await (const line of p.lines) yield encoder.encode(`${line}\n`);
     }
+    return this.storeNew(account, p.filename, p.purpose, (file) => this.writeChunks(file, bytes(), {}));
+  }
+
+  /** A new file record, `fill`ed and then marked processed; if anything fails, what was written is deleted. */
+  private async storeNew(account: string, filename: string, purpose: string, fill: (file: FileRecord) => Promise<void>): Promise<FileRecord> {
+    const file: FileRecord = { id: this.newFileId(), filename, purpose, bytes: 0, chunks: 0, lines: 0, createdAtMs: this.deps.clock.nowMs(), status: "uploading" };
+    if (account !== "") file.account = account;
+    await this.deps.store.fileCreate({ file });
     try {
-      await this.writeChunks(file, bytes(), {});
+      await fill(file);
       file.status = "processed";
       await this.deps.store.fileUpdate({ file });
       return file;
