@@ -2,8 +2,9 @@
  * ctx.emit(): a running job's streamed output (tokens, partial results), sent in order as
  * `POST /v1/jobs/{id}/output`, one request in flight at a time: what is emitted while none is goes
  * at the end of the turn; what is emitted meanwhile goes, up to 100 chunks a request, as soon as
- * the request before it is answered. Batches form from the wait alone; a window would add latency. A request that failed in flight is checked against the server's
- * count before it is sent again, so a chunk is never stored twice.
+ * the request before it is answered. Batches form from the wait alone; a window would add latency.
+ * A request that failed in flight is checked against the server's count before it is sent again,
+ * so a chunk is never stored twice.
  */
 import { backoffDelayMs, defaultBackoff } from "./backoff.js";
 import { LeaseLostError, SluiceApiError } from "./errors.js";

@@ -1,9 +1,10 @@
 """ctx.emit(): a running job's streamed output, buffered and sent in order as
 ``POST /v1/jobs/{id}/output``, one request in flight at a time: what is emitted while none is goes
 at once; what is emitted meanwhile goes, up to 100 chunks a request, as soon as the request before
-it is answered (batches form from the wait alone; a window would add latency). Handlers call emit() from their thread
-(or the loop); the sends run on the worker's event loop. A request that failed in flight is
-checked against the server's count before it is sent again, so a chunk is never stored twice."""
+it is answered (batches form from the wait alone; a window would add latency). Handlers call
+emit() from their thread (or the loop); the sends run on the worker's event loop. A request that
+failed in flight is checked against the server's count before it is sent again, so a chunk is
+never stored twice."""
 from __future__ import annotations
 
 import asyncio
