@@ -1,8 +1,8 @@
 /**
  * Job queues: created on first use (with a `<name>-dlq` dead-letter queue), their job settings,
- * and a short-lived cache of what every transition needs to know about its queue beyond its record
- * (settings and dead-letter target) so that a heartbeat or a completion is one store call, not
- * three. Queue records themselves are the QueueService's (queue-records.ts).
+ * and a cache of what every transition needs to know about its queue beyond its record (settings
+ * and dead-letter target), so that a walk reads them once, not per call. Like queue records
+ * (queue-records.ts), it is dropped by queueChanged notices and trusted only while none can be missed.
  */
 import type { Clock } from "../clock.js";
 import { SluiceError, fail } from "../errors.js";
@@ -19,13 +19,20 @@ export interface JobQueuePolicy {
   deadLetter?: { queueId: number; name: string };
 }
 
-/** Settings change rarely; a few seconds of staleness across nodes is the price of not re-reading them per call. */
-const policyTtlMs = 5_000;
+/** A redrive target not found yet (its queue may be made any moment, with no notice of ours) is looked for again after this. */
+const missingTargetTtlMs = 5_000;
 /** Job queues keep messages as long as SQS allows: a backlog must not silently expire jobs. */
 const jobQueueRetentionSeconds = 1_209_600;
 /** Job failures are dead-lettered by the jobs layer (maxAttempts); the SQS-level count is only a backstop. */
 const backstopMaxReceiveCount = 1_000;
 const deadLetterSuffix = "-dlq";
+
+interface KeptPolicy {
+  policy: JobQueuePolicy;
+  fetchedAtMs: number;
+  /** The notifier's epoch it was read in (Notifier.epoch). */
+  epoch: number;
+}
 
 export interface JobQueuesDeps {
   store: JobStore & Pick<Store, "notifier">;
@@ -35,7 +42,9 @@ export interface JobQueuesDeps {
 
 export class JobQueues {
   /** By queue id: ids are never reused, so one map serves every account. */
-  private readonly byId = new Map<number, { policy: JobQueuePolicy; fetchedAtMs: number }>();
+  private readonly byId = new Map<number, KeptPolicy>();
+  /** Bumped by every drop: a read begun before one is not kept. */
+  private drops = 0;
   private readonly queues: QueueService;
 
   constructor(private readonly deps: JobQueuesDeps) {
@@ -56,9 +65,22 @@ export class JobQueues {
     this.forgetQueue(queue.id);
   }
 
-  /** Drops its settings and dead-letter target (a queueChanged notice: Store.notifier). */
+  /** Drops its settings and dead-letter target, and those naming it as theirs (a queueChanged notice: Store.notifier). */
   forgetQueue(queueId: number): void {
+    this.drops++;
     this.byId.delete(queueId);
+    for (const [id, kept] of this.byId) if (kept.policy.deadLetter?.queueId === queueId) this.byId.delete(id);
+  }
+
+  /** The kept policy of a queue, if it is still to be trusted. */
+  private hit(queueId: number, nowMs: number): JobQueuePolicy | undefined {
+    const kept = this.byId.get(queueId);
+    if (kept === undefined) return undefined;
+    const { policy } = kept;
+    const missingTarget = policy.queue.config.redrivePolicy !== undefined && policy.deadLetter === undefined;
+    if (kept.epoch === this.deps.store.notifier.epoch && !(missingTarget && nowMs - kept.fetchedAtMs >= missingTargetTtlMs)) return policy;
+    this.byId.delete(queueId);
+    return undefined;
   }
 
   private lookUp(account: string, name: string): Promise<QueueRecord | undefined> {
@@ -94,18 +116,20 @@ export class JobQueues {
     return this.queues.getQueue(account, name);
   }
 
-  /** Settings and dead-letter target of a queue, fresh (and cached for the id-based lookups). */
+  /** Settings and dead-letter target of a queue (cached, also for the id-based lookups). */
   async policyOf(queue: QueueRecord): Promise<JobQueuePolicy> {
-    const cached = this.byId.get(queue.id);
     const nowMs = this.deps.clock.nowMs();
-    if (cached && nowMs - cached.fetchedAtMs < policyTtlMs && cached.policy.queue.updatedAtMs === queue.updatedAtMs) return cached.policy;
+    const cached = this.hit(queue.id, nowMs);
+    if (cached && cached.queue.updatedAtMs === queue.updatedAtMs) return cached;
+    const epoch = this.deps.store.notifier.epoch;
+    const drops = this.drops;
     const [stored, target] = await Promise.all([
       this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
       deadLetterTargetFor(queue, (n) => this.queues.findQueue(queue.account, n)),
     ]);
     const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
     if (target) policy.deadLetter = { queueId: target.queueId, name: queue.config.redrivePolicy!.deadLetterQueueName };
-    this.byId.set(queue.id, { policy, fetchedAtMs: nowMs });
+    if (epoch !== undefined && epoch === this.deps.store.notifier.epoch && drops === this.drops) this.byId.set(queue.id, { policy, fetchedAtMs: nowMs, epoch });
     return policy;
   }
 
@@ -114,15 +138,8 @@ export class JobQueues {
    * account's (the caller then looks the job up, which answers JobNotFound to this account).
    */
   async policyById(account: string, queueId: number): Promise<JobQueuePolicy | undefined> {
-    const cached = this.byId.get(queueId);
-    if (!cached || cached.policy.queue.account !== account) return undefined;
-    if (this.deps.clock.nowMs() - cached.fetchedAtMs < policyTtlMs) return cached.policy;
-    const queue = await this.queues.findQueue(cached.policy.queue.account, cached.policy.queue.name);
-    if (!queue || queue.id !== queueId) {
-      this.byId.delete(queueId);
-      return undefined;
-    }
-    return this.policyOf(queue);
+    const cached = this.hit(queueId, this.deps.clock.nowMs());
+    return cached && cached.queue.account === account ? cached : undefined;
   }
 
   async policyByName(account: string, name: string): Promise<JobQueuePolicy> {
