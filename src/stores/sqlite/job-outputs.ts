@@ -8,7 +8,7 @@ import { fail } from "../../core/errors.js";
 import { eventSnapshotJson, outputColumnJson } from "../../core/job-event-log.js";
 import type { JobChange } from "../../core/job-store.js";
 import { requireLiveLease } from "../../core/jobs/transitions.js";
-import { chunksFrom } from "../../core/jobs/output-chunks.js";
+import { chunksFrom, outputLimits } from "../../core/jobs/output-chunks.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { GroupCommitter } from "./group-commit.js";
 import type { JobTransitionWriter } from "./job-transition-writer.js";
@@ -28,12 +28,16 @@ export class SqliteJobOutputs {
     private readonly eventLog: SqliteEventLog,
   ) {
     this.sql = {
-      total: db.prepare<[string, number], number>("SELECT coalesce(max(first_index + count), 0) FROM job_outputs WHERE job_id = ? AND attempt = ?").pluck(),
+      // The last row's end, found through the key: max() over the attempt would read every row, and
+      // an attempt streaming for minutes has thousands.
+      total: db.prepare<[string, number], number>("SELECT first_index + count FROM job_outputs WHERE job_id = ? AND attempt = ? ORDER BY first_index DESC LIMIT 1").pluck(),
       insert: db.prepare<[string, number, number, number, string]>("INSERT INTO job_outputs (job_id, attempt, first_index, count, chunks) VALUES (?, ?, ?, ?, ?)"),
       attempt: db.prepare<[string], number>("SELECT attempt FROM jobs WHERE id = ?").pluck(),
-      // Each row holds at least one chunk: `limit` rows are enough for `limit` chunks.
-      from: db.prepare<[string, number, number, number], OutputRow>(
-        `SELECT first_index, chunks FROM job_outputs WHERE job_id = ? AND attempt = ? AND first_index + count > ? ORDER BY first_index ${boundLimit()}`,
+      // Each row holds at least one chunk: `limit` rows are enough for `limit` chunks. And at most
+      // maxChunks, so the row holding the first index wanted starts after (from - maxChunks): a
+      // range on the key, not a scan from the attempt's first row.
+      from: db.prepare<[string, number, number, number, number], OutputRow>(
+        `SELECT first_index, chunks FROM job_outputs WHERE job_id = ? AND attempt = ? AND first_index > ? AND first_index + count > ? ORDER BY first_index ${boundLimit()}`,
       ),
     };
   }
@@ -43,7 +47,7 @@ export class SqliteJobOutputs {
       const job = this.writer.findJob(p.id);
       if (!job) fail("JobNotFound", `Job ${p.id} does not exist.`);
       requireLiveLease(job, p.leaseToken, p.nowMs);
-      const index = this.sql.total.get(p.id, job.attempt)!;
+      const index = this.sql.total.get(p.id, job.attempt) ?? 0;
       this.sql.insert.run(p.id, job.attempt, index, p.count, p.chunksJson);
       this.eventLog.appendOne({ ...job, outputJson: outputColumnJson(index, p.chunksJson) }, eventSnapshotJson(job), "job.output", p.nowMs);
       return { change: { job, events: ["job.output"] }, index, total: index + p.count };
@@ -53,8 +57,8 @@ export class SqliteJobOutputs {
   async read(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
     const attempt = this.sql.attempt.get(p.id);
     if (attempt === undefined) return undefined;
-    const rows = this.sql.from.all(p.id, attempt, p.fromIndex, p.limit);
-    const total = this.sql.total.get(p.id, attempt)!;
+    const rows = this.sql.from.all(p.id, attempt, p.fromIndex - outputLimits.maxChunks, p.fromIndex, p.limit);
+    const total = this.sql.total.get(p.id, attempt) ?? 0;
     return { attempt, chunksJson: chunksFrom(rows.map((r) => ({ index: r.first_index, chunksJson: r.chunks })), p.fromIndex, p.limit), total };
   }
 }

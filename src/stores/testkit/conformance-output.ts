@@ -7,6 +7,7 @@ import { expect } from "vitest";
 import type { ConformanceContext } from "./conformance-context.js";
 import { T0 } from "./conformance-context.js";
 import { expectCode, jobCaseKit } from "./conformance-jobs-kit.js";
+import { outputLimits } from "../../core/jobs/output-chunks.js";
 
 export function registerOutputCases({ store, test }: ConformanceContext): void {
   const kit = jobCaseKit(store);
@@ -56,5 +57,28 @@ export function registerOutputCases({ store, test }: ConformanceContext): void {
     // The chunks go with their job.
     expect((await store().jobPrune({ nowMs: T0 + 200_000, limit: 10 })).jobs).toBe(1);
     expect(await store().jobOutputRead({ id: job.id, fromIndex: 0, limit: 10 })).toBeUndefined();
+  });
+
+  test("output: indexes and reads stay right across rows of up to the most chunks a request holds", async () => {
+    const q = await kit.makeQueue();
+    const { job } = await kit.submit(q);
+    const token = `${q.id}.big`;
+    await kit.lease(q, { token, nowMs: T0, leaseSeconds: 30 });
+    const max = outputLimits.maxChunks;
+    const rows = [max, 3, max, 2];
+    let next = 0;
+    for (const count of rows) {
+      const chunks = Array.from({ length: count }, (_, i) => next + i);
+      const r = await store().jobOutputAppend({ id: job.id, leaseToken: token, nowMs: T0 + 1, chunksJson: JSON.stringify(chunks), count });
+      expect([r.index, r.total]).toEqual([next, next + count]);
+      next += count;
+    }
+    const read = async (fromIndex: number, limit: number): Promise<number[]> => (await store().jobOutputRead({ id: job.id, fromIndex, limit }))!.chunksJson.map(Number);
+    // From inside each row, its last index included: the row that holds it is found, whatever its size.
+    expect(await read(max - 1, 3)).toEqual([max - 1, max, max + 1]);
+    expect(await read(max + 2, 2)).toEqual([max + 2, max + 3]);
+    expect(await read(2 * max + 2, 3)).toEqual([2 * max + 2, 2 * max + 3, 2 * max + 4]);
+    expect(await read(next - 1, 10)).toEqual([next - 1]);
+    expect((await store().jobOutputRead({ id: job.id, fromIndex: next, limit: 10 }))!.total).toBe(next);
   });
 }
