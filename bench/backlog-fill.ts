@@ -4,7 +4,9 @@
  */
 export interface FillStore {
   queueCreate(p: { name: string; config: unknown; tags: Record<string, string>; nowMs: number }): Promise<{ queue: { id: number } }>;
-  messageSend(p: { queueId: number; messages: unknown[] }): Promise<unknown>;
+  /** Revisions before the `*Many` calls have messageSend. */
+  messageSend?(p: { queueId: number; messages: unknown[] }): Promise<unknown>;
+  messageSendMany?(p: { sends: Array<{ queueId: number; messages: unknown[] }> }): Promise<unknown>;
 }
 
 /** Sends `n` copies of `body` to a new queue `name`, `perSend` per write; answers the queue's id. */
@@ -22,7 +24,8 @@ export async function fillQueue(store: FillStore, p: { name: string; config: unk
       priority: 0,
       senderId: "bench",
     }));
-    await store.messageSend({ queueId: queue.id, messages: batch });
+    const send = { queueId: queue.id, messages: batch };
+    await (store.messageSendMany ? store.messageSendMany({ sends: [send] }) : store.messageSend!(send));
     if ((sent / p.perSend) % 100 === 0) p.log(`filled ${sent} of ${p.n}`);
   }
   return queue.id;

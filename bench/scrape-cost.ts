@@ -37,7 +37,7 @@ async function filledDataDir(n: number): Promise<string> {
   const nowMs = Date.now();
   const queueId = await fillQueue(store, { name: "backlog", config: defaultQueueConfig(false), n, body, perSend, nowMs, log });
   for (let taken = 0; taken < (n === 0 ? 0 : inFlight); taken += 10) {
-    await store.messageReceive({ queueId, max: 10, nowMs, visibleUntilMs: nowMs + 3_600_000, minSentAtMs: 0, receiptToken: `bench-${taken}` });
+    await store.messageReceiveMany({ receives: [{ queueId, max: 10, nowMs, visibleUntilMs: nowMs + 3_600_000, minSentAtMs: 0, receiptToken: `bench-${taken}` }] });
   }
   await store.close();
   return dir;

@@ -4,7 +4,7 @@
  * write; every node hears it (Store.notifier) and drops the record. Nothing is trusted while
  * notices could be missed (Notifier.epoch), and a read that overlapped a drop is not kept: it may
  * be older than the change. A send into a queue deleted on another node, before its notice comes,
- * is still refused by the store's write (Store.messageSend).
+ * is still refused by the store's write (Store.messageSendMany).
  */
 import type { Notifier } from "./notifier.js";
 import type { QueueRecord } from "./queue.js";

@@ -18,7 +18,8 @@ import { type QueueConfig, type QueueRecord, defaultQueueConfig, validateQueueCo
 import { QueueRecords } from "./queue-records.js";
 import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
-import type { QueueStats, SentMessage, Store } from "./store.js";
+import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, QueueStats, ReceiveResult, SendOutcome, Store } from "./store.js";
+import { oneAtATime } from "./turn-batch.js";
 import { QueueWaiters } from "./waiters.js";
 import { type AccountQuotas, type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
 
@@ -132,9 +133,17 @@ export class QueueService {
   /** The one cache of queue records, dropped by queueChanged notices from any node (queue-records.ts). */
   private readonly records: QueueRecords;
   private readonly unsubscribe: () => void;
+  /** Each send, receive and delete goes through the store's `*Many` call, a turn's together if the store asks (turn-batch.ts). */
+  private readonly send: (call: MessageSendCall) => Promise<SendOutcome>;
+  private readonly receive: (call: MessageReceiveParams) => Promise<ReceiveResult>;
+  private readonly delete: (call: MessageDeleteCall) => Promise<DeleteResult>;
 
   constructor(deps: QueueServiceDeps) {
     this.store = deps.store;
+    const store = deps.store;
+    this.send = oneAtATime(store.gathersTurns, (sends) => store.messageSendMany({ sends }));
+    this.receive = oneAtATime(store.gathersTurns, (receives) => store.messageReceiveMany({ receives }));
+    this.delete = oneAtATime(store.gathersTurns, (deletes) => store.messageDeleteMany({ deletes }));
     this.clock = deps.clock;
     this.ids = deps.ids;
     this.senderId = deps.senderId;
@@ -401,13 +410,11 @@ export class QueueService {
       const quotas = storedQuotaOf(this.quotas, queue);
       if (quotas !== undefined) await this.checkStoredQuota(queue, quotas, { messages: accepted.length, bytes: bodyBytes(accepted) });
       const dedup = sendDedupFor(queue.config, nowMs);
-      let stored: SentMessage[];
-      try {
-        stored = await this.store.messageSend({ queueId: queue.id, messages: accepted, dedup });
-      } catch (err) {
+      const stored = await this.send({ queueId: queue.id, messages: accepted, dedup });
+      if (stored === "queueGone") {
         // Deleted on another node, its notice not here yet: the record goes now.
-        if (err instanceof SluiceError && err.code === "QueueNotFound") this.forgetQueue(queue.id);
-        throw err;
+        this.forgetQueue(queue.id);
+        fail("QueueNotFound", "The specified queue does not exist.");
       }
       stored.forEach((m, k) => {
         // Digests are the new request's, also for a FIFO duplicate (as SQS answers).
@@ -514,7 +521,7 @@ export class QueueService {
         if (signal?.aborted) return [];
         continue;
       }
-      const { messages, deadLetteredCount, nextVisible } = await this.store.messageReceive({
+      const { messages, deadLetteredCount, nextVisible } = await this.receive({
         queueId: queue.id,
         max,
         nowMs,
@@ -534,7 +541,7 @@ export class QueueService {
         this.observer.messagesReceived?.(queue, messages.length);
         // A full receive suggests more are waiting: pass the wake-up on to the next poller.
         if (messages.length === max) this.waiters.notify(queue.id, 1);
-        // The store's objects are ours (Store.messageReceive): one property added, not a 20-field copy each.
+        // The store's objects are ours (Store.messageReceiveMany): one property added, not a 20-field copy each.
         const handles = this.receipts.encodeAll(queue.id, messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })));
         return messages.map((m, i) => Object.assign(m, { receiptHandle: handles[i]! }));
       }
@@ -575,7 +582,7 @@ export class QueueService {
     }
     if (refs.length > 0) {
       const fifo = queue.config.fifoQueue;
-      const { deleted, groupsReady, expired } = await this.store.messageDelete({
+      const { deleted, groupsReady, expired } = await this.delete({
         queueId: queue.id,
         receipts: refs,
         ...(fifo ? { nowMs: this.clock.nowMs(), refuseExpired: true } : { anyReceipt: true }),

@@ -137,7 +137,33 @@ export interface MessageReceiveParams {
   waitUntilMs?: number;
 }
 
+/** One send of messageSendMany. */
+export interface MessageSendCall {
+  queueId: number;
+  messages: NewMessage[];
+  dedup?: SendDedup;
+}
+
+/** A send's answer: its messages in order, or "queueGone" (deleted since the caller read it; nothing written). */
+export type SendOutcome = SentMessage[] | "queueGone";
+
+/** One delete of messageDeleteMany. */
+export interface MessageDeleteCall {
+  queueId: number;
+  receipts: ReceiptRef[];
+  nowMs?: number;
+  refuseExpired?: boolean;
+  anyReceipt?: boolean;
+}
+
 export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore, BatchStore, BlobStore {
+  /**
+   * Whether core should gather the sends, receives and deletes of one event-loop turn into one
+   * `*Many` call (turn-batch.ts): true for a store that pays per statement (PostgreSQL: one
+   * statement and one commit per turn); false for one that groups its commits itself (SQLite).
+   */
+  readonly gathersTurns: boolean;
+
   /**
    * Carries core's notices (new visible messages, job changes, queue changes) to every handle on
    * this database, this one's included (notifier.ts). Core caches queue records and drops them on
@@ -187,16 +213,18 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore
   queueDepth(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats>;
 
   /**
-   * Enqueues messages atomically; returns them with store-assigned `seq`. With `dedup`, see SendDedup.
-   * A queue deleted since the caller read its record is refused inside the write (QueueNotFound,
-   * nothing written): the messages would otherwise outlive their queue.
+   * Each send enqueues its messages atomically, with store-assigned `seq`s (with `dedup`, see
+   * SendDedup), and is answered on its own: a queue deleted since the caller read its record is
+   * refused inside the write ("queueGone", nothing of that send written), the others go on. A
+   * store may write all the sends of one call with one statement.
    */
-  messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]>;
+  messageSendMany(p: { sends: MessageSendCall[] }): Promise<SendOutcome[]>;
   /**
-   * Leases up to `max` visible messages (priority high→low, then oldest first), atomically setting
-   * their visibility to `visibleUntilMs`, bumping receiveCount and setting `receiptToken` (fresh
-   * for every receive; with the seq it makes each receipt unique). Messages sent before
-   * `minSentAtMs` are past retention and are never returned.
+   * Each receive leases up to `max` visible messages (priority high→low, then oldest first),
+   * atomically setting their visibility to `visibleUntilMs`, bumping receiveCount and setting
+   * `receiptToken` (fresh for every receive; with the seq it makes each receipt unique). The
+   * receives of one call are answered as if made one after the other, in order. Messages sent
+   * before `minSentAtMs` are past retention and are never returned.
    * Messages with a groupId are served fairly across groups (least-served group first, see
    * docs/fair-queues.md). `fifo`: strict seq order within a group and no delivery from a group
    * that has a message in flight. `deadLetter`: messages already received maxReceiveCount times
@@ -205,19 +233,20 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore
    * no target (SQS keeps messages in the source queue when its dead-letter queue is gone).
    * The messages returned are new objects that belong to the caller (core adds to them).
    */
-  messageReceive(p: MessageReceiveParams): Promise<ReceiveResult>;
+  messageReceiveMany(p: { receives: MessageReceiveParams[] }): Promise<ReceiveResult[]>;
   /**
-   * Deletes by receipt; a receipt whose token no longer matches deletes nothing (false) — unless
-   * `anyReceipt` (standard queues: SQS takes a message's older receipt handles too), where a
-   * receipt deletes its message whichever receive it came from (the caller checked it is one the
+   * Each delete removes by receipt; a receipt whose token no longer matches deletes nothing (false)
+   * — unless `anyReceipt` (standard queues: SQS takes a message's older receipt handles too), where
+   * a receipt deletes its message whichever receive it came from (the caller checked it is one the
    * server issued). With `nowMs` (FIFO queues) it also counts the groups a delete may have
    * unblocked. With `refuseExpired` (FIFO queues, needs `nowMs`) a receipt whose lease has ended
-   * deletes nothing either, even with the current token, and is reported in `expired`.
+   * deletes nothing either, even with the current token, and is reported in `expired`. The
+   * deletes of one call are answered as if made one after the other, in order.
    */
-  messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult>;
+  messageDeleteMany(p: { deletes: MessageDeleteCall[] }): Promise<DeleteResult[]>;
   /**
    * Sets the visibility of in-flight messages by receipt ("notFound" when its token no longer
-   * matches, unless `anyReceipt`, as for messageDelete). With `maxLeaseMs`, refuses ("beyondLimit",
+   * matches, unless `anyReceipt`, as for messageDeleteMany). With `maxLeaseMs`, refuses ("beyondLimit",
    * nothing changed) a visibleAtMs more than that after the message's latest receive.
    */
   messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]>;

@@ -12,6 +12,7 @@ import { cryptoIdSource } from "../../src/server/ids.js";
 import { startMaintenance } from "../../src/server/maintenance.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { messageSend } from "../../src/stores/testkit/one-call.js";
 
 afterEach(removeTempDirs);
 
@@ -40,7 +41,7 @@ describe("retention over a deep backlog", () => {
     const { queue } = await queues.createQueue("", { name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
     const t0 = clock.nowMs();
     for (let i = 0; i < backlog; i += 1_000) {
-      await store.messageSend({ queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(i + k, t0)) });
+      await messageSend(store, { queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(i + k, t0)) });
     }
     clock.advance(30_000);
     await queues.sendMessages(queue, [{ body: "young" }]);
@@ -68,7 +69,7 @@ describe("retention over a deep backlog", () => {
     const store = openSqliteStore({ filename: join(await makeTempDir("sluice-deep-"), "sluice.db") });
     const queues = new QueueService({ store, clock, ids: cryptoIdSource(), senderId: "000000000000" });
     const { queue } = await queues.createQueue("", { name: "deep", config: { messageRetentionPeriodSeconds: 60 } });
-    await store.messageSend({ queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(k, clock.nowMs())) });
+    await messageSend(store, { queueId: queue.id, messages: Array.from({ length: 1_000 }, (_, k) => message(k, clock.nowMs())) });
     clock.advance(61_000);
     const expire = vi.spyOn(store, "messageExpire");
     let stopping: Promise<void> | undefined;

@@ -12,6 +12,7 @@ import { quietGroups } from "../../src/stores/sqlite/idle-wal-truncate.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { messageSend } from "../../src/stores/testkit/one-call.js";
 
 afterAll(removeTempDirs);
 
@@ -22,7 +23,7 @@ describe("the SQLite WAL when writes are few", () => {
     try {
       const walBytes = (): number => statSync(`${file}-wal`).size;
       const { queue } = await store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });
-      const send = (n: number): Promise<unknown> => store.messageSend({ queueId: queue.id, messages: Array.from({ length: n }, () => newMessage({ body: "x".repeat(1024), sentAtMs: 1_000, visibleAtMs: 1_000 })) });
+      const send = (n: number): Promise<unknown> => messageSend(store, { queueId: queue.id, messages: Array.from({ length: n }, () => newMessage({ body: "x".repeat(1024), sentAtMs: 1_000, visibleAtMs: 1_000 })) });
       const truncate = store.walTruncate!;
       await send(100);
       expect(walBytes()).toBeGreaterThan(0);

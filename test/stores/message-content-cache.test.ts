@@ -12,6 +12,7 @@ import { defaultQueueConfig } from "../../src/core/queue.js";
 import { type MessageContent, MessageContentCache } from "../../src/stores/sqlite/message-content-cache.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
+import { messageDelete, messageReceive, messageSend } from "../../src/stores/testkit/one-call.js";
 
 function content(messageId: string, body: string): MessageContent {
   return {
@@ -119,10 +120,10 @@ describe("SQLite receives with the content cache", () => {
     const sent = Array.from({ length: count }, (_, i) =>
       newMessage({ body: `body ${i} ${"y".repeat(500)}`, attributes: { n: { dataType: "Number", stringValue: String(i) } }, attributesMd5: `md5-${i}`, sentAtMs: 1_000, visibleAtMs: 1_000 }),
     );
-    await store.messageSend({ queueId, messages: sent });
+    await messageSend(store, { queueId, messages: sent });
     const seen: string[] = [];
     for (let round = 0; round < count; round++) {
-      const { messages } = await store.messageReceive({ queueId, max: 3, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: `tok-${round}` });
+      const { messages } = await messageReceive(store, { queueId, max: 3, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: `tok-${round}` });
       if (messages.length === 0) break;
       for (const m of messages) {
         const original = sent.find((s) => s.messageId === m.messageId)!;
@@ -133,7 +134,7 @@ describe("SQLite receives with the content cache", () => {
         expect(m.receiptToken).toBe(`tok-${round}`);
         seen.push(m.messageId);
       }
-      const { deleted } = await store.messageDelete({ queueId, receipts: messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })) });
+      const { deleted } = await messageDelete(store, { queueId, receipts: messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })) });
       expect(deleted.every(Boolean)).toBe(true);
     }
     return seen;
@@ -157,9 +158,9 @@ describe("SQLite receives with the content cache", () => {
       [0, "changed in the row"],
     ] as const) {
       const { store, queueId } = await open(bytes);
-      await store.messageSend({ queueId, messages: [newMessage({ body: "original", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
+      await messageSend(store, { queueId, messages: [newMessage({ body: "original", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
       store.db.prepare("UPDATE messages SET body = 'changed in the row'").run();
-      const { messages } = await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
+      const { messages } = await messageReceive(store, { queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
       expect(messages.map((m) => m.body)).toEqual([expected]);
     }
   });
@@ -176,8 +177,8 @@ describe("SQLite receives with the content cache", () => {
     });
     const receiveWith = async (bytes: number) => {
       const { store, queueId } = await open(bytes);
-      await store.messageSend({ queueId, messages: [sent] });
-      return (await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" })).messages[0]!;
+      await messageSend(store, { queueId, messages: [sent] });
+      return (await messageReceive(store, { queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" })).messages[0]!;
     };
     const fromCache = await receiveWith(32 * 1024 * 1024);
     const fromRow = await receiveWith(0);
@@ -190,18 +191,18 @@ describe("SQLite receives with the content cache", () => {
 
   it("serves FIFO receives from the cache too", async () => {
     const { store, queueId } = await open(32 * 1024 * 1024);
-    await store.messageSend({ queueId, messages: [newMessage({ body: "original", groupId: "g", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
+    await messageSend(store, { queueId, messages: [newMessage({ body: "original", groupId: "g", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
     store.db.prepare("UPDATE messages SET body = 'changed in the row'").run();
-    const { messages } = await store.messageReceive({ queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok", fifo: true });
+    const { messages } = await messageReceive(store, { queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok", fifo: true });
     expect(messages.map((m) => [m.body, m.groupId])).toEqual([["original", "g"]]);
   });
 
   it("serves a redriven message with the sent time of its move and its original content", async () => {
     const { store, queueId } = await open(32 * 1024 * 1024);
     const { queue: dest } = await store.queueCreate({ name: "dest", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });
-    const [m] = await store.messageSend({ queueId, messages: [newMessage({ body: "moved", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
+    const [m] = await messageSend(store, { queueId, messages: [newMessage({ body: "moved", sentAtMs: 1_000, visibleAtMs: 1_000 })] });
     expect((await store.messageMove({ sourceQueueId: queueId, destinationQueueId: dest.id, max: 10, nowMs: 5_000, minSentAtMs: 0 })).moved).toBe(1);
-    const { messages } = await store.messageReceive({ queueId: dest.id, max: 10, nowMs: 5_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
+    const { messages } = await messageReceive(store, { queueId: dest.id, max: 10, nowMs: 5_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" });
     expect(messages.map((x) => [x.messageId, x.body, x.sentAtMs])).toEqual([[m!.messageId, "moved", 5_000]]);
   });
 });

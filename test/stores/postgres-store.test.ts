@@ -18,6 +18,7 @@ import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js"
 import { newMessage } from "../../src/stores/testkit/conformance.js";
 import { type PostgresCluster, pauseCluster, resumeCluster, startCluster, stopCluster } from "../support/postgres-cluster.js";
 import { createDatabase } from "../support/postgres.js";
+import { messageDelete, messageReceive, messageSend } from "../../src/stores/testkit/one-call.js";
 
 const opened: PostgresStore[] = [];
 const drops: Array<() => Promise<void>> = [];
@@ -107,15 +108,15 @@ describe("PostgreSQL store: an unreachable database", () => {
       cluster = await startCluster(await mkdtemp(join(tmpdir(), "sluice-pg-outage-")));
       const store = await open(cluster.adminUrl, 3);
       const { queue } = await store.queueCreate({ name: "outage", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
-      await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "before" })] });
+      await messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "before" })] });
 
       await pauseCluster(cluster);
-      await expect(store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "during" })] })).rejects.toMatchObject({ code: "ServiceUnavailable" });
+      await expect(messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "during" })] })).rejects.toMatchObject({ code: "ServiceUnavailable" });
       await expect(store.queueGet({ name: "outage" })).rejects.toMatchObject({ code: "ServiceUnavailable", message: expect.stringMatching(/database is unreachable/) });
 
       await resumeCluster(cluster);
-      await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "after" })] });
-      const { messages } = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: 2_000_000_000_000, visibleUntilMs: 2_000_000_030_000, minSentAtMs: 0, receiptToken: "tok-outage" });
+      await messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "after" })] });
+      const { messages } = await messageReceive(store, { queueId: queue.id, max: 10, nowMs: 2_000_000_000_000, visibleUntilMs: 2_000_000_030_000, minSentAtMs: 0, receiptToken: "tok-outage" });
       expect(messages.map((m) => m.body).sort()).toEqual(["after", "before"]);
     });
   });
@@ -131,14 +132,14 @@ describe("PostgreSQL store: receives that dead-letter", () => {
     const { queue: dlq } = await store.queueCreate({ name: fifo ? "dlq.fifo" : "dlq", config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
     const { queue } = await store.queueCreate({ name: fifo ? "src.fifo" : "src", config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
     const groupId = fifo ? "g" : undefined;
-    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "poison", groupId }), newMessage({ body: "next", groupId })] });
+    await messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "poison", groupId }), newMessage({ body: "next", groupId })] });
     const receive = (token: string) =>
-      store.messageReceive({ queueId: queue.id, max: 1, nowMs: T0, visibleUntilMs: T0, minSentAtMs: 0, receiptToken: token, fifo, deadLetter: { queueId: dlq.id, maxReceiveCount: 1, sourceQueueName: queue.name } });
+      messageReceive(store, { queueId: queue.id, max: 1, nowMs: T0, visibleUntilMs: T0, minSentAtMs: 0, receiptToken: token, fifo, deadLetter: { queueId: dlq.id, maxReceiveCount: 1, sourceQueueName: queue.name } });
     expect((await receive("tok-1")).messages.map((m) => m.body)).toEqual(["poison"]);
     const second = await receive("tok-2");
     expect(second.deadLetteredCount).toBe(1);
     expect(second.messages.map((m) => m.body)).toEqual(["next"]);
-    const moved = await store.messageReceive({ queueId: dlq.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-3", fifo });
+    const moved = await messageReceive(store, { queueId: dlq.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-3", fifo });
     expect(moved.messages.map((m) => m.body)).toEqual(["poison"]);
   });
 });
@@ -180,14 +181,14 @@ describe("PostgreSQL store: an empty long-poll receive", () => {
   it("tells, in its own answer, when a message becomes visible before the poll ends", async () => {
     const store = await open(await freshDatabase());
     const { queue } = await store.queueCreate({ name: "later", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "in 1.5 s", sentAtMs: T0, visibleAtMs: T0 + 1_500 }), newMessage({ body: "in 9 s", sentAtMs: T0, visibleAtMs: T0 + 9_000 })] });
-    const receive = (waitUntilMs: number | undefined) => store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs });
+    await messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "in 1.5 s", sentAtMs: T0, visibleAtMs: T0 + 1_500 }), newMessage({ body: "in 9 s", sentAtMs: T0, visibleAtMs: T0 + 9_000 })] });
+    const receive = (waitUntilMs: number | undefined) => messageReceive(store, { queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs });
     expect(await receive(T0 + 2_000)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 1_500 } });
     expect(await receive(T0 + 1_500)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 1_500 } });
     expect(await receive(T0 + 1_000)).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: undefined } });
     expect((await receive(undefined)).nextVisible).toBeUndefined();
     // A receive that got messages says nothing of later ones.
-    const got = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0 + 1_500, visibleUntilMs: T0 + 31_500, minSentAtMs: 0, receiptToken: "tok-2", waitUntilMs: T0 + 20_000 });
+    const got = await messageReceive(store, { queueId: queue.id, max: 10, nowMs: T0 + 1_500, visibleUntilMs: T0 + 31_500, minSentAtMs: 0, receiptToken: "tok-2", waitUntilMs: T0 + 20_000 });
     expect(got.messages.map((m) => m.body)).toEqual(["in 1.5 s"]);
     expect(got.nextVisible).toBeUndefined();
     expect((await receive(T0 + 20_000)).nextVisible).toEqual({ atMs: T0 + 9_000 });
@@ -196,8 +197,8 @@ describe("PostgreSQL store: an empty long-poll receive", () => {
   it("on a queue with message groups, leaves the question to core (the receive takes its other path)", async () => {
     const store = await open(await freshDatabase());
     const { queue } = await store.queueCreate({ name: "fair", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-    await store.messageSend({ queueId: queue.id, messages: [newMessage({ body: "grouped", groupId: "g", sentAtMs: T0, visibleAtMs: T0 + 1_500 })] });
-    const empty = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs: T0 + 2_000 });
+    await messageSend(store, { queueId: queue.id, messages: [newMessage({ body: "grouped", groupId: "g", sentAtMs: T0, visibleAtMs: T0 + 1_500 })] });
+    const empty = await messageReceive(store, { queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok", waitUntilMs: T0 + 2_000 });
     expect(empty).toEqual({ messages: [], deadLetteredCount: 0 });
     expect(await store.messageNextVisibleAt({ queueId: queue.id, nowMs: T0 })).toBe(T0 + 1_500);
   });
@@ -215,7 +216,7 @@ describe("PostgreSQL store: several nodes on one database", () => {
     for (let g = 0; g < groups; g++) {
       const messages = Array.from({ length: perGroup }, (_, i) => newMessage({ groupId: `g${g}`, body: `g${g}:${i}`, deduplicationId: `g${g}-${i}` }));
       for (let i = 0; i < perGroup; i += 10) {
-        await nodes[g % 3]!.messageSend({ queueId: queue.id, messages: messages.slice(i, i + 10), dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } });
+        await messageSend(nodes[g % 3]!, { queueId: queue.id, messages: messages.slice(i, i + 10), dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } });
       }
     }
     // A delivery is wrong if it hands out a message while the group's previous one is still in
@@ -226,7 +227,7 @@ describe("PostgreSQL store: several nodes on one database", () => {
     const tick = (): number => ++clock;
     const worker = async (node: PostgresStore, w: number): Promise<void> => {
       for (let idle = 0; idle < 20; ) {
-        const { messages } = await node.messageReceive({ queueId: queue.id, max: 1 + (w % 4), nowMs: T0 + 1, visibleUntilMs: T0 + 3_600_000, minSentAtMs: 0, receiptToken: `tok-${w}-${tick()}`, fifo: true });
+        const { messages } = await messageReceive(node, { queueId: queue.id, max: 1 + (w % 4), nowMs: T0 + 1, visibleUntilMs: T0 + 3_600_000, minSentAtMs: 0, receiptToken: `tok-${w}-${tick()}`, fifo: true });
         const at = tick();
         if (messages.length === 0) {
           idle++;
@@ -238,7 +239,7 @@ describe("PostgreSQL store: several nodes on one database", () => {
         // Hold the messages a moment, as a consumer would: the window a broken lock shows in.
         await new Promise((r) => setTimeout(r, 1));
         for (const m of messages) deleteSentAt.set(m.body, tick());
-        const { deleted } = await node.messageDelete({ queueId: queue.id, receipts: messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })), nowMs: T0 + 1 });
+        const { deleted } = await messageDelete(node, { queueId: queue.id, receipts: messages.map((m) => ({ seq: m.seq, token: m.receiptToken! })), nowMs: T0 + 1 });
         expect(deleted.every(Boolean)).toBe(true);
       }
     };
@@ -260,20 +261,20 @@ describe("PostgreSQL store: several nodes on one database", () => {
     const url = await freshDatabase();
     const store = await open(url, 4);
     const { queue } = await store.queueCreate({ name: "held.fifo", config: defaultQueueConfig(true), tags: {}, nowMs: T0 });
-    await store.messageSend({ queueId: queue.id, messages: [newMessage({ groupId: "held", body: "h1" }), newMessage({ groupId: "free", body: "f1" })] });
+    await messageSend(store, { queueId: queue.id, messages: [newMessage({ groupId: "held", body: "h1" }), newMessage({ groupId: "free", body: "f1" })] });
     // Another node, mid-receive: it holds the group's row until its transaction ends.
     const other = new pg.Client({ connectionString: url });
     await other.connect();
     try {
       await other.query("BEGIN");
       await other.query("SELECT 1 FROM message_groups WHERE queue_id = $1 AND group_id = 'held' FOR UPDATE", [queue.id]);
-      const during = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-during", fifo: true });
+      const during = await messageReceive(store, { queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-during", fifo: true });
       expect(during.messages.map((m) => m.body)).toEqual(["f1"]);
       await other.query("COMMIT");
     } finally {
       await other.end();
     }
-    const after = await store.messageReceive({ queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-after", fifo: true });
+    const after = await messageReceive(store, { queueId: queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-after", fifo: true });
     expect(after.messages.map((m) => m.body)).toEqual(["h1"]);
   });
 
@@ -284,7 +285,7 @@ describe("PostgreSQL store: several nodes on one database", () => {
     for (let round = 0; round < 20; round++) {
       const sent = await Promise.all(
         nodes.flatMap((node, n) =>
-          [0, 1].map((k) => node.messageSend({ queueId: queue.id, messages: [newMessage({ groupId: "g", deduplicationId: `id-${round}`, body: `${round}-${n}-${k}` })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } })),
+          [0, 1].map((k) => messageSend(node, { queueId: queue.id, messages: [newMessage({ groupId: "g", deduplicationId: `id-${round}`, body: `${round}-${n}-${k}` })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } })),
         ),
       );
       const originals = sent.flat().filter((s) => !s.duplicate);

@@ -1,9 +1,9 @@
 /**
- * Plain sends that arrive together, for several queues, are written by one statement (one
+ * The plain sends of one messageSendMany, for several queues, are written by one statement (one
  * transaction: their rows share an xmin), each answered with its own messages' seqs; a send into a
- * queue deleted meanwhile fails alone. Deletes by message that arrive together are one statement
- * too, each answered for its own entries. Plain receives of one queue that arrive together are one
- * statement that hands the ready messages out in order, each under its own receipt and visibility.
+ * queue deleted meanwhile fails alone. The deletes of one messageDeleteMany are one statement too,
+ * each answered for its own entries. The plain receives of one queue in one messageReceiveMany are
+ * one statement that hands the ready messages out in order, each under its own receipt and visibility.
  */
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { defaultQueueConfig } from "../../src/core/queue.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
+import { messageSend } from "../../src/stores/testkit/one-call.js";
 import { usePostgresDatabase } from "../support/postgres.js";
 
 const database = usePostgresDatabase();
@@ -42,7 +43,7 @@ async function rows(): Promise<Row[]> {
   }
 }
 
-describe("PostgreSQL store: plain sends of one turn", () => {
+describe("PostgreSQL store: plain sends of one call", () => {
   it("are one INSERT for every queue, each send answered with its own seqs; one into a deleted queue fails alone", async () => {
     store = await openPostgresStore({ url: database.url, poolSize: 4 });
     const s = store;
@@ -53,7 +54,7 @@ describe("PostgreSQL store: plain sends of one turn", () => {
 
     // Together, all fine: one statement.
     const first = sendsFor(1);
-    const answered = await Promise.all(first.map((x) => s.messageSend({ queueId: x.queueId, messages: x.bodies.map((body) => newMessage({ body })) })));
+    const answered = (await s.messageSendMany({ sends: first.map((x) => ({ queueId: x.queueId, messages: x.bodies.map((body) => newMessage({ body })) })) })) as Array<Array<{ seq: number }>>;
     const afterFirst = await rows();
     expect(new Set(afterFirst.map((r) => r.xmin)).size).toBe(1);
     const bySeq = new Map(afterFirst.map((r) => [r.seq, r]));
@@ -66,61 +67,62 @@ describe("PostgreSQL store: plain sends of one turn", () => {
     // Together with a send into a queue deleted since its record was read: that one fails alone.
     await s.queueDelete({ id: doomed.id, nowMs: T0 + 1 });
     const second = sendsFor(2);
-    const settled = await Promise.allSettled([
-      ...second.map((x) => s.messageSend({ queueId: x.queueId, messages: x.bodies.map((body) => newMessage({ body })) })),
-      s.messageSend({ queueId: doomed.id, messages: [newMessage({ body: "into the void" })] }),
-    ]);
-    expect(settled.at(-1)).toMatchObject({ status: "rejected", reason: { code: "QueueNotFound" } });
+    const outcomes = await s.messageSendMany({
+      sends: [
+        ...second.map((x) => ({ queueId: x.queueId, messages: x.bodies.map((body) => newMessage({ body })) })),
+        { queueId: doomed.id, messages: [newMessage({ body: "into the void" })] },
+      ],
+    });
+    expect(outcomes.at(-1)).toBe("queueGone");
     const all = new Map((await rows()).map((r) => [r.seq, r]));
     second.forEach((x, i) => {
-      const result = settled[i]!;
-      expect(result.status).toBe("fulfilled");
-      const sent = (result as PromiseFulfilledResult<Array<{ seq: number }>>).value;
+      const sent = outcomes[i]!;
+      if (sent === "queueGone") throw new Error("a send into a live queue failed");
       expect(sent.map((m) => all.get(m.seq)?.body)).toEqual(x.bodies);
     });
     expect([...all.values()].some((r) => r.body === "into the void")).toBe(false);
   });
 
-  it("deletes by message of one turn: each answered for its own entries, a message listed twice counted once, other queues untouched", async () => {
+  it("deletes by message of one call: each answered for its own entries, a message listed twice counted once, other queues untouched", async () => {
     const s = store!;
     const queue = async (name: string) => (await s.queueCreate({ name, config: defaultQueueConfig(false), tags: {}, nowMs: T0 })).queue;
     const [left, right] = [await queue("left"), await queue("right")];
-    const [l1, l2, l3, l4] = (await s.messageSend({ queueId: left.id, messages: [1, 2, 3, 4].map((n) => newMessage({ body: `l${n}` })) })).map((m) => m.seq);
-    const [r1] = (await s.messageSend({ queueId: right.id, messages: [newMessage({ body: "r1" })] })).map((m) => m.seq);
-    const del = (queueId: number, seqs: number[]) => s.messageDelete({ queueId, receipts: seqs.map((seq) => ({ seq, token: "any" })), anyReceipt: true });
-    const [a, b, c, d] = await Promise.all([del(left.id, [l1!, l2!]), del(left.id, [l2!, l3!]), del(right.id, [l4!]), del(right.id, [r1!])]);
-    expect([a.deleted, b.deleted, c.deleted, d.deleted]).toEqual([[true, true], [false, true], [false], [true]]);
+    const [l1, l2, l3, l4] = (await messageSend(s, { queueId: left.id, messages: [1, 2, 3, 4].map((n) => newMessage({ body: `l${n}` })) })).map((m) => m.seq);
+    const [r1] = (await messageSend(s, { queueId: right.id, messages: [newMessage({ body: "r1" })] })).map((m) => m.seq);
+    const del = (queueId: number, seqs: number[]) => ({ queueId, receipts: seqs.map((seq) => ({ seq, token: "any" })), anyReceipt: true });
+    const [a, b, c, d] = await s.messageDeleteMany({ deletes: [del(left.id, [l1!, l2!]), del(left.id, [l2!, l3!]), del(right.id, [l4!]), del(right.id, [r1!])] });
+    expect([a!.deleted, b!.deleted, c!.deleted, d!.deleted]).toEqual([[true, true], [false, true], [false], [true]]);
     const bodies = (await rows()).map((r) => r.body);
     expect(bodies.filter((b) => /^[lr]\d$/.test(b))).toEqual(["l4"]);
   });
 });
 
-describe("PostgreSQL store: plain receives of one turn", () => {
+describe("PostgreSQL store: plain receives of one call", () => {
   const nowMs = T0 + 1_000;
-  const receive = (s: PostgresStore, queueId: number, token: string, max: number, waitUntilMs?: number) =>
-    s.messageReceive({ queueId, max, nowMs, visibleUntilMs: nowMs + 30_000 + max, minSentAtMs: 0, receiptToken: token, waitUntilMs });
+  const receive = (queueId: number, token: string, max: number, waitUntilMs?: number) => ({ queueId, max, nowMs, visibleUntilMs: nowMs + 30_000 + max, minSentAtMs: 0, receiptToken: token, waitUntilMs });
+  const receiveMany = async (s: PostgresStore, receives: Array<ReturnType<typeof receive>>) => s.messageReceiveMany({ receives });
 
   it("are one statement: ready messages handed out in order, each receive up to its max, under its own receipt", async () => {
     const s = store!;
     const { queue } = await s.queueCreate({ name: "shared", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
     // 25 ready messages, three of them of a higher priority (served first), and one delayed past `now`.
-    const sent = await s.messageSend({
+    const sent = await messageSend(s, {
       queueId: queue.id,
       messages: Array.from({ length: 25 }, (_, i) => newMessage({ body: `m${i}`, priority: i >= 20 && i < 23 ? 1 : 0 })),
     });
-    await s.messageSend({ queueId: queue.id, messages: [newMessage({ body: "later", visibleAtMs: T0 + 5_000 })] });
+    await messageSend(s, { queueId: queue.id, messages: [newMessage({ body: "later", visibleAtMs: T0 + 5_000 })] });
     const readyOrder = [...sent.slice(20, 23), ...sent.slice(0, 20), ...sent.slice(23)].map((m) => m.seq);
 
-    const [a, b, c, d, e, f] = await Promise.all([
-      receive(s, queue.id, "a", 10),
-      receive(s, queue.id, "b", 10),
-      receive(s, queue.id, "c", 3),
-      receive(s, queue.id, "d", 10, T0 + 20_000),
-      receive(s, queue.id, "e", 5, T0 + 20_000),
-      receive(s, queue.id, "f", 1, T0 + 2_000),
+    const [a, b, c, d, e, f] = await receiveMany(s, [
+      receive(queue.id, "a", 10),
+      receive(queue.id, "b", 10),
+      receive(queue.id, "c", 3),
+      receive(queue.id, "d", 10, T0 + 20_000),
+      receive(queue.id, "e", 5, T0 + 20_000),
+      receive(queue.id, "f", 1, T0 + 2_000),
     ]);
-    expect([a, b, c, d].map((r) => r.messages.map((m) => m.seq))).toEqual([readyOrder.slice(0, 10), readyOrder.slice(10, 20), readyOrder.slice(20, 23), readyOrder.slice(23)]);
-    expect([a, b, c, d].map((r) => new Set(r.messages.map((m) => m.receiptToken)))).toEqual([new Set(["a"]), new Set(["b"]), new Set(["c"]), new Set(["d"])]);
+    expect([a!, b!, c!, d!].map((r) => r.messages.map((m) => m.seq))).toEqual([readyOrder.slice(0, 10), readyOrder.slice(10, 20), readyOrder.slice(20, 23), readyOrder.slice(23)]);
+    expect([a!, b!, c!, d!].map((r) => new Set(r.messages.map((m) => m.receiptToken)))).toEqual([new Set(["a"]), new Set(["b"]), new Set(["c"]), new Set(["d"])]);
     // Empty long polls learn when the next message becomes visible, as far as their own wait goes.
     expect(e).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: T0 + 5_000 } });
     expect(f).toEqual({ messages: [], deadLetteredCount: 0, nextVisible: { atMs: undefined } });
@@ -136,13 +138,15 @@ describe("PostgreSQL store: plain receives of one turn", () => {
     expect(new Set(leased.map((r) => r.xmin)).size).toBe(1);
   });
 
-  it("two nodes' receives of one turn each take disjoint messages; a queue with groups is served by the transaction path", async () => {
+  it("two nodes' receives of one call each take disjoint messages; a queue with groups is served by the transaction path", async () => {
     const s = store!;
     const other = await openPostgresStore({ url: database.url, poolSize: 4 });
     try {
       const { queue } = await s.queueCreate({ name: "two-nodes", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-      const sent = await s.messageSend({ queueId: queue.id, messages: Array.from({ length: 50 }, (_, i) => newMessage({ body: `n${i}` })) });
-      const results = await Promise.all([...["p", "q", "r"].map((t) => receive(s, queue.id, t, 10)), ...["x", "y", "z"].map((t) => receive(other, queue.id, t, 10))]);
+      const sent = await messageSend(s, { queueId: queue.id, messages: Array.from({ length: 50 }, (_, i) => newMessage({ body: `n${i}` })) });
+      const results = (
+        await Promise.all([receiveMany(s, ["p", "q", "r"].map((t) => receive(queue.id, t, 10))), receiveMany(other, ["x", "y", "z"].map((t) => receive(queue.id, t, 10)))])
+      ).flat();
       const seqs = results.flatMap((r) => r.messages.map((m) => m.seq));
       expect(seqs.sort((x, y) => x - y)).toEqual(sent.map((m) => m.seq));
       // 60 wanted, 50 there: each node's statement gets at least 20 (SKIP LOCKED), no receive more than its max.
@@ -153,8 +157,8 @@ describe("PostgreSQL store: plain receives of one turn", () => {
       expect([writers(["p", "q", "r"]), writers(["x", "y", "z"])]).toEqual([1, 1]);
 
       const { queue: fair } = await s.queueCreate({ name: "grouped", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
-      await s.messageSend({ queueId: fair.id, messages: [newMessage({ body: "g1", groupId: "g" }), newMessage({ body: "plain" })] });
-      const fairResults = await Promise.all([receive(s, fair.id, "g-a", 1), receive(s, fair.id, "g-b", 1), receive(s, fair.id, "g-c", 1)]);
+      await messageSend(s, { queueId: fair.id, messages: [newMessage({ body: "g1", groupId: "g" }), newMessage({ body: "plain" })] });
+      const fairResults = await receiveMany(s, [receive(fair.id, "g-a", 1), receive(fair.id, "g-b", 1), receive(fair.id, "g-c", 1)]);
       expect(fairResults.flatMap((r) => r.messages.map((m) => m.body)).sort()).toEqual(["g1", "plain"]);
     } finally {
       await other.close();

@@ -13,6 +13,7 @@ import { limits } from "../../src/core/limits.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "../../src/stores/sqlite/ready-order.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
+import { messageReceive, messageSend } from "../../src/stores/testkit/one-call.js";
 
 describe("ready queries", () => {
   let dir: string | undefined;
@@ -43,19 +44,19 @@ describe("ready queries", () => {
     const s = open();
     const { queue } = await s.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
     const inFlight = Array.from({ length: 50 }, (_, i) => newMessage({ body: `in-flight-${i}`, priority: i % 10, sentAtMs: 1, visibleAtMs: 1 }));
-    await s.messageSend({ queueId: queue.id, messages: inFlight });
-    const leased = await s.messageReceive({ queueId: queue.id, max: 50, nowMs: 10, visibleUntilMs: 1_000_000, minSentAtMs: 0, receiptToken: "t1" });
+    await messageSend(s, { queueId: queue.id, messages: inFlight });
+    const leased = await messageReceive(s, { queueId: queue.id, max: 50, nowMs: 10, visibleUntilMs: 1_000_000, minSentAtMs: 0, receiptToken: "t1" });
     expect(leased.messages).toHaveLength(50);
     const ready = [limits.priorityMin, 5, limits.priorityMax].map((priority) => newMessage({ body: `ready-${priority}`, priority, sentAtMs: 20, visibleAtMs: 20 }));
-    await s.messageSend({ queueId: queue.id, messages: ready });
-    const got = await s.messageReceive({ queueId: queue.id, max: 10, nowMs: 30, visibleUntilMs: 1_000_000, minSentAtMs: 0, receiptToken: "t2" });
+    await messageSend(s, { queueId: queue.id, messages: ready });
+    const got = await messageReceive(s, { queueId: queue.id, max: 10, nowMs: 30, visibleUntilMs: 1_000_000, minSentAtMs: 0, receiptToken: "t2" });
     expect(got.messages.map((m) => m.body)).toEqual([`ready-${limits.priorityMax}`, "ready-5", `ready-${limits.priorityMin}`]);
   });
 
   it("refuses to store a priority no receive would find", async () => {
     const s = open();
     const { queue } = await s.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
-    await expect(s.messageSend({ queueId: queue.id, messages: [newMessage({ priority: limits.priorityMax + 1 })] })).rejects.toThrow(/priority/);
-    expect((await s.messageReceive({ queueId: queue.id, max: 10, nowMs: 1e13, visibleUntilMs: 1e13 + 1, minSentAtMs: 0, receiptToken: "t" })).messages).toEqual([]);
+    await expect(messageSend(s, { queueId: queue.id, messages: [newMessage({ priority: limits.priorityMax + 1 })] })).rejects.toThrow(/priority/);
+    expect((await messageReceive(s, { queueId: queue.id, max: 10, nowMs: 1e13, visibleUntilMs: 1e13 + 1, minSentAtMs: 0, receiptToken: "t" })).messages).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { queueCountsSql, sentBeforeSql } from "../../src/stores/sqlite/queue-cou
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
 import { makeTempDir, removeTempDirs } from "../support/tmp.js";
+import { messageReceive, messageSend } from "../../src/stores/testkit/one-call.js";
 
 afterAll(removeTempDirs);
 
@@ -60,10 +61,10 @@ describe("SQLite plans for a deep backlog", async () => {
 
   it("a message queued as sent is in no send-time index entry; one received is", async () => {
     const { queue } = await store.queueCreate({ name: "plans", config: defaultQueueConfig(false), tags: {}, nowMs: 1_000 });
-    await store.messageSend({ queueId: queue.id, messages: [newMessage({ sentAtMs: 1_000, visibleAtMs: 1_000 }), newMessage({ sentAtMs: 1_000, visibleAtMs: 1_000 })] });
+    await messageSend(store, { queueId: queue.id, messages: [newMessage({ sentAtMs: 1_000, visibleAtMs: 1_000 }), newMessage({ sentAtMs: 1_000, visibleAtMs: 1_000 })] });
     const entries = (): number => store.db.prepare("SELECT count(*) FROM messages INDEXED BY messages_sent_shifted WHERE queue_id = ? AND visible_at_ms <> sent_at_ms").pluck().get(queue.id) as number;
     expect(entries()).toBe(0);
-    await store.messageReceive({ queueId: queue.id, max: 1, nowMs: 2_000, visibleUntilMs: 30_000, minSentAtMs: 0, receiptToken: "t" });
+    await messageReceive(store, { queueId: queue.id, max: 1, nowMs: 2_000, visibleUntilMs: 30_000, minSentAtMs: 0, receiptToken: "t" });
     expect(entries()).toBe(1);
   });
 });

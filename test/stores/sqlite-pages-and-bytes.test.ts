@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { defaultQueueConfig } from "../../src/core/queue.js";
 import { migrate, migrationsDir } from "../../src/stores/sqlite/migrate.js";
 import { openSqliteStore, sqlitePageBytes } from "../../src/stores/sqlite/sqlite-store.js";
+import { messageSend } from "../../src/stores/testkit/one-call.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -76,7 +77,7 @@ describe("the SQLite file across an upgrade", () => {
     const store = openSqliteStore({ filename: file });
     try {
       expect(await store.queueHeld({ queueId })).toEqual({ messages: 2, bytes: 6 + 100 });
-      await store.messageSend({
+      await messageSend(store, {
         queueId,
         messages: [{ messageId: "m3", body: "abc", attributes: {}, systemAttributes: {}, bodyMd5: "900150983cd24fb0d6963f7d28e17f72", sentAtMs: 2, visibleAtMs: 2, priority: 0, senderId: "s" }],
       });

@@ -12,6 +12,7 @@ import { GroupCommitter } from "../../src/stores/sqlite/group-commit.js";
 import { type InlineSync, type SyncFn, WalSyncer } from "../../src/stores/sqlite/wal-syncer.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { defaultQueueConfig } from "../../src/core/queue.js";
+import { messageSend } from "../../src/stores/testkit/one-call.js";
 
 /** A sync that completes only when the test says so; counts what it was asked. */
 function heldSync(): { sync: SyncFn; started: number; release(error?: Error): void; pending(): number } {
@@ -331,7 +332,7 @@ describe("WAL syncer and group commit", () => {
     let store = openSqliteStore({ filename, pipelinedSync: true });
     const { queue } = await store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
     expect(store.db.pragma("synchronous", { simple: true })).toBe(1); // NORMAL: COMMIT itself doesn't fsync
-    const sent = await store.messageSend({
+    const sent = await messageSend(store, {
       queueId: queue.id,
       messages: [{ messageId: "m1", body: "hello", attributes: {}, systemAttributes: {}, bodyMd5: "x", sentAtMs: 1, visibleAtMs: 1, priority: 0, senderId: "s" }],
     });
@@ -354,7 +355,7 @@ describe("pipelined store reads", () => {
       store.writes.flush();
       held.release(); // the queue is on disk
       const { queue } = await created;
-      const sent = store.messageSend({
+      const sent = messageSend(store, {
         queueId: queue.id,
         messages: [{ messageId: "m1", body: "hello", attributes: {}, systemAttributes: {}, bodyMd5: "x", sentAtMs: 1, visibleAtMs: 1, priority: 0, senderId: "s" }],
       });

@@ -38,7 +38,7 @@ function statement(withSeqs: boolean): NamedStatement {
 const withoutSeqs = statement(false);
 const withSeqs = statement(true);
 
-/** Messages of several queues in one statement (sends-together.ts): the queue is a column too. */
+/** Messages of several queues in one statement (send.ts): the queue is a column too. */
 export const insertManyQueuesStatement: NamedStatement = {
   name: "sluice_insert_messages_queues",
   text: `INSERT INTO messages (queue_id, ${columns.map(([n]) => n).join(", ")})

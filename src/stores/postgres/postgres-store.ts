@@ -4,11 +4,10 @@
  * synchronous_commit decides when that is on disk). Nothing a node holds in memory is needed by
  * another: decisions that must hold across nodes are made by row locks and constraints.
  */
-import { fail } from "../../core/errors.js";
-import type { NewMessage, StoredMessage } from "../../core/message.js";
+import type { StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
-import type { DeleteResult, MessageReceiveParams, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
 import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
@@ -18,15 +17,12 @@ import { PostgresBatches } from "./batches.js";
 import { PostgresBlobs } from "./blobs.js";
 import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
-import { sendMessages } from "./send.js";
-import { SendsTogether } from "./sends-together.js";
+import { sendMany } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
-import { type DeletedRow, DeletesTogether } from "./deletes-together.js";
-import { receiveMessages } from "./receive.js";
-import { ReceivesTogether } from "./receives-together.js";
+import { deleteMany } from "./delete.js";
+import { receiveMany } from "./receive.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
-import { isForeignKeyViolation } from "./rows.js";
 
 const statsStatement: NamedStatement = {
   name: "sluice_queue_stats",
@@ -49,11 +45,6 @@ export class PostgresStore implements Store {
   private readonly batches: PostgresBatches;
   private readonly blobs: PostgresBlobs;
   private readonly workers: PostgresWorkers;
-
-  /** Plain sends of one turn, written by one statement (sends-together.ts); deletes and one queue's plain receives likewise. */
-  private readonly sendsTogether: SendsTogether;
-  private readonly deletesTogether: DeletesTogether;
-  private readonly receivesTogether: ReceivesTogether;
   /** The latest secretGetOrCreate call: the next one starts when it has ended. */
   private secretCalls: Promise<unknown> = Promise.resolve();
 
@@ -63,9 +54,6 @@ export class PostgresStore implements Store {
     readonly notifier: PostgresNotifier,
   ) {
     this.jobs = new PostgresJobStore(db);
-    this.sendsTogether = new SendsTogether(db);
-    this.deletesTogether = new DeletesTogether(db);
-    this.receivesTogether = new ReceivesTogether(db);
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
     this.batches = new PostgresBatches(db, createJobsInTx);
@@ -172,51 +160,19 @@ export class PostgresStore implements Store {
     return this.queueStats(p);
   }
 
-  async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
-    try {
-      return await sendMessages(this.db, this.sendsTogether, p);
-    } catch (err) {
-      // The queue was deleted since the caller read it: nothing was written (one statement or
-      // transaction).
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", "The specified queue does not exist.");
-      throw err;
-    }
+  /** Core hands this store one turn's sends, receives and deletes together: one statement each (send.ts, receive.ts, delete.ts). */
+  readonly gathersTurns = true;
+
+  messageSendMany(p: { sends: MessageSendCall[] }): Promise<SendOutcome[]> {
+    return sendMany(this.db, p.sends);
   }
 
-  messageReceive(p: MessageReceiveParams): Promise<ReceiveResult> {
-    return receiveMessages(this.db, this.receivesTogether, p);
+  messageReceiveMany(p: { receives: MessageReceiveParams[] }): Promise<ReceiveResult[]> {
+    return receiveMany(this.db, p.receives);
   }
 
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {
-    if (p.refuseExpired && p.nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
-    const anyReceipt = p.anyReceipt === true;
-    // By message alone (standard queues): shared with the other such deletes of this turn.
-    const rows: DeletedRow[] =
-      anyReceipt && !p.refuseExpired
-        ? await this.deletesTogether.delete(p.queueId, p.receipts.map((r) => r.seq))
-        : (
-            await this.db.query<DeletedRow>(
-              `DELETE FROM messages m USING unnest($2::bigint[], $3::text[]) AS r (seq, token)
-               WHERE m.seq = r.seq AND ($5::boolean OR m.receipt_token = r.token) AND m.queue_id = $1 AND ($4::bigint IS NULL OR m.visible_at_ms > $4)
-               RETURNING m.seq, m.receipt_token, m.group_id`,
-              [p.queueId, p.receipts.map((r) => r.seq), p.receipts.map((r) => r.token), p.refuseExpired ? p.nowMs : null, anyReceipt],
-            )
-          ).rows;
-    // With anyReceipt a receipt stands for its seq alone, whatever token it carries.
-    const keyOf = (seq: number, token: string): string => (anyReceipt ? String(seq) : `${seq}:${token}`);
-    const gone = new Set(rows.map((r) => keyOf(r.seq, r.receipt_token)));
-    // As deleting one by one would answer: an entry listed twice was deleted by the first one.
-    const deleted = p.receipts.map((r) => gone.delete(keyOf(r.seq, r.token)));
-    const groups = rows.flatMap((r) => (r.group_id === null ? [] : [r.group_id]));
-    const groupsReady = await settleGroups(this.db, p.queueId, groups, p.nowMs);
-    if (!p.refuseExpired) return { deleted, groupsReady: p.nowMs === undefined ? 0 : groupsReady };
-    // A receipt that deleted nothing while its message is still here: its lease has ended.
-    const failed = p.receipts.filter((_, i) => !deleted[i]).map((r) => r.seq);
-    const present = new Set(
-      failed.length === 0 ? [] : (await this.db.query<{ seq: number }>("SELECT seq FROM messages WHERE queue_id = $1 AND seq = ANY ($2::bigint[])", [p.queueId, failed])).rows.map((r) => r.seq),
-    );
-    const expired = p.receipts.map((r, i) => !deleted[i] && present.has(r.seq));
-    return { deleted, groupsReady, expired };
+  messageDeleteMany(p: { deletes: MessageDeleteCall[] }): Promise<DeleteResult[]> {
+    return deleteMany(this.db, p.deletes);
   }
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {

@@ -2,7 +2,7 @@
  * messageReceive for PostgreSQL, safe with any number of nodes receiving at once:
  * - plain (no message groups in the queue): one statement, FOR UPDATE SKIP LOCKED, so concurrent
  *   receives take disjoint messages without waiting for each other; the plain receives of one
- *   queue in one event-loop turn share it (receives-together.ts);
+ *   queue in one messageReceiveMany share it (receives-together.ts);
  * - fair (a standard queue whose messages have groups) and FIFO: the receive first locks the rows
  *   of the groups it will serve (fair: least-served first; FIFO: oldest available group first;
  *   SKIP LOCKED: another receive holding a group is passed by), then reads those groups in a later
@@ -15,7 +15,7 @@ import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResu
 import type { Db, Queryable } from "./db.js";
 import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
-import type { ReceivesTogether } from "./receives-together.js";
+import { receivePlainTogether } from "./receives-together.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
@@ -27,11 +27,29 @@ const attemptCleanupBatch = 100;
 const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $3),
   received_at_ms = $3, receipt_token = $4`;
 
-export async function receiveMessages(db: Db, together: ReceivesTogether, p: ReceiveParams): Promise<ReceiveResult> {
-  if (!p.fifo && !p.deadLetter && !p.attempt) {
-    const plain = await together.receive(p);
-    if (plain) return plain;
+export async function receiveMany(db: Db, receives: readonly ReceiveParams[]): Promise<ReceiveResult[]> {
+  // The plain receives of one queue and instant: one statement.
+  const together = new Map<string, ReceiveParams[]>();
+  for (const p of receives) {
+    if (p.fifo || p.deadLetter || p.attempt) continue;
+    const key = `${p.queueId}:${p.nowMs}:${p.minSentAtMs}`;
+    const same = together.get(key);
+    if (same) same.push(p);
+    else together.set(key, [p]);
   }
+  const answers = new Map<ReceiveParams, ReceiveResult>();
+  await Promise.all([
+    ...[...together.values()].map(async (same) => {
+      const results = await receivePlainTogether(db, same);
+      // Undefined: the queue has groups; each receive takes the transaction path.
+      await Promise.all(same.map(async (p, i) => answers.set(p, results[i] ?? (await receiveInTransaction(db, p)))));
+    }),
+    ...receives.filter((p) => p.fifo || p.deadLetter || p.attempt).map(async (p) => answers.set(p, await receiveInTransaction(db, p))),
+  ]);
+  return receives.map((p) => answers.get(p)!);
+}
+
+async function receiveInTransaction(db: Db, p: ReceiveParams): Promise<ReceiveResult> {
   const touched = new Set<string>();
   const result = await db.transaction(async (tx) => {
     touched.clear();

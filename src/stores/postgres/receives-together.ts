@@ -1,6 +1,6 @@
 /**
  * Plain receives (a standard queue without message groups, no dead-letter target, no attempt id)
- * of one queue that arrive in one turn of the event loop — long polls woken together by a send,
+ * of one queue and instant in one messageReceiveMany — long polls woken together by a send,
  * requests parsed together — go to the database as one statement: it locks (SKIP LOCKED) as many
  * ready messages as they want together, in ready order, and hands them out in the order the
  * receives came: the first gets up to its max, the next up to its own, and so on. Each message is
@@ -15,7 +15,6 @@ import type { MessageReceiveParams as ReceiveParams, ReceiveResult } from "../..
 import type { Db, NamedStatement } from "./db.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { messageColumns, readyOrder } from "./rows.js";
-import { type Pending, TurnBatch } from "./turn-batch.js";
 
 /** Undefined: the queue has message groups; the caller receives in a transaction instead. */
 export type PlainReceiveResult = ReceiveResult | undefined;
@@ -52,62 +51,32 @@ const statement: NamedStatement = {
 
 type LeasedRow = MessageRow & { rank: number; ord: number; has_groups: boolean | null; next_visible_at_ms: number | null };
 
-export class ReceivesTogether {
-  private readonly batch = new TurnBatch<ReceiveParams, PlainReceiveResult>((calls) => this.write(calls));
-
-  constructor(private readonly db: Db) {}
-
-  /** Receives with the other plain receives of this queue in this turn. */
-  receive(p: ReceiveParams): Promise<PlainReceiveResult> {
-    return this.batch.add(p);
-  }
-
-  /** One statement per queue and instant: the receives of one share `now` and the retention bound. */
-  private async write(calls: Array<Pending<ReceiveParams, PlainReceiveResult>>): Promise<void> {
-    const byKey = new Map<string, Array<Pending<ReceiveParams, PlainReceiveResult>>>();
-    for (const c of calls) {
-      const key = `${c.item.queueId}:${c.item.nowMs}:${c.item.minSentAtMs}`;
-      const same = byKey.get(key);
-      if (same) same.push(c);
-      else byKey.set(key, [c]);
+/** Receives of one queue, `nowMs` and retention bound, in one statement; each answered in order (all undefined: the queue has groups). */
+export async function receivePlainTogether(db: Db, receives: readonly ReceiveParams[]): Promise<PlainReceiveResult[]> {
+  const first = receives[0]!;
+  const waits = receives.flatMap((r) => (r.waitUntilMs === undefined ? [] : [r.waitUntilMs]));
+  const { rows } = await db.query<LeasedRow>(statement, [
+    first.queueId,
+    receives.map((r) => r.max),
+    receives.map((r) => r.visibleUntilMs),
+    receives.map((r) => r.receiptToken),
+    first.nowMs,
+    first.minSentAtMs,
+    receives.reduce((sum, r) => sum + r.max, 0),
+    waits.length === 0 ? null : Math.max(...waits),
+  ]);
+  const head = rows[0]!;
+  if (head.seq === null && head.has_groups === true) return receives.map(() => undefined);
+  const mine: LeasedRow[][] = receives.map(() => []);
+  if (head.seq !== null) for (const row of rows) mine[row.ord - 1]!.push(row);
+  return receives.map((r, i) => {
+    const leased = mine[i]!.sort((a, b) => a.rank - b.rank);
+    const result: ReceiveResult = { messages: leased.map(toMessage), deadLetteredCount: 0 };
+    if (leased.length === 0 && r.waitUntilMs !== undefined) {
+      // Read up to the latest wait's end: a message visible after this one's ends is none for it.
+      const atMs = head.next_visible_at_ms;
+      result.nextVisible = { atMs: atMs !== null && atMs <= r.waitUntilMs ? atMs : undefined };
     }
-    await Promise.all([...byKey.values()].map((same) => this.receiveTogether(same)));
-  }
-
-  private async receiveTogether(calls: Array<Pending<ReceiveParams, PlainReceiveResult>>): Promise<void> {
-    try {
-      const first = calls[0]!.item;
-      const waits = calls.flatMap((c) => (c.item.waitUntilMs === undefined ? [] : [c.item.waitUntilMs]));
-      const { rows } = await this.db.query<LeasedRow>(statement, [
-        first.queueId,
-        calls.map((c) => c.item.max),
-        calls.map((c) => c.item.visibleUntilMs),
-        calls.map((c) => c.item.receiptToken),
-        first.nowMs,
-        first.minSentAtMs,
-        calls.reduce((sum, c) => sum + c.item.max, 0),
-        waits.length === 0 ? null : Math.max(...waits),
-      ]);
-      const head = rows[0]!;
-      if (head.seq === null && head.has_groups === true) {
-        for (const c of calls) c.resolve(undefined);
-        return;
-      }
-      const mine: LeasedRow[][] = calls.map(() => []);
-      if (head.seq !== null) for (const row of rows) mine[row.ord - 1]!.push(row);
-      calls.forEach((c, i) => {
-        const leased = mine[i]!.sort((a, b) => a.rank - b.rank);
-        const result: ReceiveResult = { messages: leased.map(toMessage), deadLetteredCount: 0 };
-        const waitUntilMs = c.item.waitUntilMs;
-        if (leased.length === 0 && waitUntilMs !== undefined) {
-          // Read up to the latest wait's end: a message visible after this one's ends is none for it.
-          const atMs = head.next_visible_at_ms;
-          result.nextVisible = { atMs: atMs !== null && atMs <= waitUntilMs ? atMs : undefined };
-        }
-        c.resolve(result);
-      });
-    } catch (err) {
-      for (const c of calls) c.reject(err);
-    }
-  }
+    return result;
+  });
 }

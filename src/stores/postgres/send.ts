@@ -1,24 +1,61 @@
 /**
- * messageSend: plain messages are one multi-row INSERT, shared with the other plain sends of the
- * same turn (sends-together.ts). Messages with a group or a deduplication id take a transaction:
- * the groups' rows are locked first (so a group's messages get seqs in the order their sends
- * commit: FIFO order holds across nodes), then the seqs are drawn in the batch's order, then each
- * deduplication id is claimed by an INSERT that the primary key makes unique — two nodes racing on
- * one id: the second waits for the first, then finds it claimed.
+ * messageSendMany: the plain sends (no group, no deduplication id) of one call — for any queues —
+ * are one multi-row INSERT: one statement and one commit for all. If one of their queues was
+ * deleted meanwhile (a foreign key violation fails the whole statement), each is tried again
+ * alone, so only that queue's fail. A send with a group or a deduplication id takes a
+ * transaction: the groups' rows are locked first (so a group's messages get seqs in the order
+ * their sends commit: FIFO order holds across nodes), then the seqs are drawn in the batch's
+ * order, then each deduplication id is claimed by an INSERT that the primary key makes unique —
+ * two nodes racing on one id: the second waits for the first, then finds it claimed.
  */
 import type { NewMessage } from "../../core/message.js";
-import type { SendDedup, SentMessage } from "../../core/store.js";
+import type { MessageSendCall, SendDedup, SendOutcome, SentMessage } from "../../core/store.js";
 import type { Db, Queryable } from "./db.js";
-import { insertMessages, lockGroups } from "./message-insert.js";
-import type { SendsTogether } from "./sends-together.js";
+import { columnArrays, insertManyQueuesStatement, insertMessages, lockGroups } from "./message-insert.js";
+import { isForeignKeyViolation } from "./rows.js";
 
 /** Expired ids deleted per send: more than a batch can add, so the table can't grow without bound. */
 const expireBatch = 100;
 
-export async function sendMessages(db: Db, together: SendsTogether, p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
-  const grouped = p.messages.some((m) => m.groupId !== undefined);
-  if (!p.dedup && !grouped) {
-    const seqs = await together.send(p.queueId, p.messages);
+const isPlain = (s: MessageSendCall): boolean => !s.dedup && !s.messages.some((m) => m.groupId !== undefined);
+
+export async function sendMany(db: Db, sends: readonly MessageSendCall[]): Promise<SendOutcome[]> {
+  const answers = new Map<MessageSendCall, SendOutcome>();
+  const alone = async (s: MessageSendCall): Promise<void> => {
+    answers.set(s, await queueGoneIfMissing(() => sendOne(db, s)));
+  };
+  const plain = sends.filter(isPlain);
+  const together = async (): Promise<void> => {
+    try {
+      const { rows } = await db.query<{ seq: number; message_id: string }>(insertManyQueuesStatement, [
+        plain.flatMap((s) => s.messages.map(() => s.queueId)),
+        ...columnArrays(plain.flatMap((s) => s.messages)),
+      ]);
+      const seqOf = new Map(rows.map((r) => [r.message_id, r.seq]));
+      for (const s of plain) answers.set(s, s.messages.map((m) => ({ messageId: m.messageId, seq: seqOf.get(m.messageId)! })));
+    } catch (err) {
+      if (!isForeignKeyViolation(err)) throw err;
+      await Promise.all(plain.map(alone));
+    }
+  };
+  if (plain.length < 2) await Promise.all(sends.map(alone));
+  else await Promise.all([together(), ...sends.filter((s) => !isPlain(s)).map(alone)]);
+  return sends.map((s) => answers.get(s)!);
+}
+
+async function queueGoneIfMissing(send: () => Promise<SentMessage[]>): Promise<SendOutcome> {
+  try {
+    return await send();
+  } catch (err) {
+    // The queue was deleted since the caller read it: nothing was written (one statement or transaction).
+    if (isForeignKeyViolation(err)) return "queueGone";
+    throw err;
+  }
+}
+
+async function sendOne(db: Db, p: MessageSendCall): Promise<SentMessage[]> {
+  if (isPlain(p)) {
+    const seqs = await insertMessages(db, p.queueId, p.messages);
     return p.messages.map((m, i) => ({ messageId: m.messageId, seq: seqs[i]! }));
   }
   return db.transaction(async (tx) => {

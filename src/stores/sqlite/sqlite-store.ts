@@ -5,13 +5,12 @@
  * inside flushes, never interleaved with a request's reads).
  */
 import Database from "better-sqlite3";
-import { fail } from "../../core/errors.js";
 import { limits } from "../../core/limits.js";
-import type { NewMessage, StoredMessage } from "../../core/message.js";
+import type { StoredMessage } from "../../core/message.js";
 import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { Notifier } from "../../core/notifier.js";
-import type { DeleteResult, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendDedup, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
@@ -29,7 +28,7 @@ import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { SqliteQueueCounts } from "./queue-counts.js";
 import { prepareQueueExists } from "./queue-exists.js";
-import { type ReceiveParams, SqliteReceiver } from "./receive.js";
+import { SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
 import { boundLimit } from "./bound-limit.js";
 import { SqliteWorkers } from "./workers-store.js";
@@ -99,6 +98,8 @@ export class SqliteStore implements Store {
   readonly writes: GroupCommitter;
   /** Shared with every other handle on this file in this process (shared-file.ts). */
   readonly notifier: Notifier;
+  /** Group commit gathers a turn's writes into one transaction already. */
+  readonly gathersTurns = false;
   private readonly syncer: WalSyncer | undefined;
   private readonly shared: SharedFile;
   private readonly receiver: SqliteReceiver;
@@ -319,74 +320,78 @@ export class SqliteStore implements Store {
     return this.settled(this.counts.stats({ ...p, head: true }));
   }
 
-  async messageSend(p: { queueId: number; messages: NewMessage[]; dedup?: SendDedup }): Promise<SentMessage[]> {
+  /** Each call a write of its own (a savepoint in the group commit): one failing fails alone. */
+  messageSendMany(p: { sends: MessageSendCall[] }): Promise<SendOutcome[]> {
+    return Promise.all(p.sends.map((send) => this.writes.run(() => this.send(send))));
+  }
+
+  messageReceiveMany(p: { receives: MessageReceiveParams[] }): Promise<ReceiveResult[]> {
+    return Promise.all(p.receives.map((receive) => this.writes.run(() => this.receiver.receive(receive))));
+  }
+
+  messageDeleteMany(p: { deletes: MessageDeleteCall[] }): Promise<DeleteResult[]> {
+    return Promise.all(p.deletes.map((d) => this.writes.run(() => this.delete(d))));
+  }
+
+  private send(p: MessageSendCall): SendOutcome {
     const dedup = p.dedup;
-    return this.writes.run(() => {
-      // The caller read the queue before this write's turn (queue-exists.ts): the rows would be
-      // kept for a queue that is gone and the send answered as a success. One seek per send, not
-      // per message.
-      if (!this.sql.queueExists(p.queueId)) fail("QueueNotFound", "The specified queue does not exist.");
-      // Only what the caller lacks (ids and seqs): echoing the messages back would cost a copy each.
-      if (!dedup) {
-        const seqs = this.sql.messageInsert.many(p.queueId, p.messages);
-        return p.messages.map((m, i): SentMessage => ({ messageId: m.messageId, seq: seqs[i]! }));
-      }
-      this.dedup.expire(p.queueId, dedup.nowMs);
-      return p.messages.map((m): SentMessage => {
-        const original = this.dedup.find(p.queueId, dedup, m);
-        if (original) return { messageId: original.message_id, seq: original.seq, duplicate: true };
-        const seq = this.sql.messageInsert(p.queueId, m);
-        this.dedup.record(p.queueId, dedup, m, seq);
-        return { messageId: m.messageId, seq };
-      });
+    // The caller read the queue before this write's turn (queue-exists.ts): the rows would be
+    // kept for a queue that is gone and the send answered as a success. One seek per send, not
+    // per message.
+    if (!this.sql.queueExists(p.queueId)) return "queueGone";
+    // Only what the caller lacks (ids and seqs): echoing the messages back would cost a copy each.
+    if (!dedup) {
+      const seqs = this.sql.messageInsert.many(p.queueId, p.messages);
+      return p.messages.map((m, i): SentMessage => ({ messageId: m.messageId, seq: seqs[i]! }));
+    }
+    this.dedup.expire(p.queueId, dedup.nowMs);
+    return p.messages.map((m): SentMessage => {
+      const original = this.dedup.find(p.queueId, dedup, m);
+      if (original) return { messageId: original.message_id, seq: original.seq, duplicate: true };
+      const seq = this.sql.messageInsert(p.queueId, m);
+      this.dedup.record(p.queueId, dedup, m, seq);
+      return { messageId: m.messageId, seq };
     });
   }
 
-  /** Plain, fair and FIFO selection, dead-lettering and attempt replay live in receive.ts. */
-  async messageReceive(p: ReceiveParams): Promise<ReceiveResult> {
-    return this.writes.run(() => this.receiver.receive(p));
-  }
-
-  async messageDelete(p: { queueId: number; receipts: ReceiptRef[]; nowMs?: number; refuseExpired?: boolean; anyReceipt?: boolean }): Promise<DeleteResult> {
-    return this.writes.run((): DeleteResult => {
-      const nowMs = p.nowMs;
-      const inFlightAtMs = p.refuseExpired ? nowMs : undefined;
-      if (p.refuseExpired && nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
-      const groups = new Set<string>();
-      /** Per token (one for all with anyReceipt), the seqs its statement deleted. */
-      const gone = new Map<string, Set<number>>();
-      const tokenOf = (r: ReceiptRef): string => (p.anyReceipt ? "" : r.token);
-      for (const [token, seqs] of seqsByToken(p.receipts, tokenOf)) {
-        const deletedSeqs = new Set<number>();
-        gone.set(token, deletedSeqs);
-        for (let i = 0; i < seqs.length; i += deleteChunk) {
-          const chunk = seqs.slice(i, i + deleteChunk);
-          const rows = p.anyReceipt
-            ? this.deleteAnyReceiptStatement(chunk.length).all(...chunk, p.queueId)
-            : inFlightAtMs === undefined
-              ? this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)
-              : this.deleteInFlightStatement(chunk.length).all(...chunk, p.queueId, token, inFlightAtMs);
-          for (const row of rows) {
-            deletedSeqs.add(row.seq);
-            this.messageCache.forget(row.seq);
-            if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
-          }
+  private delete(p: MessageDeleteCall): DeleteResult {
+    const nowMs = p.nowMs;
+    const inFlightAtMs = p.refuseExpired ? nowMs : undefined;
+    if (p.refuseExpired && nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
+    const groups = new Set<string>();
+    /** Per token (one for all with anyReceipt), the seqs its statement deleted. */
+    const gone = new Map<string, Set<number>>();
+    const tokenOf = (r: ReceiptRef): string => (p.anyReceipt ? "" : r.token);
+    for (const [token, seqs] of seqsByToken(p.receipts, tokenOf)) {
+      const deletedSeqs = new Set<number>();
+      gone.set(token, deletedSeqs);
+      for (let i = 0; i < seqs.length; i += deleteChunk) {
+        const chunk = seqs.slice(i, i + deleteChunk);
+        const rows = p.anyReceipt
+          ? this.deleteAnyReceiptStatement(chunk.length).all(...chunk, p.queueId)
+          : inFlightAtMs === undefined
+            ? this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)
+            : this.deleteInFlightStatement(chunk.length).all(...chunk, p.queueId, token, inFlightAtMs);
+        for (const row of rows) {
+          deletedSeqs.add(row.seq);
+          this.messageCache.forget(row.seq);
+          if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
         }
       }
-      // As deleting one by one would answer: an entry listed twice was deleted by the first one.
-      const deleted = p.receipts.map((r) => gone.get(tokenOf(r))!.delete(r.seq));
-      let groupsReady = 0;
-      for (const group of groups) {
-        const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
-        if (headVisibleAt !== undefined && headVisibleAt <= nowMs!) groupsReady++;
-      }
-      if (!p.refuseExpired) return { deleted, groupsReady };
-      // A receipt that deleted nothing while its message is still here: its lease has ended (the
-      // token matched but the message is visible again, or it was received again since). Looked up
-      // only for the receipts that failed, after every delete of the batch ran.
-      const expired = p.receipts.map((r, i) => !deleted[i] && this.sql.messageInQueue.get(r.seq, p.queueId) !== undefined);
-      return { deleted, groupsReady, expired };
-    });
+    }
+    // As deleting one by one would answer: an entry listed twice was deleted by the first one.
+    const deleted = p.receipts.map((r) => gone.get(tokenOf(r))!.delete(r.seq));
+    let groupsReady = 0;
+    for (const group of groups) {
+      const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
+      if (headVisibleAt !== undefined && headVisibleAt <= nowMs!) groupsReady++;
+    }
+    if (!p.refuseExpired) return { deleted, groupsReady };
+    // A receipt that deleted nothing while its message is still here: its lease has ended (the
+    // token matched but the message is visible again, or it was received again since). Looked up
+    // only for the receipts that failed, after every delete of the batch ran.
+    const expired = p.receipts.map((r, i) => !deleted[i] && this.sql.messageInQueue.get(r.seq, p.queueId) !== undefined);
+    return { deleted, groupsReady, expired };
   }
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {

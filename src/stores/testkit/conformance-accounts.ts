@@ -10,6 +10,7 @@ import { defaultQueueConfig } from "../../core/queue.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";
+import { messageReceive, messageSend } from "./one-call.js";
 
 const other = "222222222222";
 
@@ -42,8 +43,8 @@ export function registerAccountCases({ store, reopen, test }: ConformanceContext
   test("accounts: a deleted queue's tombstone is its account's; the other account's queue stays", async () => {
     const own = await store().queueCreate({ name: "q", config, tags: {}, nowMs: T0 });
     const theirs = await store().queueCreate({ account: other, name: "q", config, tags: {}, nowMs: T0 });
-    await store().messageSend({ queueId: own.queue.id, messages: [newMessage({ body: "own" })] });
-    await store().messageSend({ queueId: theirs.queue.id, messages: [newMessage({ body: "theirs" })] });
+    await messageSend(store(), { queueId: own.queue.id, messages: [newMessage({ body: "own" })] });
+    await messageSend(store(), { queueId: theirs.queue.id, messages: [newMessage({ body: "theirs" })] });
     await store().queueDelete({ id: theirs.queue.id, nowMs: T0 + 5 });
     expect(await store().queueDeletedAt({ account: other, name: "q" })).toBe(T0 + 5);
     expect(await store().queueDeletedAt({ name: "q" })).toBeUndefined();
@@ -56,14 +57,14 @@ export function registerAccountCases({ store, reopen, test }: ConformanceContext
     const ownSource = await store().queueCreate({ name: "src", config, tags: {}, nowMs: T0 });
     const theirSource = await store().queueCreate({ account: other, name: "src", config, tags: {}, nowMs: T0 });
     const theirDlq = await store().queueCreate({ account: other, name: "dlq", config, tags: {}, nowMs: T0 });
-    await store().messageSend({ queueId: theirSource.queue.id, messages: [newMessage({ body: "poison" })] });
+    await messageSend(store(), { queueId: theirSource.queue.id, messages: [newMessage({ body: "poison" })] });
     const deadLetter = { queueId: theirDlq.queue.id, maxReceiveCount: 0, sourceQueueName: "src" };
-    const r = await store().messageReceive({ queueId: theirSource.queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-acct-0", deadLetter });
+    const r = await messageReceive(store(), { queueId: theirSource.queue.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-acct-0", deadLetter });
     expect(r.deadLetteredCount).toBe(1);
     const moved = await store().messageMove({ sourceQueueId: theirDlq.queue.id, max: 10, nowMs: T0 + 10, minSentAtMs: 0 });
     expect(moved).toMatchObject({ moved: 1, movedByQueueId: { [theirSource.queue.id]: 1 }, sourceUnresolved: false });
     expect((await store().queueStats({ queueId: ownSource.queue.id, nowMs: T0 + 10, minSentAtMs: 0 })).visible).toBe(0);
-    const back = await store().messageReceive({ queueId: theirSource.queue.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-acct-1" });
+    const back = await messageReceive(store(), { queueId: theirSource.queue.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-acct-1" });
     expect(back.messages.map((m) => m.body)).toEqual(["poison"]);
   });
 
@@ -98,7 +99,7 @@ export function registerAccountCases({ store, reopen, test }: ConformanceContext
     expect(submitted.job.account).toBe(other);
     expect((await store().jobGet({ id: submitted.job.id }))!.account).toBe(other);
     expect((await store().jobGet({ id: ownJob.job.id }))!.account).toBeUndefined();
-    await store().messageSend({ queueId: theirs.id, messages: [newMessage({ body: '{"sent":"through SQS"}' })] });
+    await messageSend(store(), { queueId: theirs.id, messages: [newMessage({ body: '{"sent":"through SQS"}' })] });
     const leased = await store().jobLease({ ...jobs.leaseParams(theirs, `${theirs.id}.lease-acct`), leaseSeconds: 1, adopt: { maxAttempts: 3, account: other } });
     expect(leased.leased).toHaveLength(2);
     for (const job of leased.leased) expect((await store().jobGet({ id: job.id }))!.account).toBe(other);

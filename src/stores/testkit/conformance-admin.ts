@@ -10,6 +10,7 @@ import type { RetryPolicy } from "../../core/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { newJobFor } from "./conformance-jobs-kit.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   const error = await p.then(
@@ -28,8 +29,8 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
     const q = await makeQueue("q");
     const other = await makeQueue("other");
     const bin = new Uint8Array([0, 255]);
-    await store().messageSend({ queueId: other.id, messages: [newMessage({ body: "elsewhere" })] });
-    await store().messageSend({
+    await messageSend(store(), { queueId: other.id, messages: [newMessage({ body: "elsewhere" })] });
+    await messageSend(store(), {
       queueId: q.id,
       messages: [
         newMessage({ body: "leased", visibleAtMs: T0 }),
@@ -39,7 +40,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
       ],
     });
     // The oldest visible message within retention ("expired" is past it) is leased: in flight until T0 + 30 s.
-    const [leased] = (await store().messageReceive({ queueId: q.id, max: 1, nowMs: T0 + 5, visibleUntilMs: T0 + 30_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-peek-1" })).messages;
+    const [leased] = (await messageReceive(store(), { queueId: q.id, max: 1, nowMs: T0 + 5, visibleUntilMs: T0 + 30_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-peek-1" })).messages;
     expect(leased!.body).toBe("leased");
 
     const peek = () => store().messagePeek({ queueId: q.id, minSentAtMs: T0 - 5_000, limit: 10 });
@@ -55,9 +56,9 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
     expect((await store().messagePeek({ queueId: q.id, minSentAtMs: T0 - 5_000, limit: 2 })).map((m) => m.body)).toEqual(["ready", "leased"]);
 
     // Nothing changed: the next receive gets "ready" as a first receive, "leased" stays hidden with its receipt.
-    const [next] = (await store().messageReceive({ queueId: q.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 20, minSentAtMs: T0 - 5_000, receiptToken: "tok-peek-2" })).messages;
+    const [next] = (await messageReceive(store(), { queueId: q.id, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 20, minSentAtMs: T0 - 5_000, receiptToken: "tok-peek-2" })).messages;
     expect([next!.body, next!.receiveCount]).toEqual(["ready", 1]);
-    expect(await store().messageDelete({ queueId: q.id, receipts: [{ seq: leased!.seq, token: "tok-peek-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+    expect(await messageDelete(store(), { queueId: q.id, receipts: [{ seq: leased!.seq, token: "tok-peek-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
   });
 
   const failFor = (dlq?: QueueRecord): RetryPolicy => ({

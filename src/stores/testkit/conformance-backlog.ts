@@ -9,6 +9,7 @@ import { defaultQueueConfig } from "../../core/queue.js";
 import type { QueueStats } from "../../core/store.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 export function registerBacklogCases({ store, reopen, test }: ConformanceContext): void {
   const kit = jobCaseKit(store);
@@ -21,12 +22,12 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
   test("queueHeld counts every message the queue holds and its bodies' UTF-8 bytes, on each path", async () => {
     const q = await makeQueue("held-counts");
     expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 0, bytes: 0 });
-    await store().messageSend({ queueId: q, messages: ["abc", "héllo", "ok"].map((body) => newMessage({ body })) });
+    await messageSend(store(), { queueId: q, messages: ["abc", "héllo", "ok"].map((body) => newMessage({ body })) });
     expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 3, bytes: 3 + 6 + 2 });
     // In flight is still held; a delete lets go of it.
-    const { messages } = await store().messageReceive({ queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 60_000, minSentAtMs: 0, receiptToken: "tok-held-1" });
+    const { messages } = await messageReceive(store(), { queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 60_000, minSentAtMs: 0, receiptToken: "tok-held-1" });
     expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 3, bytes: 11 });
-    await store().messageDelete({ queueId: q, receipts: [{ seq: messages[0]!.seq, token: "tok-held-1" }] });
+    await messageDelete(store(), { queueId: q, receipts: [{ seq: messages[0]!.seq, token: "tok-held-1" }] });
     expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 2, bytes: 11 - Buffer.byteLength(messages[0]!.body) });
     await store().messagePurge({ queueId: q, nowMs: T0 });
     expect(await store().queueHeld({ queueId: q })).toEqual({ messages: 0, bytes: 0 });
@@ -44,7 +45,7 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
     const q = await makeQueue("expire-slices");
     // Sent out of seq order: the slice follows send time, not insertion.
     const sentAt = [T0 - 300, T0 - 500, T0 - 100, T0 - 400, T0 - 200, T0];
-    await store().messageSend({ queueId: q, messages: sentAt.map((sentAtMs) => newMessage({ sentAtMs, visibleAtMs: sentAtMs, body: String(sentAtMs) })) });
+    await messageSend(store(), { queueId: q, messages: sentAt.map((sentAtMs) => newMessage({ sentAtMs, visibleAtMs: sentAtMs, body: String(sentAtMs) })) });
     const remaining = async (): Promise<string[]> => (await store().messagePeek({ queueId: q, minSentAtMs: 0, limit: 10 })).map((m) => m.body).sort();
     expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 50, nowMs: T0, limit: 2 })).toEqual({ deleted: 2, jobChanges: [] });
     expect(await remaining()).toEqual([T0 - 300, T0 - 200, T0 - 100, T0].map(String).sort());
@@ -61,13 +62,13 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
     const queued = [T0 - 10_000, T0 - 8_000, T0 - 7_000].map((t) => newMessage({ sentAtMs: t, visibleAtMs: t, body: `queued ${t}` }));
     const fresh = newMessage({ sentAtMs: T0, visibleAtMs: T0, body: "fresh" });
     const freshDelayed = newMessage({ sentAtMs: T0, visibleAtMs: T0 + 500, body: "fresh, delayed" });
-    await store().messageSend({ queueId: q, messages: [...queued, fresh, freshDelayed] });
+    await messageSend(store(), { queueId: q, messages: [...queued, fresh, freshDelayed] });
     // The two sent first go in flight; the second is made visible again at once.
-    const got = (await store().messageReceive({ queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: 0, receiptToken: "tok-shifted" })).messages;
+    const got = (await messageReceive(store(), { queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: 0, receiptToken: "tok-shifted" })).messages;
     expect(got.map(sentAt)).toEqual([T0 - 10_000, T0 - 8_000]);
     expect(await store().messageChangeVisibility({ queueId: q, nowMs: T0, entries: [{ seq: got[1]!.seq, token: "tok-shifted", visibleAtMs: T0 }] })).toEqual(["changed"]);
     // Delayed past the end of its retention.
-    await store().messageSend({ queueId: q, messages: [newMessage({ sentAtMs: T0 - 9_000, visibleAtMs: T0 + 60_000, body: "delayed" })] });
+    await messageSend(store(), { queueId: q, messages: [newMessage({ sentAtMs: T0 - 9_000, visibleAtMs: T0 + 60_000, body: "delayed" })] });
 
     const minSentAtMs = T0 - 5_000;
     const stats = await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs });
@@ -99,13 +100,13 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
     const dlq = await makeQueue("stats-exact-dlq");
     const at = (nowMs: number, minSentAtMs = 0, queueId = q): Promise<[number, number, number]> => store().queueStats({ queueId, nowMs, minSentAtMs }).then(counts);
 
-    await store().messageSend({ queueId: q, messages: [newMessage({ sentAtMs: T0 - 10_000, visibleAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 500 })] });
+    await messageSend(store(), { queueId: q, messages: [newMessage({ sentAtMs: T0 - 10_000, visibleAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 500 })] });
     expect(await at(T0)).toEqual([3, 0, 1]);
     // The oldest is past retention: counted nowhere, though upkeep has not deleted it yet.
     expect(await at(T0, T0 - 5_000)).toEqual([2, 0, 1]);
     expect((await store().queueStats({ queueId: q, nowMs: T0, minSentAtMs: T0 - 5_000 })).oldestVisibleSentAtMs).toBe(T0);
 
-    const got = (await store().messageReceive({ queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-1" })).messages;
+    const got = (await messageReceive(store(), { queueId: q, max: 2, nowMs: T0, visibleUntilMs: T0 + 1_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-1" })).messages;
     expect(got).toHaveLength(2);
     expect(await at(T0, T0 - 5_000)).toEqual([0, 2, 1]);
     // The delay ends: the delayed message is visible, with nothing written.
@@ -115,8 +116,8 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
     expect(await at(T0 + 500, T0 - 5_000)).toEqual([2, 1, 0]);
     expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([3, 0, 0]);
 
-    const again = (await store().messageReceive({ queueId: q, max: 1, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-2" })).messages;
-    await store().messageDelete({ queueId: q, receipts: [{ seq: again[0]!.seq, token: "tok-stats-2" }] });
+    const again = (await messageReceive(store(), { queueId: q, max: 1, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: T0 - 5_000, receiptToken: "tok-stats-2" })).messages;
+    await messageDelete(store(), { queueId: q, receipts: [{ seq: again[0]!.seq, token: "tok-stats-2" }] });
     expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([2, 0, 0]);
     expect(await store().messageExpire({ queueId: q, minSentAtMs: T0 - 5_000, nowMs: T0 + 1_000, limit: 10 })).toMatchObject({ deleted: 1 });
     expect(await at(T0 + 1_000, T0 - 5_000)).toEqual([2, 0, 0]);
@@ -124,7 +125,7 @@ export function registerBacklogCases({ store, reopen, test }: ConformanceContext
 
     // Dead-lettered on a receive past maxReceiveCount, then redriven back.
     const deadLetter = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: "stats-exact" };
-    const dead = await store().messageReceive({ queueId: q, max: 10, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: 0, receiptToken: "tok-stats-3", deadLetter });
+    const dead = await messageReceive(store(), { queueId: q, max: 10, nowMs: T0 + 1_000, visibleUntilMs: T0 + 2_000, minSentAtMs: 0, receiptToken: "tok-stats-3", deadLetter });
     expect(dead.deadLetteredCount).toBeGreaterThan(0);
     expect((await at(T0 + 1_000))[0] + (await at(T0 + 1_000, 0, dlq))[0] + (await at(T0 + 1_000))[1]).toBe(2);
     const moved = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 3_000, minSentAtMs: 0 });

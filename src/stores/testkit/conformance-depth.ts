@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 export function registerDepthCases({ store, another, test }: ConformanceContext): void {
   const kit = jobCaseKit(store);
@@ -28,20 +29,20 @@ export function registerDepthCases({ store, another, test }: ConformanceContext)
     const dest = await makeQueue("depth-dest");
     expect(await depthOf(src, T0)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
 
-    await store().messageSend({ queueId: src, messages: [newMessage(), newMessage({ sentAtMs: T0 + 1, visibleAtMs: T0 + 1 }), newMessage({ visibleAtMs: T0 + 60_000 })] });
-    await store().messageSend({ queueId: src, messages: [newMessage({ sentAtMs: T0 + 2, visibleAtMs: T0 + 2 }), newMessage({ sentAtMs: T0 + 3, visibleAtMs: T0 + 3 })] });
+    await messageSend(store(), { queueId: src, messages: [newMessage(), newMessage({ sentAtMs: T0 + 1, visibleAtMs: T0 + 1 }), newMessage({ visibleAtMs: T0 + 60_000 })] });
+    await messageSend(store(), { queueId: src, messages: [newMessage({ sentAtMs: T0 + 2, visibleAtMs: T0 + 2 }), newMessage({ sentAtMs: T0 + 3, visibleAtMs: T0 + 3 })] });
     expect(await depthOf(src, T0 + 10)).toEqual({ visible: 4, inFlight: 0, delayed: 1 });
 
-    const got = (await store().messageReceive({ queueId: src, max: 2, nowMs: T0 + 10, visibleUntilMs: T0 + 1_000, minSentAtMs: 0, receiptToken: "tok-depth-1" })).messages;
+    const got = (await messageReceive(store(), { queueId: src, max: 2, nowMs: T0 + 10, visibleUntilMs: T0 + 1_000, minSentAtMs: 0, receiptToken: "tok-depth-1" })).messages;
     expect(got).toHaveLength(2);
     expect(await depthOf(src, T0 + 10)).toEqual({ visible: 2, inFlight: 2, delayed: 1 });
 
-    await store().messageDelete({ queueId: src, receipts: [{ seq: got[0]!.seq, token: "tok-depth-1" }] });
+    await messageDelete(store(), { queueId: src, receipts: [{ seq: got[0]!.seq, token: "tok-depth-1" }] });
     expect(await depthOf(src, T0 + 10)).toEqual({ visible: 2, inFlight: 1, delayed: 1 });
 
     // The other received message comes back after its lease and is dead-lettered on the next receive.
     const deadLetter = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: "depth-src" };
-    const again = await store().messageReceive({ queueId: src, max: 10, nowMs: T0 + 2_000, visibleUntilMs: T0 + 3_000, minSentAtMs: 0, receiptToken: "tok-depth-2", deadLetter });
+    const again = await messageReceive(store(), { queueId: src, max: 10, nowMs: T0 + 2_000, visibleUntilMs: T0 + 3_000, minSentAtMs: 0, receiptToken: "tok-depth-2", deadLetter });
     expect(again.deadLetteredCount).toBe(1);
     expect(await depthOf(src, T0 + 2_000)).toEqual({ visible: 0, inFlight: 2, delayed: 1 });
     expect(await depthOf(dlq, T0 + 2_000)).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
@@ -53,7 +54,7 @@ export function registerDepthCases({ store, another, test }: ConformanceContext)
 
     await store().messagePurge({ queueId: src, nowMs: T0 + 2_000 });
     expect(await depthOf(src, T0 + 2_000)).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
-    await store().messageSend({ queueId: src, messages: [newMessage()] });
+    await messageSend(store(), { queueId: src, messages: [newMessage()] });
     expect(await depthOf(src, T0 + 2_000)).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
 
     await store().queueDelete({ id: dest, nowMs: T0 + 3_000 });
@@ -64,7 +65,7 @@ export function registerDepthCases({ store, another, test }: ConformanceContext)
 
   test("queueDepth names the oldest visible message once retention has been applied", async () => {
     const q = await makeQueue("depth-oldest");
-    await store().messageSend({ queueId: q, messages: [newMessage({ sentAtMs: T0 - 500, visibleAtMs: T0 - 500 }), newMessage({ sentAtMs: T0, visibleAtMs: T0 })] });
+    await messageSend(store(), { queueId: q, messages: [newMessage({ sentAtMs: T0 - 500, visibleAtMs: T0 - 500 }), newMessage({ sentAtMs: T0, visibleAtMs: T0 })] });
     expect((await store().queueDepth({ queueId: q, nowMs: T0 + 10, minSentAtMs: 0 })).oldestVisibleSentAtMs).toBe(T0 - 500);
     await store().messageExpire({ queueId: q, minSentAtMs: T0 - 100, nowMs: T0 + 10 });
     expect(await store().queueDepth({ queueId: q, nowMs: T0 + 10, minSentAtMs: T0 - 100 })).toEqual({ visible: 1, inFlight: 0, delayed: 0, oldestVisibleSentAtMs: T0 });
@@ -94,8 +95,8 @@ export function registerDepthCases({ store, another, test }: ConformanceContext)
   test("queueDepth through a second handle counts what the first one wrote", async () => {
     const q = await makeQueue("depth-two-handles");
     const other = await another();
-    await store().messageSend({ queueId: q, messages: [newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 60_000 })] });
-    await other.messageReceive({ queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-depth-other" });
+    await messageSend(store(), { queueId: q, messages: [newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 60_000 })] });
+    await messageReceive(other, { queueId: q, max: 1, nowMs: T0, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-depth-other" });
     const fromOther = await other.queueDepth({ queueId: q, nowMs: T0, minSentAtMs: 0 });
     expect(fromOther).toEqual(await other.queueStats({ queueId: q, nowMs: T0, minSentAtMs: 0 }));
     expect(fromOther).toEqual(await store().queueDepth({ queueId: q, nowMs: T0, minSentAtMs: 0 }));

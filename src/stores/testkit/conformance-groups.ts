@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
 import type { DeadLetterTarget, ReceiveAttempt, SendDedup } from "../../core/store.js";
 import { type ConformanceContext, newMessage } from "./conformance-context.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 const T0 = 1_700_000_000_000;
 const windowMs = 5 * 60_000;
@@ -31,7 +32,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   async function receive(queueId: number, max: number, o: ReceiveOptions = {}) {
     const nowMs = o.nowMs ?? T0;
-    return store().messageReceive({
+    return messageReceive(store(), {
       queueId,
       max,
       nowMs,
@@ -50,9 +51,9 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("dedup: a duplicate within the window is answered with the original and not enqueued", async () => {
     const id = await makeQueue("d.fifo", true);
-    const [first] = await store().messageSend({ queueId: id, dedup: dedupAt(T0), messages: [newMessage({ body: "one", groupId: "g", deduplicationId: "x" })] });
+    const [first] = await messageSend(store(), { queueId: id, dedup: dedupAt(T0), messages: [newMessage({ body: "one", groupId: "g", deduplicationId: "x" })] });
     expect(first!.duplicate).toBeFalsy();
-    const sent = await store().messageSend({
+    const sent = await messageSend(store(), {
       queueId: id,
       dedup: dedupAt(T0 + 1),
       messages: [newMessage({ body: "dup", groupId: "g", deduplicationId: "x" }), newMessage({ body: "two", groupId: "g", deduplicationId: "y" }), newMessage({ body: "dup-in-batch", groupId: "g", deduplicationId: "y" })],
@@ -66,18 +67,18 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("dedup: ids outlive their deleted message and expire after the window", async () => {
     const id = await makeQueue("d.fifo", true);
-    await store().messageSend({ queueId: id, dedup: dedupAt(T0), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    await messageSend(store(), { queueId: id, dedup: dedupAt(T0), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
     const { messages } = await receive(id, 1, { fifo: true, token: "tok-del-1" });
-    expect(await store().messageDelete({ queueId: id, receipts: [{ seq: messages[0]!.seq, token: "tok-del-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
-    const [again] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs - 1), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    expect(await messageDelete(store(), { queueId: id, receipts: [{ seq: messages[0]!.seq, token: "tok-del-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+    const [again] = await messageSend(store(), { queueId: id, dedup: dedupAt(T0 + windowMs - 1), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
     expect(again!.duplicate).toBe(true);
-    const [later] = await store().messageSend({ queueId: id, dedup: dedupAt(T0 + windowMs), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
+    const [later] = await messageSend(store(), { queueId: id, dedup: dedupAt(T0 + windowMs), messages: [newMessage({ groupId: "g", deduplicationId: "x" })] });
     expect(later!.duplicate).toBeFalsy();
   });
 
   test("dedup: messageGroup scope deduplicates per group", async () => {
     const id = await makeQueue("d.fifo", true);
-    const sent = await store().messageSend({
+    const sent = await messageSend(store(), {
       queueId: id,
       dedup: dedupAt(T0, "messageGroup"),
       messages: [newMessage({ groupId: "a", deduplicationId: "x" }), newMessage({ groupId: "b", deduplicationId: "x" }), newMessage({ groupId: "a", deduplicationId: "x" })],
@@ -87,7 +88,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("FIFO: strict order within a group, several per receive, no delivery while one is in flight", async () => {
     const id = await makeQueue("f.fifo", true);
-    await store().messageSend({
+    await messageSend(store(), {
       queueId: id,
       messages: ["a1", "a2", "a3"].map((body) => newMessage({ body, groupId: "a" })).concat([newMessage({ body: "b1", groupId: "b" })]),
     });
@@ -97,24 +98,24 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1 })).toEqual(["b1"]);
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 2 })).toEqual([]);
     // a1 is still in flight: this delete unblocks nothing, so it reports no ready group.
-    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 3, receipts: [{ seq: first.messages[1]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+    expect(await messageDelete(store(), { queueId: id, nowMs: T0 + 3, receipts: [{ seq: first.messages[1]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 0 });
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 3 })).toEqual([]);
     // Now a3 heads group a and is visible: one group a receive can take.
-    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 4, receipts: [{ seq: first.messages[0]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 1 });
+    expect(await messageDelete(store(), { queueId: id, nowMs: T0 + 4, receipts: [{ seq: first.messages[0]!.seq, token: "tok-fifo-1" }] })).toEqual({ deleted: [true], groupsReady: 1 });
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 4 })).toEqual(["a3"]);
   });
 
   test("FIFO: a receive starts from the oldest available group and takes as many of it as it can", async () => {
     const id = await makeQueue("o.fifo", true);
     // Group names sort the other way round from their age: the order must come from the messages.
-    const send = (body: string, groupId: string) => store().messageSend({ queueId: id, messages: [newMessage({ body, groupId })] });
+    const send = (body: string, groupId: string) => messageSend(store(), { queueId: id, messages: [newMessage({ body, groupId })] });
     for (const [body, group] of [["z1", "z"], ["z2", "z"], ["z3", "z"], ["a1", "a"], ["m1", "m"], ["a2", "a"]] as const) await send(body, group);
     const first = await receive(id, 2, { fifo: true, token: "tok-old-1" });
     expect(first.messages.map((m) => m.body)).toEqual(["z1", "z2"]);
     // z is locked: the next oldest group is a, then m; a receive fills up across groups, each in order.
     expect(await bodies(id, 10, { fifo: true, token: "tok-old-2", visibleForMs: 1_000 })).toEqual(["a1", "a2", "m1"]);
     // Once z's two are deleted, z3 heads it, older than anything else: it comes first again.
-    await store().messageDelete({ queueId: id, receipts: first.messages.map((m) => ({ seq: m.seq, token: "tok-old-1" })) });
+    await messageDelete(store(), { queueId: id, receipts: first.messages.map((m) => ({ seq: m.seq, token: "tok-old-1" })) });
     await send("m2", "m");
     expect(await bodies(id, 1, { fifo: true, nowMs: T0 + 1_000, token: "tok-old-3" })).toEqual(["z3"]);
     // a and m came back visible (their lease ended): a's head is older than m's.
@@ -123,39 +124,39 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("FIFO: messageDelete counts the groups it unblocked: each once, none empty, in flight or delayed", async () => {
     const id = await makeQueue("r.fifo", true);
-    const send = (body: string, groupId: string, visibleAtMs = T0) => store().messageSend({ queueId: id, messages: [newMessage({ body, groupId, visibleAtMs })] });
+    const send = (body: string, groupId: string, visibleAtMs = T0) => messageSend(store(), { queueId: id, messages: [newMessage({ body, groupId, visibleAtMs })] });
     for (const [body, group] of [["a1", "a"], ["a2", "a"], ["a3", "a"], ["b1", "b"], ["c1", "c"], ["d1", "d"], ["d2", "d"], ["d3", "d"]] as const) await send(body, group);
     await send("c2", "c", T0 + 60_000);
     const got = await receive(id, 10, { fifo: true, token: "tok-ready" });
     const receipt = (body: string) => ({ seq: got.messages.find((m) => m.body === body)!.seq, token: "tok-ready" });
     expect(got.messages.map((m) => m.body).sort()).toEqual(["a1", "a2", "a3", "b1", "c1", "d1", "d2", "d3"]);
     // a: a3 still in flight; b: now empty; c: c2 still delayed. None of them is ready.
-    const none = await store().messageDelete({ queueId: id, nowMs: T0 + 1, receipts: ["a1", "a2", "b1", "c1"].map(receipt) });
+    const none = await messageDelete(store(), { queueId: id, nowMs: T0 + 1, receipts: ["a1", "a2", "b1", "c1"].map(receipt) });
     expect(none).toEqual({ deleted: [true, true, true, true], groupsReady: 0 });
     // d: more messages arrive behind the run in flight; deleting all of the run unblocks d once.
     await send("d4", "d");
     await send("d5", "d");
-    const d = await store().messageDelete({ queueId: id, nowMs: T0 + 2, receipts: ["d1", "d2", "d3"].map(receipt) });
+    const d = await messageDelete(store(), { queueId: id, nowMs: T0 + 2, receipts: ["d1", "d2", "d3"].map(receipt) });
     expect(d).toEqual({ deleted: [true, true, true], groupsReady: 1 });
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 3 })).toEqual(["d4", "d5"]);
     // Without nowMs nothing is counted (standard queues don't need wake-ups on delete).
-    expect(await store().messageDelete({ queueId: id, receipts: [receipt("a3")] })).toEqual({ deleted: [true], groupsReady: 0 });
+    expect(await messageDelete(store(), { queueId: id, receipts: [receipt("a3")] })).toEqual({ deleted: [true], groupsReady: 0 });
   });
 
   test("FIFO: messageDelete with refuseExpired deletes only within the lease and reports the handles whose lease ended", async () => {
     const id = await makeQueue("x.fifo", true);
-    await store().messageSend({ queueId: id, messages: ["a1", "b1", "c1"].map((body) => newMessage({ body, groupId: body[0]! })) });
+    await messageSend(store(), { queueId: id, messages: ["a1", "b1", "c1"].map((body) => newMessage({ body, groupId: body[0]! })) });
     // Leases end at T0 + 100.
     const got = await receive(id, 10, { fifo: true, token: "tok-exp-1", visibleForMs: 100 });
     const seq = (body: string) => got.messages.find((m) => m.body === body)!.seq;
     // Within the lease (T0 + 99): deleted. Listed twice: the second finds it gone, not expired.
-    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 99, refuseExpired: true, receipts: [{ seq: seq("a1"), token: "tok-exp-1" }, { seq: seq("a1"), token: "tok-exp-1" }] })).toEqual({
+    expect(await messageDelete(store(), { queueId: id, nowMs: T0 + 99, refuseExpired: true, receipts: [{ seq: seq("a1"), token: "tok-exp-1" }, { seq: seq("a1"), token: "tok-exp-1" }] })).toEqual({
       deleted: [true, false],
       groupsReady: 0,
       expired: [false, false],
     });
     // At T0 + 100 b1 and c1 are visible again: their handle has expired, and they stay.
-    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 100, refuseExpired: true, receipts: [{ seq: seq("b1"), token: "tok-exp-1" }] })).toEqual({
+    expect(await messageDelete(store(), { queueId: id, nowMs: T0 + 100, refuseExpired: true, receipts: [{ seq: seq("b1"), token: "tok-exp-1" }] })).toEqual({
       deleted: [false],
       groupsReady: 0,
       expired: [true],
@@ -164,7 +165,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     const again = await receive(id, 10, { fifo: true, nowMs: T0 + 100, token: "tok-exp-2", visibleForMs: 100 });
     expect(again.messages.map((m) => m.body).sort()).toEqual(["b1", "c1"]);
     expect(
-      await store().messageDelete({
+      await messageDelete(store(), {
         queueId: id,
         nowMs: T0 + 101,
         refuseExpired: true,
@@ -174,12 +175,12 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 200 })).toEqual(["c1"]);
     // Without refuseExpired a matching token deletes whatever the time (standard queues).
     const late = await receive(id, 10, { fifo: true, nowMs: T0 + 40_000, token: "tok-exp-3", visibleForMs: 100 });
-    expect(await store().messageDelete({ queueId: id, nowMs: T0 + 40_200, receipts: [{ seq: late.messages[0]!.seq, token: "tok-exp-3" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+    expect(await messageDelete(store(), { queueId: id, nowMs: T0 + 40_200, receipts: [{ seq: late.messages[0]!.seq, token: "tok-exp-3" }] })).toEqual({ deleted: [true], groupsReady: 0 });
   });
 
   test("FIFO: a message whose visibility expired is delivered again before later ones of its group", async () => {
     const id = await makeQueue("f.fifo", true);
-    await store().messageSend({ queueId: id, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
+    await messageSend(store(), { queueId: id, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
     expect(await bodies(id, 1, { fifo: true, visibleForMs: 1_000 })).toEqual(["a1"]);
     expect(await bodies(id, 1, { fifo: true, nowMs: T0 + 500 })).toEqual([]);
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 1_000 })).toEqual(["a1", "a2"]);
@@ -187,15 +188,15 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("FIFO: a delayed message keeps its place in its group", async () => {
     const id = await makeQueue("f.fifo", true);
-    await store().messageSend({ queueId: id, messages: [newMessage({ body: "a1", groupId: "a", visibleAtMs: T0 + 5_000 }), newMessage({ body: "a2", groupId: "a" })] });
+    await messageSend(store(), { queueId: id, messages: [newMessage({ body: "a1", groupId: "a", visibleAtMs: T0 + 5_000 }), newMessage({ body: "a2", groupId: "a" })] });
     expect(await bodies(id, 10, { fifo: true })).toEqual([]);
     expect(await bodies(id, 10, { fifo: true, nowMs: T0 + 5_000 })).toEqual(["a1", "a2"]);
   });
 
   test("fair: a group's backlog does not starve a group with a few messages", async () => {
     const id = await makeQueue("fair");
-    await store().messageSend({ queueId: id, messages: Array.from({ length: 300 }, (_, i) => newMessage({ body: `A${i}`, groupId: "A" })) });
-    await store().messageSend({ queueId: id, messages: Array.from({ length: 5 }, (_, i) => newMessage({ body: `B${i}`, groupId: "B" })) });
+    await messageSend(store(), { queueId: id, messages: Array.from({ length: 300 }, (_, i) => newMessage({ body: `A${i}`, groupId: "A" })) });
+    await messageSend(store(), { queueId: id, messages: Array.from({ length: 5 }, (_, i) => newMessage({ body: `B${i}`, groupId: "B" })) });
     const got: string[] = [];
     for (let i = 0; i < 10; i++) got.push(...(await bodies(id, 1, { token: `tok-fair-${i}` })));
     expect(got.filter((b) => b.startsWith("B"))).toEqual(["B0", "B1", "B2", "B3", "B4"]);
@@ -206,7 +207,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("fair: priority orders messages within a group; ungrouped messages are one more flow", async () => {
     const id = await makeQueue("fair");
-    await store().messageSend({
+    await messageSend(store(), {
       queueId: id,
       messages: [
         newMessage({ body: "A-low", groupId: "A", priority: 0 }),
@@ -223,16 +224,16 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("fair: once a queue's groups are gone, receives are in plain priority order again", async () => {
     const id = await makeQueue("fair");
-    await store().messageSend({ queueId: id, messages: [newMessage({ body: "g", groupId: "A" })] });
+    await messageSend(store(), { queueId: id, messages: [newMessage({ body: "g", groupId: "A" })] });
     await store().messagePurge({ queueId: id, nowMs: T0 });
-    await store().messageSend({ queueId: id, messages: [newMessage({ body: "p0", priority: 0 }), newMessage({ body: "p9", priority: 9 })] });
+    await messageSend(store(), { queueId: id, messages: [newMessage({ body: "p0", priority: 0 }), newMessage({ body: "p9", priority: 9 })] });
     expect(await bodies(id, 10)).toEqual(["p9", "p0"]);
   });
 
   test("dead-letter: a message received maxReceiveCount times moves instead of being delivered", async () => {
     const src = await makeQueue("src");
     const dlq = await makeQueue("dlq");
-    const [sent] = await store().messageSend({ queueId: src, messages: [newMessage({ body: "poison", sentAtMs: T0 - 10 }), newMessage({ body: "fine", visibleAtMs: T0 + 250_000 })] });
+    const [sent] = await messageSend(store(), { queueId: src, messages: [newMessage({ body: "poison", sentAtMs: T0 - 10 }), newMessage({ body: "fine", visibleAtMs: T0 + 250_000 })] });
     const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 2, sourceQueueName: "src" };
     for (let i = 0; i < 2; i++) {
       const r = await receive(src, 1, { nowMs: T0 + i * 100_000, deadLetter, token: `tok-dl-${i}` });
@@ -252,7 +253,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
   test("dead-letter: a FIFO group moves past a dead-lettered message in order", async () => {
     const src = await makeQueue("src.fifo", true);
     const dlq = await makeQueue("dlq.fifo", true);
-    await store().messageSend({ queueId: src, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
+    await messageSend(store(), { queueId: src, messages: ["a1", "a2"].map((body) => newMessage({ body, groupId: "a" })) });
     const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: "src.fifo" };
     expect((await receive(src, 1, { fifo: true, deadLetter, visibleForMs: 10 })).messages.map((m) => m.body)).toEqual(["a1"]);
     const r = await receive(src, 10, { fifo: true, deadLetter, nowMs: T0 + 10 });
@@ -272,7 +273,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
       const suffix = fifo ? ".fifo" : "";
       const src = await makeQueue(`${kind}-src${suffix}`, fifo);
       const dlq = await makeQueue(`${kind}-dlq${suffix}`, fifo);
-      await store().messageSend({ queueId: src, messages: [newMessage({ body: `${kind}-poison`, groupId })] });
+      await messageSend(store(), { queueId: src, messages: [newMessage({ body: `${kind}-poison`, groupId })] });
       expect(await bodies(src, 1, { fifo, visibleForMs: 10, token: `tok-${kind}-1` })).toEqual([`${kind}-poison`]);
       await store().queueDelete({ id: dlq, nowMs: T0 });
       const deadLetter: DeadLetterTarget = { queueId: dlq, maxReceiveCount: 1, sourceQueueName: `${kind}-src${suffix}` };
@@ -283,7 +284,7 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("attempt: a retried receive returns the same messages and receipts while they are in flight", async () => {
     const id = await makeQueue("f.fifo", true);
-    await store().messageSend({ queueId: id, messages: ["a1", "a2", "b1"].map((body) => newMessage({ body, groupId: body[0] })) });
+    await messageSend(store(), { queueId: id, messages: ["a1", "a2", "b1"].map((body) => newMessage({ body, groupId: body[0] })) });
     const attempt: ReceiveAttempt = { attemptId: "try-1", expiresAtMs: T0 + windowMs };
     const first = await receive(id, 2, { fifo: true, attempt, token: "tok-attempt-1" });
     const retry = await receive(id, 2, { fifo: true, attempt, token: "tok-attempt-2", nowMs: T0 + 5 });

@@ -9,6 +9,7 @@ import type { JobWebhook } from "../../core/job.js";
 import type { ConformanceContext } from "./conformance-context.js";
 import { T0 } from "./conformance-context.js";
 import { expectCode, jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
+import { messageReceive, messageSend } from "./one-call.js";
 
 export { newJobFor } from "./conformance-jobs-kit.js";
 
@@ -219,7 +220,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     await lease(q, { nowMs: T0 + 500, token: `${q.id}.tok-bbbbbbbb` });
     const failed = await store().jobFail({ ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-bbbbbbbb`, nowMs: T0 + 600, error: { message: "e2", type: "X" }, retryable: true });
     expect(failed).toMatchObject({ events: ["job.failed"], job: { status: "failed", attempt: 2, error: { message: "e2", type: "X" } } });
-    const inDlq = await store().messageReceive({ queueId: dlq.id, max: 10, nowMs: T0 + 600, visibleUntilMs: T0 + 700, minSentAtMs: 0, receiptToken: "tok-dlq-aaaa" });
+    const inDlq = await messageReceive(store(), { queueId: dlq.id, max: 10, nowMs: T0 + 600, visibleUntilMs: T0 + 700, minSentAtMs: 0, receiptToken: "tok-dlq-aaaa" });
     expect(inDlq.messages.map((m) => [m.messageId, m.deadLetterSourceQueueName])).toEqual([[job.id, "jobs"]]);
   });
 
@@ -304,7 +305,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
   test("jobs: lease adopts a message that has no job", async () => {
     const q = await makeQueue();
     const message = jobMessage({ queue: q, jobId: "11111111-1111-4111-8111-111111111111", inputJson: '{"from":"sqs"}', priority: 2, availableAtMs: T0, senderId: "x" });
-    await store().messageSend({ queueId: q.id, messages: [message] });
+    await messageSend(store(), { queueId: q.id, messages: [message] });
     const r = await lease(q);
     expect(r.leased.map((j) => [j.id, j.inputJson, j.priority, j.attempt])).toEqual([["11111111-1111-4111-8111-111111111111", '{"from":"sqs"}', 2, 1]]);
   });

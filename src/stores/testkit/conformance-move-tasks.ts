@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import type { MoveTaskRecord } from "../../core/move-task-record.js";
 import { defaultQueueConfig } from "../../core/queue.js";
 import { type ConformanceContext, newMessage } from "./conformance-context.js";
+import { messageReceive, messageSend } from "./one-call.js";
 
 const T0 = 1_700_000_000_000;
 
@@ -27,9 +28,9 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
 
   /** Puts messages into `dlq` as if dead-lettered from `source` (through a real receive). */
   async function deadLetter(sourceName: string, sourceId: number, dlqId: number, bodies: string[]): Promise<void> {
-    await store().messageSend({ queueId: sourceId, messages: bodies.map((body) => newMessage({ body })) });
+    await messageSend(store(), { queueId: sourceId, messages: bodies.map((body) => newMessage({ body })) });
     const deadLetter = { queueId: dlqId, maxReceiveCount: 0, sourceQueueName: sourceName };
-    const r = await store().messageReceive({ queueId: sourceId, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-move-0", deadLetter });
+    const r = await messageReceive(store(), { queueId: sourceId, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-move-0", deadLetter });
     expect(r.deadLetteredCount).toBe(bodies.length);
   }
 
@@ -56,7 +57,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     const first = await store().messageMove({ sourceQueueId: dlq, destinationQueueId: dest, max: 2, nowMs: T0 + 10, minSentAtMs: 0, taskHandle: "task-1" });
     expect(first).toEqual({ moved: 2, movedByQueueId: { [dest]: 2 }, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false });
     expect((await store().moveTaskGet({ taskHandle: "task-1" }))!.movedCount).toBe(2);
-    const got = (await store().messageReceive({ queueId: dest, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-move-1" })).messages;
+    const got = (await messageReceive(store(), { queueId: dest, max: 10, nowMs: T0 + 10, visibleUntilMs: T0 + 100, minSentAtMs: 0, receiptToken: "tok-move-1" })).messages;
     expect(got.map((m) => m.body).sort()).toEqual(["m1", "m2"]);
     expect(got.every((m) => m.receiveCount === 1 && m.sentAtMs === T0 + 10 && m.deadLetterSourceQueueName === undefined)).toBe(true);
     await store().moveTaskUpdate({ taskHandle: "task-1", status: "CANCELLING", fromStatuses: ["RUNNING"], nowMs: T0 + 11 });
@@ -72,7 +73,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
     await deadLetter("b", b, dlq, ["from-b"]);
     const r = await store().messageMove({ sourceQueueId: dlq, max: 10, nowMs: T0 + 5, minSentAtMs: 0 });
     expect(r).toEqual({ moved: 2, movedByQueueId: { [a]: 1, [b]: 1 }, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false });
-    const fromA = (await store().messageReceive({ queueId: a, max: 10, nowMs: T0 + 5, visibleUntilMs: T0 + 50, minSentAtMs: 0, receiptToken: "tok-move-2" })).messages;
+    const fromA = (await messageReceive(store(), { queueId: a, max: 10, nowMs: T0 + 5, visibleUntilMs: T0 + 50, minSentAtMs: 0, receiptToken: "tok-move-2" })).messages;
     expect(fromA.map((m) => m.body)).toEqual(["from-a"]);
   });
 
@@ -90,7 +91,7 @@ export function registerMoveTaskCases({ store, reopen, test }: ConformanceContex
       const suffix = fifo ? ".fifo" : "";
       const { queue: src } = await store().queueCreate({ name: `src${suffix}`, config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
       const { queue: dest } = await store().queueCreate({ name: `dest${suffix}`, config: defaultQueueConfig(fifo), tags: {}, nowMs: T0 });
-      await store().messageSend({ queueId: src.id, messages: [newMessage({ body: "stays", ...(fifo ? { groupId: "g" } : {}) })] });
+      await messageSend(store(), { queueId: src.id, messages: [newMessage({ body: "stays", ...(fifo ? { groupId: "g" } : {}) })] });
       const handle = `task${suffix}`;
       await store().moveTaskCreate({ task: task({ taskHandle: handle, sourceQueueName: src.name, destinationQueueName: dest.name }) });
       await store().queueDelete({ id: dest.id, nowMs: T0 });

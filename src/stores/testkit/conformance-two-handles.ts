@@ -14,6 +14,7 @@ import { QueueService } from "../../core/queue-service.js";
 import type { Store } from "../../core/store.js";
 import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 /** Ids unique to one node (`node` 1–9), so two services never make the same message id. */
 function nodeIds(node: number): IdSource {
@@ -52,7 +53,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 export function registerTwoHandleCases({ store, another, test }: ConformanceContext): void {
   async function receive(s: Store, queueId: number, token: string, nowMs = T0, fifo = false) {
-    return (await s.messageReceive({ queueId, max: 10, nowMs, visibleUntilMs: nowMs + 30_000, minSentAtMs: 0, receiptToken: token, fifo })).messages;
+    return (await messageReceive(s, { queueId, max: 10, nowMs, visibleUntilMs: nowMs + 30_000, minSentAtMs: 0, receiptToken: token, fifo })).messages;
   }
 
   test("two handles: a message sent through one is received through the other, and its delete there is seen by the first", async () => {
@@ -60,12 +61,12 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     const b = await another();
     const { queue } = await a.queueCreate({ name: "shared", config: defaultQueueConfig(false), tags: {}, nowMs: T0 });
     expect((await b.queueGet({ name: "shared" }))?.id).toBe(queue.id);
-    await a.messageSend({ queueId: queue.id, messages: [newMessage({ body: "hello" })] });
+    await messageSend(a, { queueId: queue.id, messages: [newMessage({ body: "hello" })] });
     const got = await receive(b, queue.id, "tok-bbbbbbbb");
     expect(got.map((m) => m.body)).toEqual(["hello"]);
     // In flight for one handle is in flight for the other.
     expect(await receive(a, queue.id, "tok-aaaaaaaa")).toEqual([]);
-    const { deleted } = await b.messageDelete({ queueId: queue.id, receipts: [{ seq: got[0]!.seq, token: "tok-bbbbbbbb" }] });
+    const { deleted } = await messageDelete(b, { queueId: queue.id, receipts: [{ seq: got[0]!.seq, token: "tok-bbbbbbbb" }] });
     expect(deleted).toEqual([true]);
     expect(await a.queueStats({ queueId: queue.id, nowMs: T0 + 60_000, minSentAtMs: 0 })).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     expect(await receive(a, queue.id, "tok-cccccccc", T0 + 60_000)).toEqual([]);
@@ -82,7 +83,7 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     a.notifier.publish({ kind: "queueChanged", queueId: queue.id, queueName: "doomed", deleted: { liveJobIds: [] } });
     while ((await b.queueGet({ name: "doomed" })) !== undefined) await new Promise((resolve) => setImmediate(resolve));
     expect(await b.queueDeletedAt({ name: "doomed" })).toBe(T0 + 1);
-    await expect(b.messageSend({ queueId: queue.id, messages: [newMessage()] })).rejects.toMatchObject({ code: "QueueNotFound" });
+    expect(await b.messageSendMany({ sends: [{ queueId: queue.id, messages: [newMessage()] }] })).toEqual(["queueGone"]);
   });
 
   test("two handles: FIFO deduplication and group order hold across both", async () => {
@@ -90,16 +91,16 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     const b = await another();
     const { queue } = await a.queueCreate({ name: "orders.fifo", config: defaultQueueConfig(true), tags: {}, nowMs: T0 });
     const dedup = { scope: "queue" as const, nowMs: T0, expiresAtMs: T0 + 300_000 };
-    const [first] = await a.messageSend({ queueId: queue.id, dedup, messages: [newMessage({ body: "1", groupId: "g", deduplicationId: "d1" })] });
-    const [again] = await b.messageSend({ queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 1 }, messages: [newMessage({ body: "1 again", groupId: "g", deduplicationId: "d1" })] });
+    const [first] = await messageSend(a, { queueId: queue.id, dedup, messages: [newMessage({ body: "1", groupId: "g", deduplicationId: "d1" })] });
+    const [again] = await messageSend(b, { queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 1 }, messages: [newMessage({ body: "1 again", groupId: "g", deduplicationId: "d1" })] });
     expect(again).toMatchObject({ duplicate: true, seq: first!.seq, messageId: first!.messageId });
-    await b.messageSend({ queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 2 }, messages: [newMessage({ body: "2", groupId: "g", deduplicationId: "d2" })] });
-    await a.messageSend({ queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 3 }, messages: [newMessage({ body: "3", groupId: "g", deduplicationId: "d3" })] });
-    const r1 = await b.messageReceive({ queueId: queue.id, max: 1, nowMs: T0 + 4, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-b1bbbbbb", fifo: true });
+    await messageSend(b, { queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 2 }, messages: [newMessage({ body: "2", groupId: "g", deduplicationId: "d2" })] });
+    await messageSend(a, { queueId: queue.id, dedup: { ...dedup, nowMs: T0 + 3 }, messages: [newMessage({ body: "3", groupId: "g", deduplicationId: "d3" })] });
+    const r1 = await messageReceive(b, { queueId: queue.id, max: 1, nowMs: T0 + 4, visibleUntilMs: T0 + 30_000, minSentAtMs: 0, receiptToken: "tok-b1bbbbbb", fifo: true });
     expect(r1.messages.map((m) => m.body)).toEqual(["1"]);
     // The group is blocked for the other handle while its head is in flight.
     expect(await receive(a, queue.id, "tok-a1aaaaaa", T0 + 5, true)).toEqual([]);
-    await b.messageDelete({ queueId: queue.id, receipts: [{ seq: r1.messages[0]!.seq, token: "tok-b1bbbbbb" }] });
+    await messageDelete(b, { queueId: queue.id, receipts: [{ seq: r1.messages[0]!.seq, token: "tok-b1bbbbbb" }] });
     expect((await receive(a, queue.id, "tok-a2aaaaaa", T0 + 6, true)).map((m) => m.body)).toEqual(["2", "3"]);
   });
 

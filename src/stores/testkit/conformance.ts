@@ -25,6 +25,7 @@ import { registerBatchCases } from "./conformance-batches.js";
 import { registerBlobCases } from "./conformance-blobs.js";
 import { registerTwoHandleCases } from "./conformance-two-handles.js";
 import { registerWorkerCases } from "./conformance-workers.js";
+import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
 export { type ConformanceContext, type StoreFactory, type StoreHandle, newMessage } from "./conformance-context.js";
 
@@ -57,7 +58,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     }
 
     async function receive(queueId: number, max: number, nowMs = T0, visibleUntilMs = nowMs + 30_000, receiptToken = "tok-aaaaaaaa") {
-      return (await store.messageReceive({ queueId, max, nowMs, visibleUntilMs, minSentAtMs: 0, receiptToken })).messages;
+      return (await messageReceive(store, { queueId, max, nowMs, visibleUntilMs, minSentAtMs: 0, receiptToken })).messages;
     }
 
     test("queueCreate creates once and returns the existing queue unchanged", async () => {
@@ -94,7 +95,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("queueDelete removes the queue and its messages and leaves a tombstone", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage()] });
       expect(await store.queueDeletedAt({ name: "q" })).toBeUndefined();
       await store.queueDelete({ id, nowMs: T0 + 10 });
       expect(await store.queueGet({ name: "q" })).toBeUndefined();
@@ -107,7 +108,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messageSend assigns strictly increasing seqs and keeps every field", async () => {
       const id = await makeQueue();
       const bin = new Uint8Array([0, 1, 2, 255]);
-      const sent = await store.messageSend({
+      const sent = await messageSend(store, {
         queueId: id,
         messages: [
           newMessage({ attributes: { s: { dataType: "String", stringValue: "x" }, b: { dataType: "Binary", binaryValue: bin } }, attributesMd5: "abc" }),
@@ -128,7 +129,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("messageReceive leases: hides the message, counts receives, records first receive", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage()] });
       const [m] = await receive(id, 1, T0 + 100, T0 + 1000, "token-one-1");
       expect(m!.receiveCount).toBe(1);
       expect(m!.firstReceivedAtMs).toBe(T0 + 100);
@@ -142,7 +143,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("messageReceive orders by priority, then by when messages became visible", async () => {
       const id = await makeQueue();
-      await store.messageSend({
+      await messageSend(store, {
         queueId: id,
         messages: [
           newMessage({ body: "low-old", priority: 0, visibleAtMs: T0 }),
@@ -158,26 +159,26 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("messageReceive respects max and never returns messages past retention", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage()] });
-      const { messages: got } = await store.messageReceive({ queueId: id, max: 2, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: T0 - 5_000, receiptToken: "tok-aaaaaaaa" });
+      await messageSend(store, { queueId: id, messages: [newMessage({ sentAtMs: T0 - 10_000 }), newMessage(), newMessage(), newMessage()] });
+      const { messages: got } = await messageReceive(store, { queueId: id, max: 2, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: T0 - 5_000, receiptToken: "tok-aaaaaaaa" });
       expect(got).toHaveLength(2);
       expect(got.every((m) => m.sentAtMs >= T0 - 5_000)).toBe(true);
     });
 
     test("messageDelete deletes only with the current receipt token", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage()] });
       const [first] = await receive(id, 1, T0, T0 + 10, "old-token-1");
       const [second] = await receive(id, 1, T0 + 10, T0 + 20, "new-token-2");
-      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: first!.seq, token: "old-token-1" }] })).toEqual({ deleted: [false], groupsReady: 0 });
-      expect(await store.messageDelete({ queueId: id, receipts: [{ seq: second!.seq, token: "new-token-2" }] })).toEqual({ deleted: [true], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: id, receipts: [{ seq: first!.seq, token: "old-token-1" }] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: id, receipts: [{ seq: second!.seq, token: "new-token-2" }] })).toEqual({ deleted: [true], groupsReady: 0 });
       expect(await receive(id, 1, T0 + 1_000_000)).toEqual([]);
     });
 
     test("messageDelete and messageChangeVisibility with anyReceipt take a receipt from any receive of the message", async () => {
       const id = await makeQueue();
       const other = await makeQueue("other");
-      await store.messageSend({ queueId: id, messages: [newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage()] });
       const [first] = await receive(id, 1, T0, T0 + 10, "any-old-token-1");
       const [second] = await receive(id, 1, T0 + 10, T0 + 20, "any-new-token-2");
       expect(second!.seq).toBe(first!.seq);
@@ -189,16 +190,16 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
       expect(await receive(id, 10, T0 + 50)).toEqual([]);
       // Another queue's message is not its to change or delete.
       expect(await store.messageChangeVisibility({ queueId: other, nowMs: T0 + 51, anyReceipt: true, entries: [{ ...old, visibleAtMs: T0 }] })).toEqual(["notFound"]);
-      expect(await store.messageDelete({ queueId: other, anyReceipt: true, receipts: [old] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: other, anyReceipt: true, receipts: [old] })).toEqual({ deleted: [false], groupsReady: 0 });
       // It deletes the message; listed again, or again with the other receipt, it deletes nothing more.
-      expect(await store.messageDelete({ queueId: id, anyReceipt: true, receipts: [old, old] })).toEqual({ deleted: [true, false], groupsReady: 0 });
-      expect(await store.messageDelete({ queueId: id, anyReceipt: true, receipts: [{ seq: second!.seq, token: "any-new-token-2" }] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: id, anyReceipt: true, receipts: [old, old] })).toEqual({ deleted: [true, false], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: id, anyReceipt: true, receipts: [{ seq: second!.seq, token: "any-new-token-2" }] })).toEqual({ deleted: [false], groupsReady: 0 });
       expect(await receive(id, 10, T0 + 1_000_000)).toEqual([]);
     });
 
     test("messageReceive returns new objects that the caller may change", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage({ body: "mine" })] });
+      await messageSend(store, { queueId: id, messages: [newMessage({ body: "mine" })] });
       const [first] = await receive(id, 1, T0, T0 + 10, "token-own-1");
       first!.body = "changed by the caller";
       first!.attributes.added = { dataType: "String", stringValue: "x" };
@@ -210,7 +211,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messageSend of many messages returns each one's own seq, in order", async () => {
       const id = await makeQueue();
       const messages = Array.from({ length: 23 }, (_, i) => newMessage({ body: `many-${i}` }));
-      const sent = await store.messageSend({ queueId: id, messages });
+      const sent = await messageSend(store, { queueId: id, messages });
       expect(sent.map((s) => s.messageId)).toEqual(messages.map((m) => m.messageId));
       expect(new Set(sent.map((s) => s.seq)).size).toBe(23);
       const received: Array<{ seq: number; messageId: string; body: string }> = [];
@@ -225,7 +226,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("messageDelete answers each entry of a batch in order, as if deleted one by one", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: Array.from({ length: 14 }, () => newMessage()) });
+      await messageSend(store, { queueId: id, messages: Array.from({ length: 14 }, () => newMessage()) });
       const a = await receive(id, 12, T0, T0 + 10, "token-batch-a");
       const b = await receive(id, 2, T0, T0 + 10, "token-batch-b");
       expect(a).toHaveLength(12);
@@ -236,7 +237,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
         { seq: a[0]!.seq, token: "token-batch-a" }, // listed twice: the first entry deleted it
         { seq: 999_999_999, token: "token-batch-b" }, // no such message
       ];
-      const { deleted } = await store.messageDelete({ queueId: id, receipts: entries });
+      const { deleted } = await messageDelete(store, { queueId: id, receipts: entries });
       expect(deleted).toEqual([...a.map(() => true), false, true, false, false]);
       // b[1] is still there, in flight; nothing else is.
       const left = await receive(id, 10, T0 + 1_000_000);
@@ -246,15 +247,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messageDelete of a different queue's message deletes nothing", async () => {
       const a = await makeQueue("a");
       const b = await makeQueue("b");
-      await store.messageSend({ queueId: a, messages: [newMessage()] });
+      await messageSend(store, { queueId: a, messages: [newMessage()] });
       const [m] = await receive(a, 1, T0, T0 + 10, "token-aaaa");
-      expect(await store.messageDelete({ queueId: b, receipts: [{ seq: m!.seq, token: "token-aaaa" }] })).toEqual({ deleted: [false], groupsReady: 0 });
+      expect(await messageDelete(store, { queueId: b, receipts: [{ seq: m!.seq, token: "token-aaaa" }] })).toEqual({ deleted: [false], groupsReady: 0 });
       expect(await receive(a, 1, T0 + 10)).toHaveLength(1);
     });
 
     test("messageChangeVisibility reports changed, notFound and notInFlight", async () => {
       const id = await makeQueue();
-      const [sent] = await store.messageSend({ queueId: id, messages: [newMessage(), newMessage()] });
+      const [sent] = await messageSend(store, { queueId: id, messages: [newMessage(), newMessage()] });
       const got = await receive(id, 1, T0, T0 + 30_000, "token-cv-1");
       const m = got[0]!;
       const results = await store.messageChangeVisibility({
@@ -277,36 +278,39 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
     test("messageNextVisibleAt finds the earliest future visibility", async () => {
       const id = await makeQueue();
       expect(await store.messageNextVisibleAt({ queueId: id, nowMs: T0 })).toBeUndefined();
-      await store.messageSend({ queueId: id, messages: [newMessage({ visibleAtMs: T0 + 5000 }), newMessage({ visibleAtMs: T0 + 2000 }), newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage({ visibleAtMs: T0 + 5000 }), newMessage({ visibleAtMs: T0 + 2000 }), newMessage()] });
       expect(await store.messageNextVisibleAt({ queueId: id, nowMs: T0 })).toBe(T0 + 2000);
     });
 
     test("queueStats counts visible, in flight and delayed", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage(), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 9000 })] });
+      await messageSend(store, { queueId: id, messages: [newMessage(), newMessage(), newMessage(), newMessage({ visibleAtMs: T0 + 9000 })] });
       await receive(id, 1, T0, T0 + 5000);
       expect(await store.queueStats({ queueId: id, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 2, inFlight: 1, delayed: 1, oldestVisibleSentAtMs: T0 });
     });
 
-    test("messageSend to a queue deleted since its record was read is refused (QueueNotFound) and writes nothing", async () => {
+    test("messageSendMany: a send to a queue deleted since its record was read is refused alone (queueGone) and writes nothing", async () => {
       const id = await makeQueue();
       const { queue: fifo } = await store.queueCreate({ name: "f.fifo", config: defaultQueueConfig(true), tags: {}, nowMs: T0 });
       await store.queueDelete({ id, nowMs: T0 });
-      await expect(store.messageSend({ queueId: id, messages: [newMessage(), newMessage()] })).rejects.toMatchObject({ code: "QueueNotFound" });
+      const live = await makeQueue();
+      const outcomes = await store.messageSendMany({ sends: [{ queueId: id, messages: [newMessage(), newMessage()] }, { queueId: live, messages: [newMessage()] }] });
+      expect(outcomes[0]).toBe("queueGone");
+      expect(outcomes[1]).toHaveLength(1);
       // The race itself: a delete and a send (both callers held the record) fired together. A store
       // that commits them in order refuses the send; one that runs them on separate connections may
       // commit the send first, and the delete then takes its message along. Either way nothing stays.
       const [, raced] = await Promise.allSettled([
         store.queueDelete({ id: fifo.id, nowMs: T0 }),
-        store.messageSend({ queueId: fifo.id, messages: [newMessage({ groupId: "g", deduplicationId: "d" })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } }),
+        store.messageSendMany({ sends: [{ queueId: fifo.id, messages: [newMessage({ groupId: "g", deduplicationId: "d" })], dedup: { scope: "queue", nowMs: T0, expiresAtMs: T0 + 300_000 } }] }),
       ]);
-      if (raced.status === "rejected") expect(raced.reason).toMatchObject({ code: "QueueNotFound" });
+      expect(raced.status).toBe("fulfilled");
       for (const queueId of [id, fifo.id]) expect(await store.queueStats({ queueId, nowMs: T0, minSentAtMs: 0 })).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
     });
 
     test("messagePurge and messageExpire delete what they should", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
+      await messageSend(store, { queueId: id, messages: [newMessage({ sentAtMs: T0 - 100 }), newMessage(), newMessage()] });
       expect(await store.messageExpire({ queueId: id, minSentAtMs: T0 - 50, nowMs: T0 })).toEqual({ deleted: 1, jobChanges: [] });
       expect(await store.messagePurge({ queueId: id, nowMs: T0 })).toEqual({ deleted: 2, jobChanges: [] });
       expect(await receive(id, 10)).toEqual([]);
@@ -314,15 +318,15 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("seqs are never reused after deletes", async () => {
       const id = await makeQueue();
-      const [a] = await store.messageSend({ queueId: id, messages: [newMessage()] });
+      const [a] = await messageSend(store, { queueId: id, messages: [newMessage()] });
       await store.messagePurge({ queueId: id, nowMs: T0 });
-      const [b] = await store.messageSend({ queueId: id, messages: [newMessage()] });
+      const [b] = await messageSend(store, { queueId: id, messages: [newMessage()] });
       expect(b!.seq).toBeGreaterThan(a!.seq);
     });
 
     test("concurrent writes all complete and each message is leased once", async () => {
       const id = await makeQueue();
-      await Promise.all(Array.from({ length: 50 }, () => store.messageSend({ queueId: id, messages: Array.from({ length: 10 }, () => newMessage()) })));
+      await Promise.all(Array.from({ length: 50 }, () => messageSend(store, { queueId: id, messages: Array.from({ length: 10 }, () => newMessage()) })));
       const leases = await Promise.all(Array.from({ length: 60 }, () => receive(id, 10)));
       const seqs = leases.flat().map((m) => m.seq);
       expect(seqs).toHaveLength(500);
@@ -331,7 +335,7 @@ export function describeStoreConformance(name: string, factory: StoreFactory, sk
 
     test("acknowledged writes survive close and reopen", async () => {
       const id = await makeQueue();
-      await store.messageSend({ queueId: id, messages: [newMessage({ body: "durable" })] });
+      await messageSend(store, { queueId: id, messages: [newMessage({ body: "durable" })] });
       store = await handle.reopen();
       const q = (await store.queueGet({ name: "q" }))!;
       const got = await receive(q.id, 10);
