@@ -20,6 +20,7 @@ import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, QueueStats, ReceiveResult, SendOutcome, Store } from "./store.js";
 import { oneAtATime } from "./turn-batch.js";
+import { firstWithDedupId, withDuplicatesInSend } from "./message-rules.js";
 import { QueueWaiters } from "./waiters.js";
 import { type AccountQuotas, type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
 
@@ -410,12 +411,15 @@ export class QueueService {
       const quotas = storedQuotaOf(this.quotas, queue);
       if (quotas !== undefined) await this.checkStoredQuota(queue, quotas, { messages: accepted.length, bytes: bodyBytes(accepted) });
       const dedup = sendDedupFor(queue.config, nowMs);
-      const stored = await this.send({ queueId: queue.id, messages: accepted, dedup });
-      if (stored === "queueGone") {
+      // The store sees each deduplication id once per send: a repeat within it is answered here.
+      const firsts = dedup ? firstWithDedupId(accepted, dedup) : undefined;
+      const sent = await this.send({ queueId: queue.id, messages: firsts ? accepted.filter((_, k) => firsts[k] === k) : accepted, dedup });
+      if (sent === "queueGone") {
         // Deleted on another node, its notice not here yet: the record goes now.
         this.forgetQueue(queue.id);
         fail("QueueNotFound", "The specified queue does not exist.");
       }
+      const stored = firsts ? withDuplicatesInSend(firsts, sent) : sent;
       stored.forEach((m, k) => {
         // Digests are the new request's, also for a FIFO duplicate (as SQS answers).
         const sent = accepted[k]!;

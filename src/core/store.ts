@@ -57,7 +57,8 @@ export interface DeleteResult {
 /**
  * FIFO deduplication for a send: the store checks each message's deduplicationId (scoped to the
  * queue, or to its group) against ids recorded and not yet expired, and records new ones — in the
- * same write as the insert, so two concurrent duplicates can't both be enqueued.
+ * same write as the insert, so two concurrent duplicates can't both be enqueued. Core sends each
+ * id (in its scope) at most once per send: it answers a repeat within a send itself.
  */
 export interface SendDedup {
   scope: "queue" | "messageGroup";

@@ -57,6 +57,26 @@ describe("FIFO sends", () => {
     expect((await h.service.sendMessage(q, { body: "four", groupId: "g", deduplicationId: "d" })).messageId).not.toBe(first.messageId);
   });
 
+  it("answers a repeat within one batch as its first's duplicate, in its scope, and enqueues the first once", async () => {
+    const q = await fifoQueue({ deduplicationScope: "messageGroup", fifoThroughputLimit: "perMessageGroupId" });
+    const earlier = await h.service.sendMessage(q, { body: "earlier", groupId: "a", deduplicationId: "old" });
+    const outcomes = await h.service.sendMessages(q, [
+      { body: "a1", groupId: "a", deduplicationId: "d" },
+      { body: "b1", groupId: "b", deduplicationId: "d" },
+      { body: "a2", groupId: "a", deduplicationId: "d" },
+      { body: "old again", groupId: "a", deduplicationId: "old" },
+      { body: "old repeated", groupId: "a", deduplicationId: "old" },
+    ]);
+    const sent = outcomes.map((o) => (o.ok ? o.value : undefined));
+    expect(sent[2]!.messageId).toBe(sent[0]!.messageId);
+    expect(sent[2]!.sequenceNumber).toBe(sent[0]!.sequenceNumber);
+    expect(sent[1]!.messageId).not.toBe(sent[0]!.messageId);
+    expect([sent[3]!.messageId, sent[4]!.messageId]).toEqual([earlier.messageId, earlier.messageId]);
+    expect(sent[2]!.bodyMd5).toBe(createHash("md5").update("a2").digest("hex"));
+    const got = await h.service.receiveMessages(q, { maxMessages: 10 });
+    expect(got.map((m) => m.body).sort()).toEqual(["a1", "b1", "earlier"]);
+  });
+
   it("deduplicates by the body's SHA-256 with ContentBasedDeduplication and returns it as the deduplication id", async () => {
     const q = await fifoQueue({ contentBasedDeduplication: true });
     const a = await h.service.sendMessage(q, { body: "same", groupId: "g" });

@@ -4,6 +4,7 @@
  * message two of them listed counts for the first, as deletes one after the other would answer.
  * FIFO deletes then settle their groups and look up why their failed receipts failed.
  */
+import { receiptsDeleted } from "../../core/message-rules.js";
 import type { DeleteResult, MessageDeleteCall } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
 import { settleGroups } from "./message-insert.js";
@@ -31,18 +32,13 @@ export async function deleteMany(db: Db, deletes: readonly MessageDeleteCall[]):
     receipts.map(({ d, r }) => (d.anyReceipt ? null : r.token)),
     receipts.map(({ d }) => (d.refuseExpired ? d.nowMs : null)),
   ]);
-  const removed = new Map(rows.map((r) => [r.seq, r]));
+  const removed = new Map(rows.map((r) => [r.seq, r.receipt_token]));
+  const groupOf = new Map(rows.map((r) => [r.seq, r.group_id]));
   return Promise.all(
     deletes.map(async (d): Promise<DeleteResult> => {
-      const mine: DeletedRow[] = [];
-      const deleted = d.receipts.map((r) => {
-        const row = removed.get(r.seq);
-        if (!row || (!d.anyReceipt && row.receipt_token !== r.token)) return false;
-        removed.delete(r.seq);
-        mine.push(row);
-        return true;
-      });
-      const groupsReady = await settleGroups(db, d.queueId, mine.flatMap((r) => (r.group_id === null ? [] : [r.group_id])), d.nowMs);
+      const deleted = receiptsDeleted(d.receipts, removed, d.anyReceipt);
+      const groups = d.receipts.flatMap((r, i) => (deleted[i] && groupOf.get(r.seq) ? [groupOf.get(r.seq)!] : []));
+      const groupsReady = await settleGroups(db, d.queueId, groups, d.nowMs);
       if (!d.refuseExpired) return { deleted, groupsReady: d.nowMs === undefined ? 0 : groupsReady };
       // A receipt that deleted nothing while its message is still here: its lease has ended.
       const failed = d.receipts.filter((_, i) => !deleted[i]).map((r) => r.seq);

@@ -19,6 +19,7 @@ import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMany } from "./send.js";
 import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
+import { type LeaseState, visibilityChangeOf } from "../../core/message-rules.js";
 import { deleteMany } from "./delete.js";
 import { receiveMany } from "./receive.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
@@ -177,21 +178,19 @@ export class PostgresStore implements Store {
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
     return this.db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ seq: number; receipt_token: string | null; visible_at_ms: number; received_at_ms: number | null }>(
-        "SELECT seq, receipt_token, visible_at_ms, received_at_ms FROM messages WHERE queue_id = $1 AND seq = ANY ($2::bigint[]) ORDER BY seq FOR UPDATE",
+      const { rows } = await tx.query<LeaseState & { seq: number }>(
+        `SELECT seq, receipt_token AS "receiptToken", visible_at_ms AS "visibleAtMs", received_at_ms AS "receivedAtMs" FROM messages
+         WHERE queue_id = $1 AND seq = ANY ($2::bigint[]) ORDER BY seq FOR UPDATE`,
         [p.queueId, p.entries.map((e) => e.seq)],
       );
       const bySeq = new Map(rows.map((r) => [r.seq, r]));
       const changes = new Map<number, number>();
       // Entries apply in order, each seeing what the ones before it did.
-      const results = p.entries.map((e): VisibilityChangeResult => {
+      const results = p.entries.map((e) => {
         const row = bySeq.get(e.seq);
-        if (!row || (!p.anyReceipt && row.receipt_token !== e.token)) return "notFound";
-        if (row.visible_at_ms <= p.nowMs) return "notInFlight";
-        if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
-        row.visible_at_ms = e.visibleAtMs;
-        changes.set(e.seq, e.visibleAtMs);
-        return "changed";
+        const result = visibilityChangeOf(p, e, row);
+        if (result === "changed") changes.set(e.seq, (row!.visibleAtMs = e.visibleAtMs));
+        return result;
       });
       if (changes.size > 0) {
         await tx.query("UPDATE messages m SET visible_at_ms = c.v FROM unnest($1::bigint[], $2::bigint[]) AS c (seq, v) WHERE m.seq = c.seq", [

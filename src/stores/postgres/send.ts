@@ -80,17 +80,8 @@ async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMes
   );
   const { rows: drawn } = await tx.query<{ seq: number }>("SELECT nextval(pg_get_serial_sequence('messages', 'seq')) AS seq FROM generate_series(1, $1)", [messages.length]);
   const seqs = drawn.map((r) => r.seq).sort((a, b) => a - b);
-  // Within the batch, a later message with an earlier one's id is that one's duplicate.
-  const firstOfKey = new Map<string, number>();
-  const claims: number[] = [];
-  messages.forEach((m, i) => {
-    if (m.deduplicationId === undefined) return;
-    const key = `${scopeOf(dedup, m)}\u0000${m.deduplicationId}`;
-    if (!firstOfKey.has(key)) {
-      firstOfKey.set(key, i);
-      claims.push(i);
-    }
-  });
+  // Core sends each id once per send (SendDedup): every message with one claims it.
+  const claims = messages.flatMap((m, i) => (m.deduplicationId === undefined ? [] : [i]));
   const claimed = new Set<number>();
   if (claims.length > 0) {
     const { rows } = await tx.query<{ seq: number }>(
@@ -123,26 +114,12 @@ async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMes
     );
     for (const r of rows) originals.set(`${r.scope}\u0000${r.dedup_id}`, { messageId: r.message_id, seq: r.seq, duplicate: true });
   }
-  const sent: SentMessage[] = [];
-  const toInsert: number[] = [];
-  messages.forEach((m, i) => {
-    if (m.deduplicationId === undefined) {
-      toInsert.push(i);
-      sent.push({ messageId: m.messageId, seq: seqs[i]! });
-      return;
-    }
-    const key = `${scopeOf(dedup, m)}\u0000${m.deduplicationId}`;
-    const first = firstOfKey.get(key)!;
-    if (first === i && claimed.has(seqs[i]!)) {
-      toInsert.push(i);
-      sent.push({ messageId: m.messageId, seq: seqs[i]! });
-    } else if (first !== i && claimed.has(seqs[first]!)) {
-      sent.push({ messageId: messages[first]!.messageId, seq: seqs[first]!, duplicate: true });
-    } else {
-      const original = originals.get(key);
-      if (!original) throw new Error(`dedup id ${m.deduplicationId} neither claimed nor found`);
-      sent.push(original);
-    }
+  const toInsert = messages.flatMap((m, i) => (m.deduplicationId === undefined || claimed.has(seqs[i]!) ? [i] : []));
+  const sent = messages.map((m, i): SentMessage => {
+    if (m.deduplicationId === undefined || claimed.has(seqs[i]!)) return { messageId: m.messageId, seq: seqs[i]! };
+    const original = originals.get(`${scopeOf(dedup, m)}\u0000${m.deduplicationId}`);
+    if (!original) throw new Error(`dedup id ${m.deduplicationId} neither claimed nor found`);
+    return original;
   });
   await insertMessages(
     tx,

@@ -11,6 +11,7 @@ import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../co
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { Notifier } from "../../core/notifier.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
+import { type LeaseState, receiptsDeleted, visibilityChangeOf } from "../../core/message-rules.js";
 import { SqliteDedup } from "./fifo-dedup.js";
 import { GroupCommitter } from "./group-commit.js";
 import { SqliteJobStore } from "./jobs-store.js";
@@ -115,14 +116,11 @@ export class SqliteStore implements Store {
   private readonly messageCache: MessageContentCache;
   private readonly counts: SqliteQueueCounts;
   /**
-   * `DELETE … WHERE seq IN (n seqs)` for one receipt token: one statement per delete batch instead
-   * of one per message. `+queue_id` keeps the planner on the primary key.
+   * `DELETE … WHERE seq IN (n seqs)` for one receipt token (null: any), and only while in flight
+   * at a time (null: whenever): one statement per delete batch instead of one per message.
+   * `+queue_id` keeps the planner on the primary key.
    */
-  private readonly deleteStatement: SizedStatements<{ seq: number; group_id: string | null }>;
-  /** The same, deleting only messages still in flight at the given time (FIFO: expired handles delete nothing). */
-  private readonly deleteInFlightStatement: SizedStatements<{ seq: number; group_id: string | null }>;
-  /** The same whatever receive the receipts came from (standard queues take older handles). */
-  private readonly deleteAnyReceiptStatement: SizedStatements<{ seq: number; group_id: string | null }>;
+  private readonly deleteStatement: SizedStatements<{ seq: number; receipt_token: string | null; group_id: string | null }>;
 
   private readonly filename: string;
   /** Empties the WAL file when idle (pipelined-sync stores: the server's). */
@@ -163,12 +161,11 @@ export class SqliteStore implements Store {
       if (this.syncer) this.syncer.onSynced = (seconds) => telemetry.synced(seconds);
     }
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
-    this.deleteStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? RETURNING seq, group_id`);
-    this.deleteInFlightStatement = sizedStatements(
+    this.deleteStatement = sizedStatements(
       this.db,
-      (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND receipt_token = ? AND visible_at_ms > ? RETURNING seq, group_id`,
+      (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND (? IS NULL OR receipt_token = ?) AND (? IS NULL OR visible_at_ms > ?)
+        RETURNING seq, receipt_token, group_id`,
     );
-    this.deleteAnyReceiptStatement = sizedStatements(this.db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? RETURNING seq, group_id`);
     this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.counts = new SqliteQueueCounts(this.db);
@@ -213,8 +210,8 @@ export class SqliteStore implements Store {
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
       ).pluck(),
       // received_at_ms (migration 012): when the current lease began, null if never received.
-      messageForReceipt: db.prepare<[number, number], Pick<MessageRow, "receipt_token" | "visible_at_ms"> & { received_at_ms: number | null }>(
-        "SELECT receipt_token, visible_at_ms, received_at_ms FROM messages WHERE seq = ? AND queue_id = ?",
+      messageForReceipt: db.prepare<[number, number], LeaseState>(
+        "SELECT receipt_token AS receiptToken, visible_at_ms AS visibleAtMs, received_at_ms AS receivedAtMs FROM messages WHERE seq = ? AND queue_id = ?",
       ),
       messageSetVisibility: db.prepare("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
       messageInQueue: db.prepare<[number, number], number>("SELECT 1 FROM messages WHERE seq = ? AND queue_id = ?").pluck(),
@@ -356,31 +353,22 @@ export class SqliteStore implements Store {
 
   private delete(p: MessageDeleteCall): DeleteResult {
     const nowMs = p.nowMs;
-    const inFlightAtMs = p.refuseExpired ? nowMs : undefined;
     if (p.refuseExpired && nowMs === undefined) throw new Error("messageDelete: refuseExpired needs nowMs");
+    const inFlightAtMs = p.refuseExpired ? nowMs! : null;
+    const removed = new Map<number, string | null>();
     const groups = new Set<string>();
-    /** Per token (one for all with anyReceipt), the seqs its statement deleted. */
-    const gone = new Map<string, Set<number>>();
-    const tokenOf = (r: ReceiptRef): string => (p.anyReceipt ? "" : r.token);
-    for (const [token, seqs] of seqsByToken(p.receipts, tokenOf)) {
-      const deletedSeqs = new Set<number>();
-      gone.set(token, deletedSeqs);
+    for (const [token, seqs] of seqsByToken(p.receipts, (r) => (p.anyReceipt ? "" : r.token))) {
+      const mustMatch = p.anyReceipt ? null : token;
       for (let i = 0; i < seqs.length; i += deleteChunk) {
         const chunk = seqs.slice(i, i + deleteChunk);
-        const rows = p.anyReceipt
-          ? this.deleteAnyReceiptStatement(chunk.length).all(...chunk, p.queueId)
-          : inFlightAtMs === undefined
-            ? this.deleteStatement(chunk.length).all(...chunk, p.queueId, token)
-            : this.deleteInFlightStatement(chunk.length).all(...chunk, p.queueId, token, inFlightAtMs);
-        for (const row of rows) {
-          deletedSeqs.add(row.seq);
+        for (const row of this.deleteStatement(chunk.length).all(...chunk, p.queueId, mustMatch, mustMatch, inFlightAtMs, inFlightAtMs)) {
+          removed.set(row.seq, row.receipt_token);
           this.messageCache.forget(row.seq);
           if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
         }
       }
     }
-    // As deleting one by one would answer: an entry listed twice was deleted by the first one.
-    const deleted = p.receipts.map((r) => gone.get(tokenOf(r))!.delete(r.seq));
+    const deleted = receiptsDeleted(p.receipts, removed, p.anyReceipt);
     let groupsReady = 0;
     for (const group of groups) {
       const headVisibleAt = this.sql.groupHeadVisibleAt.get(p.queueId, group);
@@ -396,13 +384,10 @@ export class SqliteStore implements Store {
 
   async messageChangeVisibility(p: { queueId: number; nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean; entries: Array<ReceiptRef & { visibleAtMs: number }> }): Promise<VisibilityChangeResult[]> {
     return this.writes.run(() =>
-      p.entries.map((e): VisibilityChangeResult => {
-        const row = this.sql.messageForReceipt.get(e.seq, p.queueId);
-        if (!row || (!p.anyReceipt && row.receipt_token !== e.token)) return "notFound";
-        if (row.visible_at_ms <= p.nowMs) return "notInFlight";
-        if (p.maxLeaseMs !== undefined && row.received_at_ms !== null && e.visibleAtMs > row.received_at_ms + p.maxLeaseMs) return "beyondLimit";
-        this.sql.messageSetVisibility.run(e.visibleAtMs, e.seq);
-        return "changed";
+      p.entries.map((e) => {
+        const result = visibilityChangeOf(p, e, this.sql.messageForReceipt.get(e.seq, p.queueId));
+        if (result === "changed") this.sql.messageSetVisibility.run(e.visibleAtMs, e.seq);
+        return result;
       }),
     );
   }

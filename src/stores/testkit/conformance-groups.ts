@@ -56,12 +56,11 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
     const sent = await messageSend(store(), {
       queueId: id,
       dedup: dedupAt(T0 + 1),
-      messages: [newMessage({ body: "dup", groupId: "g", deduplicationId: "x" }), newMessage({ body: "two", groupId: "g", deduplicationId: "y" }), newMessage({ body: "dup-in-batch", groupId: "g", deduplicationId: "y" })],
+      messages: [newMessage({ body: "dup", groupId: "g", deduplicationId: "x" }), newMessage({ body: "two", groupId: "g", deduplicationId: "y" })],
     });
-    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([true, false, true]);
+    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([true, false]);
     expect(sent[0]!.messageId).toBe(first!.messageId);
     expect(sent[0]!.seq).toBe(first!.seq);
-    expect(sent[2]!.seq).toBe(sent[1]!.seq);
     expect(await bodies(id, 10, { fifo: true })).toEqual(["one", "two"]);
   });
 
@@ -78,12 +77,11 @@ export function registerGroupCases({ store, test }: ConformanceContext): void {
 
   test("dedup: messageGroup scope deduplicates per group", async () => {
     const id = await makeQueue("d.fifo", true);
-    const sent = await messageSend(store(), {
-      queueId: id,
-      dedup: dedupAt(T0, "messageGroup"),
-      messages: [newMessage({ groupId: "a", deduplicationId: "x" }), newMessage({ groupId: "b", deduplicationId: "x" }), newMessage({ groupId: "a", deduplicationId: "x" })],
-    });
-    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([false, false, true]);
+    const send = (groupIds: string[]) => messageSend(store(), { queueId: id, dedup: dedupAt(T0, "messageGroup"), messages: groupIds.map((groupId) => newMessage({ groupId, deduplicationId: "x" })) });
+    const sent = await send(["a", "b"]);
+    expect(sent.map((m) => Boolean(m.duplicate))).toEqual([false, false]);
+    const [again] = await send(["a"]);
+    expect(again).toMatchObject({ duplicate: true, seq: sent[0]!.seq });
   });
 
   test("FIFO: strict order within a group, several per receive, no delivery while one is in flight", async () => {

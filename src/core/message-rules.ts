@@ -1,0 +1,61 @@
+/**
+ * What a message write decides, written once for every store (the store reads and writes inside
+ * its transaction, then asks here): which messages of a send repeat an earlier one's
+ * deduplication id, what a visibility change answers, which receipts a delete honoured.
+ */
+import type { NewMessage } from "./message.js";
+import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
+
+/** Per message of a send: the index of its send's first message with the same deduplication id (in its scope), or its own. */
+export function firstWithDedupId(messages: readonly NewMessage[], dedup: SendDedup): number[] {
+  const firstOfKey = new Map<string, number>();
+  return messages.map((m, i) => {
+    if (m.deduplicationId === undefined) return i;
+    const key = `${dedup.scope === "messageGroup" ? (m.groupId ?? "") : ""}\u0000${m.deduplicationId}`;
+    const first = firstOfKey.get(key);
+    if (first !== undefined) return first;
+    firstOfKey.set(key, i);
+    return i;
+  });
+}
+
+/**
+ * A send's answers, one per message, from the store's answers for the messages that came first
+ * with their deduplication id (`firsts` from firstWithDedupId): a later one is its first's duplicate.
+ */
+export function withDuplicatesInSend(firsts: readonly number[], sentFirsts: readonly SentMessage[]): SentMessage[] {
+  const out: SentMessage[] = [];
+  let next = 0;
+  firsts.forEach((first, k) => out.push(first === k ? sentFirsts[next++]! : { ...out[first]!, duplicate: true }));
+  return out;
+}
+
+/** The message a visibility change finds under a receipt's seq, as it is now. */
+export interface LeaseState {
+  receiptToken: string | null;
+  visibleAtMs: number;
+  /** When its current lease began (null: never received). */
+  receivedAtMs: number | null;
+}
+
+/** What changing `row` (undefined: gone) to `e.visibleAtMs` answers; "changed" means write it. */
+export function visibilityChangeOf(p: { nowMs: number; maxLeaseMs?: number; anyReceipt?: boolean }, e: ReceiptRef & { visibleAtMs: number }, row: LeaseState | undefined): VisibilityChangeResult {
+  if (!row || (!p.anyReceipt && row.receiptToken !== e.token)) return "notFound";
+  if (row.visibleAtMs <= p.nowMs) return "notInFlight";
+  if (p.maxLeaseMs !== undefined && row.receivedAtMs !== null && e.visibleAtMs > row.receivedAtMs + p.maxLeaseMs) return "beyondLimit";
+  return "changed";
+}
+
+/**
+ * Per receipt, in order: whether it deleted its message, given what the delete removed (seq →
+ * the receipt token it had). A message listed twice counts for the first, as deleting one by one
+ * would answer: each one counted is taken out of `removed`.
+ */
+export function receiptsDeleted(receipts: readonly ReceiptRef[], removed: Map<number, string | null>, anyReceipt: boolean | undefined): boolean[] {
+  return receipts.map((r) => {
+    const token = removed.get(r.seq);
+    if (token === undefined || (!anyReceipt && token !== r.token)) return false;
+    removed.delete(r.seq);
+    return true;
+  });
+}
