@@ -4,6 +4,7 @@
  * hands — and the table the report prints of them.
  */
 import type { LatencySummary } from "./stats.js";
+import type { StreamHopsSummary } from "./stream-hops.js";
 
 export interface StreamResult {
   jobs: number;
@@ -28,6 +29,8 @@ export interface StreamResult {
   outputRequests: number;
   /** Their round trips (sent → answered), as the worker saw them. */
   outputRtt: LatencySummary;
+  /** Each chunk's emit → receive in its three hops (stream-hops.ts). */
+  hops: StreamHopsSummary;
   /** Chunks received a second, from the first emit to the last chunk received. */
   chunksPerSec: number;
   serverCorePct?: number;
@@ -35,10 +38,10 @@ export interface StreamResult {
   otherCorePct?: number;
 }
 
-export const streamHeaders = ["peer", "jobs × chunks/s × s", "chunks", "all in order", "lost/dup/out of order", "chunks/s", "emit → receive ms p50 / p99 / max", "p99 ≤ target", "output requests", "output round trip ms p50 / p99", "server CPU", "server µs/chunk", "loadgen CPU", "other CPU"];
+export const streamHeaders = ["peer", "jobs × chunks/s × s", "chunks", "all in order", "lost/dup/out of order", "chunks/s", "emit → receive ms p50 / p99 / max", "p99 ≤ target", "output requests", "output round trip ms p50 / p99", "per chunk p50 / p99 ms: emit → sent · sent → answered · answered → received", "server CPU", "server µs/chunk", "loadgen CPU", "other CPU"];
 
 export const streamLegend =
-  "Each job's worker (TypeScript SDK, ctx.emit) emits [seq, time] chunks at a steady rate; each job has its own client reading job.stream() (SSE). all in order: every chunk reached its client once, in emit order, and every job succeeded. emit → receive: from ctx.emit() to the chunk in the client's for-await loop, on one clock (worker and clients share the load generator's process). output requests: the batches the workers sent (at once when none is in flight, else what gathered behind it, up to 100 chunks), and their round trips as the workers saw them. CPU: % of one core while the jobs ran.";
+  "Each job's worker (TypeScript SDK, ctx.emit) emits [seq, time] chunks at a steady rate; each job has its own client reading job.stream() (SSE). all in order: every chunk reached its client once, in emit order, and every job succeeded. emit → receive: from ctx.emit() to the chunk in the client's for-await loop, on one clock (worker and clients share the load generator's process). output requests: the batches the workers sent (at once when none is in flight, else what gathered behind it, up to 100 chunks), and their round trips as the workers saw them. per chunk: where each chunk's emit → receive went — waiting in the worker's SDK behind the request in flight (emit → sent), its own request (sent → answered), and the event's way to the client (answered → received, below zero when the event came before the answer). CPU: % of one core while the jobs ran.";
 
 const int = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? "–" : Math.round(n).toLocaleString("en-US"));
 const ms = (n: number): string => (!Number.isFinite(n) ? "–" : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
@@ -62,6 +65,7 @@ export function streamCells(rows: ReadonlyArray<{ label: string; stream?: Stream
         `${s.latency.p99Ms <= s.targetP99Ms ? "yes" : "no"} (${s.targetP99Ms} ms)`,
         int(s.outputRequests),
         `${ms(s.outputRtt.p50Ms)} / ${ms(s.outputRtt.p99Ms)}`,
+        [s.hops.emitToSent, s.hops.sentToAnswered, s.hops.answeredToReceived].map((h) => `${ms(h.p50Ms)} / ${ms(h.p99Ms)}`).join(" · "),
         pct(s.serverCorePct),
         int(serverMicros),
         pct(s.loadGenCorePct),

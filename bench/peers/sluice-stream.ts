@@ -13,6 +13,7 @@ import { startCpuMeter } from "../cpu.js";
 import { leanFetch } from "../lean-fetch.js";
 import type { Row, RowContext, RowResult } from "../row.js";
 import { LatencyRecorder } from "../stats.js";
+import { StreamHops } from "../stream-hops.js";
 import type { StreamResult } from "../stream-result.js";
 import { startRowServer, withServerOutput } from "./sluice-row-server.js";
 
@@ -88,12 +89,19 @@ export const sluiceStreamRow: Row = {
     let outputRequests = 0;
     // Each output request's round trip: the part of emit → receive the worker waits on the server.
     const outputRtt = new LatencyRecorder(1_000_000);
+    // Each chunk's hops (stream-hops.ts): which request carried it, when it went and was answered.
+    const hops = new StreamHops(perJob);
     const workerFetch: FetchLike = async (url, init) => {
-      if (!url.endsWith("/output")) return lean.fetch(url, init);
+      const jobId = /\/v1\/jobs\/([^/]+)\/output$/.exec(url)?.[1];
+      if (jobId === undefined) return lean.fetch(url, init);
       outputRequests++;
+      const { chunks } = JSON.parse(init?.body as string) as { chunks: Chunk[] };
       const sentAt = performance.now();
+      hops.sent(jobId, chunks, sentAt);
       const res = await lean.fetch(url, init);
-      outputRtt.record(performance.now() - sentAt);
+      const answeredAt = performance.now();
+      outputRtt.record(answeredAt - sentAt);
+      if (res.ok) hops.answered(jobId, chunks, answeredAt);
       return res;
     };
     // Every client following its job: its snapshot came and what was stored before it was read.
@@ -138,6 +146,7 @@ export const sluiceStreamRow: Row = {
         for await (const chunk of handle.stream<Chunk>()) {
           const now = performance.now();
           check.take(chunk, now);
+          hops.received(handle.id, chunk[0], chunk[1], now);
           lastReceiveMs = now;
         }
         succeeded++;
@@ -174,11 +183,14 @@ export const sluiceStreamRow: Row = {
         targetP99Ms,
         outputRequests,
         outputRtt: outputRtt.summary(),
+        hops: hops.summary(),
         chunksPerSec: (received * 1000) / elapsedMs,
         loadGenCorePct: cpu.loadGenCorePct,
         ...(cpu.serverCorePct === undefined ? {} : { serverCorePct: cpu.serverCorePct }),
         ...(cpu.otherCorePct === undefined ? {} : { otherCorePct: cpu.otherCorePct }),
       };
+      const h = stream.hops;
+      ctx.log(`sluice-stream: hops p50/p99 ms: emit → sent ${h.emitToSent.p50Ms.toFixed(1)}/${h.emitToSent.p99Ms.toFixed(1)}, sent → answered ${h.sentToAnswered.p50Ms.toFixed(1)}/${h.sentToAnswered.p99Ms.toFixed(1)}, answered → received ${h.answeredToReceived.p50Ms.toFixed(1)}/${h.answeredToReceived.p99Ms.toFixed(1)}`);
       ctx.log(`sluice-stream: ${received} of ${emitted} chunks, in order: ${stream.allInOrder ? "yes" : "NO"}, p99 ${summary.p99Ms.toFixed(1)} ms, ${outputRequests} output requests (round trip p50 ${stream.outputRtt.p50Ms.toFixed(1)} / p99 ${stream.outputRtt.p99Ms.toFixed(1)} ms)`);
       const result: RowResult = {
         peer: "sluice",
