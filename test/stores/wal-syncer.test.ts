@@ -13,6 +13,7 @@ import { type InlineSync, type SyncFn, WalSyncer } from "../../src/stores/sqlite
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { defaultQueueConfig } from "../../src/core/queue.js";
 import { messageSend } from "../../src/stores/testkit/one-call.js";
+import { newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 
 /** A sync that completes only when the test says so; counts what it was asked. */
 function heldSync(): { sync: SyncFn; started: number; release(error?: Error): void; pending(): number } {
@@ -346,6 +347,34 @@ describe("WAL syncer and group commit", () => {
 });
 
 describe("pipelined store reads", () => {
+  it("the event log shows an event once its commit is synced, and a read of it waits for no sync", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
+    try {
+      const held = heldSync();
+      const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, walSync: held.sync });
+      const created = store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
+      store.writes.flush();
+      held.release();
+      const { queue } = await created;
+      const [a, b] = [newJobFor(queue), newJobFor(queue)];
+      const first = store.jobCreateMany({ items: [a], nowMs: 1 });
+      store.writes.flush(); // committed; its sync is held open
+      const second = store.jobCreateMany({ items: [b], nowMs: 1 });
+      store.writes.flush(); // committed behind it: it needs the next sync
+      const listed = async (): Promise<string[]> => (await store.jobEventList({ afterId: 0, limit: 10 })).map((e) => e.jobId);
+      expect(await listed()).toEqual([]);
+      held.release();
+      await first;
+      expect(await listed()).toEqual([a.job.id]);
+      held.release();
+      await second;
+      expect(await listed()).toEqual([a.job.id, b.job.id]);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a client-visible read of a committed but not yet synced write waits for the sync", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
     try {

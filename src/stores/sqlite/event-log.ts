@@ -2,6 +2,9 @@
  * The durable job event log in SQLite (core: job-event-log.ts). Appends run inside the job
  * transitions' writes (jobs-store.ts), with ids the log hands out (nextId), so with one writer they
  * become visible in order. Reads join the job for its input; pruning deletes the oldest prefix by age.
+ * Reads stop below the first event whose commit isn't synced yet (with pipelined syncs a commit
+ * is visible before its fsync ends): an event stream never shows an id a crash could take back
+ * and hand out again, and needs no sync barrier of its own to wait for.
  */
 import type Database from "better-sqlite3";
 import { type JobEventLog, type LoggedJobEvent, loggedEventOf } from "../../core/job-event-log.js";
@@ -36,6 +39,8 @@ export class SqliteEventLog implements JobEventLog {
   /** The group commit whose transaction `lastId` was read in (nextId). */
   private idGroup = -1;
   private lastId = 0;
+  /** The first id of each group that appended events and isn't on disk yet, oldest first. */
+  private readonly unsynced: number[] = [];
 
   constructor(db: Database.Database, private readonly writes: GroupCommitter) {
     this.sql = {
@@ -73,12 +78,20 @@ export class SqliteEventLog implements JobEventLog {
     if (this.idGroup !== group) {
       this.idGroup = group;
       this.lastId = this.sql.head.get()!;
+      const first = this.lastId + 1;
+      this.unsynced.push(first);
+      this.writes.onDurable(() => this.unsynced.splice(this.unsynced.indexOf(first), 1));
     }
     return ++this.lastId;
   }
 
+  /** The highest id a reader may see: below the oldest group not yet on disk. */
+  private visibleThroughId(): number {
+    return this.unsynced.length === 0 ? Number.MAX_SAFE_INTEGER : this.unsynced[0]! - 1;
+  }
+
   async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
-    const through = p.throughId ?? Number.MAX_SAFE_INTEGER;
+    const through = Math.min(p.throughId ?? Number.MAX_SAFE_INTEGER, this.visibleThroughId());
     const unfiltered = p.account === undefined && p.queueName === undefined && p.jobId === undefined;
     const rows = unfiltered ? this.sql.all.all(p.afterId, through, p.limit) : this.filtered(p.afterId, through, p.account ?? null, p.queueName ?? null, p.jobId ?? null, p.limit);
     return rows.map(toEvent);
@@ -89,7 +102,7 @@ export class SqliteEventLog implements JobEventLog {
   }
 
   async jobEventBounds(): Promise<{ headId: number; floorId: number }> {
-    return { headId: this.sql.head.get()!, floorId: this.sql.floor.get()! };
+    return { headId: Math.min(this.sql.head.get()!, this.visibleThroughId()), floorId: this.sql.floor.get()! };
   }
 
   async jobEventPrune(p: { beforeAtMs: number; limit: number }): Promise<number> {

@@ -59,6 +59,8 @@ export class GroupCommitter {
   private endOps: Array<() => void> | undefined;
   /** Writes left for later in the group being written (deferWrites), by whoever left them. */
   private deferred: Array<() => void> = [];
+  /** What the group being written asked to run once it is on disk (onDurable). */
+  private durableOps: Array<() => void> = [];
 
   constructor(
     private readonly db: Database.Database,
@@ -125,6 +127,17 @@ export class GroupCommitter {
     this.deferred.push(write);
   }
 
+  /**
+   * From inside a write: runs `op` once the group's commit is on disk — before its writes are
+   * answered — or once the group is rolled back (nothing of it is left to wait for). Not after
+   * a failed sync: what it wrote may be gone. The event log uses it to keep its readers off
+   * what is committed but not yet synced (event-log.ts).
+   */
+  onDurable(op: () => void): void {
+    if (!this.endOps) throw new Error("onDurable() is for a write that is running");
+    this.durableOps.push(op);
+  }
+
   /** Runs everything pending now, in one transaction. */
   flush(): void {
     this.scheduled = false;
@@ -137,6 +150,7 @@ export class GroupCommitter {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     let changed: boolean;
     const startMs = this.onCommitted ? performance.now() : 0;
+    let durableOps: Array<() => void> = [];
     try {
       const changesBefore = this.totalChanges.get()!;
       this.begin.run();
@@ -153,6 +167,8 @@ export class GroupCommitter {
       } finally {
         this.endOps = undefined;
         this.deferred = [];
+        durableOps = this.durableOps;
+        this.durableOps = [];
       }
       changed = this.totalChanges.get()! !== changesBefore;
       this.commit.run();
@@ -160,10 +176,12 @@ export class GroupCommitter {
       this.onCommitted?.({ seconds: (performance.now() - startMs) / 1000, writes: batch.length });
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
+      for (const op of durableOps) op();
       for (const op of batch) op.reject(error);
       return;
     }
     const settle = (syncError: Error | null): void => {
+      if (!syncError) for (const op of durableOps) op();
       batch.forEach((op, i) => {
         const outcome = outcomes[i]!;
         if (syncError) op.reject(syncError);

@@ -468,8 +468,9 @@ export class SqliteStore implements Store {
   webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
   webhookDeliveryList: Store["webhookDeliveryList"] = async (p) => this.settled(await this.jobs.webhookDeliveryList(p));
 
-  // ---- the job event log (event-log.ts): reads settle, so no event is shown before it is on disk ----
-  jobEventList: Store["jobEventList"] = async (p) => this.settled(await this.jobs.eventLog.jobEventList(p));
+  // ---- the job event log (event-log.ts): no event is shown before it is on disk ----
+  // The list needs no sync of its own: it stops below the first event not yet synced.
+  jobEventList: Store["jobEventList"] = (p) => this.jobs.eventLog.jobEventList(p);
   jobEventBounds: Store["jobEventBounds"] = async () => this.settled(await this.jobs.eventLog.jobEventBounds());
   jobEventPrune: Store["jobEventPrune"] = (p) => this.jobs.eventLog.jobEventPrune(p);
 
