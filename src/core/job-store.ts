@@ -68,15 +68,32 @@ export interface RetryPolicy {
 }
 
 /**
+ * A change to one job by id — a worker's heartbeat, completion, failure or release, an operator's
+ * cancel, the sweep's expiry of a lease or attempt past its time. The store reads the job inside
+ * its write and applies transitions.actionTransition's decision (the same as the lone call's).
+ */
+export type JobAction =
+  | { kind: "heartbeat"; id: string; leaseToken: string; leaseSeconds?: number; progress?: number }
+  /** `outputAttachmentsJson`: the job's output attachments (JobRecord's), written with the rest. */
+  | { kind: "complete"; id: string; leaseToken: string; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }
+  | (RetryPolicy & { kind: "fail"; id: string; leaseToken: string; error: JobError; retryable: boolean; retryAfterSeconds?: number })
+  /** A lease handed back unstarted: queued again with its attempt given back. */
+  | { kind: "release"; id: string; leaseToken: string; resultTtlSeconds: number }
+  | { kind: "cancel"; id: string; resultTtlSeconds: number }
+  /** Re-checked on the job as read in the write: a change with no events when it is not past its time (any more). */
+  | (RetryPolicy & { kind: "expire"; id: string });
+
+/**
  * A finished job's outcome carried by a lease request (the worker's "complete this, give me the
  * next": BullMQ's moveToFinished), applied before the lease in the same write.
  */
-export type JobAck =
-  | { kind: "complete"; id: string; leaseToken: string; outputJson: string; resultTtlSeconds: number }
-  | (RetryPolicy & { kind: "fail"; id: string; leaseToken: string; error: JobError; retryable: boolean; retryAfterSeconds?: number });
+export type JobAck = Extract<JobAction, { kind: "complete" | "fail" }>;
 
-/** Each ack succeeds or fails on its own: a lease conflict is this ack's answer, not the request's. */
-export type JobAckResult = { ok: true; change: JobChange } | { ok: false; error: { code: string; message: string } };
+/**
+ * Each action succeeds or fails on its own: a refusal (JobNotFound, LeaseExpired, …) is this
+ * action's answer, and it wrote nothing.
+ */
+export type JobActionResult = { ok: true; change: JobChange } | { ok: false; error: { code: string; message: string } };
 
 export interface JobLeaseParams extends RetryPolicy {
   queueId: number;
@@ -125,7 +142,7 @@ export interface JobLeaseResult {
   /** Every transition made, the leases' included (a job out of attempts failed, a cancel-requested job canceled). */
   changes: JobChange[];
   /** One per `acks` entry, in order (empty without acks). */
-  acks: JobAckResult[];
+  acks: JobActionResult[];
   /**
    * Set when a limit (params.limits) held the lease below `max` with jobs ready: which, and for
    * the rate limit when a next start is allowed. The caller waits, as a long poll does.
@@ -174,7 +191,7 @@ export interface JobStore {
    * Leases up to `max` jobs: takes ready messages in receive order (priority high→low, then oldest),
    * applies transitions.leaseTransition to each one's job, and keeps going until `max` jobs are
    * leased or no message is ready. Messages whose job is finished are deleted on the way.
-   * `acks` are applied before, each as jobComplete / jobFail would (a refused one writes nothing);
+   * `acks` are applied before, each as jobTransitionMany would (a refused one writes nothing);
    * if the lease then fails, the acks stand and the call rejects with the lease's error. A store
    * that commits calls in groups may run the lease after the group's other writes, at the latest
    * `nowMs` any of them was given, so a worker's report gets the jobs submitted beside it.
@@ -193,14 +210,12 @@ export interface JobStore {
    * attempt's count; undefined when the job does not exist. Kept as long as the job.
    */
   jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined>;
-  /** transitions.heartbeatTransition; throws the SluiceError it raises (nothing written). */
-  jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange>;
-  /** `outputAttachmentsJson`: the job's output attachments (JobRecord's), written with the rest. */
-  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange>;
-  jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange>;
-  jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
-  /** A lease handed back unstarted: queued again with its attempt given back (releaseTransition). */
-  jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange>;
+  /**
+   * The actions, in order, in one write: each job read and changed as transitions.actionTransition
+   * decides, one answer per action, in order. A batch of them is how core completes, expires or
+   * cancels many jobs with one call (jobs/job-actions.ts runs a lone one).
+   */
+  jobTransitionMany(p: { nowMs: number; actions: JobAction[] }): Promise<JobActionResult[]>;
   /**
    * An operator's retry of a failed or canceled job (transitions.retryTransition; JobNotRetryable
    * for any other status, nothing written): in one write, the job is queued again and `message`
@@ -210,8 +225,6 @@ export interface JobStore {
   jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange>;
   /** Running jobs whose lease expired or whose attempt timed out, oldest first; `account` as JobRecord's. */
   jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string; account?: string }>>;
-  /** transitions.expiryTransition, re-checked inside the write; undefined when there was nothing to do. */
-  jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined>;
   /** Deletes up to `limit` finished jobs past their expiresAtMs, and expired idempotency keys. */
   jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }>;
 

@@ -12,7 +12,7 @@ import type { QueueRecord } from "../../src/core/queue.js";
 import { eventAppendLockKey } from "../../src/stores/postgres/event-log.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
-import { T0 } from "../../src/stores/testkit/conformance-context.js";
+import { T0, act } from "../../src/stores/testkit/conformance-context.js";
 import { jobCaseKit, leaseParamsFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 import { createDatabase } from "../support/postgres.js";
 import { waitFor } from "../support/wait.js";
@@ -76,7 +76,7 @@ describe("dependencies across two nodes", () => {
       const [l1] = (await lease(a, q, `r${round}-a-aaaaaaaa`)).leased;
       const [l2] = (await lease(b, q, `r${round}-b-aaaaaaaa`)).leased;
       expect([l1!.id, l2!.id].sort()).toEqual([p1.id, p2.id].sort());
-      const done = (store: PostgresStore, id: string, token: string) => store.jobComplete({ id, leaseToken: token, nowMs: T0, outputJson: '"ok"', resultTtlSeconds: 60 });
+      const done = (store: PostgresStore, id: string, token: string) => act(store, { kind: "complete", id, leaseToken: token, nowMs: T0, outputJson: '"ok"', resultTtlSeconds: 60 });
       const [c1, c2] = await overlapping(2, () => Promise.all([done(a, l1!.id, l1!.leaseToken), done(b, l2!.id, l2!.leaseToken)]));
       expect([released(c1, child.id), released(c2, child.id)].filter(Boolean)).toHaveLength(1);
       expect((await b.jobGet({ id: child.id }))!.status).toBe("queued");
@@ -95,7 +95,7 @@ describe("dependencies across two nodes", () => {
     const [l] = (await lease(a, q, "p-aaaaaaaa")).leased;
     const [, submitted] = await overlapping(2, () =>
       Promise.all([
-        a.jobComplete({ id: parent.id, leaseToken: l!.leaseToken, nowMs: T0, outputJson: '"ok"', resultTtlSeconds: 60 }),
+        act(a, { kind: "complete", id: parent.id, leaseToken: l!.leaseToken, nowMs: T0, outputJson: '"ok"', resultTtlSeconds: 60 }),
         // Started second: the parent's end holds its row (and waits for the event lock) first.
         waitFor(async () => {
           const { rows } = await a.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
-import { T0 } from "../../src/stores/testkit/conformance-context.js";
+import { T0, act } from "../../src/stores/testkit/conformance-context.js";
 import { expectCode, jobCaseKit, newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 
 describe("SQLite: the writes of one group commit", () => {
@@ -72,7 +72,7 @@ describe("SQLite: the writes of one group commit", () => {
     expect((await lease(q, { nowMs: T0 + 29_999 })).leased).toEqual([]);
     // Its message comes back when the lease ends, as a received message's does.
     expect((await lease(q, { nowMs: T0 + 30_000, token: `${q.id}.tok-cccccccc` })).leased.map((j) => [j.id, j.attempt])).toEqual([[s.job.id, 2]]);
-    const done = await store().jobComplete({ id: s.job.id, leaseToken: `${q.id}.tok-cccccccc`, nowMs: T0 + 30_001, outputJson: '"ok"', resultTtlSeconds: 60 });
+    const done = await act(store(), { kind: "complete", id: s.job.id, leaseToken: `${q.id}.tok-cccccccc`, nowMs: T0 + 30_001, outputJson: '"ok"', resultTtlSeconds: 60 });
     expect(done.job.status).toBe("succeeded");
     expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 30_001, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
     });
@@ -80,7 +80,7 @@ describe("SQLite: the writes of one group commit", () => {
     it("jobs: a later write of the same commit sees the commit's submits (a cancel of one)", async () => {
     const q = await makeQueue();
     const { job, message } = newJobFor(q);
-    const [created, canceled] = await Promise.all([store().jobCreateMany({ items: [{ job, message }], nowMs: T0 }), store().jobCancel({ id: job.id, nowMs: T0, resultTtlSeconds: 60 })]);
+    const [created, canceled] = await Promise.all([store().jobCreateMany({ items: [{ job, message }], nowMs: T0 }), act(store(), { kind: "cancel", id: job.id, nowMs: T0, resultTtlSeconds: 60 })]);
     expect(created.results[0]!.created).toBe(true);
     expect(canceled.job.status).toBe("canceled");
     expect(await store().jobGet({ id: job.id })).toMatchObject({ status: "canceled" });

@@ -10,6 +10,7 @@ import type { JobQueuePolicy } from "./job-queues.js";
 import { JobServicePart, blobsFor } from "./job-service-shared.js";
 import { checkJobInteger, leaseLimitsOf } from "../job-settings.js";
 import type { JobAck, JobChange, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy } from "../job-store.js";
+import { transitionJob } from "./job-actions.js";
 import { leaseIdOf, queueIdOfLease } from "./job-tokens.js";
 import { validateJobError, validateProgress } from "./job-validation.js";
 import { checkOutputChunks } from "./output-chunks.js";
@@ -280,7 +281,7 @@ export class JobLeasing extends JobServicePart {
     // The lease's queue must be this account's (a cache hit, as for complete): a lease id is a
     // secret, but one that leaked to another account must not let it touch the job.
     await this.policyForLease(account, id, p.leaseId);
-    const change = await this.ownJob(account, id, () => this.store.jobHeartbeat({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), leaseSeconds: p.leaseSeconds, progress: p.progress }));
+    const change = await this.ownJob(account, id, () => transitionJob(this.store, this.clock.nowMs(), { kind: "heartbeat", id, leaseToken: p.leaseId, leaseSeconds: p.leaseSeconds, progress: p.progress }));
     this.shared.publish(change);
     return { cancelRequested: change.job.cancelRequested, leaseExpiresAtMs: change.job.leaseExpiresAtMs!, job: change.job };
   }
@@ -302,7 +303,7 @@ export class JobLeasing extends JobServicePart {
     // Attached before the completion is written, given back if it is refused (blob-service.ts).
     const attached = resolved === undefined ? undefined : await blobsFor(this.shared, field).attach({ account, field, blobs: resolved, jobId: id });
     const change = await this.ownJob(account, id, () =>
-      this.store.jobComplete({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds, outputAttachmentsJson: attached?.json }),
+      transitionJob(this.store, this.clock.nowMs(), { kind: "complete", id, leaseToken: p.leaseId, outputJson, resultTtlSeconds: policy.settings.resultTtlSeconds, outputAttachmentsJson: attached?.json }),
     ).catch(async (err: unknown) => {
       if (attached) await blobsFor(this.shared, field).detach(attached.attachedIds, id);
       throw err;
@@ -316,11 +317,11 @@ export class JobLeasing extends JobServicePart {
     if (p.retryAfterSeconds !== undefined) checkJobInteger("retryAfterSeconds", p.retryAfterSeconds, 0, limits.jobs.retryDelayMaxSeconds);
     const policy = await this.policyForLease(account, id, p.leaseId);
     const change = await this.ownJob(account, id, () =>
-      this.store.jobFail({
+      transitionJob(this.store, this.clock.nowMs(), {
+        kind: "fail",
         ...this.retryPolicy(policy),
         id,
         leaseToken: p.leaseId,
-        nowMs: this.clock.nowMs(),
         error,
         retryable: p.retryable ?? true,
         retryAfterSeconds: p.retryAfterSeconds,
@@ -334,7 +335,7 @@ export class JobLeasing extends JobServicePart {
   /** The worker hands back a lease it never started: queued again at once, the attempt given back. */
   async release(account: string, id: string, p: { leaseId: string }): Promise<JobRecord> {
     const policy = await this.policyForLease(account, id, p.leaseId);
-    const change = await this.ownJob(account, id, () => this.store.jobRelease({ id, leaseToken: p.leaseId, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds }));
+    const change = await this.ownJob(account, id, () => transitionJob(this.store, this.clock.nowMs(), { kind: "release", id, leaseToken: p.leaseId, resultTtlSeconds: policy.settings.resultTtlSeconds }));
     this.shared.publish(change);
     this.afterAttemptEnded(policy, change);
     return change.job;
@@ -355,19 +356,16 @@ export class JobLeasing extends JobServicePart {
     return outputJson;
   }
 
-  /** Leases handed to a request that is gone: each released (attempt given back), best effort — its lease expiring is the fallback. */
+  /** Leases handed to a request that is gone: released in one write (attempts given back), best effort — their leases expiring is the fallback. */
   private async giveBack(leased: readonly LeasedJob[], policy: JobQueuePolicy): Promise<void> {
-    const nowMs = this.clock.nowMs();
-    await Promise.all(
-      leased.map(async (job) => {
-        const change = await this.store
-          .jobRelease({ id: job.id, leaseToken: job.leaseToken, nowMs, resultTtlSeconds: policy.settings.resultTtlSeconds })
-          .catch(() => undefined);
-        if (!change) return;
-        this.shared.publish(change);
-        this.afterAttemptEnded(policy, change);
-      }),
-    );
+    const resultTtlSeconds = policy.settings.resultTtlSeconds;
+    const actions = leased.map((job) => ({ kind: "release" as const, id: job.id, leaseToken: job.leaseToken, resultTtlSeconds }));
+    const results = await this.store.jobTransitionMany({ nowMs: this.clock.nowMs(), actions }).catch(() => []);
+    for (const r of results) {
+      if (!r.ok) continue;
+      this.shared.publish(r.change);
+      this.afterAttemptEnded(policy, r.change);
+    }
   }
 
   retryPolicy(policy: JobQueuePolicy): RetryPolicy {

@@ -14,6 +14,7 @@ import type { QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
 import { publishJobChanges } from "../notifier.js";
 import { JobEventFeed } from "./event-feed.js";
+import { transitionJob } from "./job-actions.js";
 import { JobEventHub } from "./job-events.js";
 import { type WaitSignal, JobHolds } from "./job-holds.js";
 import { type LeaseAckInput, type LeaseInput, type LeaseWithAcksResult, JobLeasing } from "./job-leasing.js";
@@ -175,7 +176,7 @@ export class JobService {
   async cancel(account: string, id: string): Promise<JobRecord> {
     const job = await this.get(account, id);
     const policy = await this.jobQueues.policyByName(account, job.queueName);
-    const change = await this.store.jobCancel({ id, nowMs: this.clock.nowMs(), resultTtlSeconds: policy.settings.resultTtlSeconds });
+    const change = await transitionJob(this.store, this.clock.nowMs(), { kind: "cancel", id, resultTtlSeconds: policy.settings.resultTtlSeconds });
     this.publish(change);
     return change.job;
   }

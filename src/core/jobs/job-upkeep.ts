@@ -18,25 +18,29 @@ export class JobUpkeep extends JobServicePart {
     super(shared);
   }
 
-  /** Running jobs whose lease expired or whose attempt timed out: retried, failed or canceled. */
+  /** Running jobs whose lease expired or whose attempt timed out: retried, failed or canceled, each page in one write. */
   async expireLeases(batch = 100): Promise<number> {
     let total = 0;
     for (;;) {
       const nowMs = this.clock.nowMs();
       const due = await this.store.jobListExpired({ nowMs, limit: batch });
-      await Promise.all(
+      const found = await Promise.all(
         due.map(async ({ id, queueName, account }) => {
           const policy = await this.jobQueues.policyByName(account ?? "", queueName).catch((err: unknown) => {
             if (err instanceof SluiceError && err.code === "QueueNotFound") return undefined;
             throw err;
           });
-          if (!policy) return;
-          const change = await this.store.jobExpire({ ...this.leasing.retryPolicy(policy), id, nowMs });
-          if (!change) return;
-          this.shared.publish(change);
-          this.leasing.afterAttemptEnded(policy, change);
+          return policy && { policy, action: { kind: "expire" as const, ...this.leasing.retryPolicy(policy), id } };
         }),
       );
+      const expiring = found.filter((f) => f !== undefined);
+      const results = expiring.length === 0 ? [] : await this.store.jobTransitionMany({ nowMs, actions: expiring.map((e) => e.action) });
+      results.forEach((r, i) => {
+        // Refused (gone meanwhile), or not past its time any more (no events): nothing to tell.
+        if (!r.ok || r.change.events.length === 0) return;
+        this.shared.publish(r.change);
+        this.leasing.afterAttemptEnded(expiring[i]!.policy, r.change);
+      });
       total += due.length;
       if (due.length < batch || this.shared.isClosed()) return total;
     }

@@ -6,7 +6,7 @@
  */
 import { fail } from "../errors.js";
 import { retryDelayMs } from "./backoff.js";
-import type { JobChange, RetryPolicy } from "../job-store.js";
+import type { JobAction, JobChange, RetryPolicy } from "../job-store.js";
 import { type JobError, type JobEventType, type JobRecord, isTerminal, waitingVisibleAtMs } from "../job.js";
 
 export type MessageEffect =
@@ -273,6 +273,24 @@ export function expiryTransition(job: JobRecord, p: RetryPolicy & { nowMs: numbe
   }
   if (reason === "leaseExpired") return attemptFailed(job, { ...p, error: leaseExpiredError(job), retryable: true, backoffApplies: false });
   return undefined;
+}
+
+/** What an action by id (JobStore.jobTransitionMany) does to its job as the store's write read it; throws a refusal. */
+export function actionTransition(job: JobRecord, action: JobAction, nowMs: number): JobTransition {
+  switch (action.kind) {
+    case "heartbeat":
+      return heartbeatTransition(job, { ...action, nowMs });
+    case "complete":
+      return completeTransition(job, action, nowMs);
+    case "fail":
+      return failTransition(job, action, nowMs);
+    case "release":
+      return releaseTransition(job, { ...action, nowMs });
+    case "cancel":
+      return cancelTransition(job, { ...action, nowMs });
+    case "expire":
+      return expiryTransition(job, { ...action, nowMs }) ?? unchanged(job);
+  }
 }
 
 /**

@@ -11,8 +11,8 @@ import { SluiceError, fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type {
   IdempotencyClaim,
-  JobAck,
-  JobAckResult,
+  JobAction,
+  JobActionResult,
   JobChange,
   JobCreateItem,
   JobCreateManyResult,
@@ -22,25 +22,11 @@ import type {
   JobLeaseResult,
   JobStore,
   NewJob,
-  RetryPolicy,
   WebhookDelivery,
 } from "../../core/job-store.js";
-import { type JobError, type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
+import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
-import {
-  type JobTransition,
-  cancelTransition,
-  completeTransition,
-  expiryTransition,
-  failTransition,
-  heartbeatTransition,
-  jobFromMessage,
-  leaseTransition,
-  messageLostTransition,
-  releaseTransition,
-  retryTransition,
-  webhookEventsOf,
-} from "../../core/jobs/transitions.js";
+import { type JobTransition, actionTransition, jobFromMessage, leaseTransition, messageLostTransition, retryTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
 import { type JobRow, toJob } from "../codecs/job-row.js";
@@ -140,32 +126,21 @@ export class PostgresJobStore implements JobStore {
     return this.db.transaction(async (tx) => {
       // The queue's lease lock before the acks' row locks (limited-lease.ts: lock order).
       if (p.max > 0) await lockLimitedLeases(tx, p);
-      const acks: JobAckResult[] = [];
-      for (const ack of p.acks ?? []) acks.push(await applyAck(tx, ack, p.nowMs));
+      const acks: JobActionResult[] = [];
+      for (const ack of p.acks ?? []) acks.push(await applyAction(tx, ack, p.nowMs));
       const r: JobLeaseResult = { leased: [], changes: [], acks };
       if (p.max > 0) await leaseReady(tx, p, r, tenants);
       return r;
     });
   }
 
-  jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
-  }
-
-  jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
-  }
-
-  jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p, p.nowMs));
-  }
-
-  jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => releaseTransition(job, p));
-  }
-
-  jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  /** The actions in order, in one transaction: each job locked, then changed (or the action refused, nothing written). */
+  jobTransitionMany(p: { nowMs: number; actions: JobAction[] }): Promise<JobActionResult[]> {
+    return this.db.transaction(async (tx) => {
+      const results: JobActionResult[] = [];
+      for (const action of p.actions) results.push(await applyAction(tx, action, p.nowMs));
+      return results;
+    });
   }
 
   async jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange> {
@@ -193,16 +168,6 @@ export class PostgresJobStore implements JobStore {
       [p.nowMs, p.limit],
     );
     return rows.slice(0, p.limit).map((r) => ({ id: r.id, queueName: r.queue_name, ...(r.account === "" ? {} : { account: r.account }) }));
-  }
-
-  /** Re-checked on the locked row: when two nodes' sweeps find the same job, one expires it. */
-  async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
-    return this.db.transaction(async (tx) => {
-      const job = await lockJob(tx, p.id);
-      if (!job) return undefined;
-      const t = expiryTransition(job, p);
-      return t ? (await applyTransitions(tx, [t], p.nowMs))[0] : undefined;
-    });
   }
 
   async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
@@ -285,13 +250,7 @@ export class PostgresJobStore implements JobStore {
     return applyTransitions(tx, transitions, p.nowMs);
   }
 
-  private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
-    return this.db.transaction(async (tx) => {
-      const job = await lockJob(tx, id);
-      if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
-      return (await applyTransitions(tx, [decide(job)], nowMs))[0]!;
-    });
-  }
+
 }
 
 async function settingsOf(q: Queryable, queueId: number): Promise<JobQueueSettings | undefined> {
@@ -383,13 +342,16 @@ async function claimKey(tx: Queryable, job: NewJob, claim: IdempotencyClaim, now
   return undefined;
 }
 
-/** One ack inside the lease's transaction; a refusal (thrown by the transition, before any write) is its result. */
-async function applyAck(tx: Queryable, ack: JobAck, nowMs: number): Promise<JobAckResult> {
+/**
+ * One action by id (an ack of a lease, or jobTransitionMany's) inside the caller's transaction;
+ * a refusal (thrown by the transition, before any write) is its result. Two nodes' sweeps that
+ * find the same expired job: the second re-checks the locked row and changes nothing.
+ */
+async function applyAction(tx: Queryable, action: JobAction, nowMs: number): Promise<JobActionResult> {
   try {
-    const job = await lockJob(tx, ack.id);
-    if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
-    const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
-    return { ok: true, change: (await applyTransitions(tx, [t], nowMs))[0]! };
+    const job = await lockJob(tx, action.id);
+    if (!job) fail("JobNotFound", `Job ${action.id} does not exist.`);
+    return { ok: true, change: (await applyTransitions(tx, [actionTransition(job, action, nowMs)], nowMs))[0]! };
   } catch (err) {
     if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
     throw err;

@@ -293,16 +293,11 @@ export class PostgresStore implements Store {
   jobList: Store["jobList"] = (p) => this.jobs.jobList(p);
   jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
-  jobHeartbeat: Store["jobHeartbeat"] = (p) => this.jobs.jobHeartbeat(p);
+  jobTransitionMany: Store["jobTransitionMany"] = (p) => this.jobs.jobTransitionMany(p);
   jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.jobOutputAppend(p);
   jobOutputRead: Store["jobOutputRead"] = (p) => this.jobs.jobOutputRead(p);
-  jobComplete: Store["jobComplete"] = (p) => this.jobs.jobComplete(p);
-  jobFail: Store["jobFail"] = (p) => this.jobs.jobFail(p);
-  jobCancel: Store["jobCancel"] = (p) => this.jobs.jobCancel(p);
-  jobRelease: Store["jobRelease"] = (p) => this.jobs.jobRelease(p);
   jobRetry: Store["jobRetry"] = (p) => this.jobs.jobRetry(p);
   jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
-  jobExpire: Store["jobExpire"] = (p) => this.jobs.jobExpire(p);
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);
   jobQueueSettingsGet: Store["jobQueueSettingsGet"] = (p) => this.jobs.jobQueueSettingsGet(p);
   jobQueueSettingsPut: Store["jobQueueSettingsPut"] = (p) => this.jobs.jobQueueSettingsPut(p);

@@ -8,9 +8,9 @@ import { SluiceError, fail } from "../../core/errors.js";
 import { childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
 import { eventSnapshotJson, webhookIdOfEvent } from "../../core/job-event-log.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
-import type { JobAck, JobAckResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
+import type { JobAction, JobActionResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, isTerminal } from "../../core/job.js";
-import { type JobTransition, type MessageEffect, completeTransition, failTransition, jobFromMessage, webhookEventsOf } from "../../core/jobs/transitions.js";
+import { type JobTransition, type MessageEffect, actionTransition, jobFromMessage, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
@@ -24,11 +24,11 @@ import type { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 /** The event a submit's job is logged with when its rows are written. */
 export const submittedEvents: readonly JobEventType[] = ["job.queued"];
 
-/** Seqs per `DELETE … seq IN (…)` of applyAcks: an SDK worker's usual report fits one. */
+/** Seqs per `DELETE … seq IN (…)` of applyActions: an SDK worker's usual report fits one. */
 const deletesPerStatement = 32;
 
 export class JobTransitionWriter {
-  /** While applyAcks runs: the seqs of the messages its acks' jobs let go of, not deleted yet. */
+  /** While applyActions runs: the seqs of the messages its jobs let go of, not deleted yet. */
   private deletesPending: number[] | undefined;
 
   constructor(
@@ -62,23 +62,24 @@ export class JobTransitionWriter {
   /**
    * A job by id, a submit of this group not yet written included: for the writes that run beside
    * deferred submits (besideDeferred) and may name one — a replayed Idempotency-Key, an ack.
+   * (Other writes run after they are written: the table has them.)
    */
   findJobOrDeferred(id: string): JobRecord | undefined {
     return this.findJob(id) ?? this.deferredCreates.job(id);
   }
 
   /**
-   * A lease's acks, each as applyAck, their messages' DELETEs gathered into one statement per
-   * deletesPerStatement seqs, run before this returns. SQLite journals every statement that
-   * deletes through the kept-count trigger (its octet_length() may abort it), copying each page
-   * the statement touches: once per statement, not once per row.
+   * Actions by id (a lease's acks, jobTransitionMany's), each as applyAction, their messages'
+   * DELETEs gathered into one statement per deletesPerStatement seqs, run before this returns.
+   * SQLite journals every statement that deletes through the kept-count trigger (its
+   * octet_length() may abort it), copying each page the statement touches: once per statement.
    */
-  applyAcks(acks: readonly JobAck[], nowMs: number): JobAckResult[] {
-    if (acks.length < 2) return acks.map((ack) => this.applyAck(ack, nowMs));
+  applyActions(actions: readonly JobAction[], nowMs: number): JobActionResult[] {
+    if (actions.length < 2) return actions.map((action) => this.applyAction(action, nowMs));
     const pending: number[] = [];
     this.deletesPending = pending;
     try {
-      const results = acks.map((ack) => this.applyAck(ack, nowMs));
+      const results = actions.map((action) => this.applyAction(action, nowMs));
       for (let i = 0; i < pending.length; i += deletesPerStatement) {
         const seqs = pending.slice(i, i + deletesPerStatement);
         this.sql.messageDeleteMany(seqs.length).run(...seqs);
@@ -89,14 +90,14 @@ export class JobTransitionWriter {
     }
   }
 
-  /** One ack inside the lease's write; a refusal (thrown by the transition, before any write) is its result. */
-  applyAck(ack: JobAck, nowMs: number): JobAckResult {
+  /** One action inside a write; a refusal (thrown by the transition, before any write) is its result. */
+  private applyAction(action: JobAction, nowMs: number): JobActionResult {
     try {
-      // A submit of this group not written yet is queued, so its transition refuses the ack before any write.
-      const job = this.findJobOrDeferred(ack.id);
-      if (!job) fail("JobNotFound", `Job ${ack.id} does not exist.`);
-      const t = ack.kind === "complete" ? completeTransition(job, ack, nowMs) : failTransition(job, ack, nowMs);
-      return { ok: true, change: this.apply(t, job, nowMs) };
+      // A submit of this group not written yet is queued: an ack (the one action run beside it)
+      // on it is refused before any write.
+      const job = this.findJobOrDeferred(action.id);
+      if (!job) fail("JobNotFound", `Job ${action.id} does not exist.`);
+      return { ok: true, change: this.apply(actionTransition(job, action, nowMs), job, nowMs) };
     } catch (err) {
       if (err instanceof SluiceError) return { ok: false, error: { code: err.code, message: err.message } };
       throw err;
@@ -186,7 +187,7 @@ export class JobTransitionWriter {
       case "none":
         return;
       case "delete":
-        // Inside applyAcks: deleted with the other acks' messages, before it returns.
+        // Inside applyActions: deleted with the other actions' messages, before it returns.
         if (this.deletesPending) this.deletesPending.push(seq);
         else this.sql.messageDelete.run(seq);
         this.messageCache?.forget(seq);

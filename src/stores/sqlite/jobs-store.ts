@@ -11,25 +11,15 @@ import { type DeferredCreate, DeferredCreates } from "./deferred-creates.js";
 import type { MessageContentCache } from "./message-content-cache.js";
 import { fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
-import type { JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, RetryPolicy, WebhookDelivery } from "../../core/job-store.js";
-import { type JobError, type JobEventType, type JobRecord, type JobStatus, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
+import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, WebhookDelivery } from "../../core/job-store.js";
+import { type JobEventType, type JobRecord, type JobStatus, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
 import { SqliteLeaseLimits } from "./limited-lease.js";
 import { SqliteRequirementClasses } from "./requirement-classes.js";
 import { RunningCounts } from "./running-counts.js";
-import {
-  type JobTransition,
-  cancelTransition,
-  completeTransition,
-  expiryTransition,
-  failTransition,
-  heartbeatTransition,
-  messageLostTransition,
-  releaseTransition,
-  retryTransition,
-} from "../../core/jobs/transitions.js";
+import { messageLostTransition, retryTransition } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
 import { toJob } from "../codecs/job-row.js";
@@ -263,7 +253,7 @@ export class SqliteJobStore implements JobStore {
     // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).
     const result = await this.writes.run((): JobLeaseResult => {
       this.sawNowMs(p.nowMs);
-      const acks = this.writer.applyAcks(p.acks ?? [], p.nowMs);
+      const acks = this.writer.applyActions(p.acks ?? [], p.nowMs);
       const r: JobLeaseResult = { leased: [], changes: [], acks };
       // The lease itself runs after every other write of the group, in a savepoint of its own: a
       // worker's report and the submits its last answer set off usually arrive together, and the
@@ -299,24 +289,9 @@ export class SqliteJobStore implements JobStore {
     return this.outputs.read(p);
   }
 
-  async jobHeartbeat(p: { id: string; leaseToken: string; nowMs: number; leaseSeconds?: number; progress?: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => heartbeatTransition(job, p));
-  }
-
-  async jobComplete(p: { id: string; leaseToken: string; nowMs: number; outputJson: string; resultTtlSeconds: number; outputAttachmentsJson?: string }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => completeTransition(job, p, p.nowMs));
-  }
-
-  async jobFail(p: RetryPolicy & { id: string; leaseToken: string; nowMs: number; error: JobError; retryable: boolean; retryAfterSeconds?: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => failTransition(job, p, p.nowMs));
-  }
-
-  async jobRelease(p: { id: string; leaseToken: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => releaseTransition(job, p));
-  }
-
-  async jobCancel(p: { id: string; nowMs: number; resultTtlSeconds: number }): Promise<JobChange> {
-    return this.transitionOne(p.id, p.nowMs, (job) => cancelTransition(job, p));
+  async jobTransitionMany(p: { nowMs: number; actions: JobAction[] }): Promise<JobActionResult[]> {
+    // Not beside the group's deferred submits: a cancel may name one, and must find its row.
+    return this.writes.run(() => this.writer.applyActions(p.actions, p.nowMs));
   }
 
   async jobRetry(p: { id: string; nowMs: number; message: NewMessage }): Promise<JobChange> {
@@ -340,15 +315,6 @@ export class SqliteJobStore implements JobStore {
       found.set(row.id, { id: row.id, queueName: row.queue_name, ...(row.account === "" ? {} : { account: row.account }) });
     }
     return [...found.values()].slice(0, p.limit);
-  }
-
-  async jobExpire(p: RetryPolicy & { id: string; nowMs: number }): Promise<JobChange | undefined> {
-    return this.writes.run(() => {
-      const job = this.writer.findJob(p.id);
-      if (!job) return undefined;
-      const t = expiryTransition(job, p);
-      return t ? this.writer.apply(t, job, p.nowMs) : undefined;
-    });
   }
 
   async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
@@ -395,14 +361,6 @@ export class SqliteJobStore implements JobStore {
     return rows.map((values) => {
       const job = toJob(jobRowOf(values));
       return this.writer.apply(messageLostTransition(job, { nowMs: p.nowMs, resultTtlSeconds, reason: p.reason }), job, p.nowMs);
-    });
-  }
-
-  private transitionOne(id: string, nowMs: number, decide: (job: JobRecord) => JobTransition): Promise<JobChange> {
-    return this.writes.run(() => {
-      const job = this.writer.findJob(id);
-      if (!job) fail("JobNotFound", `Job ${id} does not exist.`);
-      return this.writer.apply(decide(job), job, nowMs);
     });
   }
 }

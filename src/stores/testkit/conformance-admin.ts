@@ -8,7 +8,7 @@ import { SluiceError } from "../../core/errors.js";
 import { jobMessage } from "../../core/jobs/job-message.js";
 import type { RetryPolicy } from "../../core/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../core/queue.js";
-import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { type ConformanceContext, T0, newMessage, act } from "./conformance-context.js";
 import { newJobFor } from "./conformance-jobs-kit.js";
 import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
@@ -85,7 +85,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
     const q = await makeQueue("jobs");
     const dlq = await makeQueue("jobs-dlq");
     const { id, token } = await submitAndLease(q, T0 + 1);
-    const failed = await store().jobFail({ ...failFor(dlq), id, leaseToken: token, nowMs: T0 + 2, error: { message: "boom" }, retryable: false });
+    const failed = await act(store(), { kind: "fail", ...failFor(dlq), id, leaseToken: token, nowMs: T0 + 2, error: { message: "boom" }, retryable: false });
     expect(failed.job.status).toBe("failed");
     expect((await store().queueStats({ queueId: dlq.id, nowMs: T0 + 3, minSentAtMs: 0 })).visible).toBe(1);
 
@@ -104,7 +104,7 @@ export function registerAdminCases({ store, test }: ConformanceContext): void {
     const { job, message } = newJobFor(q);
     await store().jobCreateMany({ items: [{ job, message }], nowMs: T0 });
     expect(await codeOf(store().jobRetry({ id: job.id, nowMs: T0 + 1, message: retryMessage(q, job.id, job.inputJson, T0 + 1) }))).toBe("JobNotRetryable");
-    expect((await store().jobCancel({ id: job.id, nowMs: T0 + 2, resultTtlSeconds: 60 })).job.status).toBe("canceled");
+    expect((await act(store(), { kind: "cancel", id: job.id, nowMs: T0 + 2, resultTtlSeconds: 60 })).job.status).toBe("canceled");
     expect((await store().queueStats({ queueId: q.id, nowMs: T0 + 3, minSentAtMs: 0 })).visible).toBe(0);
     const retried = await store().jobRetry({ id: job.id, nowMs: T0 + 4, message: retryMessage(q, job.id, job.inputJson, T0 + 4) });
     expect(retried.job).toMatchObject({ status: "queued", cancelRequested: false });

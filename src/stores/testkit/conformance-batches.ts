@@ -8,7 +8,7 @@ import type { BatchRecord, FileRecord } from "../../core/batches/batch.js";
 import type { JobCreateItem } from "../../core/job-store.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
 
 function file(id: string, overrides: Partial<FileRecord> = {}): FileRecord {
@@ -113,7 +113,7 @@ export function registerBatchCases({ store, another, test }: ConformanceContext)
     if (!r.written) throw new Error("batchSubmit refused");
     const leased = await kit.lease(queue, { token: `${queue.id}.tok-bbbbbbbb`, max: 2 });
     const [first, second] = leased.leased.map((j) => j.id);
-    await store().jobComplete({ id: first!, leaseToken: `${queue.id}.tok-bbbbbbbb`, nowMs: T0, outputJson: '{"answer":42}', resultTtlSeconds: 3600 });
+    await act(store(), { kind: "complete", id: first!, leaseToken: `${queue.id}.tok-bbbbbbbb`, nowMs: T0, outputJson: '{"answer":42}', resultTtlSeconds: 3600 });
     expect(await store().batchJobCounts({ batchId: "batch_c" })).toEqual({ succeeded: 1, running: 1, queued: 1 });
     const live = await store().batchJobRows({ batchId: "batch_c", afterLine: 0, limit: 10, liveOnly: true });
     expect(live.map((row) => row.jobId).sort()).toEqual([second!, r.results.find((x) => x.job.id !== first && x.job.id !== second)!.job.id].sort());

@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import type { BlobRecord } from "../../core/blobs/blob.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";
 
 const hex = (n: number): string => `blob_${n.toString(16).padStart(32, "0")}`;
@@ -69,7 +69,7 @@ export function registerBlobCases({ store, another, test }: ConformanceContext):
     await store().blobKeep({ id: hex(1) });
     expect(await store().blobListDue({ nowMs: T0 + 10 * day, limit: 10 })).toEqual([expect.objectContaining({ id: hex(3) })]);
     // The job ends and is pruned: its blob is due at once, held by nothing.
-    await store().jobCancel({ id: job.id, nowMs: T0 + 1, resultTtlSeconds: 1 });
+    await act(store(), { kind: "cancel", id: job.id, nowMs: T0 + 1, resultTtlSeconds: 1 });
     await store().jobPrune({ nowMs: T0 + 10 * day, limit: 10 });
     expect(await store().jobGet({ id: job.id })).toBeUndefined();
     const due = await store().blobListDue({ nowMs: T0 + 10 * day, limit: 10 });

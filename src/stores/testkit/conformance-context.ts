@@ -3,6 +3,8 @@
  * case file registers its cases with, and a message builder. Its own file, so that the case files
  * and the suite that registers them don't import each other.
  */
+import type { JobAction, JobChange, JobStore } from "../../core/job-store.js";
+import { transitionJob } from "../../core/jobs/job-actions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Store } from "../../core/store.js";
 
@@ -46,4 +48,13 @@ export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
     senderId: "000000000000",
     ...overrides,
   };
+}
+
+/**
+ * One action by id in a jobTransitionMany call of its own, `nowMs` beside it: its change, or its
+ * refusal thrown as the SluiceError it was answered with (as core's transitionJob).
+ */
+export function act(store: Pick<JobStore, "jobTransitionMany">, p: JobAction & { nowMs: number }): Promise<JobChange> {
+  const { nowMs, ...action } = p;
+  return transitionJob(store, nowMs, action as JobAction);
 }

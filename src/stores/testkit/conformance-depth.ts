@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import { defaultQueueConfig } from "../../core/queue.js";
-import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { type ConformanceContext, T0, newMessage, act } from "./conformance-context.js";
 import { jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
 import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
@@ -86,8 +86,8 @@ export function registerDepthCases({ store, another, test }: ConformanceContext)
     expect(leased).toHaveLength(2);
     expect(await depthOf(queue.id, T0)).toEqual({ visible: 2, inFlight: 3, delayed: 0 });
 
-    await store().jobComplete({ id: leased[0]!.id, leaseToken: token, nowMs: T0 + 1, outputJson: '"ok"', resultTtlSeconds: 60 });
-    await store().jobFail({ ...kit.policy(dlq), id: leased[1]!.id, leaseToken: token, nowMs: T0 + 1, error: { message: "boom" }, retryable: false });
+    await act(store(), { kind: "complete", id: leased[0]!.id, leaseToken: token, nowMs: T0 + 1, outputJson: '"ok"', resultTtlSeconds: 60 });
+    await act(store(), { kind: "fail", ...kit.policy(dlq), id: leased[1]!.id, leaseToken: token, nowMs: T0 + 1, error: { message: "boom" }, retryable: false });
     expect(await depthOf(queue.id, T0 + 1)).toEqual({ visible: 2, inFlight: 1, delayed: 0 });
     expect(await depthOf(dlq.id, T0 + 1)).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
   });

@@ -6,7 +6,7 @@
 import { expect } from "vitest";
 import type { LoggedJobEvent } from "../../core/job-event-log.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";
 
 const summary = (events: LoggedJobEvent[]): Array<[string, string, string]> => events.map((e) => [e.jobId, e.type, e.job.status]);
@@ -19,8 +19,8 @@ export function registerEventLogCases({ store, reopen, another, test }: Conforma
     const before = (await store().jobEventBounds()).headId;
     const { job } = await kit.submit(q, { webhook: { url: "https://example.com/h", events: ["job.succeeded"] } });
     await kit.lease(q, { token: `${q.id}.t1`, nowMs: T0 + 10 });
-    await store().jobHeartbeat({ id: job.id, leaseToken: `${q.id}.t1`, nowMs: T0 + 20, progress: 0.5 });
-    await store().jobComplete({ id: job.id, leaseToken: `${q.id}.t1`, nowMs: T0 + 30, outputJson: '{"ok":true}', resultTtlSeconds: 60 });
+    await act(store(), { kind: "heartbeat", id: job.id, leaseToken: `${q.id}.t1`, nowMs: T0 + 20, progress: 0.5 });
+    await act(store(), { kind: "complete", id: job.id, leaseToken: `${q.id}.t1`, nowMs: T0 + 30, outputJson: '{"ok":true}', resultTtlSeconds: 60 });
     const events = await store().jobEventList({ afterId: before, limit: 100 });
     expect(summary(events)).toEqual([
       [job.id, "job.queued", "queued"],
@@ -46,7 +46,7 @@ export function registerEventLogCases({ store, reopen, another, test }: Conforma
     const before = (await store().jobEventBounds()).headId;
     const ja = (await kit.submit(a)).job;
     const jb = (await kit.submit(b)).job;
-    await store().jobCancel({ id: ja.id, nowMs: T0 + 1, resultTtlSeconds: 60 });
+    await act(store(), { kind: "cancel", id: ja.id, nowMs: T0 + 1, resultTtlSeconds: 60 });
     const all = await store().jobEventList({ afterId: before, limit: 100 });
     expect(summary(all)).toEqual([
       [ja.id, "job.queued", "queued"],
@@ -97,7 +97,7 @@ export function registerEventLogCases({ store, reopen, another, test }: Conforma
     const q = await kit.makeQueue();
     const before = (await store().jobEventBounds()).headId;
     const { job } = await kit.submit(q);
-    await store().jobCancel({ id: job.id, nowMs: T0, resultTtlSeconds: 60 });
+    await act(store(), { kind: "cancel", id: job.id, nowMs: T0, resultTtlSeconds: 60 });
     await store().jobPrune({ nowMs: T0 + 61_000, limit: 100 });
     expect(await store().jobGet({ id: job.id })).toBeUndefined();
     const events = await store().jobEventList({ afterId: before, limit: 10 });

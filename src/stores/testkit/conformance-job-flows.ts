@@ -7,14 +7,14 @@ import { expect } from "vitest";
 import type { JobLeaseParams, NewJob } from "../../core/job-store.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { expectCode, jobCaseKit, leaseParamsFor } from "./conformance-jobs-kit.js";
 
 export function registerJobFlowCases({ store, test }: ConformanceContext): void {
   const kit = jobCaseKit(store);
   let tokens = 0;
   const lease = (queue: QueueRecord, p: Partial<JobLeaseParams> = {}) => store().jobLease({ ...leaseParamsFor(queue, `${queue.id}.flow-${++tokens}`), max: 10, ...p });
-  const complete = (id: string, leaseToken: string, nowMs = T0) => store().jobComplete({ id, leaseToken, nowMs, outputJson: `"${id}"`, resultTtlSeconds: 60 });
+  const complete = (id: string, leaseToken: string, nowMs = T0) => act(store(), { kind: "complete", id, leaseToken, nowMs, outputJson: `"${id}"`, resultTtlSeconds: 60 });
   const child = (queue: QueueRecord, parents: string[], overrides: Partial<NewJob> = {}) => kit.submit(queue, { dependsOn: parents, onParentFailure: "fail", ...overrides });
 
   test("dependsOn: a child waits (its message unleasable) until its parents succeed, then is queued in the same write", async () => {
@@ -42,7 +42,7 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     const grandchild = (await child(q, [strict.id])).job;
     const lenient = (await child(q, [parent.id], { onParentFailure: "ignore" })).job;
     const [leased] = (await lease(q)).leased;
-    const failed = await store().jobFail({ ...kit.policy(), id: parent.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "boom" }, retryable: false });
+    const failed = await act(store(), { kind: "fail", ...kit.policy(), id: parent.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "boom" }, retryable: false });
     const moved = (failed.followOn ?? []).map((f) => [f.job.id, f.job.status, f.job.error?.type]);
     expect(moved).toContainEqual([strict.id, "failed", "ParentFailed"]);
     expect(moved).toContainEqual([lenient.id, "queued", undefined]);
@@ -50,7 +50,7 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     expect((await store().jobGet({ id: strict.id }))!.error!.message).toMatch(new RegExp(`${parent.id}.*boom`));
     const other = (await kit.submit(q)).job;
     const canceledChild = (await child(q, [other.id])).job;
-    const canceled = await store().jobCancel({ id: other.id, nowMs: T0, resultTtlSeconds: 60 });
+    const canceled = await act(store(), { kind: "cancel", id: other.id, nowMs: T0, resultTtlSeconds: 60 });
     expect(canceled.followOn?.map((f) => [f.job.id, f.job.status, f.job.error?.type])).toEqual([[canceledChild.id, "canceled", "ParentCanceled"]]);
   });
 
@@ -61,7 +61,7 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     await complete(ok.id, l!.leaseToken);
     expect((await child(q, [ok.id])).job.status).toBe("queued");
     const gone = (await kit.submit(q)).job;
-    await store().jobCancel({ id: gone.id, nowMs: T0, resultTtlSeconds: 60 });
+    await act(store(), { kind: "cancel", id: gone.id, nowMs: T0, resultTtlSeconds: 60 });
     expect((await child(q, [gone.id])).job).toMatchObject({ status: "canceled", error: { type: "ParentCanceled" } });
     const before = await store().jobCountByStatus({ queueId: q.id });
     await expectCode(child(q, ["no-such-job"]), "ValidationFailed");
@@ -72,7 +72,7 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     const q = await kit.makeQueue();
     const parent = (await kit.submit(q)).job;
     const c1 = (await child(q, [parent.id])).job;
-    expect((await store().jobCancel({ id: c1.id, nowMs: T0, resultTtlSeconds: 60 })).job.status).toBe("canceled");
+    expect((await act(store(), { kind: "cancel", id: c1.id, nowMs: T0, resultTtlSeconds: 60 })).job.status).toBe("canceled");
     const c2 = (await child(q, [parent.id])).job;
     const [l] = (await lease(q)).leased;
     await complete(parent.id, l!.leaseToken);

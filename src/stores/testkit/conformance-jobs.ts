@@ -7,7 +7,7 @@ import { jobMessage } from "../../core/jobs/job-message.js";
 import { defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobWebhook } from "../../core/job.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { expectCode, jobCaseKit, newJobFor } from "./conformance-jobs-kit.js";
 import { messageReceive, messageSend } from "./one-call.js";
 
@@ -199,14 +199,39 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const { job } = await submit(q);
     const token = `${q.id}.tok-aaaaaaaa`;
     await lease(q, { token });
-    await expectCode(store().jobHeartbeat({ id: job.id, leaseToken: `${q.id}.wrong-aaaa`, nowMs: T0 + 1 }), "LeaseMismatch");
-    await expectCode(store().jobHeartbeat({ id: "nope", leaseToken: token, nowMs: T0 + 1 }), "JobNotFound");
-    const beat = await store().jobHeartbeat({ id: job.id, leaseToken: token, nowMs: T0 + 10_000, progress: 0.5 });
+    await expectCode(act(store(), { kind: "heartbeat", id: job.id, leaseToken: `${q.id}.wrong-aaaa`, nowMs: T0 + 1 }), "LeaseMismatch");
+    await expectCode(act(store(), { kind: "heartbeat", id: "nope", leaseToken: token, nowMs: T0 + 1 }), "JobNotFound");
+    const beat = await act(store(), { kind: "heartbeat", id: job.id, leaseToken: token, nowMs: T0 + 10_000, progress: 0.5 });
     expect(beat).toMatchObject({ events: ["job.progress"], job: { leaseExpiresAtMs: T0 + 40_000, progress: 0.5 } });
     expect((await lease(q, { nowMs: T0 + 35_000 })).leased).toEqual([]); // the message's visibility moved too
-    const done = await store().jobComplete({ id: job.id, leaseToken: token, nowMs: T0 + 20_000, outputJson: '"ok"', resultTtlSeconds: 60 });
+    const done = await act(store(), { kind: "complete", id: job.id, leaseToken: token, nowMs: T0 + 20_000, outputJson: '"ok"', resultTtlSeconds: 60 });
     expect(done.job).toMatchObject({ status: "succeeded", outputJson: '"ok"', finishedAtMs: T0 + 20_000, expiresAtMs: T0 + 80_000 });
     expect(await store().queueStats({ queueId: q.id, nowMs: T0 + 100_000, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+
+  test("jobs: jobTransitionMany applies its actions in order in one call, each answered on its own", async () => {
+    const q = await makeQueue();
+    const a = await submit(q);
+    const b = await submit(q);
+    const c = await submit(q);
+    const token = `${q.id}.tok-aaaaaaaa`;
+    await lease(q, { token, max: 2 });
+    const bLeased = await store().jobGet({ id: b.job.id });
+    const results = await store().jobTransitionMany({
+      nowMs: T0 + 1,
+      actions: [
+        { kind: "complete", id: a.job.id, leaseToken: token, outputJson: '"a"', resultTtlSeconds: 60 },
+        // Refused alone (writes nothing): the lease is not b's, then no such job.
+        { kind: "heartbeat", id: b.job.id, leaseToken: `${q.id}.wrong-aaaa` },
+        { kind: "cancel", id: "nope", resultTtlSeconds: 60 },
+        { kind: "cancel", id: c.job.id, resultTtlSeconds: 60 },
+        // An action sees the ones before it: a's lease ended with its completion.
+        { kind: "heartbeat", id: a.job.id, leaseToken: token },
+      ],
+    });
+    expect(results.map((r) => (r.ok ? r.change.job.status : r.error.code))).toEqual(["succeeded", "LeaseMismatch", "JobNotFound", "canceled", "JobAlreadyFinished"]);
+    expect(await store().jobGet({ id: b.job.id })).toEqual(bLeased);
+    expect(await store().jobTransitionMany({ nowMs: T0 + 2, actions: [] })).toEqual([]);
   });
 
   test("jobs: a retryable failure hides the message for the backoff; a final one moves it to the dead-letter queue", async () => {
@@ -214,11 +239,11 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const dlq = await makeQueue("jobs-dlq");
     const { job } = await submit(q, { maxAttempts: 2 });
     await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
-    const retry = await store().jobFail({ ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0, error: { message: "e1" }, retryable: true });
+    const retry = await act(store(), { kind: "fail", ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0, error: { message: "e1" }, retryable: true });
     expect(retry.job).toMatchObject({ status: "queued", availableAtMs: T0 + 500, error: { message: "e1" } });
     expect((await lease(q, { nowMs: T0 + 499 })).leased).toEqual([]);
     await lease(q, { nowMs: T0 + 500, token: `${q.id}.tok-bbbbbbbb` });
-    const failed = await store().jobFail({ ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-bbbbbbbb`, nowMs: T0 + 600, error: { message: "e2", type: "X" }, retryable: true });
+    const failed = await act(store(), { kind: "fail", ...policy(dlq), id: job.id, leaseToken: `${q.id}.tok-bbbbbbbb`, nowMs: T0 + 600, error: { message: "e2", type: "X" }, retryable: true });
     expect(failed).toMatchObject({ events: ["job.failed"], job: { status: "failed", attempt: 2, error: { message: "e2", type: "X" } } });
     const inDlq = await messageReceive(store(), { queueId: dlq.id, max: 10, nowMs: T0 + 600, visibleUntilMs: T0 + 700, minSentAtMs: 0, receiptToken: "tok-dlq-aaaa" });
     expect(inDlq.messages.map((m) => [m.messageId, m.deadLetterSourceQueueName])).toEqual([[job.id, "jobs"]]);
@@ -233,9 +258,9 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     await lease(q, { token });
     await store().queueDelete({ id: dlq.id, nowMs: T0 });
     // Core still names the queue (its policy is cached): a fail, and an expired lease's sweep.
-    const failed = await store().jobFail({ ...policy(dlq), id: failing.job.id, leaseToken: token, nowMs: T0 + 1, error: { message: "e" }, retryable: false });
-    const expired = await store().jobExpire({ ...policy(dlq), id: expiring.job.id, nowMs: T0 + 30_000 });
-    for (const change of [failed, expired!]) {
+    const failed = await act(store(), { kind: "fail", ...policy(dlq), id: failing.job.id, leaseToken: token, nowMs: T0 + 1, error: { message: "e" }, retryable: false });
+    const expired = await act(store(), { kind: "expire", ...policy(dlq), id: expiring.job.id, nowMs: T0 + 30_000 });
+    for (const change of [failed, expired]) {
       expect(change).toMatchObject({ events: ["job.failed"], job: { status: "failed" } });
       expect(change.job.messageSeq).toBeUndefined();
       expect((await store().jobGet({ id: change.job.id }))!.messageSeq).toBeUndefined();
@@ -247,7 +272,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const q = await makeQueue();
     const { job } = await submit(q, { maxAttempts: 1 });
     await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
-    const released = await store().jobRelease({ id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 5, resultTtlSeconds: 60 });
+    const released = await act(store(), { kind: "release", id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 5, resultTtlSeconds: 60 });
     expect(released).toMatchObject({ events: ["job.queued"], job: { status: "queued", attempt: 0, availableAtMs: T0 + 5 } });
     expect((await store().jobGet({ id: job.id }))?.leaseExpiresAtMs).toBeUndefined();
     const again = await lease(q, { nowMs: T0 + 5, token: `${q.id}.tok-bbbbbbbb` });
@@ -257,7 +282,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
   test("jobs: cancel deletes a queued job's message; a stale message of a finished job is dropped by lease", async () => {
     const q = await makeQueue();
     const a = await submit(q);
-    expect((await store().jobCancel({ id: a.job.id, nowMs: T0, resultTtlSeconds: 60 })).job.status).toBe("canceled");
+    expect((await act(store(), { kind: "cancel", id: a.job.id, nowMs: T0, resultTtlSeconds: 60 })).job.status).toBe("canceled");
     expect((await lease(q)).leased).toEqual([]);
     expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
   });
@@ -293,7 +318,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     await lease(q, { max: 1 });
     const queued = await submit(q);
     const canceled = await submit(q);
-    await store().jobCancel({ id: canceled.job.id, nowMs: T0, resultTtlSeconds: 60 });
+    await act(store(), { kind: "cancel", id: canceled.job.id, nowMs: T0, resultTtlSeconds: 60 });
     const elsewhere = await submit(other);
     const deleted = await store().queueDelete({ id: q.id, nowMs: T0 + 1 });
     expect([...deleted.liveJobIds].sort()).toEqual([running.job.id, queued.job.id].sort());
@@ -317,9 +342,12 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     await lease(q, { leaseSeconds: 60 });
     expect(await store().jobListExpired({ nowMs: T0 + 4_999, limit: 10 })).toEqual([]);
     expect(await store().jobListExpired({ nowMs: T0 + 5_000, limit: 10 })).toEqual([{ id: b.job.id, queueName: "jobs" }]);
-    const expired = await store().jobExpire({ ...policy(), id: b.job.id, nowMs: T0 + 5_000 });
+    const expired = await act(store(), { kind: "expire", ...policy(), id: b.job.id, nowMs: T0 + 5_000 });
     expect(expired).toMatchObject({ events: ["job.retrying"], job: { status: "queued", error: { type: "Timeout" } } });
-    expect(await store().jobExpire({ ...policy(), id: b.job.id, nowMs: T0 + 5_000 })).toBeUndefined();
+    // Swept again (another node's sweep found it too): not past its time any more, nothing changes.
+    const again = await act(store(), { kind: "expire", ...policy(), id: b.job.id, nowMs: T0 + 5_000 });
+    expect(again).toMatchObject({ events: [], job: { status: "queued" } });
+    expect((await store().jobGet({ id: b.job.id }))?.updatedAtMs).toBe(expired.job.updatedAtMs);
     const all = await store().jobListExpired({ nowMs: T0 + 60_000, limit: 10 });
     expect(all.map((x) => x.id)).toEqual([a.job.id]);
   });
@@ -329,7 +357,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     const webhook: JobWebhook = { url: "https://hooks.example/x", events: ["job.started", "job.succeeded"] };
     const { job } = await submit(q, { webhook });
     await lease(q, { token: `${q.id}.tok-aaaaaaaa` });
-    await store().jobComplete({ id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 1, outputJson: "1", resultTtlSeconds: 1 });
+    await act(store(), { kind: "complete", id: job.id, leaseToken: `${q.id}.tok-aaaaaaaa`, nowMs: T0 + 1, outputJson: "1", resultTtlSeconds: 1 });
     const claimed = await store().webhookDeliveryClaim({ nowMs: T0 + 1, limit: 10, claimMs: 60_000 });
     expect(claimed.map((d) => [d.event, d.job.status, d.url])).toEqual([
       ["job.started", "running", webhook.url],

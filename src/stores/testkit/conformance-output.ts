@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { expectCode, jobCaseKit } from "./conformance-jobs-kit.js";
 import { outputLimits } from "../../core/jobs/output-chunks.js";
 
@@ -46,12 +46,12 @@ export function registerOutputCases({ store, test }: ConformanceContext): void {
     await expectCode(store().jobOutputAppend({ id: "00000000-0000-4000-9000-ffffffffffff", leaseToken: "x", nowMs: T0 + 2, chunksJson: '["y"]', count: 1 }), "JobNotFound");
     expect((await store().jobEventBounds()).headId).toBe(head);
     expect((await store().jobOutputRead({ id: job.id, fromIndex: 0, limit: 10 }))!.chunksJson).toEqual(['"x"']);
-    await store().jobExpire({ ...kit.policy(), id: job.id, nowMs: T0 + 1_000 });
+    await act(store(), { kind: "expire", ...kit.policy(), id: job.id, nowMs: T0 + 1_000 });
     await kit.lease(q, { token: `${q.id}.a2`, nowMs: T0 + 100_000 });
     expect(await store().jobOutputRead({ id: job.id, fromIndex: 0, limit: 10 })).toEqual({ attempt: 2, chunksJson: [], total: 0 });
     const again = await store().jobOutputAppend({ id: job.id, leaseToken: `${q.id}.a2`, nowMs: T0 + 100_001, chunksJson: '["z"]', count: 1 });
     expect([again.index, again.total]).toEqual([0, 1]);
-    await store().jobComplete({ id: job.id, leaseToken: `${q.id}.a2`, nowMs: T0 + 100_002, outputJson: "1", resultTtlSeconds: 1 });
+    await act(store(), { kind: "complete", id: job.id, leaseToken: `${q.id}.a2`, nowMs: T0 + 100_002, outputJson: "1", resultTtlSeconds: 1 });
     await expectCode(store().jobOutputAppend({ id: job.id, leaseToken: `${q.id}.a2`, nowMs: T0 + 100_003, chunksJson: '["w"]', count: 1 }), "JobAlreadyFinished");
     expect(await store().jobOutputRead({ id: job.id, fromIndex: 0, limit: 10 })).toEqual({ attempt: 2, chunksJson: ['"z"'], total: 1 });
     // The chunks go with their job.

@@ -7,7 +7,7 @@ import { expect } from "vitest";
 import type { JobLeaseParams, NewJob } from "../../core/job-store.js";
 import type { QueueRecord } from "../../core/queue.js";
 import type { ConformanceContext } from "./conformance-context.js";
-import { T0 } from "./conformance-context.js";
+import { T0, act } from "./conformance-context.js";
 import { jobCaseKit, leaseParamsFor } from "./conformance-jobs-kit.js";
 
 export function registerRequirementCases({ store, test }: ConformanceContext): void {
@@ -49,7 +49,7 @@ export function registerRequirementCases({ store, test }: ConformanceContext): v
     const q = await kit.makeQueue("retried");
     const job = await submit(q, { requires: { gpu: "a100" } });
     const [leased] = (await lease(q, { gpu: "a100" })).leased;
-    await store().jobFail({ ...kit.policy(), id: job.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "oom" }, retryable: true, retryAfterSeconds: 0 });
+    await act(store(), { kind: "fail", ...kit.policy(), id: job.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "oom" }, retryable: true, retryAfterSeconds: 0 });
     expect(ids(await lease(q, undefined, { nowMs: T0 + 1 }))).toEqual([]);
     expect(ids(await lease(q, { gpu: "a100" }, { nowMs: T0 + 1 }))).toEqual([job.id]);
   });

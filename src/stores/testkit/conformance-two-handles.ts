@@ -12,7 +12,7 @@ import { JobService } from "../../core/jobs/job-service.js";
 import { defaultQueueConfig } from "../../core/queue.js";
 import { QueueService } from "../../core/queue-service.js";
 import type { Store } from "../../core/store.js";
-import { type ConformanceContext, T0, newMessage } from "./conformance-context.js";
+import { type ConformanceContext, T0, newMessage, act } from "./conformance-context.js";
 import { jobCaseKit } from "./conformance-jobs-kit.js";
 import { messageDelete, messageReceive, messageSend } from "./one-call.js";
 
@@ -113,7 +113,7 @@ export function registerTwoHandleCases({ store, another, test }: ConformanceCont
     const { job } = await kitA.submit(q);
     const token = `${q.id}.tok-bbbbbbbb`;
     expect((await kitB.lease(q, { token })).leased.map((j) => j.id)).toEqual([job.id]);
-    await b.jobComplete({ id: job.id, leaseToken: token, nowMs: T0 + 1, outputJson: '"done"', resultTtlSeconds: 60 });
+    await act(b, { kind: "complete", id: job.id, leaseToken: token, nowMs: T0 + 1, outputJson: '"done"', resultTtlSeconds: 60 });
     expect(await a.jobGet({ id: job.id })).toMatchObject({ status: "succeeded", outputJson: '"done"' });
   });
 
