@@ -1,8 +1,32 @@
 /**
  * What a message write decides, written once for every store (the store reads and writes inside
  * its transaction, then asks here): which messages of a send repeat an earlier one's
- * deduplication id, what a visibility change answers, which receipts a delete honoured.
+ * deduplication id, what a visibility change answers, which receipts a delete honoured, how much
+ * of a FIFO group a receive may take.
  */
+
+/**
+ * A FIFO group is held while any message of it is in flight. Receives lease a contiguous run from
+ * the group's oldest message, at most receiveMaxMessages long, so in-flight messages are always
+ * among its first this many: looking at those is enough.
+ */
+export const fifoLookahead = limits.receiveMaxMessages;
+
+/** Expired deduplication ids or receive attempts a write that records one deletes: the tables stay small without a sweep. */
+export const expiredRowsPerWrite = 100;
+
+/**
+ * How many of a FIFO group's first messages (by seq, up to fifoLookahead of them, each as
+ * [visibleAtMs, receiveCount]) a receive may take at `nowMs`: its leading run of visible ones
+ * (a delayed message keeps its place), none while one of them is in flight.
+ */
+export function fifoTakeable(head: ReadonlyArray<readonly [number, number]>, nowMs: number): number {
+  for (const [visibleAtMs, receiveCount] of head) if (visibleAtMs > nowMs && receiveCount > 0) return 0;
+  let visible = 0;
+  while (visible < head.length && head[visible]![0] <= nowMs) visible++;
+  return visible;
+}
+import { limits } from "./limits.js";
 import type { NewMessage } from "./message.js";
 import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
 

@@ -15,14 +15,11 @@ import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResu
 import type { Db, Queryable } from "./db.js";
 import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
+import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import { receivePlainTogether } from "./receives-together.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
-/** A FIFO group is in flight while any of its first 10 messages is (receives lease leading runs of ≤ 10). */
-const fifoLookahead = 10;
-/** Expired attempt rows deleted per receive that records one. */
-const attemptCleanupBatch = 100;
 
 const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first_received_at_ms = coalesce(m.first_received_at_ms, $3),
   received_at_ms = $3, receipt_token = $4`;
@@ -158,10 +155,9 @@ async function receiveFifo(run: ReceiveRun): Promise<void> {
     if (run.remaining === 0) return;
     let probe = heads.get(group) ?? [];
     for (;;) {
-      if (probe.some((m) => m.visible_at_ms > p.nowMs && m.receive_count > 0)) break; // in flight
       let deadLettered = 0;
-      for (const row of probe) {
-        if (run.remaining === 0 || row.visible_at_ms > p.nowMs) break; // a delayed message keeps its place
+      for (const row of probe.slice(0, fifoTakeable(probe.map((m) => [m.visible_at_ms, m.receive_count] as const), p.nowMs))) {
+        if (run.remaining === 0) break;
         if (!(await run.take(row))) deadLettered++;
       }
       // Only dead-lettering can leave more of this group to look at.
@@ -210,7 +206,7 @@ async function replay(tx: Queryable, p: ReceiveParams, attempt: ReceiveAttempt):
 async function recordAttempt(tx: Queryable, p: ReceiveParams, attempt: ReceiveAttempt, messages: StoredMessage[]): Promise<void> {
   await tx.query(
     `DELETE FROM receive_attempts WHERE (queue_id, attempt_id) IN
-       (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${attemptCleanupBatch})`,
+       (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${expiredRowsPerWrite})`,
     [p.queueId, p.nowMs],
   );
   await tx.query(

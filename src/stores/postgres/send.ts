@@ -13,9 +13,8 @@ import type { MessageSendCall, SendDedup, SendOutcome, SentMessage } from "../..
 import type { Db, Queryable } from "./db.js";
 import { columnArrays, insertManyQueuesStatement, insertMessages, lockGroups } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
+import { expiredRowsPerWrite } from "../../core/message-rules.js";
 
-/** Expired ids deleted per send: more than a batch can add, so the table can't grow without bound. */
-const expireBatch = 100;
 
 const isPlain = (s: MessageSendCall): boolean => !s.dedup && !s.messages.some((m) => m.groupId !== undefined);
 
@@ -75,7 +74,7 @@ function scopeOf(dedup: SendDedup, m: NewMessage): string {
 async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMessage[], dedup: SendDedup): Promise<SentMessage[]> {
   await tx.query(
     `DELETE FROM message_dedup WHERE (queue_id, scope, dedup_id) IN
-       (SELECT queue_id, scope, dedup_id FROM message_dedup WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${expireBatch})`,
+       (SELECT queue_id, scope, dedup_id FROM message_dedup WHERE queue_id = $1 AND expires_at_ms <= $2 LIMIT ${expiredRowsPerWrite})`,
     [queueId, dedup.nowMs],
   );
   const { rows: drawn } = await tx.query<{ seq: number }>("SELECT nextval(pg_get_serial_sequence('messages', 'seq')) AS seq FROM generate_series(1, $1)", [messages.length]);

@@ -6,14 +6,13 @@
 import type Database from "better-sqlite3";
 import type { NewMessage } from "../../core/message.js";
 import type { SendDedup } from "../../core/store.js";
+import { expiredRowsPerWrite } from "../../core/message-rules.js";
 
 export interface DedupHit {
   message_id: string;
   seq: number;
 }
 
-/** Expired ids deleted per send: more than a batch can add, so the table can't grow without bound. */
-const expireBatch = 100;
 
 export class SqliteDedup {
   private readonly sql;
@@ -29,7 +28,7 @@ export class SqliteDedup {
       ),
       expire: db.prepare<[number, number]>(
         `DELETE FROM message_dedup WHERE (queue_id, scope, dedup_id) IN
-           (SELECT queue_id, scope, dedup_id FROM message_dedup WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${expireBatch})`,
+           (SELECT queue_id, scope, dedup_id FROM message_dedup WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${expiredRowsPerWrite})`,
       ),
     };
   }

@@ -10,6 +10,7 @@
  */
 import type Database from "better-sqlite3";
 import { limits } from "../../core/limits.js";
+import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContent, type MessageContentCache, type MessageState, messageOf } from "./message-content-cache.js";
@@ -29,14 +30,6 @@ interface Flow {
 
 /** The ungrouped messages of a queue that also has groups are one flow, named ''. */
 const ungroupedFlow = "";
-/**
- * A FIFO group is locked while any message of it is in flight. Receives lease a contiguous run
- * from the group's oldest message, at most receiveMaxMessages long, so in-flight messages are
- * always among the group's first 10: looking at those is enough.
- */
-const fifoLookahead = 10;
-/** Expired attempt rows deleted per receive that records one: keeps the table small without a sweep. */
-const attemptCleanupBatch = 100;
 /**
  * After a plain receive found a message the content cache didn't hold (a backlog bigger than the
  * cache, say), this many receives read full rows at once instead of trying the narrow read first.
@@ -122,7 +115,7 @@ export class SqliteReceiver {
       ),
       attemptExpire: db.prepare<[number, number]>(
         `DELETE FROM receive_attempts WHERE (queue_id, attempt_id) IN
-           (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${attemptCleanupBatch})`,
+           (SELECT queue_id, attempt_id FROM receive_attempts WHERE queue_id = ? AND expires_at_ms <= ? LIMIT ${expiredRowsPerWrite})`,
       ),
       bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
       // FIFO dead-lettering is a new enqueue in the DLQ (reenqueue.ts).
@@ -236,18 +229,15 @@ export class SqliteReceiver {
     const p = run.p;
     for (;;) {
       const probe = this.sql.groupHeadProbe.all(p.queueId, groupId, p.minSentAtMs, fifoLookahead);
-      if (probe.some(([visibleAtMs, receiveCount]) => visibleAtMs > p.nowMs && receiveCount > 0)) return; // locked: in flight
-      // The group's leading run of visible messages: all a receive may take from it.
-      let visible = 0;
-      while (visible < probe.length && probe[visible]![0] <= p.nowMs) visible++;
-      if (visible === 0) return; // empty, or its head is delayed
+      const visible = fifoTakeable(probe, p.nowMs);
+      if (visible === 0) return; // in flight, empty, or its head is delayed
       // Nothing was written since the probe: these are its first rows, now in full.
       const cached = this.cachedContents(() => this.sql.groupHeadState.all(p.queueId, groupId, p.minSentAtMs, visible));
       const rows: readonly MessageState[] = cached?.states ?? this.sql.groupHead.all(p.queueId, groupId, p.minSentAtMs, visible);
       let deadLettered = 0;
       for (let k = 0; k < rows.length; k++) {
         const row = rows[k]!;
-        if (run.remaining === 0 || row.visible_at_ms > p.nowMs) return; // a delayed message keeps its place
+        if (run.remaining === 0) return;
         // Not cached: `rows` are the full rows.
         const taken = cached ? run.take(row, false, cached.contents[k]) : run.take(row as MessageRow);
         if (!taken) deadLettered++;
