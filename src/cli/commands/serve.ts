@@ -9,6 +9,7 @@ import type * as ServerConfigModule from "../../server/config.js";
 import type { ServerConfig } from "../../server/config.js";
 import { envVarNames } from "../../server/env-var-names.js";
 import type { RunningServer } from "../../server/index.js";
+import { boundHeapGrowth } from "../heap-growth.js";
 
 interface ServeFlags {
   host?: string;
@@ -114,6 +115,7 @@ function closeOnSignals(server: RunningServer, drainSeconds: number): void {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
+  boundHeapGrowth();
   // The server's modules load only for serve: the other commands start without them.
   const configModule = await import("../../server/config.js");
   const { ConfigError, StoreOpenError, startServer } = await import("../../server/index.js");
