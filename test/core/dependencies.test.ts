@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SluiceError } from "../../src/core/index.js";
 import { batchSubmitOrder } from "../../src/core/jobs/batch-graph.js";
-import { dependencyVerdict } from "../../src/core/jobs/dependencies.js";
+import { type FoundParent, childOnParentDone, childOnSubmit, dependencyVerdict } from "../../src/core/jobs/dependencies.js";
+import type { JobRecord } from "../../src/core/job.js";
 import { validateSubmit } from "../../src/core/jobs/job-validation.js";
 
 const messageOf = (fn: () => unknown): string | undefined => {
@@ -27,6 +28,22 @@ describe("dependencyVerdict", () => {
   it("with ignore, runs once every parent finished, however", () => {
     expect(dependencyVerdict([{ id: "a", status: "failed" }, { id: "b", status: "queued" }], "ignore")).toEqual({ kind: "wait" });
     expect(dependencyVerdict([{ id: "a", status: "failed" }, { id: "b", status: "canceled" }], "ignore")).toEqual({ kind: "run" });
+  });
+});
+
+describe("a child judged by its parents as a store's write found them", () => {
+  const child = { id: "c", account: "acme", dependsOn: ["a", "b"], status: "waiting", attempt: 0 } as unknown as JobRecord;
+  const found = (parents: Record<string, FoundParent>) => (id: string) => parents[id];
+  it("at submit: a parent missing, or another account's, refuses it as one that doesn't exist", () => {
+    const a: FoundParent = { status: "succeeded", account: "acme" };
+    expect(messageOf(() => childOnSubmit(child, found({ a }), 0, 60))).toBe("ValidationFailed: dependsOn names job b, which does not exist (or was pruned).");
+    expect(messageOf(() => childOnSubmit(child, found({ a, b: { status: "running" } }), 0, 60))).toMatch(/names job b, which does not exist/);
+    expect(childOnSubmit(child, found({ a, b: { status: "running", account: "acme" } }), 0, 60)).toMatchObject({ job: { status: "waiting" }, events: ["job.waiting"], withMessage: true });
+  });
+  it("once a parent ended: a parent gone meanwhile counts as canceled", () => {
+    expect(childOnParentDone(child, found({ a: { status: "succeeded" } }), 5, 60)).toMatchObject({ job: { status: "canceled", error: { type: "ParentCanceled", message: "Parent job b was canceled." } }, message: { kind: "delete" } });
+    expect(childOnParentDone(child, found({ a: { status: "succeeded" }, b: { status: "succeeded" } }), 5, 60)).toMatchObject({ job: { status: "queued", availableAtMs: 5 }, events: ["job.queued"] });
+    expect(childOnParentDone(child, found({ a: { status: "succeeded" }, b: { status: "running" } }), 5, 60)).toBeUndefined();
   });
 });
 

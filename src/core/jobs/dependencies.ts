@@ -4,6 +4,7 @@
  * ends the same way, with an error naming that parent. A store reads the parents inside the write
  * that submits the child or finishes a parent, and applies the verdict there.
  */
+import { fail } from "../errors.js";
 import type { NewJob } from "../job-store.js";
 import type { JobError, JobEventType, JobRecord, JobStatus, OnParentFailure } from "../job.js";
 import { type JobTransition, finish } from "./transitions.js";
@@ -13,6 +14,9 @@ export interface ParentState {
   status: JobStatus;
   error?: JobError;
 }
+
+/** A parent as a store's write found it by id (`account` as JobRecord's, or "" for the server's own). */
+export type FoundParent = Omit<ParentState, "id"> & { account?: string };
 
 export type DependencyVerdict =
   | { kind: "wait" }
@@ -41,11 +45,18 @@ export function dependencyVerdict(parents: readonly ParentState[], onParentFailu
 }
 
 /**
- * A submitted child's first record, once its parents were read in the submit's write: waiting
- * (its message invisible), queued as any submit, or already ended without a message (a parent
- * failed or was canceled) — and the event it is logged with.
+ * A submitted child's first record, from its parents as the submit's write finds them (`found`):
+ * waiting (its message invisible), queued as any submit, or already ended without a message (a
+ * parent failed or was canceled) — and the event it is logged with. A parent that doesn't exist,
+ * or is another account's, refuses the submit (ValidationFailed, before the store writes).
  */
-export function childOnSubmit(job: NewJob, verdict: DependencyVerdict, nowMs: number, resultTtlSeconds: number): { job: NewJob; events: JobEventType[]; withMessage: boolean } {
+export function childOnSubmit(job: NewJob, found: (id: string) => FoundParent | undefined, nowMs: number, resultTtlSeconds: number): { job: NewJob; events: JobEventType[]; withMessage: boolean } {
+  const parents = (job.dependsOn ?? []).map((id): ParentState => {
+    const parent = found(id);
+    if (!parent || (parent.account ?? "") !== (job.account ?? "")) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
+    return { id, status: parent.status, error: parent.error };
+  });
+  const verdict = dependencyVerdict(parents, job.onParentFailure ?? "fail");
   if (verdict.kind === "run") return { job, events: ["job.queued"], withMessage: true };
   if (verdict.kind === "wait") return { job: { ...job, status: "waiting", availableAtMs: undefined }, events: ["job.waiting"], withMessage: true };
   const ended: NewJob = { ...job, status: verdict.status, error: verdict.error, availableAtMs: undefined, finishedAtMs: nowMs, expiresAtMs: nowMs + resultTtlSeconds * 1000 };
@@ -53,11 +64,19 @@ export function childOnSubmit(job: NewJob, verdict: DependencyVerdict, nowMs: nu
 }
 
 /**
- * A waiting child, one of whose parents just finished: still waiting (undefined), queued (its
- * message visible now), or ended like its parent (its message deleted; it never ran).
+ * A waiting child, one of whose parents just finished, judged by all its parents as the write
+ * finds them (`found`; one pruned or deleted meanwhile finished long ago, and counts as gone):
+ * still waiting (undefined), queued (its message visible now), or ended like its parent (its
+ * message deleted; it never ran).
  */
-export function childOnParentDone(child: JobRecord, verdict: DependencyVerdict, nowMs: number, resultTtlSeconds: number): JobTransition | undefined {
-  if (child.status !== "waiting" || verdict.kind === "wait") return undefined;
+export function childOnParentDone(child: JobRecord, found: (id: string) => FoundParent | undefined, nowMs: number, resultTtlSeconds: number): JobTransition | undefined {
+  if (child.status !== "waiting") return undefined;
+  const parents = (child.dependsOn ?? []).map((id): ParentState => {
+    const parent = found(id);
+    return parent ? { id, status: parent.status, error: parent.error } : { id, status: "canceled", error: { message: `Job ${id} no longer exists.` } };
+  });
+  const verdict = dependencyVerdict(parents, child.onParentFailure ?? "fail");
+  if (verdict.kind === "wait") return undefined;
   if (verdict.kind === "run") {
     return { job: { ...child, status: "queued", availableAtMs: nowMs, updatedAtMs: nowMs }, events: ["job.queued"], message: { kind: "visibleAt", visibleAtMs: nowMs } };
   }

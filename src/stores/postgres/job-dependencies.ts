@@ -11,8 +11,7 @@
  * A parent's end looks for children in its own UPDATE (a fresh snapshot after its row lock), and
  * the event log's lock (event-log.ts, held to commit) is taken after these row locks.
  */
-import { fail } from "../../core/errors.js";
-import { type ParentState, childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { type FoundParent, childOnParentDone } from "../../core/jobs/dependencies.js";
 import type { JobCreateItem } from "../../core/job-store.js";
 import type { JobRecord } from "../../core/job.js";
 import type { JobTransition } from "../../core/jobs/transitions.js";
@@ -29,28 +28,15 @@ export async function lockParentsOf(tx: Queryable, items: readonly JobCreateItem
   await tx.query("SELECT 1 FROM jobs WHERE id = ANY ($1::text[]) ORDER BY id FOR SHARE", [ids]);
 }
 
-/**
- * A child's parents as they are now (locked by lockParentsOf); an unknown id refuses the submit,
- * and so does a job of another account than the child's (`account`, "" for the server's own): it
- * is answered as one that doesn't exist.
- */
-export async function parentsForSubmit(tx: Queryable, dependsOn: readonly string[], account: string): Promise<ParentState[]> {
-  const found = await readParents(tx, dependsOn);
-  return dependsOn.map((id) => {
-    const parent = found.get(id);
-    if (!parent || parent.account !== account) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
-    return parent;
-  });
-}
-
 /** The child waits for each of its parents (and keeps them from being pruned until it has run). */
 export async function addDependencies(tx: Queryable, childId: string, parentIds: readonly string[]): Promise<void> {
   await tx.query("INSERT INTO job_dependencies (parent_id, child_id) SELECT p, $2 FROM unnest($1::text[]) AS p ON CONFLICT DO NOTHING", [parentIds, childId]);
 }
 
-async function readParents(tx: Queryable, ids: readonly string[]): Promise<Map<string, ParentState & { account: string }>> {
-  const { rows } = await tx.query<{ id: string; account: string; status: ParentState["status"]; error: string | null }>("SELECT id, account, status, error FROM jobs WHERE id = ANY ($1::text[])", [ids]);
-  return new Map(rows.map((r) => [r.id, { id: r.id, account: r.account, status: r.status, error: r.error === null ? undefined : (JSON.parse(r.error) as ParentState["error"]) }]));
+/** The jobs of `ids` that exist, as parents (a submit's, locked by lockParentsOf; or a waiting child's). */
+export async function readParents(tx: Queryable, ids: readonly string[]): Promise<Map<string, FoundParent>> {
+  const { rows } = await tx.query<{ id: string; account: string; status: FoundParent["status"]; error: string | null }>("SELECT id, account, status, error FROM jobs WHERE id = ANY ($1::text[])", [ids]);
+  return new Map(rows.map((r) => [r.id, { account: r.account, status: r.status, error: r.error === null ? undefined : (JSON.parse(r.error) as FoundParent["error"]) }]));
 }
 
 /**
@@ -79,9 +65,7 @@ export async function childrenReleased(
   const out: Array<{ parentId: string; transition: JobTransition }> = [];
   for (const child of waiting) {
     const dependsOn = child.dependsOn ?? [];
-    // A parent pruned or deleted meanwhile finished long ago: it counts as gone.
-    const states = dependsOn.map((id) => stored.get(id) ?? { id, status: "canceled" as const, error: { message: `Job ${id} no longer exists.` } });
-    const transition = childOnParentDone(child, dependencyVerdict(states, child.onParentFailure ?? "fail"), nowMs, await resultTtlOf(child.queueId));
+    const transition = childOnParentDone(child, (id) => stored.get(id), nowMs, await resultTtlOf(child.queueId));
     // Told with the last of its parents (in dependsOn order) that ended in this transaction.
     if (transition) out.push({ parentId: dependsOn.filter((id) => endedHere.has(id)).at(-1)!, transition });
   }

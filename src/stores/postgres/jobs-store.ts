@@ -25,7 +25,7 @@ import type {
   WebhookDelivery,
 } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
-import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { childOnSubmit } from "../../core/jobs/dependencies.js";
 import { type JobTransition, actionTransition, jobFromMessage, leaseTransition, messageLostTransition, retryTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
@@ -38,7 +38,7 @@ import { isForeignKeyViolation, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
-import { addDependencies, childrenReleased, lockParentsOf, parentsForSubmit } from "./job-dependencies.js";
+import { addDependencies, childrenReleased, lockParentsOf, readParents } from "./job-dependencies.js";
 
 /** The event a created job is logged with. */
 const submittedEvents: readonly JobEventType[] = ["job.queued"];
@@ -290,9 +290,9 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   let events: readonly JobEventType[] = submittedEvents;
   let withMessage = true;
   if (newJob.dependsOn !== undefined) {
-    const parents = await parentsForSubmit(tx, newJob.dependsOn, newJob.account ?? "");
+    const parents = await readParents(tx, newJob.dependsOn);
     const resultTtlSeconds = ((await settingsOf(tx, newJob.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;
-    ({ job: newJob, events, withMessage } = childOnSubmit(newJob, dependencyVerdict(parents, newJob.onParentFailure ?? "fail"), nowMs, resultTtlSeconds));
+    ({ job: newJob, events, withMessage } = childOnSubmit(newJob, (id) => parents.get(id), nowMs, resultTtlSeconds));
   }
   let messageSeq: number | undefined;
   if (withMessage) {

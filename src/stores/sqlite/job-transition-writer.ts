@@ -5,7 +5,7 @@
  * — and finds the jobs writes act on (a submit of the running group not yet written included).
  */
 import { SluiceError, fail } from "../../core/errors.js";
-import { childOnParentDone, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { childOnParentDone } from "../../core/jobs/dependencies.js";
 import { eventSnapshotJson, webhookIdOfEvent } from "../../core/job-event-log.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
@@ -134,7 +134,7 @@ export class JobTransitionWriter {
 
   /**
    * A parent just finished: each of its waiting children is judged again by all its parents (core's
-   * dependencyVerdict) and queued, or ended like it — their own children in turn, in this write.
+   * childOnParentDone) and queued, or ended like it — their own children in turn, in this write.
    * One index seek for a job nobody depends on.
    */
   private releaseChildren(parent: JobRecord, nowMs: number): JobChange[] | undefined {
@@ -144,13 +144,8 @@ export class JobTransitionWriter {
     for (const childId of childIds) {
       const child = this.findJob(childId);
       if (!child || child.status !== "waiting") continue;
-      const parents = child.dependsOn!.map((id) => {
-        const p = id === parent.id ? parent : this.findJob(id);
-        // A parent pruned or deleted meanwhile finished long ago: it counts as it ended, or as gone.
-        return p ? { id, status: p.status, error: p.error } : { id, status: "canceled" as const, error: { message: `Job ${id} no longer exists.` } };
-      });
       const resultTtlSeconds = (this.settingsOf(child.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
-      const t = childOnParentDone(child, dependencyVerdict(parents, child.onParentFailure ?? "fail"), nowMs, resultTtlSeconds);
+      const t = childOnParentDone(child, (id) => (id === parent.id ? parent : this.findJob(id)), nowMs, resultTtlSeconds);
       if (t) changes.push(this.apply(t, child, nowMs));
     }
     return changes.length > 0 ? changes : undefined;

@@ -13,7 +13,7 @@ import { fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, WebhookDelivery } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, type JobStatus, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
-import { childOnSubmit, dependencyVerdict } from "../../core/jobs/dependencies.js";
+import { childOnSubmit } from "../../core/jobs/dependencies.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
 import { SqliteLeaseLimits } from "./limited-lease.js";
@@ -149,7 +149,7 @@ export class SqliteJobStore implements JobStore {
 
   /**
    * Writes a job and its message now, inside the caller's write. A child (dependsOn) is judged by
-   * its parents as this write reads them (core's dependencyVerdict): waiting with its message
+   * its parents as this write reads them (core's childOnSubmit): waiting with its message
    * invisible, queued, or ended already without one. A tenant's message is in its group.
    */
   private createNow(item: JobCreateItem, nowMs: number): JobCreateResult {
@@ -157,14 +157,8 @@ export class SqliteJobStore implements JobStore {
     let events: readonly JobEventType[] = submittedEvents;
     let withMessage = true;
     if (job.dependsOn !== undefined) {
-      const parents = job.dependsOn.map((id) => {
-        const parent = this.writer.findJobOrDeferred(id);
-        // Another account's job is no parent: answered as one that doesn't exist.
-        if (!parent || (parent.account ?? "") !== (job.account ?? "")) fail("ValidationFailed", `dependsOn names job ${id}, which does not exist (or was pruned).`);
-        return { id, status: parent.status, error: parent.error };
-      });
       const resultTtlSeconds = (this.writer.settingsOf(job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
-      ({ job, events, withMessage } = childOnSubmit(job, dependencyVerdict(parents, job.onParentFailure ?? "fail"), nowMs, resultTtlSeconds));
+      ({ job, events, withMessage } = childOnSubmit(job, (id) => this.writer.findJobOrDeferred(id), nowMs, resultTtlSeconds));
     }
     let messageSeq: number | undefined;
     if (withMessage) {
