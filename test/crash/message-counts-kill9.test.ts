@@ -1,9 +1,9 @@
 /**
  * The kept message counts across a real kill -9: senders, receivers and deleters run against a
- * CLI server that is SIGKILLed mid-traffic. Each queue's count is written by triggers in the
- * transaction of every change to its messages, so the file, opened as the crash left it, holds
- * each queue's true number of messages, and the restarted server's GetQueueAttributes adds up to
- * it exactly.
+ * CLI server that is SIGKILLed mid-traffic. Each queue's count and bytes are moved in the
+ * transaction of every change to its messages (kept-counts.ts), so the file, opened as the crash
+ * left it, holds each queue's true number of messages and bytes, and the restarted server's
+ * GetQueueAttributes adds up to the number exactly.
  */
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -16,16 +16,18 @@ import { waitFor } from "../support/wait.js";
 afterEach(killAllChildren);
 afterAll(removeTempDirs);
 
-/** Per queue name: [kept count, actual count], as the file holds them. */
-function countsInFile(dataDir: string): Record<string, [number, number]> {
+/** Per queue name: [kept count, actual count, kept bytes, actual bytes], as the file holds them. */
+function countsInFile(dataDir: string): Record<string, [number, number, number, number]> {
   const db = new Database(join(dataDir, "sluice.db"), { readonly: true });
   try {
     const rows = db
-      .prepare<[], { name: string; kept: number; actual: number }>(
-        "SELECT q.name, c.messages AS kept, (SELECT count(*) FROM messages m WHERE m.queue_id = q.id) AS actual FROM queues q JOIN queue_message_counts c ON c.queue_id = q.id",
+      .prepare<[], { name: string; kept: number; actual: number; keptBytes: number; actualBytes: number }>(
+        `SELECT q.name, c.messages AS kept, (SELECT count(*) FROM messages m WHERE m.queue_id = q.id) AS actual,
+           c.bytes AS keptBytes, (SELECT coalesce(sum(octet_length(body)), 0) FROM messages m WHERE m.queue_id = q.id) AS actualBytes
+         FROM queues q JOIN queue_message_counts c ON c.queue_id = q.id`,
       )
       .all();
-    return Object.fromEntries(rows.map((r) => [r.name, [r.kept, r.actual]]));
+    return Object.fromEntries(rows.map((r) => [r.name, [r.kept, r.actual, r.keptBytes, r.actualBytes]]));
   } finally {
     db.close();
   }
@@ -70,7 +72,11 @@ describe("message counts across kill -9 (SQLite)", () => {
 
     const atKill = countsInFile(dataDir);
     expect(Object.keys(atKill).sort()).toEqual(["a", "b"]);
-    for (const [name, [kept, actual]] of Object.entries(atKill)) expect(kept, `queue ${name}'s kept count`).toBe(actual);
+    for (const [name, [kept, actual, keptBytes, actualBytes]] of Object.entries(atKill)) {
+      expect(kept, `queue ${name}'s kept count`).toBe(actual);
+      expect(keptBytes, `queue ${name}'s kept bytes`).toBe(actualBytes);
+      expect(actualBytes).toBeGreaterThan(0);
+    }
 
     const second = await spawnCli({ dataDir, port: first.port });
     for (const [i, name] of ["a", "b"].entries()) {

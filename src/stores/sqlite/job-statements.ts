@@ -3,12 +3,13 @@ import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
 import { jobColumns, mutableJobColumns } from "../codecs/job-row.js";
 import { jobSelectColumns, jobUpdateSql } from "./job-rows.js";
+import { KeptCounts } from "./kept-counts.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { sentBeforeSql } from "./queue-counts.js";
 import { visibleParts } from "./visible-order.js";
 import { readyUngroupedQuery } from "./ready-order.js";
-import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
+import { marks } from "./sized-statements.js";
 
 const selectJob = jobSelectColumns.join(", ");
 
@@ -47,9 +48,8 @@ export interface JobStatements {
   anyVisible: Statement<[number, number, number, number], number>;
   ready: Statement<[number, number, number, number], ReadyMessageRow>;
   messageBody: Statement<[number], string>;
-  messageDelete: Statement<[number]>;
-  /** `DELETE FROM messages WHERE seq IN (…)` of n seqs. */
-  messageDeleteMany: SizedStatements<unknown>;
+  /** Message deletes by seq, each queue's kept counts moved with them. */
+  keptCounts: KeptCounts;
   messageVisibleAt: Statement<[number, number]>;
   messageLease: Statement<[number, number, string, number]>;
   messageDeadLetter: Statement<[number, number, string, number]>;
@@ -57,6 +57,7 @@ export interface JobStatements {
 }
 
 export function prepareJobStatements(db: Database.Database): JobStatements {
+  const keptCounts = new KeptCounts(db);
   const updates = new Map<number, Statement>();
   return {
     jobUpdateOf(mask) {
@@ -111,7 +112,7 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
        ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
     ),
     // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
-    messageInsert: prepareMessageInsert(db),
+    messageInsert: prepareMessageInsert(db, keptCounts),
     // Whether anything of the queue is visible now: one index seek per part (jobLease's shortcut).
     // Parameters: queue id and now, once per visibility part.
     anyVisible: db
@@ -124,8 +125,7 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     // message adopted as a new job (sent through SQS) needs it, and reads it then.
     ready: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery("seq, message_id, priority, sent_at_ms, visible_at_ms")),
     messageBody: db.prepare<[number], string>("SELECT body FROM messages WHERE seq = ?").pluck(),
-    messageDelete: db.prepare<[number]>("DELETE FROM messages WHERE seq = ?"),
-    messageDeleteMany: sizedStatements(db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)})`),
+    keptCounts,
     messageVisibleAt: db.prepare<[number, number]>("UPDATE messages SET visible_at_ms = ? WHERE seq = ?"),
     messageLease: db.prepare<[number, number, string, number]>(
       `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,

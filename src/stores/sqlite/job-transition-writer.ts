@@ -24,9 +24,6 @@ import type { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 /** The event a submit's job is logged with when its rows are written. */
 export const submittedEvents: readonly JobEventType[] = ["job.queued"];
 
-/** Seqs per `DELETE … seq IN (…)` of applyActions: an SDK worker's usual report fits one. */
-const deletesPerStatement = 32;
-
 export class JobTransitionWriter {
   /** While applyActions runs: the seqs of the messages its jobs let go of, not deleted yet. */
   private deletesPending: number[] | undefined;
@@ -69,10 +66,9 @@ export class JobTransitionWriter {
   }
 
   /**
-   * Actions by id (a lease's acks, jobTransitionMany's), each as applyAction, their messages'
-   * DELETEs gathered into one statement per deletesPerStatement seqs, run before this returns.
-   * SQLite journals every statement that deletes through the kept-count trigger (its
-   * octet_length() may abort it), copying each page the statement touches: once per statement.
+   * Actions by id (a lease's acks, jobTransitionMany's), each as applyAction, their
+   * messages deleted together before this returns (kept-counts.ts: a statement and a counts
+   * UPDATE per 32 seqs, not per message).
    */
   applyActions(actions: readonly JobAction[], nowMs: number): JobActionResult[] {
     if (actions.length < 2) return actions.map((action) => this.applyAction(action, nowMs));
@@ -80,10 +76,7 @@ export class JobTransitionWriter {
     this.deletesPending = pending;
     try {
       const results = actions.map((action) => this.applyAction(action, nowMs));
-      for (let i = 0; i < pending.length; i += deletesPerStatement) {
-        const seqs = pending.slice(i, i + deletesPerStatement);
-        this.sql.messageDeleteMany(seqs.length).run(...seqs);
-      }
+      this.sql.keptCounts.deleteSeqs(pending);
       return results;
     } finally {
       this.deletesPending = undefined;
@@ -184,7 +177,7 @@ export class JobTransitionWriter {
       case "delete":
         // Inside applyActions: deleted with the other actions' messages, before it returns.
         if (this.deletesPending) this.deletesPending.push(seq);
-        else this.sql.messageDelete.run(seq);
+        else this.sql.keptCounts.deleteSeqs([seq]);
         this.messageCache?.forget(seq);
         return;
       case "visibleAt":

@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { attributesToJson } from "../../core/attributes-json.js";
 import { limits } from "../../core/limits.js";
 import type { NewMessage } from "../../core/message.js";
+import type { KeptCounts } from "./kept-counts.js";
 import { type MessageContentCache, contentOf } from "./message-content-cache.js";
 import type { MessageRow } from "../codecs/message-row.js";
 import { checkPriority } from "./ready-order.js";
@@ -43,20 +44,24 @@ const rowMarks = `(${marks(14)})`;
 const rowsPerStatement = limits.batchEntriesMax;
 
 /**
- * Prepares the statements once (the multi-row ones on first use). With a cache, each new
- * message's content is remembered for the receive that will read it.
+ * Prepares the statements once (the multi-row ones on first use). Each insert adds its messages
+ * to the queue's kept counts. With a cache, each new message's content is remembered for the
+ * receive that will read it.
  */
-export function prepareMessageInsert(db: Database.Database, cache?: MessageContentCache): MessageInserter {
+export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, cache?: MessageContentCache): MessageInserter {
   const statementFor = sizedStatements(db, (rows) => `INSERT INTO messages (${columns}) VALUES ${Array(rows).fill(rowMarks).join(", ")}`);
 
   /** Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive seqs. */
   const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[]): void => {
     const params: unknown[] = [];
+    let bytes = 0;
     for (const m of messages) {
       checkPriority(m.priority);
       pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
+      bytes += Buffer.byteLength(m.body);
     }
     const last = Number(statementFor(messages.length).run(...params).lastInsertRowid);
+    counts.added(queueId, messages.length, bytes);
     const first = last - messages.length + 1;
     messages.forEach((m, i) => {
       seqs.push(first + i);
@@ -78,7 +83,9 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     const params: unknown[] = [];
     pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, lease.visibleUntilMs);
     params.push(1, lease.receivedAtMs, lease.receiptToken);
-    return Number(leasedStatement.run(...params).lastInsertRowid);
+    const seq = Number(leasedStatement.run(...params).lastInsertRowid);
+    counts.added(queueId, 1, Buffer.byteLength(m.body));
+    return seq;
   };
   const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class) VALUES (${marks(15)})`);
   const classed = (queueId: number, m: NewMessage, requirementClass: string): number => {
@@ -87,6 +94,7 @@ export function prepareMessageInsert(db: Database.Database, cache?: MessageConte
     pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
     params.push(requirementClass);
     const seq = Number(classedStatement.run(...params).lastInsertRowid);
+    counts.added(queueId, 1, Buffer.byteLength(m.body));
     cache?.remember(seq, contentOf(m), queueId);
     return seq;
   };

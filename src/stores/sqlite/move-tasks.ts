@@ -8,6 +8,7 @@ import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../co
 import { type TaskRow, toTask } from "../codecs/move-task-row.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
+import type { KeptCounts } from "./kept-counts.js";
 import { prepareReenqueue } from "./reenqueue.js";
 import { mergeVisible, visibleParts } from "./visible-order.js";
 
@@ -24,8 +25,11 @@ export class SqliteMoveTasks {
   private readonly sql;
   private readonly reenqueue: ReturnType<typeof prepareReenqueue>;
 
-  constructor(private readonly db: Database.Database) {
-    this.reenqueue = prepareReenqueue(db);
+  constructor(
+    private readonly db: Database.Database,
+    counts: KeptCounts,
+  ) {
+    this.reenqueue = prepareReenqueue(db, counts);
     this.sql = {
       insert: db.prepare(
         `INSERT INTO move_tasks (task_handle, account, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,

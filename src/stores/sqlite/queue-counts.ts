@@ -5,6 +5,7 @@
  * are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
  */
 import { boundLimit } from "./bound-limit.js";
+import type { KeptCounts } from "./kept-counts.js";
 import { type VisiblePart, mergeVisible, visibleParts } from "./visible-order.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
@@ -59,7 +60,8 @@ export const queueCountsSql = {
   // queueDepth's head of the queue: the message visible longest, one seek per part.
   headCommon: headSql(common),
   headOther: headSql(other),
-  // The oldest first; a slice reads only what it deletes.
+  // The oldest first; a slice reads only what it deletes. Its bytes read first, for the kept counts.
+  expireSliceBytes: `SELECT total(octet_length(body)) FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
   expireSlice: `DELETE FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
 } as const;
 
@@ -72,7 +74,10 @@ interface HeadRow {
 export class SqliteQueueCounts {
   private readonly sql;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly keptCounts: KeptCounts,
+  ) {
     this.sql = {
       total: db.prepare<[{ queueId: number }], number>(queueCountsSql.total).pluck(),
       hidden: db.prepare<[{ queueId: number; now: number; minSent: number }], { inflight: number; delayed: number }>(queueCountsSql.hidden),
@@ -80,6 +85,7 @@ export class SqliteQueueCounts {
       oldestSent: db.prepare<[{ queueId: number; minSent: number; now: number }], number | null>(queueCountsSql.oldestSent).pluck(),
       headCommon: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headCommon),
       headOther: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headOther),
+      expireSliceBytes: db.prepare<[{ queueId: number; before: number; limit: number }], number>(queueCountsSql.expireSliceBytes).pluck(),
       expireSlice: db.prepare<[{ queueId: number; before: number; limit: number }]>(queueCountsSql.expireSlice),
     };
   }
@@ -107,6 +113,10 @@ export class SqliteQueueCounts {
 
   /** Deletes up to `limit` (-1: all) messages sent before `minSentAtMs`, oldest first; returns how many. */
   expire(queueId: number, minSentAtMs: number, limit: number): number {
-    return this.sql.expireSlice.run({ queueId, before: minSentAtMs, limit }).changes;
+    const slice = { queueId, before: minSentAtMs, limit };
+    const bytes = this.sql.expireSliceBytes.get(slice)!;
+    const deleted = this.sql.expireSlice.run(slice).changes;
+    this.keptCounts.removed(queueId, deleted, bytes);
+    return deleted;
   }
 }

@@ -19,6 +19,7 @@ import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, re
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
+import type { KeptCounts } from "./kept-counts.js";
 import { prepareReenqueue } from "./reenqueue.js";
 
 export type { ReceiveParams };
@@ -50,6 +51,7 @@ export class SqliteReceiver {
   constructor(
     db: Database.Database,
     private readonly toMessage: (row: MessageRow) => StoredMessage,
+    counts: KeptCounts,
     private readonly cache?: MessageContentCache,
   ) {
     this.leaseStatement = sizedStatements(
@@ -119,7 +121,7 @@ export class SqliteReceiver {
       ),
       bySeq: db.prepare<[number], MessageRow>("SELECT * FROM messages WHERE seq = ?"),
       // FIFO dead-lettering is a new enqueue in the DLQ (reenqueue.ts).
-      reenqueue: prepareReenqueue(db),
+      reenqueue: prepareReenqueue(db, counts),
       queueExists: prepareQueueExists(db),
       // A replayed receive is a receive again: its 12 hours start over too.
       extendVisibility: db.prepare<[number, number, number]>("UPDATE messages SET visible_at_ms = ?, received_at_ms = ? WHERE seq = ?"),

@@ -8,6 +8,7 @@
  * at its message by seq, and job queues are standard.
  */
 import type Database from "better-sqlite3";
+import type { KeptCounts } from "./kept-counts.js";
 
 /** What the message keeps; receive state starts afresh (column defaults). */
 const keptColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";
@@ -25,15 +26,17 @@ export interface Reenqueue {
 }
 
 /** Returns a function that re-enqueues message `seq` (inside a write) and returns its new seq. */
-export function prepareReenqueue(db: Database.Database): (seq: number, to: Reenqueue) => number {
+export function prepareReenqueue(db: Database.Database, counts: KeptCounts): (seq: number, to: Reenqueue) => number {
+  const bytesOf = db.prepare<[number], number>("SELECT octet_length(body) FROM messages WHERE seq = ?").pluck();
   const insert = db.prepare<[number, string | null, number, number, number, number]>(
     `INSERT INTO messages (${keptColumns}, dedup_id, dead_letter_source, queue_id, visible_at_ms, sent_at_ms)
      SELECT ${keptColumns}, CASE ? WHEN 1 THEN message_id ELSE dedup_id END, ?, ?, ?, ? FROM messages WHERE seq = ?`,
   );
-  const remove = db.prepare<[number]>("DELETE FROM messages WHERE seq = ?");
   return (seq, to) => {
+    const bytes = bytesOf.get(seq) ?? 0;
     const info = insert.run(to.dedupIdFromMessageId ? 1 : 0, to.deadLetterSource ?? null, to.queueId, to.nowMs, to.nowMs, seq);
-    remove.run(seq);
+    counts.added(to.queueId, info.changes, bytes);
+    counts.deleteSeqs([seq]);
     return Number(info.lastInsertRowid);
   };
 }

@@ -28,6 +28,7 @@ import { type SizedStatements, marks, sizedStatements } from "./sized-statements
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { SqliteQueueCounts } from "./queue-counts.js";
+import { KeptCounts } from "./kept-counts.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
@@ -115,12 +116,15 @@ export class SqliteStore implements Store {
   private readonly sql;
   private readonly messageCache: MessageContentCache;
   private readonly counts: SqliteQueueCounts;
+  /** Each queue's kept message count and bytes, moved by every write that adds or deletes messages. */
+  private readonly keptCounts: KeptCounts;
   /**
-   * `DELETE … WHERE seq IN (n seqs)` for one receipt token (null: any), and only while in flight
-   * at a time (null: whenever): one statement per delete batch instead of one per message.
-   * `+queue_id` keeps the planner on the primary key.
+   * The messages of n seqs a delete batch deletes, for one receipt token (null: any), and only
+   * while in flight at a time (null: whenever), read before the delete for the kept counts
+   * (kept-counts.ts): one statement per delete batch instead of one per message. `+queue_id`
+   * keeps the planner on the primary key.
    */
-  private readonly deleteStatement: SizedStatements<{ seq: number; receipt_token: string | null; group_id: string | null }>;
+  private readonly deletableStatement: SizedStatements<{ seq: number; receipt_token: string | null; group_id: string | null; bytes: number }>;
 
   private readonly filename: string;
   /** Empties the WAL file when idle (pipelined-sync stores: the server's). */
@@ -161,21 +165,27 @@ export class SqliteStore implements Store {
       if (this.syncer) this.syncer.onSynced = (seconds) => telemetry.synced(seconds);
     }
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
-    this.deleteStatement = sizedStatements(
+    this.deletableStatement = sizedStatements(
       this.db,
-      (n) => `DELETE FROM messages WHERE seq IN (${marks(n)}) AND +queue_id = ? AND (? IS NULL OR receipt_token = ?) AND (? IS NULL OR visible_at_ms > ?)
-        RETURNING seq, receipt_token, group_id`,
+      (n) => `SELECT seq, receipt_token, group_id, octet_length(body) AS bytes FROM messages
+        WHERE seq IN (${marks(n)}) AND +queue_id = ? AND (? IS NULL OR receipt_token = ?) AND (? IS NULL OR visible_at_ms > ?)`,
     );
-    this.receiver = new SqliteReceiver(this.db, toMessage, this.messageCache);
+    this.keptCounts = new KeptCounts(this.db);
+    this.receiver = new SqliteReceiver(this.db, toMessage, this.keptCounts, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
-    this.counts = new SqliteQueueCounts(this.db);
-    this.moveTasks = new SqliteMoveTasks(this.db);
+    this.counts = new SqliteQueueCounts(this.db, this.keptCounts);
+    this.moveTasks = new SqliteMoveTasks(this.db, this.keptCounts);
     this.jobs = new SqliteJobStore(this.db, this.writes, this.shared.countedQueues, this.messageCache);
     this.schedules = new SqliteSchedules(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     this.batches = new SqliteBatches(this.db, this.writes, (items, nowMs) => this.jobs.createInWrite(items, nowMs));
     this.blobs = new SqliteBlobs(this.db, this.writes);
     this.workers = new SqliteWorkers(this.db, this.writes);
     const db = this.db;
+    // Through the ready index (every ungrouped message without a requirement) and the
+    // visibility index of the rest: no index lists all of a queue's messages.
+    const allMessagesOf = `FROM messages WHERE seq IN (
+           SELECT seq FROM messages INDEXED BY messages_ready_ungrouped WHERE queue_id = ? AND group_id IS NULL AND req_class IS NULL
+           UNION ALL SELECT seq FROM ${visibleParts[1].from} WHERE queue_id = ? AND ${visibleParts[1].where})`;
     this.sql = {
       secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
       secretGet: db.prepare<[string], string>("SELECT value FROM server_secrets WHERE name = ?").pluck(),
@@ -198,14 +208,10 @@ export class SqliteStore implements Store {
       queuePurgedAt: db.prepare<[number], number | null>("SELECT purged_at_ms FROM queues WHERE id = ?").pluck(),
       queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
       tombstoneGet: db.prepare<[string, string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = ? AND name = ?").pluck(),
-      // Through the ready index (every ungrouped message without a requirement) and the
-      // visibility index of the rest: no index lists all of a queue's messages.
-      messagesDeleteAll: db.prepare<[number, number]>(
-        `DELETE FROM messages WHERE seq IN (
-           SELECT seq FROM messages INDEXED BY messages_ready_ungrouped WHERE queue_id = ? AND group_id IS NULL AND req_class IS NULL
-           UNION ALL SELECT seq FROM ${visibleParts[1].from} WHERE queue_id = ? AND ${visibleParts[1].where})`,
-      ),
-      messageInsert: prepareMessageInsert(db, this.messageCache),
+      // Read before a purge's DELETE, for the kept counts (kept-counts.ts).
+      messagesHeldAll: db.prepare<[number, number], { messages: number; bytes: number }>(`SELECT count(*) AS messages, total(octet_length(body)) AS bytes ${allMessagesOf}`),
+      messagesDeleteAll: db.prepare<[number, number]>(`DELETE ${allMessagesOf}`),
+      messageInsert: prepareMessageInsert(db, this.keptCounts, this.messageCache),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
       ).pluck(),
@@ -361,11 +367,16 @@ export class SqliteStore implements Store {
       const mustMatch = p.anyReceipt ? null : token;
       for (let i = 0; i < seqs.length; i += deleteChunk) {
         const chunk = seqs.slice(i, i + deleteChunk);
-        for (const row of this.deleteStatement(chunk.length).all(...chunk, p.queueId, mustMatch, mustMatch, inFlightAtMs, inFlightAtMs)) {
+        const found: number[] = [];
+        let bytes = 0;
+        for (const row of this.deletableStatement(chunk.length).all(...chunk, p.queueId, mustMatch, mustMatch, inFlightAtMs, inFlightAtMs)) {
+          found.push(row.seq);
+          bytes += row.bytes;
           removed.set(row.seq, row.receipt_token);
           this.messageCache.forget(row.seq);
           if (nowMs !== undefined && row.group_id !== null) groups.add(row.group_id);
         }
+        this.keptCounts.deleteOf(p.queueId, found, bytes);
       }
     }
     const deleted = receiptsDeleted(p.receipts, removed, p.anyReceipt);
@@ -410,7 +421,10 @@ export class SqliteStore implements Store {
       }
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged", limit: -1 });
       this.messageCache.clear();
-      return { deleted: this.sql.messagesDeleteAll.run(p.queueId, p.queueId).changes, jobChanges };
+      const held = this.sql.messagesHeldAll.get(p.queueId, p.queueId)!;
+      const deleted = this.sql.messagesDeleteAll.run(p.queueId, p.queueId).changes;
+      this.keptCounts.removed(p.queueId, deleted, held.bytes);
+      return { deleted, jobChanges };
     });
   }
 

@@ -1,0 +1,44 @@
+/**
+ * The SQS cycle in one process, no HTTP: rounds of 8 concurrent SendMessageBatch of 10, then 8
+ * ReceiveMessage of 10, then 8 DeleteMessageBatch of their handles (each phase one group commit,
+ * as under the bench's concurrent clients). Prints CPU per message — the store and core's share
+ * of the SQS row, without the server's HTTP and JSON.
+ *
+ * Usage: npx tsx bench/sqs-inprocess.ts [messages, default 40000]   (BODY=bytes, default 1024)
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { systemClock, QueueService } from "../src/core/index.js";
+import { cryptoIdSource } from "../src/server/ids.js";
+import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+
+const messagesWanted = Number(process.argv[2] ?? 40_000);
+const clients = 8;
+const batch = 10;
+const dir = mkdtempSync(join(tmpdir(), "sluice-sqs-inprocess-"));
+const store = openSqliteStore({ filename: join(dir, "s.db"), pipelinedSync: true });
+const queues = new QueueService({ store, clock: systemClock, ids: cryptoIdSource(), senderId: "bench" });
+const { queue } = await queues.createQueue("", { name: "q" });
+const body = "x".repeat(Number(process.env.BODY ?? 1024));
+const entries = Array.from({ length: batch }, () => ({ body }));
+
+async function cycle(): Promise<number> {
+  await Promise.all(Array.from({ length: clients }, () => queues.sendMessages(queue, entries)));
+  const received = await Promise.all(Array.from({ length: clients }, () => queues.receiveMessages(queue, { maxMessages: batch, waitTimeSeconds: 0 })));
+  await Promise.all(received.map((got) => queues.deleteMessages(queue, got.map((m) => m.receiptHandle))));
+  return received.reduce((n, got) => n + got.length, 0);
+}
+
+for (let i = 0; i < 50; i++) await cycle(); // warm-up
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+let n = 0;
+while (n < messagesWanted) n += await cycle();
+const cpu = process.cpuUsage(cpu0);
+const seconds = (performance.now() - t0) / 1000;
+console.log(
+  `${n} messages: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per message (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)}), ${(n / seconds).toFixed(0)} msgs/s`,
+);
+await store.close();
+rmSync(dir, { recursive: true, force: true });
