@@ -25,8 +25,8 @@ export interface JobContext {
   progress(fraction: number): void;
   /**
    * Streams one chunk of output (any JSON value: a token, a partial result) to whoever follows
-   * the job (`job.stream()`); sent in order, batched (every 50 ms or 100 chunks). Throws once the
-   * lease is lost.
+   * the job (`job.stream()`); sent in order: at once when no request is in flight, else together
+   * (up to 1,000 a request) as soon as it is answered. Throws once the lease is lost.
    */
   emit(chunk: JsonValue): void;
   /** Resolves once every chunk emitted so far is stored (the worker also flushes before it reports). */

@@ -1,8 +1,10 @@
 /**
  * ctx.emit(): a running job's streamed output (tokens, partial results), sent in order as
  * `POST /v1/jobs/{id}/output`, one request in flight at a time: what is emitted while none is goes
- * at the end of the turn; what is emitted meanwhile goes, up to 100 chunks a request, as soon as
- * the request before it is answered. Batches form from the wait alone; a window would add latency.
+ * at the end of the turn (at once at 100 chunks); what is emitted meanwhile goes, up to the
+ * server's 1,000 chunks a request, as soon as the request before it is answered. Batches form
+ * from the wait alone; a window would add latency. A slow answer lets more gather, so a backlog
+ * drains in big requests instead of growing behind small ones.
  * A request that failed in flight is checked against the server's count before it is sent again,
  * so a chunk is never stored twice.
  */
@@ -13,8 +15,10 @@ import { jobPath } from "./paths.js";
 import { type Timers, sleep } from "./timers.js";
 import type { JsonValue, OutputChunksResponse, OutputResponse } from "./wire.js";
 
-/** Chunks one request carries at most: a full batch goes at once. */
+/** Chunks that go at once, without waiting for the end of the turn, when no request is in flight. */
 export const outputBatchChunks = 100;
+/** Chunks one request carries at most: the server's limit. */
+export const outputRequestChunks = 1000;
 /** Bytes of JSON one request carries at most (under the server's 1 MiB, with room for the envelope). */
 const requestBytesMax = 1_000_000;
 
@@ -85,7 +89,7 @@ export class OutputStream {
     while (this.buffer.length > 0 && !this.failure) {
       let n = 0;
       let bytes = 0;
-      while (n < this.buffer.length && n < outputBatchChunks && bytes + this.buffer[n]!.bytes + 1 <= requestBytesMax) bytes += this.buffer[n++]!.bytes + 1;
+      while (n < this.buffer.length && n < outputRequestChunks && bytes + this.buffer[n]!.bytes + 1 <= requestBytesMax) bytes += this.buffer[n++]!.bytes + 1;
       const batch = this.buffer.slice(0, n);
       if (await this.send(batch)) this.buffer.splice(0, n);
     }

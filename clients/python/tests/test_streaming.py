@@ -13,7 +13,7 @@ from sluice_client import AsyncSluice, JobFailedError, NonRetryableError, Retrya
 from support import SluiceServer, http_json
 
 
-def test_stream_gives_every_chunk_in_order_sent_at_most_100_a_request(sluice: Sluice, queue_name: str) -> None:
+def test_stream_gives_every_chunk_in_order_sent_at_most_1000_a_request(sluice: Sluice, queue_name: str) -> None:
     q = sluice.queue(queue_name)
 
     def handler(job, ctx):  # type: ignore[no-untyped-def]
@@ -21,15 +21,15 @@ def test_stream_gives_every_chunk_in_order_sent_at_most_100_a_request(sluice: Sl
             ctx.emit(f"t{i}")
         return "done"
 
-    job = q.submit({"n": 250})
+    job = q.submit({"n": 2500})
     with q.work(handler):
         chunks = list(job.stream())
-    assert chunks == [f"t{i}" for i in range(250)]
+    assert chunks == [f"t{i}" for i in range(2500)]
     sizes = [len(e["chunks"]) for e in sluice.jobs.events(job.id, since="0") if e["type"] == "job.output"]
-    # The first request leaves at once; the rest gather while it is in flight, up to 100 a request.
-    assert sum(sizes) == 250 and max(sizes) <= 100 and len(sizes) >= 3
-    stored = http_json("GET", f"{sluice.url}/v1/jobs/{job.id}/output-chunks")
-    assert (len(stored["chunks"]), stored["done"]) == (250, True)
+    # The first request leaves at once; the rest gather while it is in flight, up to 1,000 a request.
+    assert sum(sizes) == 2500 and max(sizes) <= 1000 and len(sizes) >= 3
+    stored = http_json("GET", f"{sluice.url}/v1/jobs/{job.id}/output-chunks?from=2000")
+    assert (len(stored["chunks"]), stored["chunks"][0], stored["done"]) == (500, "t2000", True)
 
 
 def test_chunks_go_out_while_the_handler_runs_and_flush_waits_for_them(sluice: Sluice, queue_name: str) -> None:
@@ -134,3 +134,23 @@ def test_async_for_on_the_asyncio_client_and_a_coroutine_handler(server: SluiceS
                 return [chunk async for chunk in job.stream()]
 
     assert asyncio.run(scenario()) == ["the", "quick", "brown", "fox"]
+
+
+def test_what_gathers_behind_a_request_goes_up_to_1000_a_request(server: SluiceServer, queue_name: str) -> None:
+    async def scenario() -> List[int]:
+        async with AsyncSluice(server.url) as sluice:
+            q = sluice.queue(queue_name)
+
+            async def handler(job, ctx):  # type: ignore[no-untyped-def]
+                # All emitted before the loop runs a send: they gather, and go in requests of 1,000.
+                for i in range(2500):
+                    ctx.emit(i)
+                await ctx.aflush()
+                return None
+
+            job = await q.submit("go")
+            async with q.work(handler):
+                assert [chunk async for chunk in job.stream()] == list(range(2500))
+            return [len(e["chunks"]) async for e in sluice.jobs.events(job.id, since="0") if e["type"] == "job.output"]
+
+    assert asyncio.run(scenario()) == [1000, 1000, 500]

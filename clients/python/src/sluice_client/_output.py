@@ -1,7 +1,8 @@
 """ctx.emit(): a running job's streamed output, buffered and sent in order as
 ``POST /v1/jobs/{id}/output``, one request in flight at a time: what is emitted while none is goes
-at once; what is emitted meanwhile goes, up to 100 chunks a request, as soon as the request before
-it is answered (batches form from the wait alone; a window would add latency). Handlers call
+at once; what is emitted meanwhile goes, up to the server's 1,000 chunks a request, as soon as the
+request before it is answered (batches form from the wait alone; a window would add latency; a slow
+answer lets more gather, so a backlog drains in big requests instead of growing behind small ones). Handlers call
 emit() from their thread (or the loop); the sends run on the worker's event loop. A request that
 failed in flight is checked against the server's count before it is sent again, so a chunk is
 never stored twice."""
@@ -17,8 +18,10 @@ from ._paths import job_path
 from ._retry import Backoff
 from .errors import LeaseLostError, SluiceApiError
 
-#: Chunks one request carries at most: a full batch goes at once.
+#: Chunks that go at once when no request is in flight.
 BATCH_CHUNKS = 100
+#: Chunks one request carries at most: the server's limit.
+REQUEST_CHUNKS = 1000
 #: Bytes of JSON one request carries at most (under the server's 1 MiB, with room for the envelope).
 _REQUEST_BYTES_MAX = 1_000_000
 _BACKOFF = Backoff()
@@ -110,7 +113,7 @@ class OutputStream:
         while True:
             with self._lock:
                 n, size = 0, 0
-                while n < len(self._buffer) and n < BATCH_CHUNKS and size + self._buffer[n][1] + 1 <= _REQUEST_BYTES_MAX:
+                while n < len(self._buffer) and n < REQUEST_CHUNKS and size + self._buffer[n][1] + 1 <= _REQUEST_BYTES_MAX:
                     size += self._buffer[n][1] + 1
                     n += 1
                 batch = [chunk for chunk, _ in self._buffer[:n]]

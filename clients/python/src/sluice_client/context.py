@@ -39,8 +39,8 @@ class JobContext:
 
     def emit(self, chunk: Any) -> None:
         """Streams one chunk of output (any JSON value: a token, a partial result) to whoever
-        follows the job (``job.stream()``): sent in order, batched (100 a request, or 50 ms after
-        the first). Raises TypeError for what JSON cannot carry, LeaseLostError once the lease is lost."""
+        follows the job (``job.stream()``): sent in order, at once when no request is in flight,
+        else together (up to 1,000 a request) as soon as it is answered. Raises TypeError for what JSON cannot carry, LeaseLostError once the lease is lost."""
         self._lease.emit(chunk)
 
     def flush(self, timeout: Optional[float] = None) -> None:
