@@ -26,13 +26,23 @@ export function readyUngroupedQuery(columns: string): string {
 }
 
 /**
- * Ready job messages of one requirement class, in receive order (such messages have no group).
- * Parameters: queue id, class, now, oldest sent time kept, limit.
+ * The first ready job messages of `classes` requirement classes together, in receive order (such
+ * messages have no group): each class's head read from its index (which covers it), the heads
+ * merged, and only the rows kept read from the table — one statement, not one per class.
+ * Named parameters: q (queue id), now, min (oldest sent time kept), each (rows read per class),
+ * limit (rows kept), c0…c<classes-1>.
  */
-export function readyInClassQuery(columns: string): string {
-  return `SELECT ${columns} FROM messages INDEXED BY messages_ready_class
-    WHERE queue_id = ? AND req_class = ? AND ${everyPriority} AND visible_at_ms <= ? AND sent_at_ms >= ?
-    ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
+export function readyInClassesQuery(classes: number): string {
+  const heads = Array.from(
+    { length: classes },
+    (_, i) => `SELECT * FROM (SELECT seq, req_class, priority, visible_at_ms, sent_at_ms FROM messages INDEXED BY messages_ready_class
+      WHERE queue_id = @q AND req_class = @c${i} AND ${everyPriority} AND visible_at_ms <= @now AND sent_at_ms >= @min
+      ORDER BY priority DESC, visible_at_ms, seq ${boundLimit("@each")})`,
+  );
+  // CROSS JOIN keeps the heads the outer loop: each is one rowid lookup.
+  return `SELECT h.seq, m.message_id, h.req_class, h.priority, h.sent_at_ms, h.visible_at_ms
+    FROM (${heads.join(" UNION ALL ")}) AS h
+    CROSS JOIN messages AS m ON m.seq = h.seq`;
 }
 
 /** A group's next ready message. Parameters: queue id, group id, now, oldest sent time kept. */

@@ -2,17 +2,22 @@
  * Job leases by a labelled worker (core's requirements.ts): the ready messages it may take are
  * those that require nothing and those of each requirement class its labels contain. The classes
  * of a queue are read by skipping through their index (one seek per class, never the backlog),
- * and each servable class's head is probed: a k-way merge of index heads in receive order. The
- * probes read only the class index (it covers them); the rows the merge keeps are then read.
+ * and the servable classes' heads are merged in receive order by one statement per
+ * classesPerStatement classes (ready-order.ts): the heads read only the class index (it covers
+ * them), and only the rows the merge keeps are read from the table.
  */
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { servableClasses } from "../../core/jobs/requirements.js";
 import type { ReadyMessageRow } from "./job-statements.js";
-import { readyInClassQuery } from "./ready-order.js";
+import { readyInClassesQuery } from "./ready-order.js";
+import { sizedStatements } from "./sized-statements.js";
 
-/** A class head's position in receive order, as its index holds it: [seq, priority, visible_at_ms, sent_at_ms]. */
-type Head = [number, number, number, number];
+/** Classes merged by one statement; a worker serving more has the statements' results merged here. */
+const classesPerStatement = 16;
+
+/** A ready message, with its requirement class if it has one. */
+type ClassedRow = ReadyMessageRow & { req_class?: string };
 
 /** Receive order: priority high first, then visibility time, then seq. */
 function comesFirst(a: ReadyMessageRow, b: ReadyMessageRow): number {
@@ -35,8 +40,7 @@ export class SqliteRequirementClasses {
            SELECT k FROM c WHERE k IS NOT NULL`,
         )
         .pluck(),
-      heads: db.prepare<[number, string, number, number, number], Head>(readyInClassQuery("seq, priority, visible_at_ms, sent_at_ms")).raw(),
-      messageId: db.prepare<[number], string>("SELECT message_id FROM messages WHERE seq = ?").pluck(),
+      heads: sizedStatements<ClassedRow>(db, readyInClassesQuery),
     };
   }
 
@@ -48,23 +52,39 @@ export class SqliteRequirementClasses {
 
   /**
    * The first `wanted` ready messages, in receive order, of `unlabelled` (those requiring nothing,
-   * already read) and of each class: at most `wanted` index entries probed per class.
+   * already read) and of each class. Each class's head is read a little past its even share of
+   * `wanted`; only if a class gave all it was asked for could it have had more to give, and its
+   * heads are read again, `wanted` each.
    */
   merge(p: JobLeaseParams, classes: readonly string[], unlabelled: ReadyMessageRow[], wanted: number): ReadyMessageRow[] {
     if (classes.length === 0) return unlabelled;
-    const rows: ReadyMessageRow[] = [...unlabelled];
-    const fromClasses = new Set<ReadyMessageRow>();
-    for (const k of classes) {
-      for (const [seq, priority, visibleAtMs, sentAtMs] of this.sql.heads.all(p.queueId, k, p.nowMs, p.minSentAtMs, wanted)) {
-        const row: ReadyMessageRow = { seq, message_id: "", priority, sent_at_ms: sentAtMs, visible_at_ms: visibleAtMs };
-        rows.push(row);
-        fromClasses.add(row);
-      }
+    const share = Math.min(wanted, Math.ceil(wanted / classes.length) + 1);
+    let rows = this.mergeHeads(p, classes, unlabelled, wanted, share);
+    if (share < wanted && this.someClassGaveAll(rows, share)) rows = this.mergeHeads(p, classes, unlabelled, wanted, wanted);
+    return rows;
+  }
+
+  private mergeHeads(p: JobLeaseParams, classes: readonly string[], unlabelled: ReadyMessageRow[], wanted: number, each: number): ClassedRow[] {
+    const rows: ClassedRow[] = [...unlabelled];
+    for (let i = 0; i < classes.length; i += classesPerStatement) {
+      const chunk = classes.slice(i, i + classesPerStatement);
+      const params: Record<string, string | number> = { q: p.queueId, now: p.nowMs, min: p.minSentAtMs, each, limit: wanted };
+      chunk.forEach((k, c) => (params[`c${c}`] = k));
+      rows.push(...this.sql.heads(chunk.length).all(params));
     }
     rows.sort(comesFirst);
     if (rows.length > wanted) rows.length = wanted;
-    // Nothing was written since the probes: each kept head is still its message, now read.
-    for (const row of rows) if (fromClasses.has(row)) row.message_id = this.sql.messageId.get(row.seq)!;
     return rows;
+  }
+
+  private someClassGaveAll(rows: readonly ClassedRow[], each: number): boolean {
+    const kept = new Map<string, number>();
+    for (const row of rows) {
+      if (row.req_class === undefined) continue;
+      const n = (kept.get(row.req_class) ?? 0) + 1;
+      if (n >= each) return true;
+      kept.set(row.req_class, n);
+    }
+    return false;
   }
 }

@@ -45,6 +45,22 @@ export function registerRequirementCases({ store, test }: ConformanceContext): v
     expect(ids(await lease(q, { gpu: "t4" }))).toEqual([other.id]);
   });
 
+  test("requires: a lease serving many classes takes them in receive order, however its jobs fall among them", async () => {
+    const q = await kit.makeQueue("many-classes");
+    const every: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) every[`k${i}`] = "y";
+    const submitted = [];
+    // One class holds the oldest jobs (a lease takes more of it than an even share), then the
+    // classes take turns; one job of higher priority comes first.
+    for (let i = 0; i < 5; i++) submitted.push(await submit(q, { requires: { k0: "y" } }));
+    for (let i = 0; i < 40; i++) submitted.push(await submit(q, { requires: { [`k${i % 20}`]: "y" }, ...(i === 30 ? { priority: 3 } : {}) }));
+    const urgent = submitted[35]!;
+    const expected = [urgent, ...submitted.filter((j) => j !== urgent)].map((j) => j.id);
+    const got: string[] = [];
+    for (const max of [5, 4, 7, 10, 30]) got.push(...ids(await lease(q, every, { max })));
+    expect(got).toEqual(expected);
+  });
+
   test("requires: a retried job keeps its requirement", async () => {
     const q = await kit.makeQueue("retried");
     const job = await submit(q, { requires: { gpu: "a100" } });
