@@ -23,7 +23,7 @@ function countsInFile(dataDir: string): Record<string, [number, number, number, 
     const rows = db
       .prepare<[], { name: string; kept: number; actual: number; keptBytes: number; actualBytes: number }>(
         `SELECT q.name, c.messages AS kept, (SELECT count(*) FROM messages m WHERE m.queue_id = q.id) AS actual,
-           c.bytes AS keptBytes, (SELECT coalesce(sum(octet_length(body)), 0) FROM messages m WHERE m.queue_id = q.id) AS actualBytes
+           c.bytes AS keptBytes, (SELECT coalesce(sum(coalesce(body_bytes, octet_length(body))), 0) FROM messages m WHERE m.queue_id = q.id) AS actualBytes
          FROM queues q JOIN queue_message_counts c ON c.queue_id = q.id`,
       )
       .all();

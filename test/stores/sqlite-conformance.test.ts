@@ -18,7 +18,7 @@ function expectKeptCountsExact(filename: string): void {
       .prepare(
         `SELECT q.name, c.messages, c.bytes,
            (SELECT count(*) FROM messages m WHERE m.queue_id = q.id) AS actualMessages,
-           (SELECT coalesce(sum(octet_length(body)), 0) FROM messages m WHERE m.queue_id = q.id) AS actualBytes
+           (SELECT coalesce(sum(coalesce(body_bytes, octet_length(body))), 0) FROM messages m WHERE m.queue_id = q.id) AS actualBytes
          FROM queues q JOIN queue_message_counts c ON c.queue_id = q.id`,
       )
       .all() as Array<{ name: string; messages: number; bytes: number; actualMessages: number; actualBytes: number }>;

@@ -11,6 +11,7 @@ import { type JobEventLog, type LoggedJobEvent, loggedEventOf } from "../../core
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
+import { jobInputSql } from "./job-rows.js";
 
 type Nullable = string | null;
 
@@ -26,8 +27,8 @@ interface EventRow {
   input: string | null;
 }
 
-const select =
-  "SELECT e.id, e.at_ms, e.account, e.queue_name, e.job_id, e.type, e.job, e.output, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?";
+const select = `SELECT e.id, e.at_ms, e.account, e.queue_name, e.job_id, e.type, e.job, e.output, ${jobInputSql("j")} AS input
+  FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?`;
 
 function toEvent(row: EventRow): LoggedJobEvent {
   const columns = { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output };

@@ -6,6 +6,20 @@ import { type JobRow, type JobValue, type MutableJobColumn, jobColumnValue, jobC
 /** Every column, `seq` first: the SELECT list of rows read as arrays (jobRowOf). */
 export const jobSelectColumns = ["seq", ...jobColumns] as const;
 
+/** Where jobInsertValues puts the input. */
+export const jobInputIndex = jobColumns.indexOf("input");
+
+/**
+ * A job's input as a SELECT reads it from `jobs` row `alias`: a job with requires keeps it in
+ * job_inputs, its row holding '' (migration 052 says why).
+ */
+export function jobInputSql(alias: string): string {
+  return `CASE ${alias}.input WHEN '' THEN (SELECT input FROM job_inputs WHERE job_inputs.seq = ${alias}.seq) ELSE ${alias}.input END`;
+}
+
+/** jobSelectColumns as a SELECT list over `jobs` (the input read where it is kept). */
+export const jobSelectSql = jobSelectColumns.map((c) => (c === "input" ? jobInputSql("jobs") : c)).join(", ");
+
 type JobColumn = (typeof jobSelectColumns)[number];
 const at = Object.fromEntries(jobSelectColumns.map((c, i) => [c, i])) as Record<JobColumn, number>;
 

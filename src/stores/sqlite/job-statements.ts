@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
 import { jobColumns, mutableJobColumns } from "../codecs/job-row.js";
-import { jobSelectColumns, jobUpdateSql } from "./job-rows.js";
+import { jobSelectSql, jobUpdateSql } from "./job-rows.js";
 import { KeptCounts } from "./kept-counts.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
 import { prepareQueueExists } from "./queue-exists.js";
@@ -11,7 +11,7 @@ import { visibleParts } from "./visible-order.js";
 import { readyUngroupedQuery } from "./ready-order.js";
 import { marks } from "./sized-statements.js";
 
-const selectJob = jobSelectColumns.join(", ");
+const selectJob = jobSelectSql;
 
 /** A ready job message as a lease reads it (without the body: ready-order.ts). */
 export interface ReadyMessageRow {
@@ -29,6 +29,8 @@ type JobRowsRead = Statement<[number, number], { id: string; queue_name: string;
 export interface JobStatements {
   jobById: Statement<[string], unknown[]>;
   jobInsert: Statement;
+  /** The input of a job with requires (job-rows.ts: jobInputSql). */
+  jobInputInsert: Statement<[number, string]>;
   jobUpdate: Statement;
   /** The UPDATE of only the columns in `mask` (job-rows.ts: jobChangeOf), prepared once per mask. */
   jobUpdateOf(mask: number): Statement;
@@ -53,6 +55,8 @@ export interface JobStatements {
   messageVisibleAt: Statement<[number, number]>;
   messageLease: Statement<[number, number, string, number]>;
   messageDeadLetter: Statement<[number, number, string, number]>;
+  /** As messageDeadLetter, the body put back from job_inputs (what the dead-letter queue's readers read). */
+  messageDeadLetterWithBody: Statement<[number, number, string, string, number]>;
   queueExists: (queueId: number) => boolean;
 }
 
@@ -68,6 +72,7 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     // Job rows are read as arrays and written with positional parameters (job-rows.ts says why).
     jobById: db.prepare<[string], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE id = ?`).raw(),
     jobInsert: db.prepare(`INSERT INTO jobs (${jobColumns.join(", ")}) VALUES (${marks(jobColumns.length)})`),
+    jobInputInsert: db.prepare<[number, string]>("INSERT INTO job_inputs (seq, input) VALUES (?, ?)"),
     jobUpdate: db.prepare(`UPDATE jobs SET ${mutableJobColumns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`),
     listAll: db.prepare<[number, number, number], unknown[]>(`SELECT ${selectJob} FROM jobs WHERE queue_id = ? AND seq < ? ORDER BY seq DESC ${boundLimit()}`).raw(),
     listByStatus: db
@@ -135,6 +140,10 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     messageDeadLetter: db.prepare<[number, number, string, number]>(
       `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
          receipt_token = NULL, dead_letter_source = ? WHERE seq = ?`,
+    ),
+    messageDeadLetterWithBody: db.prepare<[number, number, string, string, number]>(
+      `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
+         receipt_token = NULL, dead_letter_source = ?, body = CASE WHEN body_bytes IS NULL THEN body ELSE ? END, body_bytes = NULL WHERE seq = ?`,
     ),
     queueExists: prepareQueueExists(db),
   };

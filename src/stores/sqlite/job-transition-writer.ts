@@ -15,7 +15,7 @@ import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
 import { toJob } from "../codecs/job-row.js";
-import { jobChangeOf, jobInsertValues, jobRowOf } from "./job-rows.js";
+import { jobChangeOf, jobInputIndex, jobInsertValues, jobRowOf } from "./job-rows.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import type { RunningCounts } from "./running-counts.js";
 import type { MessageContentCache } from "./message-content-cache.js";
@@ -39,8 +39,13 @@ export class JobTransitionWriter {
     private readonly messageCache?: MessageContentCache,
   ) {}
 
+  /** Inserts a job's row; a job with requires has its input kept in job_inputs (job-rows.ts: jobInputSql). */
   insertJobRow(job: Omit<JobRecord, "seq">): number {
-    const seq = Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(jobInsertValues(job))).lastInsertRowid);
+    const values = jobInsertValues(job);
+    const inputAside = job.requires !== undefined;
+    if (inputAside) values[jobInputIndex] = "";
+    const seq = Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(values)).lastInsertRowid);
+    if (inputAside) this.sql.jobInputInsert.run(seq, job.inputJson);
     this.counts.changed(undefined, job);
     return seq;
   }
@@ -119,7 +124,7 @@ export class JobTransitionWriter {
       if (change.mask !== 0) this.sql.jobUpdateOf(change.mask).run(change.values);
       this.counts.changed(before, job);
     }
-    if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs);
+    if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs, job);
     this.logEvents(job, t.events, nowMs);
     const followOn = isTerminal(job.status) ? this.releaseChildren(job, nowMs) : undefined;
     return followOn ? { job, events: t.events, followOn } : { job, events: t.events };
@@ -170,7 +175,8 @@ export class JobTransitionWriter {
     }
   }
 
-  applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number): void {
+  /** `job`: the message's, if it has one (a dead-lettered message of a job with requires gets its body back from it). */
+  applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number, job?: JobRecord): void {
     switch (effect.kind) {
       case "none":
         return;
@@ -187,7 +193,8 @@ export class JobTransitionWriter {
         this.sql.messageLease.run(effect.visibleUntilMs, nowMs, effect.receiptToken, seq);
         return;
       case "deadLetter":
-        this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
+        if (job?.requires !== undefined) this.sql.messageDeadLetterWithBody.run(effect.queueId, nowMs, effect.sourceQueueName, job.inputJson, seq);
+        else this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
         return;
     }
   }

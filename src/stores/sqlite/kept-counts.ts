@@ -8,6 +8,12 @@
 import type Database from "better-sqlite3";
 import { marks, sizedStatements } from "./sized-statements.js";
 
+/**
+ * What a message row counts for in its queue's bytes: its body's, or, when its body is kept with
+ * its job's input (message-insert.ts: classed), the size written beside it.
+ */
+export const keptBytesSql = "coalesce(body_bytes, octet_length(body))";
+
 /** Seqs per DELETE: one statement's page work is shared by its rows. */
 const seqsPerStatement = 32;
 
@@ -18,7 +24,7 @@ export class KeptCounts {
     this.sql = {
       move: db.prepare<[number, number, number]>("UPDATE queue_message_counts SET messages = messages + ?, bytes = bytes + ? WHERE queue_id = ?"),
       // A SELECT: statements that only read keep no journal, whatever functions they call.
-      sizes: sizedStatements<[number, number]>(db, (n) => `SELECT queue_id, octet_length(body) FROM messages WHERE seq IN (${marks(n)})`),
+      sizes: sizedStatements<[number, number]>(db, (n) => `SELECT queue_id, ${keptBytesSql} FROM messages WHERE seq IN (${marks(n)})`),
       delete: sizedStatements(db, (n) => `DELETE FROM messages WHERE seq IN (${marks(n)})`),
     };
   }

@@ -102,7 +102,7 @@ export class LeaseMerge {
     const job = this.writer.jobForMessage(row, p);
     const t = leaseTransition(job, p, row.seq);
     if ("skip" in t) {
-      this.writer.applyMessageEffect(t.message, row.seq, p.nowMs);
+      this.writer.applyMessageEffect(t.message, row.seq, p.nowMs, job);
       return;
     }
     const applied = this.writer.apply(t, job, p.nowMs);

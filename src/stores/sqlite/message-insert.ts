@@ -27,6 +27,8 @@ export interface MessageInserter {
    * Inserts one job message in its requirement class (core's requirements.ts). Set in the INSERT,
    * not by an UPDATE after it: a row that grows in place splits its full page, and a queue of such
    * rows ends up on half-empty pages that every lease and delete then touches twice as many of.
+   * Its body is its job's input, kept in job_inputs (migration 052 says why): the row holds '' and
+   * the size the body counts for.
    */
   classed(queueId: number, m: NewMessage, requirementClass: string): number;
 }
@@ -87,14 +89,15 @@ export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, 
     counts.added(queueId, 1, Buffer.byteLength(m.body));
     return seq;
   };
-  const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class) VALUES (${marks(15)})`);
+  const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class, body_bytes) VALUES (${marks(16)})`);
   const classed = (queueId: number, m: NewMessage, requirementClass: string): number => {
     checkPriority(m.priority);
+    const bytes = Buffer.byteLength(m.body);
     const params: unknown[] = [];
-    pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
-    params.push(requirementClass);
+    pushRowValues(params, queueId, { ...rowContentOf(m), body: "" }, m.sentAtMs, m.visibleAtMs);
+    params.push(requirementClass, bytes);
     const seq = Number(classedStatement.run(...params).lastInsertRowid);
-    counts.added(queueId, 1, Buffer.byteLength(m.body));
+    counts.added(queueId, 1, bytes);
     cache?.remember(seq, contentOf(m), queueId);
     return seq;
   };

@@ -5,7 +5,7 @@
  * are usually short (test/stores/sqlite-backlog-plans.test.ts checks every plan).
  */
 import { boundLimit } from "./bound-limit.js";
-import type { KeptCounts } from "./kept-counts.js";
+import { type KeptCounts, keptBytesSql } from "./kept-counts.js";
 import { type VisiblePart, mergeVisible, visibleParts } from "./visible-order.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
@@ -61,7 +61,7 @@ export const queueCountsSql = {
   headCommon: headSql(common),
   headOther: headSql(other),
   // The oldest first; a slice reads only what it deletes. Its bytes read first, for the kept counts.
-  expireSliceBytes: `SELECT total(octet_length(body)) FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
+  expireSliceBytes: `SELECT total(${keptBytesSql}) FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
   expireSlice: `DELETE FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
 } as const;
 

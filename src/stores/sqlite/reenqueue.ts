@@ -8,10 +8,10 @@
  * at its message by seq, and job queues are standard.
  */
 import type Database from "better-sqlite3";
-import type { KeptCounts } from "./kept-counts.js";
+import { type KeptCounts, keptBytesSql } from "./kept-counts.js";
 
 /** What the message keeps; receive state starts afresh (column defaults). */
-const keptColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";
+const keptColumns = "message_id, body, body_bytes, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";
 
 export interface Reenqueue {
   queueId: number;
@@ -27,7 +27,7 @@ export interface Reenqueue {
 
 /** Returns a function that re-enqueues message `seq` (inside a write) and returns its new seq. */
 export function prepareReenqueue(db: Database.Database, counts: KeptCounts): (seq: number, to: Reenqueue) => number {
-  const bytesOf = db.prepare<[number], number>("SELECT octet_length(body) FROM messages WHERE seq = ?").pluck();
+  const bytesOf = db.prepare<[number], number>(`SELECT ${keptBytesSql} FROM messages WHERE seq = ?`).pluck();
   const insert = db.prepare<[number, string | null, number, number, number, number]>(
     `INSERT INTO messages (${keptColumns}, dedup_id, dead_letter_source, queue_id, visible_at_ms, sent_at_ms)
      SELECT ${keptColumns}, CASE ? WHEN 1 THEN message_id ELSE dedup_id END, ?, ?, ?, ? FROM messages WHERE seq = ?`,

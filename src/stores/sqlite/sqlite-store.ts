@@ -28,7 +28,7 @@ import { type SizedStatements, marks, sizedStatements } from "./sized-statements
 import { migrate } from "./migrate.js";
 import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
 import { SqliteQueueCounts } from "./queue-counts.js";
-import { KeptCounts } from "./kept-counts.js";
+import { KeptCounts, keptBytesSql } from "./kept-counts.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import { SqliteReceiver } from "./receive.js";
 import { type InlineSync, type SyncFn, WalSyncer, defaultInlineSync } from "./wal-syncer.js";
@@ -167,7 +167,7 @@ export class SqliteStore implements Store {
     this.messageCache = new MessageContentCache(options.messageCacheBytes ?? defaultMessageCacheBytes);
     this.deletableStatement = sizedStatements(
       this.db,
-      (n) => `SELECT seq, receipt_token, group_id, octet_length(body) AS bytes FROM messages
+      (n) => `SELECT seq, receipt_token, group_id, ${keptBytesSql} AS bytes FROM messages
         WHERE seq IN (${marks(n)}) AND +queue_id = ? AND (? IS NULL OR receipt_token = ?) AND (? IS NULL OR visible_at_ms > ?)`,
     );
     this.keptCounts = new KeptCounts(this.db);
@@ -209,7 +209,7 @@ export class SqliteStore implements Store {
       queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
       tombstoneGet: db.prepare<[string, string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = ? AND name = ?").pluck(),
       // Read before a purge's DELETE, for the kept counts (kept-counts.ts).
-      messagesHeldAll: db.prepare<[number, number], { messages: number; bytes: number }>(`SELECT count(*) AS messages, total(octet_length(body)) AS bytes ${allMessagesOf}`),
+      messagesHeldAll: db.prepare<[number, number], { messages: number; bytes: number }>(`SELECT count(*) AS messages, total(${keptBytesSql}) AS bytes ${allMessagesOf}`),
       messagesDeleteAll: db.prepare<[number, number]>(`DELETE ${allMessagesOf}`),
       messageInsert: prepareMessageInsert(db, this.keptCounts, this.messageCache),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
@@ -223,10 +223,12 @@ export class SqliteStore implements Store {
       messageInQueue: db.prepare<[number, number], number>("SELECT 1 FROM messages WHERE seq = ? AND queue_id = ?").pluck(),
       // The order moves (messageMove) read, one statement per visibility part (visible-order.ts).
       messagePeek: visibleParts.map((part) =>
-        db.prepare<[number, number, number], MessageRow>(
+        db.prepare<[number, number, number], MessageRow & { body_bytes: number | null }>(
           `SELECT * FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
         ),
       ),
+      // The body of a message that keeps it in job_inputs (message-insert.ts: classed): its job's input.
+      keptBody: db.prepare<[string], string>("SELECT i.input FROM jobs j JOIN job_inputs i ON i.seq = j.seq WHERE j.id = ?").pluck(),
       messageNextVisible: db
         .prepare<[number, number, number, number], number | null>(
           `SELECT min(v) FROM (${visibleParts
@@ -405,7 +407,9 @@ export class SqliteStore implements Store {
 
   async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
     const [common, other] = this.sql.messagePeek.map((peek) => peek.all(p.queueId, p.minSentAtMs, p.limit));
-    return this.settled(mergeVisible(common!, other!, mergeLimit(p.limit)).map(toMessage));
+    const rows = mergeVisible(common!, other!, mergeLimit(p.limit));
+    for (const row of rows) if (row.body_bytes !== null) row.body = this.sql.keptBody.get(row.message_id) ?? row.body;
+    return this.settled(rows.map(toMessage));
   }
 
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {

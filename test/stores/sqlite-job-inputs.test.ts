@@ -1,0 +1,87 @@
+/**
+ * Where the SQLite store keeps the input of a job with requires (migration 052): in job_inputs,
+ * its job row and its message's body holding '' — and read back whole wherever a job is read
+ * (get, list, lease, the event log, a peek at its queue), counted in its queue's bytes as before, put back in the
+ * message when it is dead-lettered, and gone with its job (pruned, or its queue deleted). A job
+ * without requires is untouched.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { jobCaseKit } from "../../src/stores/testkit/conformance-jobs-kit.js";
+import { T0, act } from "../../src/stores/testkit/conformance-context.js";
+import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
+
+const dirs: string[] = [];
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function open(): { store: SqliteStore; raw: Database.Database } {
+  const dir = mkdtempSync(join(tmpdir(), "sluice-job-inputs-"));
+  dirs.push(dir);
+  const filename = join(dir, "sluice.db");
+  const store = openSqliteStore({ filename });
+  stores.push(store);
+  return { store, raw: new Database(filename, { readonly: true }) };
+}
+
+describe("the input of a job with requires (SQLite)", () => {
+  it("is kept off the job's rows, read back whole, and counted in its queue's bytes", async () => {
+    const { store, raw } = open();
+    const kit = jobCaseKit(() => store);
+    const q = await kit.makeQueue("gpu");
+    const input = JSON.stringify({ prompt: "é".repeat(300) });
+    const plain = (await kit.submit(q, { inputJson: input })).job;
+    const classed = (await kit.submit(q, { inputJson: input, requires: { gpu: "a100" } })).job;
+
+    const rowInput = raw.prepare<[string], string>("SELECT input FROM jobs WHERE id = ?").pluck();
+    expect(rowInput.get(plain.id)).toBe(input);
+    expect(rowInput.get(classed.id)).toBe("");
+    expect(raw.prepare("SELECT input FROM job_inputs").pluck().all()).toEqual([input]);
+    const message = raw.prepare<[string], { body: string; body_bytes: number | null }>("SELECT body, body_bytes FROM messages WHERE message_id = ?");
+    expect(message.get(plain.id)).toEqual({ body: input, body_bytes: null });
+    expect(message.get(classed.id)).toEqual({ body: "", body_bytes: Buffer.byteLength(input) });
+    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
+    expect(bytes.get(q.id)).toBe(2 * Buffer.byteLength(input));
+
+    expect((await store.messagePeek({ queueId: q.id, minSentAtMs: 0, limit: 10 })).map((m) => m.body)).toEqual([input, input]);
+    expect((await store.jobGet({ id: classed.id }))!.inputJson).toBe(input);
+    expect((await store.jobList({ queueId: q.id, limit: 10 })).map((j) => j.inputJson)).toEqual([input, input]);
+    const leased = await store.jobLease({ ...kit.leaseParams(q, `${q.id}.tok-a`), labels: { gpu: "a100" } });
+    expect(leased.leased.map((j) => [j.id, j.inputJson])).toEqual([
+      [plain.id, input],
+      [classed.id, input],
+    ]);
+    const events = await store.jobEventList({ afterId: 0, limit: 100, jobId: classed.id });
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) expect(e.job.inputJson).toBe(input);
+
+    await store.queueDelete({ id: q.id, nowMs: T0 });
+    expect(raw.prepare("SELECT count(*) FROM job_inputs").pluck().get()).toBe(0);
+  });
+
+  it("puts the body back in a dead-lettered message, and goes with its job", async () => {
+    const { store, raw } = open();
+    const kit = jobCaseKit(() => store);
+    const q = await kit.makeQueue("gpu");
+    const dlq = await kit.makeQueue("gpu-dlq");
+    const input = JSON.stringify({ prompt: "x".repeat(500) });
+    const job = (await kit.submit(q, { inputJson: input, requires: { gpu: "a100" } })).job;
+    const [leased] = (await store.jobLease({ ...kit.leaseParams(q, `${q.id}.tok-b`), labels: { gpu: "a100" } })).leased;
+    await act(store, { kind: "fail", ...kit.policy(dlq), id: job.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "bad input" }, retryable: false });
+
+    const moved = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?").get(job.id);
+    expect(moved).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
+    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
+    expect([bytes.get(q.id), bytes.get(dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
+
+    const { jobs } = await store.jobPrune({ nowMs: T0 + 365 * 86_400_000, limit: 10 });
+    expect(jobs).toBe(1);
+    expect(raw.prepare("SELECT count(*) FROM job_inputs").pluck().get()).toBe(0);
+  });
+});
