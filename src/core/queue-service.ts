@@ -134,10 +134,14 @@ export class QueueService {
   /** The one cache of queue records, dropped by queueChanged notices from any node (queue-records.ts). */
   private readonly records: QueueRecords;
   private readonly unsubscribe: () => void;
-  /** Each send, receive and delete goes through the store's `*Many` call, a turn's together if the store asks (turn-batch.ts). */
-  private readonly send: (call: MessageSendCall) => Promise<SendOutcome>;
-  private readonly receive: (call: MessageReceiveParams) => Promise<ReceiveResult>;
-  private readonly delete: (call: MessageDeleteCall) => Promise<DeleteResult>;
+  /**
+   * Each send, receive and delete goes through the store's `*Many` call; those a store can write
+   * as one statement (`together`: plain sends and receives, a standard queue's deletes) with the
+   * rest of their turn if the store asks (turn-batch.ts).
+   */
+  private readonly send: (call: MessageSendCall, together: boolean) => Promise<SendOutcome>;
+  private readonly receive: (call: MessageReceiveParams, together: boolean) => Promise<ReceiveResult>;
+  private readonly delete: (call: MessageDeleteCall, together: boolean) => Promise<DeleteResult>;
 
   constructor(deps: QueueServiceDeps) {
     this.store = deps.store;
@@ -413,7 +417,8 @@ export class QueueService {
       const dedup = sendDedupFor(queue.config, nowMs);
       // The store sees each deduplication id once per send: a repeat within it is answered here.
       const firsts = dedup ? firstWithDedupId(accepted, dedup) : undefined;
-      const sent = await this.send({ queueId: queue.id, messages: firsts ? accepted.filter((_, k) => firsts[k] === k) : accepted, dedup });
+      const messages = firsts ? accepted.filter((_, k) => firsts[k] === k) : accepted;
+      const sent = await this.send({ queueId: queue.id, messages, dedup }, !dedup && !messages.some((m) => m.groupId !== undefined));
       if (sent === "queueGone") {
         // Deleted on another node, its notice not here yet: the record goes now.
         this.forgetQueue(queue.id);
@@ -536,7 +541,7 @@ export class QueueService {
         deadLetter,
         attempt: attemptId === undefined ? undefined : { attemptId, expiresAtMs: nowMs + limits.receiveAttemptWindowMs },
         waitUntilMs: deadlineMs > nowMs ? deadlineMs : undefined,
-      });
+      }, !fifo && !deadLetter);
       if (deadLetteredCount > 0) {
         this.announceVisible(deadLetter!.queueId, deadLetteredCount, nowMs);
         this.observer.messagesDeadLettered?.(queue, deadLetteredCount);
@@ -590,7 +595,7 @@ export class QueueService {
         queueId: queue.id,
         receipts: refs,
         ...(fifo ? { nowMs: this.clock.nowMs(), refuseExpired: true } : { anyReceipt: true }),
-      });
+      }, !fifo);
       expired?.forEach((isExpired, k) => {
         if (!isExpired) return;
         const handle = receiptHandles[index[k]!]!;

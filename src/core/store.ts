@@ -159,9 +159,10 @@ export interface MessageDeleteCall {
 
 export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore, BatchStore, BlobStore {
   /**
-   * Whether core should gather the sends, receives and deletes of one event-loop turn into one
-   * `*Many` call (turn-batch.ts): true for a store that pays per statement (PostgreSQL: one
-   * statement and one commit per turn); false for one that groups its commits itself (SQLite).
+   * Whether core should gather the calls of one event-loop turn that a store can write as one
+   * statement — sends without `dedup` or groups, receives without `fifo` or `deadLetter`, deletes
+   * with `anyReceipt` — into one `*Many` call (turn-batch.ts); any other call comes alone. True for
+   * a store that pays per statement (PostgreSQL); false for one that groups its commits itself (SQLite).
    */
   readonly gathersTurns: boolean;
 

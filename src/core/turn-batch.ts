@@ -32,13 +32,13 @@ export class TurnBatch<T, R> {
 }
 
 /**
- * One call at a time through `many`: gathered per turn when the store asks for it
- * (Store.gathersTurns), else at once (a store that groups its commits itself: no extra turn).
+ * One call at a time through `many`. Calls that may share a statement are gathered per turn when
+ * the store asks for it (Store.gathersTurns); the others, and every call to a store that groups
+ * its commits itself, go at once, alone: a failure of one never fails another.
  */
-export function oneAtATime<T, R>(gather: boolean, many: (items: T[]) => Promise<R[]>): (item: T) => Promise<R> {
-  if (gather) {
-    const batch = new TurnBatch(many);
-    return (item) => batch.add(item);
-  }
-  return async (item) => (await many([item]))[0]!;
+export function oneAtATime<T, R>(gather: boolean, many: (items: T[]) => Promise<R[]>): (item: T, together: boolean) => Promise<R> {
+  const alone = async (item: T): Promise<R> => (await many([item]))[0]!;
+  if (!gather) return alone;
+  const batch = new TurnBatch(many);
+  return (item, together) => (together ? batch.add(item) : alone(item));
 }

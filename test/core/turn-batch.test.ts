@@ -1,6 +1,7 @@
 /**
  * Core's turn batcher: the calls of one event-loop turn reach the store as one `*Many` call, each
- * answered with its own result; a failing call fails every call of its turn and none of the next.
+ * answered with its own result; a failing call fails every call of its turn and none of the next;
+ * a call that may not share goes alone.
  */
 import { describe, expect, it } from "vitest";
 import { TurnBatch, oneAtATime } from "../../src/core/turn-batch.js";
@@ -31,13 +32,18 @@ describe("TurnBatch", () => {
     expect(await batch.add(3)).toBe(3);
   });
 
-  it("oneAtATime without gathering calls the store at once, one item per call", async () => {
+  it("oneAtATime gathers only the calls that may go together, and only for a store that gathers", async () => {
     const calls: number[][] = [];
-    const one = oneAtATime<number, number>(false, async (items) => {
+    const many = async (items: number[]) => {
       calls.push(items);
       return items.map((n) => n * 10);
-    });
-    expect(await Promise.all([one(1), one(2)])).toEqual([10, 20]);
+    };
+    const gathering = oneAtATime<number, number>(true, many);
+    expect(await Promise.all([gathering(1, true), gathering(2, false), gathering(3, true)])).toEqual([10, 20, 30]);
+    expect(calls).toEqual([[2], [1, 3]]);
+    calls.length = 0;
+    const direct = oneAtATime<number, number>(false, many);
+    expect(await Promise.all([direct(1, true), direct(2, true)])).toEqual([10, 20]);
     expect(calls).toEqual([[1], [2]]);
   });
 });

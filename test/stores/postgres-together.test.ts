@@ -6,12 +6,15 @@
  * one statement that hands the ready messages out in order, each under its own receipt and visibility.
  */
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
 import { defaultQueueConfig } from "../../src/core/queue.js";
+import { QueueService } from "../../src/core/queue-service.js";
 import { openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
 import { messageSend } from "../../src/stores/testkit/one-call.js";
+import { counterIds } from "../core/service-harness.js";
 import { usePostgresDatabase } from "../support/postgres.js";
 
 const database = usePostgresDatabase();
@@ -162,6 +165,29 @@ describe("PostgreSQL store: plain receives of one call", () => {
       expect(fairResults.flatMap((r) => r.messages.map((m) => m.body)).sort()).toEqual(["g1", "plain"]);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("PostgreSQL store: core gathers a turn's calls", () => {
+  it("hands one turn's plain sends to one messageSendMany and its FIFO sends each alone", async () => {
+    const s = store!;
+    const queues = new QueueService({ store: s, clock: new ManualClock(T0), ids: counterIds(), senderId: "000000000000" });
+    const many = vi.spyOn(s, "messageSendMany");
+    try {
+      const { queue: plain } = await queues.createQueue("", { name: "gathered" });
+      const { queue: fifo } = await queues.createQueue("", { name: "alone.fifo", config: { fifoQueue: true, contentBasedDeduplication: true } });
+      many.mockClear();
+      await Promise.all([
+        ...[1, 2, 3].map((n) => queues.sendMessages(plain, [{ body: `p${n}` }, { body: `p${n}'` }])),
+        ...[1, 2].map((n) => queues.sendMessages(fifo, [{ body: `f${n}`, groupId: "g" }])),
+      ]);
+      expect(many.mock.calls.map(([p]) => p.sends.map((send) => send.messages.length))).toEqual([[1], [1], [2, 2, 2]]);
+      const leased = (await rows()).filter((r) => r.queue_id === plain.id);
+      expect(new Set(leased.map((r) => r.xmin)).size).toBe(1);
+    } finally {
+      many.mockRestore();
+      queues.close();
     }
   });
 });
