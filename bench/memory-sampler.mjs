@@ -2,9 +2,10 @@
  * A preload that records a Sluice server's memory by part while a bench runs, to see what its
  * resident set is made of at the peak (docs/benchmarks.md, "Burst: a deep backlog"):
  *
- *   MEMORY_SAMPLES=/tmp/mem NODE_OPTIONS="--import ./bench/memory-sampler.mjs" npm run bench -- --compare burst …
+ *   MEMORY_SAMPLES=/tmp/mem NODE_OPTIONS="--import $PWD/bench/memory-sampler.mjs" npm run bench -- --compare burst …
  *
- * Only a process whose arguments include `serve` samples (the bench process ignores it). Each
+ * (an absolute path: a --baseline-rev server runs from its snapshot). Only a process whose
+ * arguments include `serve` samples (the bench process ignores it). Each
  * server writes `<prefix>.<pid>.csv` (every MEMORY_SAMPLE_MS, default 200) and
  * `<prefix>.<pid>.peak.json` (the sample with the largest resident set, with the heap's spaces).
  */
