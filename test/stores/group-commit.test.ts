@@ -1,6 +1,7 @@
 /**
- * GroupCommitter.atEnd and deferWrites on a real SQLite file: work a write defers runs later in
- * its group, in the same transaction, and a failing one is undone alone.
+ * GroupCommitter on a real SQLite file: a failing write is undone alone, the group's first (run
+ * without a savepoint) as any other; work a write defers (atEnd, deferWrites) runs later in its
+ * group, in the same transaction, and a failing one is undone alone.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,45 @@ function setup(): { db: Database.Database; writes: GroupCommitter; rows: () => s
   const rows = (): string[] => db.prepare<[], string>("SELECT v FROM t ORDER BY rowid").pluck().all();
   return { db, writes, rows };
 }
+
+describe("GroupCommitter writes", () => {
+  for (const failing of [0, 1, 2]) {
+    it(`write ${failing + 1} of 3 failing after it wrote is undone alone; the others commit in one transaction`, async () => {
+      const { db, writes, rows } = setup();
+      const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+      const outcomes = await Promise.allSettled(
+        ["a", "b", "c"].map((v, i) =>
+          writes.run(() => {
+            insert.run(v);
+            insert.run(`${v}2`);
+            if (i === failing) throw new Error(`write ${v} fails`);
+            return v;
+          }),
+        ),
+      );
+      expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual(["a", "b", "c"].map((v, i) => (i === failing ? `write ${v} fails` : v)));
+      expect(rows()).toEqual(["a", "a2", "b", "b2", "c", "c2"].filter((v) => !v.startsWith("abc"[failing]!)));
+      expect(writes.transactions).toBe(1);
+      expect(db.inTransaction).toBe(false);
+    });
+  }
+
+  it("a first write that fails takes nothing with it that a later write of the group left for the end", async () => {
+    const { db, writes, rows } = setup();
+    const insert = db.prepare<[string]>("INSERT INTO t (v) VALUES (?)");
+    const first = writes.run(() => {
+      insert.run("a");
+      throw new Error("first fails");
+    });
+    const second = writes.run(() => {
+      insert.run("b");
+      writes.atEnd(() => void insert.run("end"));
+    });
+    await expect(first).rejects.toThrow("first fails");
+    await second;
+    expect(rows()).toEqual(["b", "end"]);
+  });
+});
 
 describe("GroupCommitter.atEnd", () => {
   it("runs deferred work after every write of the group, in the same transaction", async () => {

@@ -1,7 +1,8 @@
 /**
  * Group commit: write operations that arrive in the same event-loop turn (or, when one of them
  * asks, the I/O poll after it) share one transaction and so one fsync. Each operation runs in its
- * own savepoint, so one failing operation rolls back alone while the others commit. Callers are
+ * own savepoint, so one failing operation rolls back alone while the others commit; the first
+ * needs none (undoing the transaction undoes only it), so it runs without one. Callers are
  * answered only once their commit is on disk: after COMMIT returned with synchronous=FULL, or —
  * with a WalSyncer (synchronous=NORMAL) — after the WAL sync that followed the commit, while the
  * next group already runs. Either way an acknowledged write is durable. A group that changed
@@ -157,9 +158,9 @@ export class GroupCommitter {
       const endOps: Array<() => void> = [];
       this.endOps = endOps;
       try {
-        for (const op of batch) {
+        for (const [i, op] of batch.entries()) {
           if (!op.besideDeferred) this.writeDeferred();
-          outcomes.push(this.inSavepoint(op.run));
+          outcomes.push(i === 0 ? this.first(op.run) : this.inSavepoint(op.run));
         }
         // A deferred step's failure is its own to report (atEnd, deferWrites): here it is only undone.
         for (const op of endOps) this.inSavepoint(op);
@@ -199,6 +200,21 @@ export class GroupCommitter {
     const writes = this.deferred;
     this.deferred = [];
     for (const write of writes) this.inSavepoint(write);
+  }
+
+  /**
+   * Runs the group's first write, in the transaction just begun: if it throws, the transaction is
+   * rolled back and begun again, which undoes that write alone and keeps SQLite from copying every
+   * page it changes into a savepoint's journal.
+   */
+  private first(op: () => unknown): { ok: boolean; value: unknown } {
+    try {
+      return { ok: true, value: op() };
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
+      this.begin.run();
+      return { ok: false, value: error };
+    }
   }
 
   /** Runs `op` in a savepoint of its own: if it throws, what it wrote is undone and the rest of the transaction stands. */
