@@ -5,7 +5,8 @@
  * of the SQS row, without the server's HTTP and JSON.
  *
  * Usage: npx tsx bench/sqs-inprocess.ts [messages, default 40000]   (BODY=bytes, default 1024;
- *   FIFO=1: a FIFO queue with content-based deduplication, each client sending to a group of its own)
+ *   FIFO=1: a FIFO queue with content-based deduplication, each client sending to a group of its own;
+ *   CLIENTS=n, default 8: 1 gives each group commit one request, as on a quiet server)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +16,7 @@ import { cryptoIdSource } from "../src/server/ids.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
 const messagesWanted = Number(process.argv[2] ?? 40_000);
-const clients = 8;
+const clients = Number(process.env.CLIENTS ?? 8);
 const batch = 10;
 const dir = mkdtempSync(join(tmpdir(), "sluice-sqs-inprocess-"));
 const store = openSqliteStore({ filename: join(dir, "s.db"), pipelinedSync: true });
