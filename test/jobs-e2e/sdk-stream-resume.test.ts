@@ -1,7 +1,7 @@
 /**
  * Streamed output through the TypeScript SDK against a real in-process server, the parts
- * sdk-streaming.test.ts leaves out: ctx.emit()'s batching on hand-driven timers (at once at 100 chunks,
- * when the 50 ms window passes, on ctx.flush(), before the outcome — no wall-clock waits), a 409
+ * sdk-streaming.test.ts leaves out: ctx.emit()'s batching on hand-driven timers (at the turn's end when
+ * idle, at once at 100 chunks, behind a request in flight, on ctx.flush() — no wall-clock waits), a 409
  * on the output call losing the lease, and a job.stream() whose connection drops — resumed with
  * Last-Event-ID, or from GET …/output-chunks when the reconnect has no position.
  */
