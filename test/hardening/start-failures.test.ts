@@ -16,14 +16,17 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-/** Runs `serve` to its exit; `uid` runs it as another user (root bypasses file permissions). */
-function serveUntilExit(args: string[], opts: { uid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs `serve` to its exit. `obeyPermissions` runs it without the capabilities that let root
+ * ignore file permissions (util-linux's setpriv): still root, so it reads the checkout wherever
+ * that lies, but a directory without write permission is refused to it as to anyone.
+ */
+function serveUntilExit(args: string[], opts: { obeyPermissions?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", ...args], {
-      cwd: repoRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-      ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid, env: { ...process.env, HOME: "/tmp", TSX_TSCONFIG_PATH: join(repoRoot, "tsconfig.json") } }),
-    });
+    const serve = [process.execPath, "--import", "tsx", "src/cli/main.ts", "serve", "--port", "0", ...args];
+    const dropped = "-dac_override,-dac_read_search";
+    const [command, ...commandArgs] = opts.obeyPermissions ? ["setpriv", `--inh-caps=${dropped}`, `--bounding-set=${dropped}`, ...serve] : serve;
+    const child = spawn(command!, commandArgs, { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -71,9 +74,9 @@ describe("clear failures at start", { timeout: 120_000 }, () => {
     await mkdir(readOnly, { mode: 0o555 });
     await chmod(readOnly, 0o555);
     await chmod(dir, 0o755);
-    // As root, permissions don't apply: run the server as nobody (65534) then.
+    // Root ignores permissions unless it runs without the capabilities for that.
     const asRoot = process.getuid?.() === 0;
-    const result = await serveUntilExit(["--data-dir", readOnly], asRoot ? { uid: 65534 } : {});
+    const result = await serveUntilExit(["--data-dir", readOnly], { obeyPermissions: asRoot });
     expectOneLineFailure(result, /--data-dir .*ro is not writable: permission denied/);
   });
 
