@@ -4,6 +4,9 @@
  * deduplication id, what a visibility change answers, which receipts a delete honoured, how much
  * of a FIFO group a receive may take.
  */
+import { limits } from "./limits.js";
+import type { NewMessage } from "./message.js";
+import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
 
 /**
  * A FIFO group is held while any message of it is in flight. Receives lease a contiguous run from
@@ -26,9 +29,6 @@ export function fifoTakeable(head: ReadonlyArray<readonly [number, number]>, now
   while (visible < head.length && head[visible]![0] <= nowMs) visible++;
   return visible;
 }
-import { limits } from "./limits.js";
-import type { NewMessage } from "./message.js";
-import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
 
 /** Per message of a send: the index of its send's first message with the same deduplication id (in its scope), or its own. */
 export function firstWithDedupId(messages: readonly NewMessage[], dedup: SendDedup): number[] {
