@@ -6,6 +6,7 @@
  * be older than the change. A send into a queue deleted on another node, before its notice comes,
  * is still refused by the store's write (Store.messageSendMany).
  */
+import { NoticeKept } from "./notice-kept.js";
 import type { Notifier } from "./notifier.js";
 import type { QueueRecord } from "./queue.js";
 
@@ -17,27 +18,28 @@ interface Kept {
 export class QueueRecords {
   /** By account, then name: no key to build per lookup. */
   private readonly byAccount = new Map<string, Map<string, Kept>>();
-  /** Bumped by every drop: a read begun before one is not kept. */
-  private changes = 0;
+  private readonly kept: NoticeKept;
 
-  constructor(private readonly notifier: Pick<Notifier, "epoch">) {}
+  constructor(notifier: Pick<Notifier, "epoch">) {
+    this.kept = new NoticeKept(notifier);
+  }
 
   /** The kept record, if it is still to be trusted. */
   hit(account: string, name: string): QueueRecord | undefined {
     const names = this.byAccount.get(account);
     const kept = names?.get(name);
     if (kept === undefined) return undefined;
-    if (kept.epoch === this.notifier.epoch) return kept.queue;
+    if (this.kept.trusted(kept.epoch)) return kept.queue;
     names!.delete(name);
     return undefined;
   }
 
   /** Reads through `read`, keeping what it found (frozen) if no drop came meanwhile. */
   async read(account: string, name: string, read: () => Promise<QueueRecord | undefined>): Promise<QueueRecord | undefined> {
-    const epoch = this.notifier.epoch;
-    const changes = this.changes;
+    const start = this.kept.begin();
     const queue = await read();
-    if (queue && epoch !== undefined && epoch === this.notifier.epoch && changes === this.changes) {
+    const epoch = this.kept.mayKeep(start);
+    if (queue && epoch !== undefined) {
       let names = this.byAccount.get(account);
       if (!names) this.byAccount.set(account, (names = new Map()));
       names.set(name, { queue: Object.freeze(queue), epoch });
@@ -47,7 +49,7 @@ export class QueueRecords {
 
   /** A queue changed or went (its notice came, or a write found it gone). */
   drop(queueId: number): void {
-    this.changes++;
+    this.kept.dropped();
     for (const names of this.byAccount.values()) {
       for (const [name, kept] of names) if (kept.queue.id === queueId) names.delete(name);
     }

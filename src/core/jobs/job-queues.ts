@@ -8,6 +8,7 @@ import type { Clock } from "../clock.js";
 import { SluiceError, fail } from "../errors.js";
 import type { QueueConfig, QueueRecord } from "../queue.js";
 import type { QueueService } from "../queue-service.js";
+import { NoticeKept } from "../notice-kept.js";
 import { deadLetterTargetFor } from "../redrive.js";
 import type { Store } from "../store.js";
 import type { JobStore } from "../job-store.js";
@@ -43,12 +44,13 @@ export interface JobQueuesDeps {
 export class JobQueues {
   /** By queue id: ids are never reused, so one map serves every account. */
   private readonly byId = new Map<number, KeptPolicy>();
-  /** Bumped by every drop: a read begun before one is not kept. */
-  private drops = 0;
+  /** Whether what a read found may be kept, and for how long (notice-kept.ts). */
+  private readonly kept: NoticeKept;
   private readonly queues: QueueService;
 
   constructor(private readonly deps: JobQueuesDeps) {
     this.queues = deps.queues;
+    this.kept = new NoticeKept(deps.store.notifier);
   }
 
   /**
@@ -67,7 +69,7 @@ export class JobQueues {
 
   /** Drops its settings and dead-letter target, and those naming it as theirs (a queueChanged notice: Store.notifier). */
   forgetQueue(queueId: number): void {
-    this.drops++;
+    this.kept.dropped();
     this.byId.delete(queueId);
     for (const [id, kept] of this.byId) if (kept.policy.deadLetter?.queueId === queueId) this.byId.delete(id);
   }
@@ -78,7 +80,7 @@ export class JobQueues {
     if (kept === undefined) return undefined;
     const { policy } = kept;
     const missingTarget = policy.queue.config.redrivePolicy !== undefined && policy.deadLetter === undefined;
-    if (kept.epoch === this.deps.store.notifier.epoch && !(missingTarget && nowMs - kept.fetchedAtMs >= missingTargetTtlMs)) return policy;
+    if (this.kept.trusted(kept.epoch) && !(missingTarget && nowMs - kept.fetchedAtMs >= missingTargetTtlMs)) return policy;
     this.byId.delete(queueId);
     return undefined;
   }
@@ -121,15 +123,15 @@ export class JobQueues {
     const nowMs = this.deps.clock.nowMs();
     const cached = this.hit(queue.id, nowMs);
     if (cached && cached.queue.updatedAtMs === queue.updatedAtMs) return cached;
-    const epoch = this.deps.store.notifier.epoch;
-    const drops = this.drops;
+    const start = this.kept.begin();
     const [stored, target] = await Promise.all([
       this.deps.store.jobQueueSettingsGet({ queueId: queue.id }),
       deadLetterTargetFor(queue, (n) => this.queues.findQueue(queue.account, n)),
     ]);
     const policy: JobQueuePolicy = { queue, settings: stored ? withSettingDefaults(stored) : defaultJobQueueSettings };
     if (target) policy.deadLetter = { queueId: target.queueId, name: queue.config.redrivePolicy!.deadLetterQueueName };
-    if (epoch !== undefined && epoch === this.deps.store.notifier.epoch && drops === this.drops) this.byId.set(queue.id, { policy, fetchedAtMs: nowMs, epoch });
+    const epoch = this.kept.mayKeep(start);
+    if (epoch !== undefined) this.byId.set(queue.id, { policy, fetchedAtMs: nowMs, epoch });
     return policy;
   }
 
