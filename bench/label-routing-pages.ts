@@ -13,11 +13,11 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { JobService, QueueService, systemClock } from "../src/core/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
+import { allClassLabels, classLabels, classes, fillQueue } from "./label-classes.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
 const queued = Number(process.argv[2] ?? 20_000);
 const input = "x".repeat(Number(process.argv[3] ?? 1000));
-const classes = 10;
 const max = 10;
 const dir = mkdtempSync(join(tmpdir(), "sluice-label-pages-"));
 const file = join(dir, "s.db");
@@ -28,19 +28,7 @@ const db = (store as unknown as { db: Database.Database }).db;
 const ids = cryptoIdSource();
 const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
 const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
-const classLabels = (i: number): Record<string, string> => ({ [`k${i}`]: "yes" });
-const allClassLabels = Object.assign({}, ...Array.from({ length: classes }, (_, i) => classLabels(i))) as Record<string, string>;
-
-async function fill(queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> {
-  for (let n = 0; n < queued; n += 500) {
-    await Promise.all(
-      Array.from({ length: Math.min(500, queued - n) }, (_, k) => {
-        const r = requires(n + k);
-        return jobs.submit("", queue, { input, ...(r ? { requires: r } : {}) });
-      }),
-    );
-  }
-}
+const fill = (queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> => fillQueue(jobs, queue, queued, input, requires);
 
 await fill("plain", () => undefined);
 await fill("labelled", (n) => classLabels(n % classes));

@@ -23,11 +23,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JobService, QueueService, systemClock } from "../src/core/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
+import { allClassLabels, classLabels, classes, fillQueue } from "./label-classes.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
 const queued = Number(process.argv[2] ?? 100_000);
 const leasedPerRow = Number(process.argv[3] ?? 20_000);
-const classes = 10;
 const max = 10;
 const slice = 50;
 /** The third queue's jobs come in runs of this many of one class (a class's jobs then sit together). */
@@ -38,19 +38,7 @@ const ids = cryptoIdSource();
 const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
 const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
 const input = "x".repeat(1000);
-const classLabels = (i: number): Record<string, string> => ({ [`k${i}`]: "yes" });
-const allClassLabels = Object.assign({}, ...Array.from({ length: classes }, (_, i) => classLabels(i))) as Record<string, string>;
-
-async function fill(queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> {
-  for (let n = 0; n < queued; n += 500) {
-    await Promise.all(
-      Array.from({ length: Math.min(500, queued - n) }, (_, k) => {
-        const r = requires(n + k);
-        return jobs.submit("", queue, { input, ...(r ? { requires: r } : {}) });
-      }),
-    );
-  }
-}
+const fill = (queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> => fillQueue(jobs, queue, queued, input, requires);
 
 type Ack = { kind: "complete"; id: string; leaseId: string; output: unknown };
 interface Row {
