@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GroupCommitter } from "../../src/stores/sqlite/group-commit.js";
 import { type InlineSync, type SyncFn, WalSyncer } from "../../src/stores/sqlite/wal-syncer.js";
 import { openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
-import { defaultQueueConfig } from "../../src/core/queue.js";
+import { type QueueRecord, defaultQueueConfig } from "../../src/core/queue.js";
 import { messageSend } from "../../src/stores/testkit/one-call.js";
 import { newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 
@@ -346,16 +346,21 @@ describe("WAL syncer and group commit", () => {
   });
 });
 
+/** A pipelined store in `dir` whose syncs each wait for `held.release()`, with queue "q" on disk. */
+async function heldStoreWithQueue(dir: string): Promise<{ held: ReturnType<typeof heldSync>; store: ReturnType<typeof openSqliteStore>; queue: QueueRecord }> {
+  const held = heldSync();
+  const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, walSync: held.sync });
+  const created = store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
+  store.writes.flush();
+  held.release();
+  return { held, store, queue: (await created).queue };
+}
+
 describe("pipelined store reads", () => {
   it("the event log shows an event once its commit is synced, and a read of it waits for no sync", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
     try {
-      const held = heldSync();
-      const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, walSync: held.sync });
-      const created = store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
-      store.writes.flush();
-      held.release();
-      const { queue } = await created;
+      const { held, store, queue } = await heldStoreWithQueue(dir);
       const [a, b] = [newJobFor(queue), newJobFor(queue)];
       const first = store.jobCreateMany({ items: [a], nowMs: 1 });
       store.writes.flush(); // committed; its sync is held open
@@ -378,12 +383,7 @@ describe("pipelined store reads", () => {
   it("a client-visible read of a committed but not yet synced write waits for the sync", async () => {
     const dir = mkdtempSync(join(tmpdir(), "sluice-walsync-"));
     try {
-      const held = heldSync();
-      const store = openSqliteStore({ filename: join(dir, "sluice.db"), pipelinedSync: true, walSync: held.sync });
-      const created = store.queueCreate({ name: "q", config: defaultQueueConfig(false), tags: {}, nowMs: 1 });
-      store.writes.flush();
-      held.release(); // the queue is on disk
-      const { queue } = await created;
+      const { held, store, queue } = await heldStoreWithQueue(dir);
       const sent = messageSend(store, {
         queueId: queue.id,
         messages: [{ messageId: "m1", body: "hello", attributes: {}, systemAttributes: {}, bodyMd5: "x", sentAtMs: 1, visibleAtMs: 1, priority: 0, senderId: "s" }],
