@@ -146,6 +146,17 @@ export function jobOfSnapshot(snapshotJson: string, columns: EventColumns, input
   };
 }
 
+/**
+ * How far a prune of the log goes, given its oldest events in id order: through the last of the
+ * prefix appended before `beforeAtMs` (ids grow with time; a clock that stepped back only keeps a
+ * few events longer), so the floor says exactly what is gone. Undefined: nothing to prune.
+ */
+export function prunedPrefix(oldest: ReadonlyArray<{ id: number; atMs: number }>, beforeAtMs: number): { throughId: number; count: number } | undefined {
+  let count = 0;
+  while (count < oldest.length && oldest[count]!.atMs < beforeAtMs) count++;
+  return count === 0 ? undefined : { throughId: oldest[count - 1]!.id, count };
+}
+
 /** The webhook-id of a delivery: `msg_` and its event's durable id, so a webhook and the SSE event it mirrors name each other. */
 export function webhookIdOfEvent(eventId: number): string {
   return `msg_${eventId}`;

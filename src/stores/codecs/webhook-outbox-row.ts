@@ -38,3 +38,23 @@ export function toDelivery(row: OutboxRow): WebhookDelivery {
     deliveredAtMs: opt(row.delivered_at_ms),
   };
 }
+
+/** The job as an outbox row keeps it (job_snapshot): without its lease token, a worker's secret. */
+export function outboxSnapshotJson(job: JobRecord): string {
+  return JSON.stringify({ ...job, leaseToken: undefined });
+}
+
+/**
+ * The columns a delivery attempt writes: delivered, failed for good (no next attempt) or pending
+ * again until `nextAttemptAtMs`.
+ */
+export function deliveryAttemptOf(p: { nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): {
+  status: WebhookDeliveryStatus;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAtMs: number | null;
+  deliveredAtMs: number | null;
+} {
+  const status: WebhookDeliveryStatus = p.delivered ? "delivered" : p.nextAttemptAtMs === undefined ? "failed" : "pending";
+  return { status, statusCode: p.statusCode ?? null, error: p.error ?? null, nextAttemptAtMs: status === "pending" ? p.nextAttemptAtMs! : null, deliveredAtMs: p.delivered ? p.nowMs : null };
+}

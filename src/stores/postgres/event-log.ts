@@ -5,9 +5,10 @@
  * sequence alone hands out ids that concurrent transactions commit out of order). The price:
  * transactions that append events commit one after another.
  */
-import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, loggedEventOf, webhookIdOfEvent } from "../../core/job-event-log.js";
+import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, prunedPrefix, webhookIdOfEvent } from "../../core/job-event-log.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import type { Db, Queryable } from "./db.js";
+import { type JobEventRow, toJobEvent } from "../codecs/job-event-row.js";
 
 /** pg_advisory_xact_lock's key for appending events (migrate.ts uses another). */
 export const eventAppendLockKey = 0x511cee;
@@ -52,32 +53,17 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
   return rows.map((r) => webhookIdOfEvent(r.id));
 }
 
-interface EventRow {
-  id: number;
-  at_ms: number;
-  queue_name: string;
-  job_id: string;
-  type: string;
-  job: string;
-  account: string;
-  output: string | null;
-  input: string | null;
-}
-
 export class PostgresEventLog implements JobEventLog {
   constructor(private readonly db: Db) {}
 
   async jobEventList(p: { afterId: number; throughId?: number; limit: number; account?: string; queueName?: string; jobId?: string }): Promise<LoggedJobEvent[]> {
-    const { rows } = await this.db.query<EventRow>(
+    const { rows } = await this.db.query<JobEventRow>(
       `SELECT e.id, e.at_ms, e.queue_name, e.job_id, e.type, e.job, e.account, e.output, j.input FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id
        WHERE e.id > $1 AND e.id <= $2 AND ($3::text IS NULL OR e.queue_name = $3) AND ($4::text IS NULL OR e.job_id = $4) AND ($6::text IS NULL OR e.account = $6)
        ORDER BY e.id LIMIT $5`,
       [p.afterId, p.throughId ?? Number.MAX_SAFE_INTEGER, p.queueName ?? null, p.jobId ?? null, p.limit, p.account ?? null],
     );
-    return rows.map((row) => {
-      const columns = { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output };
-      return loggedEventOf({ id: row.id, atMs: row.at_ms, type: row.type, snapshotJson: row.job, columns, inputJson: row.input ?? undefined });
-    });
+    return rows.map(toJobEvent);
   }
 
   async jobEventBounds(): Promise<{ headId: number; floorId: number }> {
@@ -90,19 +76,12 @@ export class PostgresEventLog implements JobEventLog {
 
   async jobEventPrune(p: { beforeAtMs: number; limit: number }): Promise<number> {
     return this.db.transaction(async (tx) => {
-      // The oldest prefix appended before the cutoff, so the floor says exactly what is gone.
-      const { rows } = await tx.query<{ id: number; at_ms: number }>("SELECT id, at_ms FROM job_events ORDER BY id LIMIT $1", [p.limit]);
-      let through: number | undefined;
-      let n = 0;
-      for (const row of rows) {
-        if (row.at_ms >= p.beforeAtMs) break;
-        through = row.id;
-        n++;
-      }
-      if (through === undefined) return 0;
-      await tx.query("DELETE FROM job_events WHERE id <= $1", [through]);
-      await tx.query("UPDATE job_event_floor SET pruned_through_id = greatest(pruned_through_id, $1)", [through]);
-      return n;
+      const { rows } = await tx.query<{ id: number; atMs: number }>('SELECT id, at_ms AS "atMs" FROM job_events ORDER BY id LIMIT $1', [p.limit]);
+      const pruned = prunedPrefix(rows, p.beforeAtMs);
+      if (!pruned) return 0;
+      await tx.query("DELETE FROM job_events WHERE id <= $1", [pruned.throughId]);
+      await tx.query("UPDATE job_event_floor SET pruned_through_id = greatest(pruned_through_id, $1)", [pruned.throughId]);
+      return pruned.count;
     });
   }
 }

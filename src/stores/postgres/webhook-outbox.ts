@@ -4,9 +4,9 @@
  * attempt ahead, so a node that dies mid-delivery leaves them to be retried by another node after
  * the claim, and two nodes never send one row at once — and records each attempt.
  */
-import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/job-store.js";
+import type { WebhookDelivery } from "../../core/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
-import { type OutboxRow, toDelivery } from "../codecs/webhook-outbox-row.js";
+import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import type { Db, Queryable } from "./db.js";
 
 export interface OutboxEntry {
@@ -28,7 +28,7 @@ export async function outboxInsert(tx: Queryable, entries: readonly OutboxEntry[
       entries.map((e) => e.job.id),
       entries.map((e) => e.event),
       entries.map((e) => e.job.webhook!.url),
-      entries.map((e) => JSON.stringify({ ...e.job, leaseToken: undefined })),
+      entries.map((e) => outboxSnapshotJson(e.job)),
       nowMs,
     ],
   );
@@ -54,14 +54,14 @@ export async function outboxNextDueAt(db: Db): Promise<number | undefined> {
 }
 
 export async function outboxRecord(db: Db, p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
-  const status: WebhookDeliveryStatus = p.delivered ? "delivered" : p.nextAttemptAtMs === undefined ? "failed" : "pending";
+  const a = deliveryAttemptOf(p);
   await db.query(
     `UPDATE webhook_outbox SET attempts = attempts + 1, last_attempt_at_ms = $2, last_status_code = $3, last_error = $4, status = $5,
        next_attempt_at_ms = $6, delivered_at_ms = $7 WHERE id = $1 AND status = 'pending'`,
-    [p.id, p.nowMs, p.statusCode ?? null, p.error ?? null, status, status === "pending" ? p.nextAttemptAtMs! : null, p.delivered ? p.nowMs : null],
+    [p.id, p.nowMs, a.statusCode, a.error, a.status, a.nextAttemptAtMs, a.deliveredAtMs],
   );
   // A row outlives its job only to be delivered: once finished, nothing can read it any more.
-  if (status !== "pending") {
+  if (a.status !== "pending") {
     await db.query("DELETE FROM webhook_outbox o WHERE o.id = $1 AND o.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = o.job_id)", [p.id]);
   }
 }

@@ -7,33 +7,17 @@
  * and hand out again, and needs no sync barrier of its own to wait for.
  */
 import type Database from "better-sqlite3";
-import { type JobEventLog, type LoggedJobEvent, loggedEventOf } from "../../core/job-event-log.js";
+import { type JobEventLog, type LoggedJobEvent, prunedPrefix } from "../../core/job-event-log.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 import { jobInputSql } from "./job-rows.js";
+import { type JobEventRow, toJobEvent } from "../codecs/job-event-row.js";
 
 type Nullable = string | null;
 
-interface EventRow {
-  id: number;
-  at_ms: number;
-  account: string;
-  queue_name: string;
-  job_id: string;
-  type: string;
-  job: string;
-  output: string | null;
-  input: string | null;
-}
-
 const select = `SELECT e.id, e.at_ms, e.account, e.queue_name, e.job_id, e.type, e.job, e.output, ${jobInputSql("j")} AS input
   FROM job_events e LEFT JOIN jobs j ON j.id = e.job_id WHERE e.id > ? AND e.id <= ?`;
-
-function toEvent(row: EventRow): LoggedJobEvent {
-  const columns = { jobId: row.job_id, queueName: row.queue_name, account: row.account, outputJson: row.output };
-  return loggedEventOf({ id: row.id, atMs: row.at_ms, type: row.type, snapshotJson: row.job, columns, inputJson: row.input ?? undefined });
-}
 
 export class SqliteEventLog implements JobEventLog {
   private readonly sql;
@@ -49,14 +33,14 @@ export class SqliteEventLog implements JobEventLog {
         "INSERT INTO job_events (id, at_ms, account, queue_name, job_id, type, job, output) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       // Each filter is matched when given and skipped when NULL: one statement for every combination.
-      filtered: db.prepare<[number, number, Nullable, Nullable, Nullable, Nullable, Nullable, Nullable, number], EventRow>(
+      filtered: db.prepare<[number, number, Nullable, Nullable, Nullable, Nullable, Nullable, Nullable, number], JobEventRow>(
         `${select} AND (? IS NULL OR e.account = ?) AND (? IS NULL OR e.queue_name = ?) AND (? IS NULL OR e.job_id = ?) ORDER BY e.id ${boundLimit()}`,
       ),
-      all: db.prepare<[number, number, number], EventRow>(`${select} ORDER BY e.id ${boundLimit()}`),
+      all: db.prepare<[number, number, number], JobEventRow>(`${select} ORDER BY e.id ${boundLimit()}`),
       // The highest id ever used: the newest row's, or the floor's once every row up to it is pruned.
       head: db.prepare<[], number>("SELECT max(coalesce((SELECT max(id) FROM job_events), 0), pruned_through_id) FROM job_event_floor").pluck(),
       floor: db.prepare<[], number>("SELECT pruned_through_id FROM job_event_floor").pluck(),
-      oldest: db.prepare<[number], { id: number; at_ms: number }>(`SELECT id, at_ms FROM job_events ORDER BY id ${boundLimit()}`),
+      oldest: db.prepare<[number], { id: number; atMs: number }>(`SELECT id, at_ms AS atMs FROM job_events ORDER BY id ${boundLimit()}`),
       prune: db.prepare<[number]>("DELETE FROM job_events WHERE id <= ?"),
       setFloor: db.prepare<[number]>("UPDATE job_event_floor SET pruned_through_id = max(pruned_through_id, ?)"),
     };
@@ -95,10 +79,10 @@ export class SqliteEventLog implements JobEventLog {
     const through = Math.min(p.throughId ?? Number.MAX_SAFE_INTEGER, this.visibleThroughId());
     const unfiltered = p.account === undefined && p.queueName === undefined && p.jobId === undefined;
     const rows = unfiltered ? this.sql.all.all(p.afterId, through, p.limit) : this.filtered(p.afterId, through, p.account ?? null, p.queueName ?? null, p.jobId ?? null, p.limit);
-    return rows.map(toEvent);
+    return rows.map(toJobEvent);
   }
 
-  private filtered(afterId: number, through: number, account: string | null, queueName: string | null, jobId: string | null, limit: number): EventRow[] {
+  private filtered(afterId: number, through: number, account: string | null, queueName: string | null, jobId: string | null, limit: number): JobEventRow[] {
     return this.sql.filtered.all(afterId, through, account, account, queueName, queueName, jobId, jobId, limit);
   }
 
@@ -108,19 +92,11 @@ export class SqliteEventLog implements JobEventLog {
 
   async jobEventPrune(p: { beforeAtMs: number; limit: number }): Promise<number> {
     return this.writes.run(() => {
-      // The oldest prefix appended before the cutoff (ids grow with time; a clock that stepped
-      // back only keeps a few events longer), so the floor says exactly what is gone.
-      let through: number | undefined;
-      let n = 0;
-      for (const row of this.sql.oldest.all(p.limit)) {
-        if (row.at_ms >= p.beforeAtMs) break;
-        through = row.id;
-        n++;
-      }
-      if (through === undefined) return 0;
-      this.sql.prune.run(through);
-      this.sql.setFloor.run(through);
-      return n;
+      const pruned = prunedPrefix(this.sql.oldest.all(p.limit), p.beforeAtMs);
+      if (!pruned) return 0;
+      this.sql.prune.run(pruned.throughId);
+      this.sql.setFloor.run(pruned.throughId);
+      return pruned.count;
     });
   }
 }

@@ -6,9 +6,9 @@
  * meanwhile (with its queue): pending rows outlive their job (migration 011).
  */
 import type Database from "better-sqlite3";
-import type { WebhookDelivery, WebhookDeliveryStatus } from "../../core/job-store.js";
+import type { WebhookDelivery } from "../../core/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
-import { type OutboxRow, toDelivery } from "../codecs/webhook-outbox-row.js";
+import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import { boundLimit } from "./bound-limit.js";
 
 export class SqliteWebhookOutbox {
@@ -41,8 +41,7 @@ export class SqliteWebhookOutbox {
 
   /** Inside a job transition's write: one row per subscribed event, snapshotting the job; `id` is the webhook-id (webhookIdOfEvent). */
   insert(job: JobRecord, event: JobEventType, nowMs: number, id: string): void {
-    const snapshot: JobRecord = { ...job, leaseToken: undefined };
-    this.sql.insert.run(id, job.id, event, job.webhook!.url, JSON.stringify(snapshot), nowMs, nowMs);
+    this.sql.insert.run(id, job.id, event, job.webhook!.url, outboxSnapshotJson(job), nowMs, nowMs);
   }
 
   /** Inside a write: due rows, each claimed until `nowMs + claimMs`. */
@@ -57,17 +56,9 @@ export class SqliteWebhookOutbox {
   }
 
   record(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): void {
-    const status: WebhookDeliveryStatus = p.delivered ? "delivered" : p.nextAttemptAtMs === undefined ? "failed" : "pending";
-    this.sql.record.run({
-      id: p.id,
-      nowMs: p.nowMs,
-      statusCode: p.statusCode ?? null,
-      error: p.error ?? null,
-      status,
-      nextAttemptAtMs: status === "pending" ? p.nextAttemptAtMs! : null,
-      deliveredAtMs: p.delivered ? p.nowMs : null,
-    });
-    if (status !== "pending") this.sql.dropIfJobGone.run(p.id);
+    const attempt = deliveryAttemptOf(p);
+    this.sql.record.run({ id: p.id, nowMs: p.nowMs, ...attempt });
+    if (attempt.status !== "pending") this.sql.dropIfJobGone.run(p.id);
   }
 
   listForJob(jobId: string): WebhookDelivery[] {
