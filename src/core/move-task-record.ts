@@ -36,3 +36,52 @@ export interface MessageMoveResult {
   /** The task was no longer RUNNING (cancelled): nothing was moved. */
   taskNotRunning: boolean;
 }
+
+/** Store.messageMove's params: one batch of a task (or of a redrive without one). */
+export interface MessageMoveParams {
+  sourceQueueId: number;
+  destinationQueueId?: number;
+  max: number;
+  nowMs: number;
+  minSentAtMs: number;
+  taskHandle?: string;
+}
+
+/** A batch that moved nothing for `reason`. */
+export function moveRefused(reason?: "sourceGone" | "destinationGone" | "taskNotRunning"): MessageMoveResult {
+  const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false };
+  if (reason !== undefined) result[reason] = true;
+  return result;
+}
+
+/**
+ * Where each message of a batch goes, by destination in batch order: the task's destination, or
+ * without one the queue it was dead-lettered from (`idOf` a name, read once each). The batch
+ * stops before the first message with neither, or whose source is the queue itself.
+ */
+export function planMoveBatch<M extends { deadLetterSource: string | null }>(
+  messages: readonly M[],
+  p: Pick<MessageMoveParams, "sourceQueueId" | "destinationQueueId">,
+  idOf: (name: string) => number | undefined,
+): { result: MessageMoveResult; moves: Map<number, M[]> } {
+  const result = moveRefused();
+  const moves = new Map<number, M[]>();
+  const byName = new Map<string, number | undefined>();
+  for (const m of messages) {
+    let destination = p.destinationQueueId;
+    if (destination === undefined && m.deadLetterSource !== null) {
+      if (!byName.has(m.deadLetterSource)) byName.set(m.deadLetterSource, idOf(m.deadLetterSource));
+      destination = byName.get(m.deadLetterSource);
+    }
+    if (destination === undefined || destination === p.sourceQueueId) {
+      result.sourceUnresolved = true;
+      break;
+    }
+    const batch = moves.get(destination);
+    if (batch) batch.push(m);
+    else moves.set(destination, [m]);
+    result.moved++;
+    result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;
+  }
+  return { result, moves };
+}

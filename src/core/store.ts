@@ -11,7 +11,7 @@ import type { ScheduleStore } from "./schedules/schedule-store.js";
 import type { BatchStore } from "./batches/batch-store.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import type { NewMessage, StoredMessage } from "./message.js";
-import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
+import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "./move-task-record.js";
 import type { Notifier } from "./notifier.js";
 import type { QueueConfig, QueueRecord } from "./queue.js";
 import type { WorkerStore } from "./worker-store.js";
@@ -283,7 +283,7 @@ export interface Store extends JobStore, JobEventLog, ScheduleStore, WorkerStore
    * source queue deleted since the caller read it moves nothing (`sourceGone`), and so does a
    * `destinationQueueId` deleted since then (`destinationGone`).
    */
-  messageMove(p: { sourceQueueId: number; destinationQueueId?: number; max: number; nowMs: number; minSentAtMs: number; taskHandle?: string }): Promise<MessageMoveResult>;
+  messageMove(p: MessageMoveParams): Promise<MessageMoveResult>;
 
   /** Records a new task unless the source queue (in the task's account) already has an active one (`created: false`). */
   moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }>;

@@ -30,3 +30,10 @@ export function toTask(row: TaskRow): MoveTaskRecord {
     updatedAtMs: row.updated_at_ms,
   };
 }
+
+/** The columns a new task's row is inserted with, in the order of moveTaskValues. */
+export const moveTaskColumns = "task_handle, account, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count, failure_reason, started_at_ms, updated_at_ms";
+
+export function moveTaskValues(t: MoveTaskRecord): Array<string | number | null> {
+  return [t.taskHandle, t.account ?? "", t.sourceQueueName, t.destinationQueueName ?? null, t.maxMessagesPerSecond ?? null, t.status, t.movedCount, t.toMoveCount, t.failureReason ?? null, t.startedAtMs, t.updatedAtMs];
+}

@@ -4,40 +4,18 @@
  * Two nodes running the same task take disjoint messages (SKIP LOCKED); the task row's lock
  * makes their progress updates queue up rather than race.
  */
-import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import { type MessageMoveParams, type MessageMoveResult, type MoveTaskRecord, type MoveTaskStatus, moveRefused, planMoveBatch } from "../../core/move-task-record.js";
 import type { Db, Queryable } from "./db.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import { reenqueue } from "./receive.js";
-import { type TaskRow, toTask } from "../codecs/move-task-row.js";
-
-export interface MessageMoveParams {
-  sourceQueueId: number;
-  destinationQueueId?: number;
-  max: number;
-  nowMs: number;
-  minSentAtMs: number;
-  taskHandle?: string;
-}
+import { type TaskRow, moveTaskColumns, moveTaskValues, toTask } from "../codecs/move-task-row.js";
 
 export async function moveTaskCreate(db: Db, task: MoveTaskRecord): Promise<{ created: boolean }> {
   // The partial unique index allows one active task per source, whichever node asks.
   const { rowCount } = await db.query(
-    `INSERT INTO move_tasks (task_handle, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count, failure_reason, started_at_ms, updated_at_ms, account)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO move_tasks (${moveTaskColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (account, source_queue) WHERE status IN ('RUNNING', 'CANCELLING') DO NOTHING`,
-    [
-      task.taskHandle,
-      task.sourceQueueName,
-      task.destinationQueueName ?? null,
-      task.maxMessagesPerSecond ?? null,
-      task.status,
-      task.movedCount,
-      task.toMoveCount,
-      task.failureReason ?? null,
-      task.startedAtMs,
-      task.updatedAtMs,
-      task.account ?? "",
-    ],
+    moveTaskValues(task),
   );
   return { created: (rowCount ?? 0) > 0 };
 }
@@ -76,59 +54,31 @@ export async function messageMove(db: Db, p: MessageMoveParams): Promise<Message
 
 async function moveBatch(tx: Queryable, p: MessageMoveParams, touched: Set<string>): Promise<MessageMoveResult> {
   touched.clear();
-  const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false };
   if (p.taskHandle !== undefined) {
     const { rows } = await tx.query<{ status: string }>("SELECT status FROM move_tasks WHERE task_handle = $1 FOR UPDATE", [p.taskHandle]);
-    if (rows[0]?.status !== "RUNNING") {
-      result.taskNotRunning = true;
-      return result;
-    }
+    if (rows[0]?.status !== "RUNNING") return moveRefused("taskNotRunning");
   }
   // Key-share locks: neither queue can be deleted until this batch is written.
   const { rows: source } = await tx.query<{ config: string }>("SELECT config FROM queues WHERE id = $1 FOR KEY SHARE", [p.sourceQueueId]);
-  if (!source[0]) {
-    result.sourceGone = true;
-    return result;
-  }
-  if (p.destinationQueueId !== undefined) {
-    const { rowCount } = await tx.query("SELECT 1 FROM queues WHERE id = $1 FOR KEY SHARE", [p.destinationQueueId]);
-    if ((rowCount ?? 0) === 0) {
-      result.destinationGone = true;
-      return result;
-    }
+  if (!source[0]) return moveRefused("sourceGone");
+  if (p.destinationQueueId !== undefined && ((await tx.query("SELECT 1 FROM queues WHERE id = $1 FOR KEY SHARE", [p.destinationQueueId])).rowCount ?? 0) === 0) {
+    return moveRefused("destinationGone");
   }
   const fifo = (JSON.parse(source[0].config) as { fifoQueue?: boolean }).fifoQueue === true;
-  const { rows } = await tx.query<{ seq: number; dead_letter_source: string | null; group_id: string | null }>(
-    `SELECT seq, dead_letter_source, group_id FROM messages WHERE queue_id = $1 AND visible_at_ms <= $2 AND sent_at_ms >= $3
+  const { rows } = await tx.query<{ seq: number; deadLetterSource: string | null; group_id: string | null }>(
+    `SELECT seq, dead_letter_source AS "deadLetterSource", group_id FROM messages WHERE queue_id = $1 AND visible_at_ms <= $2 AND sent_at_ms >= $3
      ORDER BY visible_at_ms, seq LIMIT $4 FOR UPDATE SKIP LOCKED`,
     [p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max],
   );
-  const byName = new Map<string, number | undefined>();
-  const batches = new Map<number, typeof rows>();
-  for (const row of rows) {
-    let destination = p.destinationQueueId;
-    if (destination === undefined && row.dead_letter_source !== null) {
-      if (!byName.has(row.dead_letter_source)) {
-        // The dead-letter source is in the dead-letter queue's own account (RedrivePolicy is same-account).
-        const found = await tx.query<{ id: number }>(
-          "SELECT id FROM queues WHERE account = (SELECT account FROM queues WHERE id = $1) AND name = $2 FOR KEY SHARE",
-          [p.sourceQueueId, row.dead_letter_source],
-        );
-        byName.set(row.dead_letter_source, found.rows[0]?.id);
-      }
-      destination = byName.get(row.dead_letter_source);
-    }
-    if (destination === undefined || destination === p.sourceQueueId) {
-      result.sourceUnresolved = true;
-      break;
-    }
-    const batch = batches.get(destination);
-    if (batch) batch.push(row);
-    else batches.set(destination, [row]);
-    result.moved++;
-    result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;
-  }
-  for (const [destination, batch] of batches) {
+  // The dead-letter sources named, in the dead-letter queue's own account (RedrivePolicy is same-account).
+  const names = p.destinationQueueId === undefined ? [...new Set(rows.flatMap((r) => (r.deadLetterSource === null ? [] : [r.deadLetterSource])))] : [];
+  const found = names.length === 0 ? [] : (await tx.query<{ id: number; name: string }>(
+    "SELECT id, name FROM queues WHERE account = (SELECT account FROM queues WHERE id = $1) AND name = ANY ($2::text[]) ORDER BY id FOR KEY SHARE",
+    [p.sourceQueueId, names],
+  )).rows;
+  const idByName = new Map(found.map((q) => [q.name, q.id]));
+  const { result, moves } = planMoveBatch(rows, p, (name) => idByName.get(name));
+  for (const [destination, batch] of moves) {
     const seqs = batch.map((r) => r.seq);
     const groups = batch.flatMap((r) => (r.group_id === null ? [] : [r.group_id]));
     for (const g of groups) touched.add(g);

@@ -5,7 +5,7 @@
  * another: decisions that must hold across nodes are made by row locks and constraints.
  */
 import type { StoredMessage } from "../../core/message.js";
-import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
@@ -18,7 +18,7 @@ import { PostgresBlobs } from "./blobs.js";
 import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMany } from "./send.js";
-import { type MessageMoveParams, messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
+import { messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
 import { type LeaseState, visibilityChangeOf } from "../../core/message-rules.js";
 import { deleteMany } from "./delete.js";
 import { receiveMany } from "./receive.js";

@@ -4,22 +4,13 @@
  */
 import type Database from "better-sqlite3";
 import { marks } from "./sized-statements.js";
-import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
-import { type TaskRow, toTask } from "../codecs/move-task-row.js";
+import { type MessageMoveParams, type MessageMoveResult, type MoveTaskRecord, type MoveTaskStatus, moveRefused, planMoveBatch } from "../../core/move-task-record.js";
+import { type TaskRow, moveTaskColumns, moveTaskValues, toTask } from "../codecs/move-task-row.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
 import type { KeptCounts } from "./kept-counts.js";
 import { prepareReenqueue } from "./reenqueue.js";
 import { mergeVisible, visibleParts } from "./visible-order.js";
-
-export interface MessageMoveParams {
-  sourceQueueId: number;
-  destinationQueueId?: number;
-  max: number;
-  nowMs: number;
-  minSentAtMs: number;
-  taskHandle?: string;
-}
 
 export class SqliteMoveTasks {
   private readonly sql;
@@ -31,12 +22,7 @@ export class SqliteMoveTasks {
   ) {
     this.reenqueue = prepareReenqueue(db, counts);
     this.sql = {
-      insert: db.prepare(
-        `INSERT INTO move_tasks (task_handle, account, source_queue, destination_queue, max_per_second, status, moved_count, to_move_count,
-           failure_reason, started_at_ms, updated_at_ms)
-         VALUES (@taskHandle, @account, @sourceQueueName, @destinationQueueName, @maxMessagesPerSecond, @status, @movedCount, @toMoveCount,
-           @failureReason, @startedAtMs, @updatedAtMs)`,
-      ),
+      insert: db.prepare(`INSERT INTO move_tasks (${moveTaskColumns}) VALUES (${marks(11)})`),
       activeForSource: db.prepare<[string, string], number>("SELECT 1 FROM move_tasks WHERE account = ? AND source_queue = ? AND status IN ('RUNNING', 'CANCELLING')").pluck(),
       get: db.prepare<[string], TaskRow>("SELECT * FROM move_tasks WHERE task_handle = ?"),
       status: db.prepare<[string], MoveTaskStatus>("SELECT status FROM move_tasks WHERE task_handle = ?").pluck(),
@@ -46,8 +32,8 @@ export class SqliteMoveTasks {
       progress: db.prepare<[number, number, string]>("UPDATE move_tasks SET moved_count = moved_count + ?, updated_at_ms = ? WHERE task_handle = ?"),
       // The visible messages of the source, oldest first: one statement per visibility part.
       movable: visibleParts.map((part) =>
-        db.prepare<[number, number, number, number], { seq: number; visible_at_ms: number; dead_letter_source: string | null }>(
-          `SELECT seq, visible_at_ms, dead_letter_source FROM ${part.from}
+        db.prepare<[number, number, number, number], { seq: number; visible_at_ms: number; deadLetterSource: string | null }>(
+          `SELECT seq, visible_at_ms, dead_letter_source AS deadLetterSource FROM ${part.from}
            WHERE queue_id = ? AND ${part.where} AND visible_at_ms <= ? AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
         ),
       ),
@@ -66,13 +52,7 @@ export class SqliteMoveTasks {
   /** Inside a write: records the task unless its source already has an active one. */
   create(task: MoveTaskRecord): { created: boolean } {
     if (this.sql.activeForSource.get(task.account ?? "", task.sourceQueueName) !== undefined) return { created: false };
-    this.sql.insert.run({
-      ...task,
-      account: task.account ?? "",
-      destinationQueueName: task.destinationQueueName ?? null,
-      maxMessagesPerSecond: task.maxMessagesPerSecond ?? null,
-      failureReason: task.failureReason ?? null,
-    });
+    this.sql.insert.run(moveTaskValues(task));
     return { created: true };
   }
 
@@ -103,45 +83,25 @@ export class SqliteMoveTasks {
 
   /** Inside a write: moves one batch (see Store.messageMove). */
   move(p: MessageMoveParams): MessageMoveResult {
-    const result: MessageMoveResult = { moved: 0, movedByQueueId: {}, sourceUnresolved: false, sourceGone: false, destinationGone: false, taskNotRunning: false };
-    if (p.taskHandle !== undefined && this.sql.status.get(p.taskHandle) !== "RUNNING") {
-      result.taskNotRunning = true;
-      return result;
-    }
+    if (p.taskHandle !== undefined && this.sql.status.get(p.taskHandle) !== "RUNNING") return moveRefused("taskNotRunning");
     // The source's row (read for its type below) is gone if it was deleted since the runner read
     // it: its messages went with it, so an empty batch must not pass for "all moved".
     const sourceFifo = this.sql.isFifo.get(p.sourceQueueId);
-    if (sourceFifo === undefined) {
-      result.sourceGone = true;
-      return result;
-    }
+    if (sourceFifo === undefined) return moveRefused("sourceGone");
     // The runner read the destination before this write (queue-exists.ts): one deleted since
     // must get nothing — a standard message would be orphaned, a FIFO one fail the batch on
     // message_groups' foreign key. One seek per batch. (Without a destination, each message's
-    // source is looked up by name below, in this write: a deleted one is sourceUnresolved.)
-    if (p.destinationQueueId !== undefined && !this.sql.queueExists(p.destinationQueueId)) {
-      result.destinationGone = true;
-      return result;
-    }
-    const byName = new Map<string, number | undefined>();
-    // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started).
-    const fifo = sourceFifo === 1;
+    // source is looked up by name, in this write: a deleted one is sourceUnresolved.)
+    if (p.destinationQueueId !== undefined && !this.sql.queueExists(p.destinationQueueId)) return moveRefused("destinationGone");
     const [common, other] = this.sql.movable.map((movable) => movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max));
-    for (const row of mergeVisible(common!, other!, p.max)) {
-      let destination = p.destinationQueueId;
-      if (destination === undefined && row.dead_letter_source !== null) {
-        if (!byName.has(row.dead_letter_source)) byName.set(row.dead_letter_source, this.sql.queueIdByName.get(p.sourceQueueId, row.dead_letter_source));
-        destination = byName.get(row.dead_letter_source);
+    const { result, moves } = planMoveBatch(mergeVisible(common!, other!, p.max), p, (name) => this.sql.queueIdByName.get(p.sourceQueueId, name));
+    // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started), and
+    // a FIFO redrive is a new enqueue at the back of its group, as SQS interleaves it with new sends.
+    for (const [destination, rows] of moves) {
+      for (const row of rows) {
+        if (sourceFifo === 1) this.reenqueue(row.seq, { queueId: destination, nowMs: p.nowMs, dedupIdFromMessageId: false });
+        else this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
       }
-      if (destination === undefined || destination === p.sourceQueueId) {
-        result.sourceUnresolved = true;
-        break;
-      }
-      // A FIFO redrive is a new enqueue at the back of its group, as SQS interleaves it with new sends.
-      if (fifo) this.reenqueue(row.seq, { queueId: destination, nowMs: p.nowMs, dedupIdFromMessageId: false });
-      else this.sql.move.run(destination, p.nowMs, p.nowMs, row.seq);
-      result.moved++;
-      result.movedByQueueId[destination] = (result.movedByQueueId[destination] ?? 0) + 1;
     }
     if (p.taskHandle !== undefined && result.moved > 0) this.sql.progress.run(result.moved, p.nowMs, p.taskHandle);
     return result;

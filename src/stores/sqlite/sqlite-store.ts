@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { limits } from "../../core/limits.js";
 import type { StoredMessage } from "../../core/message.js";
-import type { MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
+import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { Notifier } from "../../core/notifier.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
@@ -26,7 +26,7 @@ import { IdleWalTruncate } from "./idle-wal-truncate.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { migrate } from "./migrate.js";
-import { type MessageMoveParams, SqliteMoveTasks } from "./move-tasks.js";
+import { SqliteMoveTasks } from "./move-tasks.js";
 import { SqliteQueueCounts } from "./queue-counts.js";
 import { KeptCounts, keptBytesSql } from "./kept-counts.js";
 import { prepareQueueExists } from "./queue-exists.js";
