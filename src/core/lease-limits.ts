@@ -133,9 +133,27 @@ export class TenantBuckets {
     this.retryAtMs = this.retryAtMs === undefined ? at : Math.min(this.retryAtMs, at);
   }
 
-  spend(tenant: string): void {
-    this.buckets.set(tenant, spendTokens(this.bucket(tenant), 1));
+  spend(tenant: string, started = 1): void {
+    this.buckets.set(tenant, spendTokens(this.bucket(tenant), started));
     this.touched.add(tenant);
+  }
+
+  /**
+   * Of the ready flows (a tenant each, or the ungrouped flow '': no tenant to limit), with the
+   * `room` their cap leaves (undefined: no cap), those whose tenant has a whole token, the room cut
+   * to its tokens; the others are held back (the lease waits at most until their next token).
+   */
+  admit(flows: ReadonlyArray<{ flow: string; room?: number }>): { admitted: Array<{ flow: string; room?: number }>; heldBack: string[] } {
+    const admitted: Array<{ flow: string; room?: number }> = [];
+    const heldBack: string[] = [];
+    for (const f of flows) {
+      const tokens = f.flow === "" ? Number.POSITIVE_INFINITY : this.room(f.flow);
+      if (tokens < 1) {
+        this.heldBack(f.flow);
+        heldBack.push(f.flow);
+      } else admitted.push(tokens === Number.POSITIVE_INFINITY ? f : { flow: f.flow, room: Math.min(tokens, f.room ?? tokens) });
+    }
+    return { admitted, heldBack };
   }
 
   /** The buckets this lease spent from, to be written. */

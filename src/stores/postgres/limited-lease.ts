@@ -14,6 +14,7 @@
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
 import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, leaseHold, refillBucket, spendTokens } from "../../core/lease-limits.js";
+import { roundRobin } from "../../core/fair-rounds.js";
 import type { Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
 import { readyOrder } from "./rows.js";
@@ -175,7 +176,14 @@ async function leaseFairRounds(
       [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted, heldBack],
     );
     if (flows.length === 0) return cap !== null && (await cappedTenantReady(tx, p, cap));
-    const served = rates === undefined ? flows : await withTokens(rates, flows, heldBack);
+    const ready: Array<{ flow: string; room?: number }> = flows.map((f) => ({ flow: f.group_id, room: f.room ?? undefined }));
+    let served = ready;
+    if (rates !== undefined) {
+      await rates.load(ready.flatMap((f) => (f.flow === "" ? [] : [f.flow])));
+      const admitted = rates.buckets.admit(ready);
+      served = admitted.admitted;
+      heldBack.push(...admitted.heldBack);
+    }
     if (served.length === 0) continue;
     // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
     const perFlow = Math.ceil(wanted / served.length);
@@ -188,17 +196,11 @@ async function leaseFairRounds(
          (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
           WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
        ) m ORDER BY f.ord, m.priority DESC, m.visible_at_ms, m.seq`,
-      [p.queueId, served.map((f) => f.group_id), served.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
+      [p.queueId, served.map((f) => f.flow), served.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
     );
-    // Round by round in memory: one per tenant per round, in the flows' order.
     const perTenant: ReadyRow[][] = served.map(() => []);
     for (const c of candidates) perTenant[c.flow - 1]!.push(c);
-    const chosen: ReadyRow[] = [];
-    for (let round = 0; chosen.length < wanted; round++) {
-      const before = chosen.length;
-      for (const list of perTenant) if (round < list.length && chosen.length < wanted) chosen.push(list[round]!);
-      if (chosen.length === before) break;
-    }
+    const chosen = roundRobin(perTenant, wanted);
     if (chosen.length === 0) return false;
     // Locked now, visibility checked again on each row's latest version: a job leased meanwhile
     // (by a lease that didn't know of tenants yet) is passed by.
@@ -212,10 +214,8 @@ async function leaseFairRounds(
       r,
     );
     const servedBy = new Map<string, number>();
-    candidates.forEach((c) => {
-      if (started.has(c.seq)) servedBy.set(served[c.flow - 1]!.group_id, (servedBy.get(served[c.flow - 1]!.group_id) ?? 0) + 1);
-    });
-    if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") for (let k = 0; k < n; k++) rates.buckets.spend(tenant);
+    for (const c of candidates) if (started.has(c.seq)) servedBy.set(served[c.flow - 1]!.flow, (servedBy.get(served[c.flow - 1]!.flow) ?? 0) + 1);
+    if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") rates.buckets.spend(tenant, n);
     if (servedBy.size > 0) {
       await tx.query("UPDATE message_groups g SET served = g.served + t.n FROM unnest($2::text[], $3::int[]) AS t (group_id, n) WHERE g.queue_id = $1 AND g.group_id = t.group_id", [
         p.queueId,
@@ -227,28 +227,6 @@ async function leaseFairRounds(
     // when none was (all locked or changing elsewhere), this lease is done.
     if (lockedSeqs.size - passedBy === 0) return false;
   }
-}
-
-/**
- * The flows whose tenant has a token of its rate, each with its room cut to its whole tokens; the
- * others join `heldBack` (and the lease's retry time). The ungrouped flow has no tenant to limit.
- */
-async function withTokens(rates: TenantRates, flows: Array<{ group_id: string; room: number | null }>, heldBack: string[]): Promise<Array<{ group_id: string; room: number | null }>> {
-  await rates.load(flows.flatMap((f) => (f.group_id === "" ? [] : [f.group_id])));
-  const out: Array<{ group_id: string; room: number | null }> = [];
-  for (const f of flows) {
-    if (f.group_id === "") {
-      out.push(f);
-      continue;
-    }
-    const tokens = rates.buckets.room(f.group_id);
-    if (tokens >= 1) out.push({ group_id: f.group_id, room: Math.min(tokens, f.room ?? tokens) });
-    else {
-      rates.buckets.heldBack(f.group_id);
-      heldBack.push(f.group_id);
-    }
-  }
-  return out;
 }
 
 /** Whether a tenant at its cap has a job ready: what held the lease back, if it got fewer than asked. */

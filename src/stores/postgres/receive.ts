@@ -17,6 +17,7 @@ import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import { receivePlainTogether } from "./receives-together.js";
+import { FairRounds } from "../../core/fair-rounds.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
@@ -101,25 +102,20 @@ async function receiveFair(run: ReceiveRun): Promise<void> {
      ) m`,
     [p.queueId, flows, p.nowMs, p.minSentAtMs, p.max],
   );
-  const perFlow: MessageRow[][] = flows.map(() => []);
-  for (const row of rows) perFlow[row.flow - 1]!.push(row);
-  for (const list of perFlow) list.sort((a, b) => b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq);
-  const next = perFlow.map(() => 0);
-  while (run.remaining > 0) {
-    let servedThisRound = 0;
-    for (let f = 0; f < flows.length && run.remaining > 0; f++) {
-      const list = perFlow[f]!;
-      while (next[f]! < list.length) {
-        const row = list[next[f]!++]!;
-        if (await run.take(row)) {
-          run.served(flows[f]!, 1);
-          servedThisRound++;
-          break;
-        }
+  const perFlow = new Map<string, MessageRow[]>(flows.map((f) => [f, []]));
+  for (const row of rows) perFlow.get(flows[row.flow - 1]!)!.push(row);
+  for (const list of perFlow.values()) list.sort((a, b) => b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq);
+  const rounds = new FairRounds(p.max, () => flows);
+  for (let flow = rounds.next(); flow !== undefined; flow = rounds.next()) {
+    const list = perFlow.get(flow)!;
+    for (let row = list.shift(); row !== undefined; row = list.shift()) {
+      if (await run.take(row)) {
+        rounds.served(flow);
+        break;
       }
     }
-    if (servedThisRound === 0) break;
   }
+  run.servedBy = rounds.servedBy;
 }
 
 /**
@@ -221,7 +217,8 @@ class ReceiveRun {
   readonly messages: StoredMessage[] = [];
   deadLettered = 0;
   private readonly leaseSeqs: number[] = [];
-  private readonly servedByGroup = new Map<string, number>();
+  /** A fair receive's starts per flow. */
+  servedBy = new Map<string, number>();
   private deadLetterExists: boolean | undefined;
   private pending = 0;
 
@@ -249,10 +246,6 @@ class ReceiveRun {
     this.leaseSeqs.push(row.seq);
     this.pending++;
     return true;
-  }
-
-  served(groupId: string, count: number): void {
-    this.servedByGroup.set(groupId, (this.servedByGroup.get(groupId) ?? 0) + count);
   }
 
   /**
@@ -283,12 +276,12 @@ class ReceiveRun {
         if (row) this.messages.push(toMessage(row));
       }
     }
-    if (this.servedByGroup.size > 0) {
-      const groups = [...this.servedByGroup.keys()].sort();
+    if (this.servedBy.size > 0) {
+      const groups = [...this.servedBy.keys()].sort();
       await tx.query(
         `UPDATE message_groups SET served = served + t.n FROM unnest($2::text[], $3::bigint[]) AS t (g, n)
          WHERE queue_id = $1 AND group_id = t.g`,
-        [p.queueId, groups, groups.map((g) => this.servedByGroup.get(g)!)],
+        [p.queueId, groups, groups.map((g) => this.servedBy.get(g)!)],
       );
     }
   }

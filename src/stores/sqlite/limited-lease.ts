@@ -10,7 +10,9 @@ import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/lease-limits.js";
 import type { RunningCounts } from "./running-counts.js";
-import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
+import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
+import { SqliteFairFlows } from "./fair-flows.js";
+import { ungroupedFlow } from "../../core/fair-rounds.js";
 
 export interface ReadyJobRow {
   seq: number;
@@ -20,19 +22,18 @@ export interface ReadyJobRow {
   visible_at_ms: number;
 }
 
-/** The ungrouped jobs of a queue that has tenants are one more flow, named ''. */
-const ungroupedFlow = "";
 const readyColumns = "seq, message_id, priority, sent_at_ms, visible_at_ms";
 
 export class SqliteLeaseLimits {
   private readonly sql;
+  private readonly fair: SqliteFairFlows;
 
   constructor(
     db: Database.Database,
     private readonly counts: RunningCounts,
   ) {
+    this.fair = new SqliteFairFlows(db);
     this.sql = {
-      hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
       // The counts running-counts.ts keeps; a missing row is counted once and kept from then on.
       running: db.prepare<[number], number>("SELECT running FROM job_queue_running WHERE queue_id = ?").pluck(),
       countRunning: db
@@ -53,17 +54,14 @@ export class SqliteLeaseLimits {
         "INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
       tenantBucketsStale: db.prepare<[number, number]>("DELETE FROM job_tenant_buckets WHERE queue_id = ? AND at_ms < ?"),
-      flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
-      ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
       readyInGroup: db.prepare<[number, string, number, number], ReadyJobRow>(nextReadyInGroupQuery(readyColumns)),
       readyUngrouped: db.prepare<[number, number, number, number], ReadyJobRow>(readyUngroupedQuery(readyColumns)),
-      served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
     };
   }
 
   /** Whether this lease takes the limited path: the queue has limits, or tenants to share it between. */
   applies(p: JobLeaseParams): boolean {
-    return hasLeaseLimits(p.limits) || this.sql.hasGroups.get(p.queueId) !== undefined;
+    return hasLeaseLimits(p.limits) || this.fair.hasGroups(p.queueId);
   }
 
   /** The head of the ready jobs without tenant that require nothing (as a list: none or one). */
@@ -73,7 +71,7 @@ export class SqliteLeaseLimits {
   }
 
   hasTenants(queueId: number): boolean {
-    return this.sql.hasGroups.get(queueId) !== undefined;
+    return this.fair.hasGroups(queueId);
   }
 
   /** How many of `wanted` may start now, with the queue's bucket refilled to now (to debit after). */
@@ -101,40 +99,31 @@ export class SqliteLeaseLimits {
    */
   pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean, nextUngrouped?: () => ReadyJobRow | undefined): { capped: boolean; retryAtMs?: number } {
     const ungroupedHead = nextUngrouped ?? (() => this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1));
-    if (ungroupedHead()) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
+    const rounds = this.fair.rounds(p.queueId, n, ungroupedHead() !== undefined);
     const limits = p.limits ?? {};
     const rates = this.tenantBuckets(p);
-    const servedBy = new Map<string, number>();
-    let started = 0;
     let capped = false;
-    while (started < n) {
-      let startedThisRound = 0;
-      for (const flow of this.flows(p.queueId)) {
-        if (started >= n) break;
-        const tenant = flow === ungroupedFlow ? undefined : flow;
-        if (tenant !== undefined && limits.maxRunningPerTenant !== undefined && !tenantAdmits(this.runningInTenant(p.queueId, tenant), limits)) {
-          if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) capped = true;
-          continue;
-        }
-        if (tenant !== undefined && rates !== undefined && !rates.admits(tenant)) {
-          if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) rates.heldBack(tenant);
-          continue;
-        }
-        for (;;) {
-          const row = tenant === undefined ? ungroupedHead() : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
-          if (!row) break;
-          if (take(row)) {
-            if (tenant !== undefined) rates?.spend(tenant);
-            servedBy.set(flow, (servedBy.get(flow) ?? 0) + 1);
-            started++;
-            startedThisRound++;
-            break;
-          }
+    for (let flow = rounds.next(); flow !== undefined; flow = rounds.next()) {
+      const tenant = flow === ungroupedFlow ? undefined : flow;
+      if (tenant !== undefined && limits.maxRunningPerTenant !== undefined && !tenantAdmits(this.runningInTenant(p.queueId, tenant), limits)) {
+        if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) capped = true;
+        continue;
+      }
+      if (tenant !== undefined && rates !== undefined && !rates.admits(tenant)) {
+        if (this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs)) rates.heldBack(tenant);
+        continue;
+      }
+      for (;;) {
+        const row = tenant === undefined ? ungroupedHead() : this.sql.readyInGroup.get(p.queueId, tenant, p.nowMs, p.minSentAtMs);
+        if (!row) break;
+        if (take(row)) {
+          if (tenant !== undefined) rates?.spend(tenant);
+          rounds.served(flow);
+          break;
         }
       }
-      if (startedThisRound === 0) break;
     }
-    for (const [flow, count] of servedBy) this.sql.served.run(count, p.queueId, flow);
+    this.fair.settle(p.queueId, rounds);
     if (rates === undefined) return { capped };
     this.sql.tenantBucketsStale.run(p.queueId, rates.staleBeforeMs());
     for (const [tenant, bucket] of rates.spent()) this.sql.tenantBucketPut.run(p.queueId, tenant, bucket.tokens, bucket.atMs);
@@ -164,17 +153,5 @@ export class SqliteLeaseLimits {
     if (kept !== undefined) return kept;
     this.counts.counting(queueId);
     return this.sql.countRunningInTenant.get(queueId, tenant, queueId, tenant)!;
-  }
-
-  /** The queue's flows in least-served order, a page at a time (leases happen between pages). */
-  private *flows(queueId: number): Generator<string> {
-    let served = Number.MIN_SAFE_INTEGER;
-    let groupId = "";
-    for (;;) {
-      const page = this.sql.flowsPage.all(queueId, served, served, groupId);
-      for (const [flow] of page) yield flow;
-      if (page.length < flowsPerPage) return;
-      [groupId, served] = page[page.length - 1]!;
-    }
   }
 }

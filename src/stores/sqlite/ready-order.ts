@@ -58,21 +58,3 @@ export function checkPriority(priority: number): void {
     throw new Error(`message priority ${priority} is outside ${limits.priorityMin}–${limits.priorityMax}`);
   }
 }
-
-/**
- * Fair receive's flows (message_groups rows, the ungrouped flow as group ''), served least first:
- * shared by SQS's fair receive (receive.ts) and job leases under tenant limits (limited-lease.ts).
- */
-export const flowsPerPage = 64;
-/** Whether a queue has any group. Parameters: queue id. */
-export const hasGroupsQuery = "SELECT 1 FROM message_groups WHERE queue_id = ? AND group_id > '' LIMIT 1";
-/** A page of flows after (served, group_id). Parameters: queue id, served, served, group id. */
-export const flowsPageQuery = `SELECT group_id, served FROM message_groups
-           WHERE queue_id = ? AND (served > ? OR (served = ? AND group_id > ?)) ORDER BY served, group_id LIMIT ${flowsPerPage}`;
-/**
- * The ungrouped flow joins at the lowest count (it can't bank credit while the queue had no
- * groups). (`WHERE true`: SQLite's upsert after a SELECT needs a WHERE to parse.) Parameters: queue id, queue id.
- */
-export const ungroupedFlowJoinQuery = `INSERT INTO message_groups (queue_id, group_id, served)
-         SELECT ?, '', coalesce((SELECT min(served) FROM message_groups WHERE queue_id = ? AND group_id > ''), 0) WHERE true
-         ON CONFLICT (queue_id, group_id) DO UPDATE SET served = max(served, excluded.served)`;

@@ -15,7 +15,9 @@ import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { type MessageContent, type MessageContentCache, type MessageState, messageOf } from "./message-content-cache.js";
 import type { MessageRow } from "../codecs/message-row.js";
-import { flowsPageQuery, flowsPerPage, hasGroupsQuery, nextReadyInGroupQuery, readyUngroupedQuery, ungroupedFlowJoinQuery } from "./ready-order.js";
+import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
+import { SqliteFairFlows, flowsPerPage } from "./fair-flows.js";
+import { ungroupedFlow } from "../../core/fair-rounds.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
 import { boundLimit } from "./bound-limit.js";
 import { prepareQueueExists } from "./queue-exists.js";
@@ -24,13 +26,6 @@ import { prepareReenqueue } from "./reenqueue.js";
 
 export type { ReceiveParams };
 
-interface Flow {
-  group_id: string;
-  served: number;
-}
-
-/** The ungrouped messages of a queue that also has groups are one flow, named ''. */
-const ungroupedFlow = "";
 /**
  * After a plain receive found a message the content cache didn't hold (a backlog bigger than the
  * cache, say), this many receives read full rows at once instead of trying the narrow read first.
@@ -47,6 +42,7 @@ export class SqliteReceiver {
   private fullReadsLeft = 0;
   /** The lease UPDATE for n seqs: one statement per plain receive. */
   private readonly leaseStatement: SizedStatements<unknown>;
+  private readonly fair: SqliteFairFlows;
 
   constructor(
     db: Database.Database,
@@ -54,6 +50,7 @@ export class SqliteReceiver {
     counts: KeptCounts,
     private readonly cache?: MessageContentCache,
   ) {
+    this.fair = new SqliteFairFlows(db);
     this.leaseStatement = sizedStatements(
       db,
       (n) => `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
@@ -83,22 +80,15 @@ export class SqliteReceiver {
            WHERE queue_id = ? AND group_id = ? AND sent_at_ms >= ? ORDER BY seq ${boundLimit()}`,
         )
         .raw(),
-      hasGroups: db.prepare<[number], number>(hasGroupsQuery).pluck(),
-      // As arrays ([group_id, served]): a FIFO receive reads pages of flows and probes many
-      // groups, and better-sqlite3's object rows (built in C++, a column name interned per value)
-      // were a large share of the server's time in the FIFO bench.
-      flowsPage: db.prepare<[number, number, number, string], [string, number]>(flowsPageQuery).raw(),
-      ungroupedFlowJoin: db.prepare<[number, number]>(ungroupedFlowJoinQuery),
       // FIFO: groups in head order (oldest message first), skipping those whose head is in flight or
       // delayed — most locked groups, and they would otherwise head the walk — without a probe each.
-      // [group_id, head_seq], as arrays (see flowsPage).
+      // [group_id, head_seq], as arrays: better-sqlite3's object rows cost more per row.
       fifoGroupsPage: db
         .prepare<[number, number, number], [string, number]>(
           `SELECT g.group_id, g.head_seq FROM message_groups g INDEXED BY message_groups_head JOIN messages h ON h.seq = g.head_seq
            WHERE g.queue_id = ? AND g.head_seq > ? AND h.visible_at_ms <= ? ORDER BY g.head_seq LIMIT ${flowsPerPage}`,
         )
         .raw(),
-      served: db.prepare<[number, number, string]>("UPDATE message_groups SET served = served + ? WHERE queue_id = ? AND group_id = ?"),
       // received_at_ms: the lease's start, for ChangeMessageVisibility's 12-hour cap.
       lease: db.prepare<[number, number, number, string, number]>(
         `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
@@ -135,7 +125,7 @@ export class SqliteReceiver {
     }
     const run = new ReceiveRun(p, this.sql, this.toMessage);
     if (p.fifo) this.receiveFifo(run);
-    else if (this.sql.hasGroups.get(p.queueId) !== undefined) this.receiveFair(run);
+    else if (this.fair.hasGroups(p.queueId)) this.receiveFair(run);
     else this.receivePlain(run);
     if (p.attempt && run.messages.length > 0) {
       this.sql.attemptExpire.run(p.queueId, p.nowMs);
@@ -192,24 +182,18 @@ export class SqliteReceiver {
   /** Rounds over flows in least-served order, one message per flow per round. */
   private receiveFair(run: ReceiveRun): void {
     const p = run.p;
-    if (this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1)) this.sql.ungroupedFlowJoin.run(p.queueId, p.queueId);
-    while (run.remaining > 0) {
-      let servedThisRound = 0;
-      for (const flow of this.flows(p.queueId)) {
-        if (run.remaining === 0) break;
-        for (;;) {
-          const row = flow.group_id === ungroupedFlow ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, flow.group_id, p.nowMs, p.minSentAtMs);
-          if (!row) break;
-          if (run.take(row)) {
-            run.served(flow.group_id, 1);
-            servedThisRound++;
-            break;
-          }
+    const rounds = this.fair.rounds(p.queueId, p.max, this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) !== undefined);
+    for (let flow = rounds.next(); flow !== undefined; flow = rounds.next()) {
+      for (;;) {
+        const row = flow === ungroupedFlow ? this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1) : this.sql.readyInGroup.get(p.queueId, flow, p.nowMs, p.minSentAtMs);
+        if (!row) break;
+        if (run.take(row)) {
+          rounds.served(flow);
+          break;
         }
       }
-      if (servedThisRound === 0) break;
     }
-    run.flushServed(this.sql.served);
+    this.fair.settle(p.queueId, rounds);
   }
 
   /** Oldest available group first; each group's leading run of visible messages, in seq order. */
@@ -249,18 +233,6 @@ export class SqliteReceiver {
     }
   }
 
-  /** Flows of the queue in least-served order, read a page at a time (writes happen between pages). */
-  private *flows(queueId: number): Generator<Flow> {
-    let served = Number.MIN_SAFE_INTEGER;
-    let groupId = "";
-    for (;;) {
-      const page = this.sql.flowsPage.all(queueId, served, served, groupId);
-      for (const [group_id, flowServed] of page) yield { group_id, served: flowServed };
-      if (page.length < flowsPerPage) return;
-      [groupId, served] = page[page.length - 1]!;
-    }
-  }
-
   /** A retried FIFO receive: the same messages and receipts, if still in flight under them. */
   private replay(p: ReceiveParams, attempt: ReceiveAttempt): StoredMessage[] {
     const record = this.sql.attemptGet.get(p.queueId, attempt.attemptId, p.nowMs);
@@ -279,11 +251,10 @@ export class SqliteReceiver {
 
 type Statements = SqliteReceiver["sql"];
 
-/** The state of one receive: what it leased, dead-lettered and served per group. */
+/** The state of one receive: what it leased and dead-lettered. */
 class ReceiveRun {
   readonly messages: StoredMessage[] = [];
   deadLettered = 0;
-  private readonly servedByGroup = new Map<string, number>();
   private deferredLeases: number[] = [];
   /** Whether the dead-letter target still exists, once asked (deadLetterTargetExists). */
   private deadLetterExists: boolean | undefined;
@@ -348,13 +319,5 @@ class ReceiveRun {
       statementFor(chunk.length).run(this.p.visibleUntilMs, this.p.nowMs, this.p.nowMs, this.p.receiptToken, ...chunk);
     }
     this.deferredLeases = [];
-  }
-
-  served(groupId: string, count: number): void {
-    this.servedByGroup.set(groupId, (this.servedByGroup.get(groupId) ?? 0) + count);
-  }
-
-  flushServed(statement: Statements["served"]): void {
-    for (const [groupId, count] of this.servedByGroup) statement.run(count, this.p.queueId, groupId);
   }
 }
