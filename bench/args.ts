@@ -53,6 +53,7 @@ export const usage = `npm run bench -- [options]
   --stream-jobs N     stream: jobs streaming at once, each to its own client (default 50)
   --stream-rate N     stream: chunks a second each job's worker emits (default 1000)
   --stream-seconds S  stream: how long each job emits (default 10; 1 for a short run)
+  --stream-warmup S   stream: seconds of the same stream first, not measured (default 1; 0: none)
   --cpu-prof DIR      run the Sluice server with --cpu-prof into DIR
   --time-split        Sluice rows: print the server's main-thread time per message by area
                       (HTTP, protocol, core, store, fsync wait, metrics/logging, GC, other) from a
@@ -113,6 +114,7 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
       "stream-jobs": { type: "string" },
       "stream-rate": { type: "string" },
       "stream-seconds": { type: "string" },
+      "stream-warmup": { type: "string" },
       "server-entry": { type: "string" },
       "server-rev": { type: "string" },
       "server-dir": { type: "string" },
@@ -150,6 +152,7 @@ export function parseBenchArgs(argv: string[], cpuCount = cpus().length): BenchA
     streamJobs: positiveInt("stream-jobs", values["stream-jobs"], 50),
     streamRatePerSec: positiveInt("stream-rate", values["stream-rate"], 1_000),
     streamSeconds: positiveInt("stream-seconds", values["stream-seconds"], 10),
+    streamWarmupSeconds: positiveInt("stream-warmup", values["stream-warmup"], 1, 0),
   };
   if (values.only !== undefined && !isPeerId(values.only)) throw new Error(`--only must be one of ${peerIds.join(", ")}; got ${values.only}`);
   const entry = values["server-entry"] ?? "dist";

@@ -39,6 +39,8 @@ export interface Workload {
   streamJobs: number;
   streamRatePerSec: number;
   streamSeconds: number;
+  /** Seconds of the same stream run first, not measured (the load generator's and server's cold start). */
+  streamWarmupSeconds: number;
 }
 
 export interface RowContext {

@@ -77,37 +77,43 @@ class StreamCheck {
   }
 }
 
+/** What one phase (the warm-up, then the measured one) records; the shared worker and fetches use the current one. */
+interface Phase {
+  perJob: number;
+  started: Promise<void>;
+  outputRequests: number;
+  outputRtt: LatencyRecorder;
+  hops: StreamHops;
+}
+
 export const sluiceStreamRow: Row = {
   peer: "sluice",
   label: "Sluice (SQLite WAL, fsync before ack), TypeScript SDK",
   async run(ctx: RowContext): Promise<RowResult> {
-    const { streamJobs: jobs, streamRatePerSec: rate, streamSeconds: seconds } = ctx.workload;
-    const perJob = rate * seconds;
+    const { streamJobs: jobs, streamRatePerSec: rate, streamSeconds: seconds, streamWarmupSeconds: warmupSeconds } = ctx.workload;
     const rs = await startRowServer(ctx, "sluice-stream");
     const { server } = rs;
     const lean = leanFetch(server.url, jobs + 4);
-    let outputRequests = 0;
-    // Each output request's round trip: the part of emit → receive the worker waits on the server.
-    const outputRtt = new LatencyRecorder(1_000_000);
-    // Each chunk's hops (stream-hops.ts): which request carried it, when it went and was answered.
-    const hops = new StreamHops(perJob);
+    let phase: Phase | undefined;
     const workerFetch: FetchLike = async (url, init) => {
       const jobId = /\/v1\/jobs\/([^/]+)\/output$/.exec(url)?.[1];
-      if (jobId === undefined) return lean.fetch(url, init);
-      outputRequests++;
+      const p = phase;
+      if (jobId === undefined || p === undefined) return lean.fetch(url, init);
+      p.outputRequests++;
       const { chunks } = JSON.parse(init?.body as string) as { chunks: Chunk[] };
       const sentAt = performance.now();
-      hops.sent(jobId, chunks, sentAt);
+      // Each chunk's hops (stream-hops.ts): which request carried it, when it went and was answered.
+      p.hops.sent(jobId, chunks, sentAt);
       const res = await lean.fetch(url, init);
       const answeredAt = performance.now();
-      outputRtt.record(answeredAt - sentAt);
-      if (res.ok) hops.answered(jobId, chunks, answeredAt);
+      // Each output request's round trip: the part of emit → receive the worker waits on the server.
+      p.outputRtt.record(answeredAt - sentAt);
+      if (res.ok) p.hops.answered(jobId, chunks, answeredAt);
       return res;
     };
     // Every client following its job: its snapshot came and what was stored before it was read.
     let following = 0;
     let allFollowing: () => void = () => {};
-    const followingAll = new Promise<void>((resolve) => (allFollowing = resolve));
     const clientFetch: FetchLike = async (url, init) => {
       const res = await fetch(url, init);
       if (url.includes("/output-chunks") && ++following === jobs) allFollowing();
@@ -115,28 +121,36 @@ export const sluiceStreamRow: Row = {
     };
     const workers = new Sluice({ url: server.url, fetch: workerFetch });
     const clients = new Sluice({ url: server.url, fetch: clientFetch });
-    let worker: Worker | undefined;
+    let firstEmitMs = Number.POSITIVE_INFINITY;
     const ticker = new Ticker();
-    try {
+    const worker: Worker = workers.queue(queue).work(
+      async (_job, jobCtx) => {
+        const p = phase!;
+        await p.started;
+        const t0 = performance.now();
+        firstEmitMs = Math.min(firstEmitMs, t0);
+        let seq = 0;
+        while (seq < p.perJob) {
+          const due = Math.min(p.perJob, Math.floor(((performance.now() - t0) * rate) / 1000) + 1);
+          for (; seq < due; seq++) jobCtx.emit([seq, performance.now()] satisfies Chunk);
+          if (seq < p.perJob) await ticker.next();
+        }
+        return { chunks: p.perJob };
+      },
+      { concurrency: jobs, leaseSeconds: Math.max(30, (warmupSeconds + seconds) * 3) },
+    );
+
+    /** `jobs` jobs streaming for `s` seconds, each to its own client; what their clients saw. */
+    const streamFor = async (s: number) => {
+      const perJob = rate * s;
       let go: () => void = () => {};
       const started = new Promise<void>((resolve) => (go = resolve));
-      let firstEmitMs = Number.POSITIVE_INFINITY;
+      const p: Phase = { perJob, started, outputRequests: 0, outputRtt: new LatencyRecorder(1_000_000), hops: new StreamHops(perJob) };
+      phase = p;
+      following = 0;
+      const followingAll = new Promise<void>((resolve) => (allFollowing = resolve));
+      firstEmitMs = Number.POSITIVE_INFINITY;
       let lastReceiveMs = 0;
-      worker = workers.queue(queue).work(
-        async (_job, jobCtx) => {
-          await started;
-          const t0 = performance.now();
-          firstEmitMs = Math.min(firstEmitMs, t0);
-          let seq = 0;
-          while (seq < perJob) {
-            const due = Math.min(perJob, Math.floor(((performance.now() - t0) * rate) / 1000) + 1);
-            for (; seq < due; seq++) jobCtx.emit([seq, performance.now()] satisfies Chunk);
-            if (seq < perJob) await ticker.next();
-          }
-          return { chunks: perJob };
-        },
-        { concurrency: jobs, leaseSeconds: Math.max(30, seconds * 3) },
-      );
       const latency = new LatencyRecorder(jobs * perJob);
       const handles = await Promise.all(Array.from({ length: jobs }, (_, i) => clients.queue(queue).submit({ job: i })));
       const checks = handles.map(() => new StreamCheck(perJob, latency));
@@ -146,20 +160,32 @@ export const sluiceStreamRow: Row = {
         for await (const chunk of handle.stream<Chunk>()) {
           const now = performance.now();
           check.take(chunk, now);
-          hops.received(handle.id, chunk[0], chunk[1], now);
+          p.hops.received(handle.id, chunk[0], chunk[1], now);
           lastReceiveMs = now;
         }
         succeeded++;
       });
       // The handlers start emitting once every job is leased and every client is following it.
       await followingAll;
-      ctx.log(`sluice-stream: ${jobs} clients following; emitting ${rate} chunks/s per job for ${seconds} s…`);
+      ctx.log(`sluice-stream: ${jobs} clients following; emitting ${rate} chunks/s per job for ${s} s…`);
       const stopMeter = startCpuMeter(server.pid);
       go();
       const settled = await Promise.allSettled(reading);
       const cpu = stopMeter();
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) ctx.log(`sluice-stream: a stream failed: ${String(failed.reason)}`);
+      return { p, checks, latency, succeeded, cpu, elapsedMs: Math.max(1, lastReceiveMs - firstEmitMs) };
+    };
+
+    try {
+      if (warmupSeconds > 0) {
+        // Not measured: the first seconds of a process (the load generator's above all) run cold
+        // code and a young heap; a server and its clients have that once in their life.
+        ctx.log(`sluice-stream: warm-up (${warmupSeconds} s, not measured)`);
+        await streamFor(warmupSeconds);
+      }
+      const { p, checks, latency, succeeded, cpu, elapsedMs } = await streamFor(seconds);
+      const perJob = p.perJob;
       const emitted = jobs * perJob;
       const received = checks.reduce((n, c) => n + c.received, 0);
       const distinct = checks.reduce((n, c) => n + c.distinct, 0);
@@ -167,7 +193,6 @@ export const sluiceStreamRow: Row = {
       const duplicates = checks.reduce((n, c) => n + c.duplicates, 0);
       const lost = emitted - distinct;
       const summary = latency.summary();
-      const elapsedMs = Math.max(1, lastReceiveMs - firstEmitMs);
       const stream: StreamResult = {
         jobs,
         ratePerJob: rate,
@@ -181,9 +206,9 @@ export const sluiceStreamRow: Row = {
         jobsSucceeded: succeeded,
         latency: summary,
         targetP99Ms,
-        outputRequests,
-        outputRtt: outputRtt.summary(),
-        hops: hops.summary(),
+        outputRequests: p.outputRequests,
+        outputRtt: p.outputRtt.summary(),
+        hops: p.hops.summary(),
         chunksPerSec: (received * 1000) / elapsedMs,
         loadGenCorePct: cpu.loadGenCorePct,
         ...(cpu.serverCorePct === undefined ? {} : { serverCorePct: cpu.serverCorePct }),
@@ -191,7 +216,7 @@ export const sluiceStreamRow: Row = {
       };
       const h = stream.hops;
       ctx.log(`sluice-stream: hops p50/p99 ms: emit → sent ${h.emitToSent.p50Ms.toFixed(1)}/${h.emitToSent.p99Ms.toFixed(1)}, sent → answered ${h.sentToAnswered.p50Ms.toFixed(1)}/${h.sentToAnswered.p99Ms.toFixed(1)}, answered → received ${h.answeredToReceived.p50Ms.toFixed(1)}/${h.answeredToReceived.p99Ms.toFixed(1)}`);
-      ctx.log(`sluice-stream: ${received} of ${emitted} chunks, in order: ${stream.allInOrder ? "yes" : "NO"}, p99 ${summary.p99Ms.toFixed(1)} ms, ${outputRequests} output requests (round trip p50 ${stream.outputRtt.p50Ms.toFixed(1)} / p99 ${stream.outputRtt.p99Ms.toFixed(1)} ms)`);
+      ctx.log(`sluice-stream: ${received} of ${emitted} chunks, in order: ${stream.allInOrder ? "yes" : "NO"}, p99 ${summary.p99Ms.toFixed(1)} ms, ${p.outputRequests} output requests (round trip p50 ${stream.outputRtt.p50Ms.toFixed(1)} / p99 ${stream.outputRtt.p99Ms.toFixed(1)} ms)`);
       const result: RowResult = {
         peer: "sluice",
         label: this.label,
@@ -199,7 +224,7 @@ export const sluiceStreamRow: Row = {
         saturated: { label: "sluice stream", messages: emitted, elapsedMs, msgsPerSec: stream.chunksPerSec, latency: summary, duplicates, lost },
         cpu,
         stream,
-        notes: [],
+        notes: warmupSeconds > 0 ? [`after a ${warmupSeconds} s warm-up stream (not measured)`] : [],
       };
       if (rs.version !== undefined) result.version = rs.version;
       const rss = server.rssMiB();
@@ -209,7 +234,7 @@ export const sluiceStreamRow: Row = {
       throw withServerOutput(err, rs);
     } finally {
       ticker.stop();
-      await worker?.close({ timeoutMs: 5_000 });
+      await worker.close({ timeoutMs: 5_000 });
       await lean.close();
       await rs.stop();
     }

@@ -9,10 +9,10 @@ describe("the stream comparison", () => {
   it("takes its flags, defaults to 50 jobs × 1,000 chunks/s × 10 s, and runs only when named", () => {
     const defaults = parseBenchArgs([], 2);
     if (defaults === "help") throw new Error("unexpected help");
-    expect([defaults.workload.streamJobs, defaults.workload.streamRatePerSec, defaults.workload.streamSeconds]).toEqual([50, 1_000, 10]);
-    const short = parseBenchArgs(["--compare", "stream", "--stream-seconds", "1", "--stream-jobs", "5", "--stream-rate", "200"], 2);
+    expect([defaults.workload.streamJobs, defaults.workload.streamRatePerSec, defaults.workload.streamSeconds, defaults.workload.streamWarmupSeconds]).toEqual([50, 1_000, 10, 1]);
+    const short = parseBenchArgs(["--compare", "stream", "--stream-seconds", "1", "--stream-jobs", "5", "--stream-rate", "200", "--stream-warmup", "0"], 2);
     if (short === "help") throw new Error("unexpected help");
-    expect([short.compare, short.workload.streamJobs, short.workload.streamRatePerSec, short.workload.streamSeconds]).toEqual([["stream"], 5, 200, 1]);
+    expect([short.compare, short.workload.streamJobs, short.workload.streamRatePerSec, short.workload.streamSeconds, short.workload.streamWarmupSeconds]).toEqual([["stream"], 5, 200, 1, 0]);
     expect(() => parseBenchArgs(["--stream-seconds", "0"], 2)).toThrow(/--stream-seconds must be an integer ≥ 1, got 0/);
     expect(comparisons.find((c) => c.id === "stream")).toMatchObject({ onlyWhenNamed: true });
   });
