@@ -128,6 +128,14 @@ export function fail(code: ErrorCode, message?: string, subject?: ErrorSubject):
   throw new SluiceError(code, message, subject);
 }
 
+/**
+ * A write naming a queue deleted since the caller read it (core holds queue records from its
+ * cache): QueueNotFound, which callers know how to recover from, not a store's raw error.
+ */
+export function queueGone(queueName: string): never {
+  fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
+}
+
 /** An integer from `min` to `max`, or InvalidParameterValue naming it as core does (`name`), with its subject. */
 export function checkInteger(name: string, value: number, min: number, max: number, subject?: RangeSubject): void {
   if (!Number.isInteger(value) || value < min || value > max) {

@@ -15,6 +15,11 @@ import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from 
  */
 export const fifoLookahead = limits.receiveMaxMessages;
 
+/** The scope a message's deduplication id is claimed in: its group's ("" without one) for a per-group scope, else the queue's (""). */
+export function dedupScopeOf(dedup: SendDedup, m: NewMessage): string {
+  return dedup.scope === "messageGroup" ? (m.groupId ?? "") : "";
+}
+
 /** Expired deduplication ids or receive attempts a write that records one deletes: the tables stay small without a sweep. */
 export const expiredRowsPerWrite = 100;
 

@@ -2,8 +2,10 @@
  * The `jobs` table's rows, as both stores read and write them, and their mapping to and from
  * core's JobRecord. Each store keeps its own SQL (and how it reads rows); the mapping is here.
  */
-import type { JobError, JobRecord, JobStatus, JobWebhook, OnParentFailure } from "../../core/job.js";
+import { type JobError, type JobRecord, type JobStatus, type JobWebhook, type OnParentFailure, jobStatuses } from "../../core/job.js";
+import type { JobLeaseParams } from "../../core/job-store.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
+import { jobFromMessage } from "../../core/jobs/transitions.js";
 
 export interface JobRow {
   seq: number;
@@ -199,4 +201,22 @@ export function toJob(row: JobRow): JobRecord {
     attachmentsJson: opt(row.attachments),
     outputAttachmentsJson: opt(row.output_attachments),
   };
+}
+
+/** A job queue's jobs counted by status, from `SELECT status, count(*) AS n … GROUP BY status`: every status, 0 where none. */
+export function jobCountsOf(rows: Iterable<{ status: string; n: number }>): Record<JobStatus, number> {
+  const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
+  for (const row of rows) counts[row.status as JobStatus] = row.n;
+  return counts;
+}
+
+/** A job the sweep found past its deadline or lease (JobStore.jobListExpired). */
+export function toExpiredJob(row: { id: string; queue_name: string; account: string }): { id: string; queueName: string; account?: string } {
+  return { id: row.id, queueName: row.queue_name, ...(row.account === "" ? {} : { account: row.account }) };
+}
+
+/** The job a ready message without one becomes when a lease adopts it (core's jobFromMessage), `body` its message's. */
+export function adoptedJobOf(row: { seq: number; message_id: string; priority: number; sent_at_ms: number }, body: string, p: JobLeaseParams): Omit<JobRecord, "seq"> {
+  const message = { messageId: row.message_id, body, priority: row.priority, sentAtMs: row.sent_at_ms };
+  return { ...jobFromMessage({ message, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }), messageSeq: row.seq };
 }

@@ -4,14 +4,13 @@
  * version = $n`): of nodes racing to move a batch one writes, the others change nothing. A slice
  * of a batch's jobs, its lines and the batch's update are one transaction.
  */
-import { fail } from "../../core/errors.js";
 import type { BatchJobRow, BatchRecord, FileRecord } from "../../core/batches/batch.js";
 import { isBatchDone } from "../../core/batches/batch.js";
 import type { BatchStore } from "../../core/batches/batch-store.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import { type BatchJobRowOut, toBatchJobRow } from "../codecs/batch-job-row.js";
 import type { Db, Queryable } from "./db.js";
-import { isForeignKeyViolation } from "./rows.js";
+import { queueMustExist } from "./rows.js";
 import type { CreateJobsInTx } from "./schedules.js";
 
 const parseBatch = (r: { record: string }): BatchRecord => JSON.parse(r.record) as BatchRecord;
@@ -97,8 +96,8 @@ export class PostgresBatches implements BatchStore {
   }
 
   async batchSubmit(p: { batch: BatchRecord; expectedVersion: number; items: JobCreateItem[]; lines: Array<{ line: number; customId: string }>; nowMs: number }): Promise<{ written: false } | { written: true; results: JobCreateResult[] }> {
-    try {
-      return await this.db.transaction(async (tx) => {
+    return queueMustExist(p.items[0]?.job.queueName ?? "", () =>
+      this.db.transaction(async (tx) => {
         // The row lock this update takes makes a racing node's update wait, then find the version moved.
         if (!(await writeIn(tx, p.batch, p.expectedVersion))) return { written: false as const };
         const results = p.items.length === 0 ? [] : await this.createJobs(tx, p.items, p.nowMs);
@@ -109,11 +108,8 @@ export class PostgresBatches implements BatchStore {
           );
         }
         return { written: true as const, results };
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.items[0]?.job.queueName ?? ""} does not exist (it was deleted).`);
-      throw err;
-    }
+      }),
+    );
   }
 
   async batchJobCounts(p: { batchId: string }): Promise<Record<string, number>> {

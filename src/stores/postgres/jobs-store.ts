@@ -24,17 +24,17 @@ import type {
   NewJob,
   WebhookDelivery,
 } from "../../core/job-store.js";
-import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
+import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit } from "../../core/jobs/dependencies.js";
-import { type JobTransition, actionTransition, jobFromMessage, leaseTransition, messageLostTransition, retryTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
+import { type JobTransition, actionTransition, leaseTransition, messageLostTransition, retryTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
-import { type JobRow, toJob } from "../codecs/job-row.js";
+import { type JobRow, adoptedJobOf, jobCountsOf, toExpiredJob, toJob } from "../codecs/job-row.js";
 import { type JobVersionRow, jobInsertNewStatement, jobInsertStatement, jobInsertValues, jobUpdateStatement, jobUpdateValues } from "./job-rows.js";
 import { holdTenantGroups, queueHasGroups } from "./fair-flows.js";
 import { insertMessages } from "./message-insert.js";
 import { mergeClassHeads, servableClassesOf, setRequirementClass } from "./requirement-classes.js";
-import { isForeignKeyViolation, readyOrder } from "./rows.js";
+import { queueMustExist, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
 import { appendEvents } from "./event-log.js";
@@ -64,8 +64,8 @@ export class PostgresJobStore implements JobStore {
    * lease in the same transaction, in a savepoint of its own (a failing handoff is undone alone).
    */
   async jobCreateMany(p: { items: JobCreateItem[]; nowMs: number; handoff?: JobHandoff }): Promise<JobCreateManyResult> {
-    try {
-      return await this.db.transaction(async (tx): Promise<JobCreateManyResult> => {
+    return queueMustExist(p.items[0]?.job.queueName ?? "", () =>
+      this.db.transaction(async (tx): Promise<JobCreateManyResult> => {
         // A limited handoff's queue lock before anything else (limited-lease.ts: lock order).
         if (p.handoff) await lockLimitedLeases(tx, p.handoff);
         const results = await createJobsInTx(tx, p.items, p.nowMs);
@@ -80,12 +80,8 @@ export class PostgresJobStore implements JobStore {
         }
         await tx.query("RELEASE SAVEPOINT handoff");
         return { results, handoff: r };
-      });
-    } catch (err) {
-      const queueName = p.items[0]?.job.queueName ?? "";
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
-      throw err;
-    }
+      }),
+    );
   }
 
   async jobGet(p: { id: string }): Promise<JobRecord | undefined> {
@@ -102,10 +98,8 @@ export class PostgresJobStore implements JobStore {
   }
 
   async jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>> {
-    const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
     const { rows } = await this.db.query<{ status: JobStatus; n: number }>("SELECT status, count(*) AS n FROM jobs WHERE queue_id = $1 GROUP BY status", [p.queueId]);
-    for (const row of rows) counts[row.status] = row.n;
-    return counts;
+    return jobCountsOf(rows);
   }
 
   /** Acks first, then ready messages in receive order, all in one transaction (at `nowMs`). */
@@ -167,7 +161,7 @@ export class PostgresJobStore implements JobStore {
        (SELECT id, queue_name, account FROM jobs WHERE status = 'running' AND lease_expires_at_ms <= $1 ORDER BY lease_expires_at_ms LIMIT $2)`,
       [p.nowMs, p.limit],
     );
-    return rows.slice(0, p.limit).map((r) => ({ id: r.id, queueName: r.queue_name, ...(r.account === "" ? {} : { account: r.account }) }));
+    return rows.slice(0, p.limit).map(toExpiredJob);
   }
 
   async jobPrune(p: { nowMs: number; limit: number }): Promise<{ jobs: number; idempotencyKeys: number }> {
@@ -200,16 +194,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
-    try {
-      await this.db.query(
+    await queueMustExist(`#${p.queueId}`, () =>
+      this.db.query(
         `INSERT INTO job_queue_settings (queue_id, settings, updated_at_ms) VALUES ($1, $2, $3)
          ON CONFLICT (queue_id) DO UPDATE SET settings = excluded.settings, updated_at_ms = excluded.updated_at_ms`,
         [p.queueId, JSON.stringify(p.settings), p.nowMs],
-      );
-    } catch (err) {
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue #${p.queueId} does not exist (it was deleted).`);
-      throw err;
-    }
+      ),
+    );
   }
 
   webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
@@ -447,10 +438,7 @@ async function jobsForMessages(tx: Queryable, rows: ReadyRow[], p: JobLeaseParam
   if (adopt.length === 0) return jobs;
   const { rows: bodies } = await tx.query<{ seq: number; body: string }>("SELECT seq, body FROM messages WHERE seq = ANY ($1::bigint[])", [adopt.map((a) => a.seq)]);
   const bodyOf = new Map(bodies.map((b) => [b.seq, b.body]));
-  const adopted = adopt.map((row) => ({
-    ...jobFromMessage({ message: { messageId: row.message_id, body: bodyOf.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
-    messageSeq: row.seq,
-  }));
+  const adopted = adopt.map((row) => adoptedJobOf(row, bodyOf.get(row.seq)!, p));
   // ON CONFLICT: another node adopting the same message at once; only one row is made.
   const { rows: seqs } = await tx.query<{ seq: number; id: string }>(jobInsertNewStatement, jobInsertValues(adopted));
   const made = new Map(seqs.map((s) => [s.id, s.seq]));

@@ -1,4 +1,5 @@
 /** The PostgreSQL store's statement pieces over the shared row codecs (../codecs/). */
+import { queueGone } from "../../core/errors.js";
 import type { MessageRow } from "../codecs/message-row.js";
 
 /** The order messages become ready in: every receive and lease takes them in it. */
@@ -13,4 +14,14 @@ export const messageColumns = [
 /** SQLSTATE of a foreign key violation: here, a write naming a queue deleted since it was read. */
 export function isForeignKeyViolation(err: unknown): boolean {
   return (err as { code?: unknown }).code === "23503";
+}
+
+/** Runs a write that names queue `queueName`; its foreign key violation is the queue gone (core's queueGone). */
+export async function queueMustExist<T>(queueName: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isForeignKeyViolation(err)) queueGone(queueName);
+    throw err;
+  }
 }

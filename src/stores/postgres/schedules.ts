@@ -3,12 +3,11 @@
  * = $n`), so of many nodes firing one run, one updates the row and the others change nothing. A
  * fire's update and the jobs it creates are one transaction.
  */
-import { fail } from "../../core/errors.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
 import type { Db, Queryable } from "./db.js";
-import { isForeignKeyViolation } from "./rows.js";
+import { queueMustExist } from "./rows.js";
 
 /** Creates a fire's jobs inside its transaction (jobs-store.ts). */
 export type CreateJobsInTx = (tx: Queryable, items: readonly JobCreateItem[], nowMs: number) => Promise<JobCreateResult[]>;
@@ -80,8 +79,8 @@ export class PostgresSchedules implements ScheduleStore {
   }
 
   async scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }> {
-    try {
-      return await this.db.transaction(async (tx) => {
+    return queueMustExist(p.items[0]?.job.queueName ?? "", () =>
+      this.db.transaction(async (tx) => {
         // The row lock this update takes makes a racing node's update wait, then find the version moved.
         if (!(await writeIn(tx, p.schedule, p.expectedVersion)).written) return { fired: false as const };
         const results = await this.createJobs(tx, p.items, p.nowMs);
@@ -91,10 +90,7 @@ export class PostgresSchedules implements ScheduleStore {
           await tx.query("UPDATE schedules SET record = $3 WHERE account = $1 AND name = $2", [p.schedule.account ?? "", p.schedule.name, JSON.stringify({ ...p.schedule, lastJobId })]);
         }
         return { fired: true as const, results };
-      });
-    } catch (err) {
-      if (isForeignKeyViolation(err)) fail("QueueNotFound", `Queue ${p.items[0]?.job.queueName ?? ""} does not exist (it was deleted).`);
-      throw err;
-    }
+      }),
+    );
   }
 }

@@ -13,7 +13,7 @@ import type { MessageSendCall, SendDedup, SendOutcome, SentMessage } from "../..
 import type { Db, Queryable } from "./db.js";
 import { columnArrays, insertManyQueuesStatement, insertMessages, lockGroups } from "./message-insert.js";
 import { isForeignKeyViolation } from "./rows.js";
-import { expiredRowsPerWrite } from "../../core/message-rules.js";
+import { dedupScopeOf, expiredRowsPerWrite } from "../../core/message-rules.js";
 
 
 const isPlain = (s: MessageSendCall): boolean => !s.dedup && !s.messages.some((m) => m.groupId !== undefined);
@@ -67,10 +67,6 @@ async function sendOne(db: Db, p: MessageSendCall): Promise<SentMessage[]> {
   });
 }
 
-function scopeOf(dedup: SendDedup, m: NewMessage): string {
-  return dedup.scope === "messageGroup" ? (m.groupId ?? "") : "";
-}
-
 async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMessage[], dedup: SendDedup): Promise<SentMessage[]> {
   await tx.query(
     `DELETE FROM message_dedup WHERE (queue_id, scope, dedup_id) IN
@@ -92,7 +88,7 @@ async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMes
        RETURNING seq`,
       [
         queueId,
-        claims.map((i) => scopeOf(dedup, messages[i]!)),
+        claims.map((i) => dedupScopeOf(dedup, messages[i]!)),
         claims.map((i) => messages[i]!.deduplicationId!),
         claims.map((i) => messages[i]!.messageId),
         claims.map((i) => seqs[i]!),
@@ -109,14 +105,14 @@ async function sendDeduplicated(tx: Queryable, queueId: number, messages: NewMes
     const { rows } = await tx.query<{ scope: string; dedup_id: string; message_id: string; seq: number }>(
       `SELECT d.scope, d.dedup_id, d.message_id, d.seq FROM message_dedup d JOIN unnest($2::text[], $3::text[]) AS t (scope, dedup_id)
          ON d.scope = t.scope AND d.dedup_id = t.dedup_id WHERE d.queue_id = $1`,
-      [queueId, lost.map((i) => scopeOf(dedup, messages[i]!)), lost.map((i) => messages[i]!.deduplicationId!)],
+      [queueId, lost.map((i) => dedupScopeOf(dedup, messages[i]!)), lost.map((i) => messages[i]!.deduplicationId!)],
     );
     for (const r of rows) originals.set(`${r.scope}\u0000${r.dedup_id}`, { messageId: r.message_id, seq: r.seq, duplicate: true });
   }
   const toInsert = messages.flatMap((m, i) => (m.deduplicationId === undefined || claimed.has(seqs[i]!) ? [i] : []));
   const sent = messages.map((m, i): SentMessage => {
     if (m.deduplicationId === undefined || claimed.has(seqs[i]!)) return { messageId: m.messageId, seq: seqs[i]! };
-    const original = originals.get(`${scopeOf(dedup, m)}\u0000${m.deduplicationId}`);
+    const original = originals.get(`${dedupScopeOf(dedup, m)}\u0000${m.deduplicationId}`);
     if (!original) throw new Error(`dedup id ${m.deduplicationId} neither claimed nor found`);
     return original;
   });

@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import type { NewMessage } from "../../core/message.js";
 import type { SendDedup } from "../../core/store.js";
-import { expiredRowsPerWrite } from "../../core/message-rules.js";
+import { dedupScopeOf, expiredRowsPerWrite } from "../../core/message-rules.js";
 
 export interface DedupHit {
   message_id: string;
@@ -33,21 +33,17 @@ export class SqliteDedup {
     };
   }
 
-  private static scopeOf(dedup: SendDedup, m: NewMessage): string {
-    return dedup.scope === "messageGroup" ? (m.groupId ?? "") : "";
-  }
-
   expire(queueId: number, nowMs: number): void {
     this.sql.expire.run(queueId, nowMs);
   }
 
   find(queueId: number, dedup: SendDedup, m: NewMessage): DedupHit | undefined {
     if (m.deduplicationId === undefined) return undefined;
-    return this.sql.find.get(queueId, SqliteDedup.scopeOf(dedup, m), m.deduplicationId, dedup.nowMs);
+    return this.sql.find.get(queueId, dedupScopeOf(dedup, m), m.deduplicationId, dedup.nowMs);
   }
 
   record(queueId: number, dedup: SendDedup, m: NewMessage, seq: number): void {
     if (m.deduplicationId === undefined) return;
-    this.sql.record.run(queueId, SqliteDedup.scopeOf(dedup, m), m.deduplicationId, m.messageId, seq, dedup.expiresAtMs);
+    this.sql.record.run(queueId, dedupScopeOf(dedup, m), m.deduplicationId, m.messageId, seq, dedup.expiresAtMs);
   }
 }

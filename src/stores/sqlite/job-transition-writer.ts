@@ -4,17 +4,17 @@
  * durable log with the webhook outbox rows they feed, and the children a finished parent releases
  * — and finds the jobs writes act on (a submit of the running group not yet written included).
  */
-import { SluiceError, fail } from "../../core/errors.js";
+import { SluiceError, fail, queueGone } from "../../core/errors.js";
 import { childOnParentDone } from "../../core/jobs/dependencies.js";
 import { eventSnapshotJson, webhookIdOfEvent } from "../../core/job-event-log.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, isTerminal } from "../../core/job.js";
-import { type JobTransition, type MessageEffect, actionTransition, jobFromMessage, webhookEventsOf } from "../../core/jobs/transitions.js";
+import { type JobTransition, type MessageEffect, actionTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
-import { toJob } from "../codecs/job-row.js";
+import { adoptedJobOf, toJob } from "../codecs/job-row.js";
 import { jobChangeOf, jobInputIndex, jobInsertValues, jobRowOf } from "./job-rows.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import type { RunningCounts } from "./running-counts.js";
@@ -106,10 +106,7 @@ export class JobTransitionWriter {
   jobForMessage(row: ReadyMessageRow, p: JobLeaseParams): JobRecord {
     const existing = this.findJob(row.message_id);
     if (existing) return existing;
-    const adopted = {
-      ...jobFromMessage({ message: { messageId: row.message_id, body: this.sql.messageBody.get(row.seq)!, priority: row.priority, sentAtMs: row.sent_at_ms }, queueId: p.queueId, queueName: p.queueName, nowMs: p.nowMs, ...p.adopt }),
-      messageSeq: row.seq,
-    };
+    const adopted = adoptedJobOf(row, this.sql.messageBody.get(row.seq)!, p);
     return { ...adopted, seq: this.insertJobRow(adopted) };
   }
 
@@ -200,11 +197,7 @@ export class JobTransitionWriter {
   }
 }
 
-/**
- * A write naming a queue that was deleted meanwhile (the caller held it from a cache) fails on the
- * foreign key; it is reported as QueueNotFound, which callers know how to recover from, rather
- * than as a raw SQLite error (an InternalError on the wire).
- */
+/** Runs a write that names queue `queueName`; its foreign key failure is the queue gone (core's queueGone). */
 export function queueMustExist<T>(queueName: string, write: () => T): T {
   try {
     return write();
@@ -212,8 +205,4 @@ export function queueMustExist<T>(queueName: string, write: () => T): T {
     if ((err as { code?: unknown }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") queueGone(queueName);
     throw err;
   }
-}
-
-export function queueGone(queueName: string): never {
-  fail("QueueNotFound", `Queue ${queueName} does not exist (it was deleted).`);
 }

@@ -9,10 +9,10 @@
 import type Database from "better-sqlite3";
 import { type DeferredCreate, DeferredCreates } from "./deferred-creates.js";
 import type { MessageContentCache } from "./message-content-cache.js";
-import { fail } from "../../core/errors.js";
+import { fail, queueGone } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, WebhookDelivery } from "../../core/job-store.js";
-import { type JobEventType, type JobRecord, type JobStatus, jobStatuses, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
+import { type JobEventType, type JobRecord, type JobStatus, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit } from "../../core/jobs/dependencies.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
@@ -22,10 +22,10 @@ import { RunningCounts } from "./running-counts.js";
 import { messageLostTransition, retryTransition } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { GroupCommitter } from "./group-commit.js";
-import { toJob } from "../codecs/job-row.js";
+import { jobCountsOf, toExpiredJob, toJob } from "../codecs/job-row.js";
 import { jobRowOf, jobUpdateValues } from "./job-rows.js";
 import { type JobStatements, prepareJobStatements } from "./job-statements.js";
-import { JobTransitionWriter, queueGone, queueMustExist, submittedEvents } from "./job-transition-writer.js";
+import { JobTransitionWriter, queueMustExist, submittedEvents } from "./job-transition-writer.js";
 import { LeaseMerge } from "./lease-merge.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { SqliteEventLog } from "./event-log.js";
@@ -232,9 +232,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async jobCountByStatus(p: { queueId: number }): Promise<Record<JobStatus, number>> {
-    const counts = Object.fromEntries(jobStatuses.map((s) => [s, 0])) as Record<JobStatus, number>;
-    for (const row of this.sql.countByStatus.all(p.queueId)) counts[row.status as JobStatus] = row.n;
-    return counts;
+    return jobCountsOf(this.sql.countByStatus.all(p.queueId));
   }
 
   async jobLease(p: JobLeaseParams): Promise<JobLeaseResult> {
@@ -305,9 +303,7 @@ export class SqliteJobStore implements JobStore {
 
   async jobListExpired(p: { nowMs: number; limit: number }): Promise<Array<{ id: string; queueName: string; account?: string }>> {
     const found = new Map<string, { id: string; queueName: string; account?: string }>();
-    for (const row of [...this.sql.deadlinePassed.all(p.nowMs, p.limit), ...this.sql.leaseExpired.all(p.nowMs, p.limit)]) {
-      found.set(row.id, { id: row.id, queueName: row.queue_name, ...(row.account === "" ? {} : { account: row.account }) });
-    }
+    for (const row of [...this.sql.deadlinePassed.all(p.nowMs, p.limit), ...this.sql.leaseExpired.all(p.nowMs, p.limit)]) found.set(row.id, toExpiredJob(row));
     return [...found.values()].slice(0, p.limit);
   }
 
