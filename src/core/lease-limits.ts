@@ -83,6 +83,40 @@ export function leaseHold(allowance: LeaseAllowance, tenantRetryAtMs: number | u
   return tenantCapped ? { by: "maxRunningPerTenant" } : undefined;
 }
 
+/** Whether a tenant was passed by for its cap with a job ready; when one passed by for its rate gets a token. */
+export interface TenantsHeld {
+  capped: boolean;
+  retryAtMs?: number;
+}
+
+/**
+ * One lease on a queue with limits, inside the store's write: from the running count and the
+ * stored bucket read there (after the queue's lease lock, where there is one), how many may start;
+ * then, from what started, the bucket to write back and what held the lease back.
+ */
+export class LimitedLease {
+  readonly allowance: LeaseAllowance;
+  /** The queue's bucket refilled to now (undefined: no rateLimitPerSecond). */
+  private readonly bucket: TokenBucket | undefined;
+
+  constructor(p: { wanted: number; limits: LeaseLimits | undefined; nowMs: number; running: number; storedBucket: TokenBucket | undefined }) {
+    const limits = p.limits ?? {};
+    this.bucket = limits.rateLimitPerSecond === undefined ? undefined : refillBucket(p.storedBucket, limits.rateLimitPerSecond, p.nowMs);
+    this.allowance = leaseAllowance({ wanted: p.wanted, limits, running: p.running, bucket: this.bucket });
+  }
+
+  /** Whether the store reads the running count (else it passes 0) and the stored bucket. */
+  static reads(limits: LeaseLimits | undefined): { running: boolean; bucket: boolean } {
+    return { running: limits?.maxRunning !== undefined, bucket: limits?.rateLimitPerSecond !== undefined };
+  }
+
+  /** After `started` jobs started (`short`: fewer than the lease asked for): the bucket to write, and the hold to answer. */
+  finish(started: number, short: boolean, tenants: TenantsHeld = { capped: false }): { bucket?: TokenBucket; hold?: LeaseHold } {
+    const hold = short ? leaseHold(this.allowance, tenants.retryAtMs, tenants.capped) : undefined;
+    return { bucket: this.bucket && spendTokens(this.bucket, started), hold };
+  }
+}
+
 /** Takes `started` tokens from a refilled bucket (what the lease actually started, not what it was allowed). */
 export function spendTokens(bucket: TokenBucket, started: number): TokenBucket {
   return { tokens: bucket.tokens - started, atMs: bucket.atMs };

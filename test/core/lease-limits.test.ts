@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../src/core/lease-limits.js";
+import { LimitedLease, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../src/core/lease-limits.js";
 
 describe("the token bucket (rateLimitPerSecond), on an injected time", () => {
   it("starts full, refills at the rate, never above one second's worth", () => {
@@ -36,5 +36,24 @@ describe("concurrency caps", () => {
     expect(tenantAdmits(1, { maxRunningPerTenant: 2 })).toBe(true);
     expect(tenantAdmits(2, { maxRunningPerTenant: 2 })).toBe(false);
     expect(tenantAdmits(1_000, {})).toBe(true);
+  });
+});
+
+describe("one limited lease, from what its write read", () => {
+  it("says what to read, how many may start, the bucket to write back and what held it", () => {
+    expect(LimitedLease.reads({ maxRunning: 2 })).toEqual({ running: true, bucket: false });
+    expect(LimitedLease.reads({ rateLimitPerSecond: 2 })).toEqual({ running: false, bucket: true });
+    const t0 = 3_000_000;
+    const lease = new LimitedLease({ wanted: 10, limits: { rateLimitPerSecond: 4, maxRunning: 5 }, nowMs: t0, running: 2, storedBucket: { tokens: 0, atMs: t0 - 500 } });
+    expect(lease.allowance).toEqual({ allowed: 2, limitedBy: "rateLimitPerSecond", retryAtMs: t0 });
+    expect(lease.finish(2, true)).toEqual({ bucket: { tokens: 0, atMs: t0 }, hold: { by: "rateLimitPerSecond", retryAtMs: t0 } });
+    expect(lease.finish(2, false).hold).toBeUndefined();
+  });
+
+  it("with tenants only: every wanted job may start, and a tenant's hold is the lease's", () => {
+    const lease = new LimitedLease({ wanted: 3, limits: { maxRunningPerTenant: 1 }, nowMs: 0, running: 0, storedBucket: undefined });
+    expect(lease.allowance).toEqual({ allowed: 3 });
+    expect(lease.finish(1, true, { capped: true })).toEqual({ bucket: undefined, hold: { by: "maxRunningPerTenant" } });
+    expect(lease.finish(1, true, { capped: true, retryAtMs: 7 }).hold).toEqual({ by: "rateLimitPerTenantPerSecond", retryAtMs: 7 });
   });
 });

@@ -13,7 +13,7 @@
  * Lock order, against deadlocks: the queue's lease lock first, then rows, then the event log's lock.
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
-import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, leaseHold, refillBucket, spendTokens } from "../../core/lease-limits.js";
+import { LimitedLease, TenantBuckets, type TenantsHeld, type TokenBucket, hasLeaseLimits } from "../../core/lease-limits.js";
 import { roundRobin } from "../../core/fair-rounds.js";
 import type { Queryable } from "./db.js";
 import { joinUngroupedFlow } from "./fair-flows.js";
@@ -54,22 +54,15 @@ export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; lim
  */
 export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows, labelled = false): Promise<void> {
   const before = r.leased.length;
-  const limits = p.limits ?? {};
-  let allowance: LeaseAllowance = { allowed: p.max - before };
-  let bucket: TokenBucket | undefined;
-  if (hasLeaseLimits(limits)) {
-    await lockLimitedLeases(tx, p);
-    // Statements after the lock: they see every lease that held it before.
-    const running = limits.maxRunning === undefined ? 0 : await countRunning(tx, p.queueId);
-    if (limits.rateLimitPerSecond !== undefined) {
-      const { rows } = await tx.query<{ tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = $1", [p.queueId]);
-      bucket = refillBucket(rows[0] && { tokens: rows[0].tokens, atMs: rows[0].at_ms }, limits.rateLimitPerSecond, p.nowMs);
-    }
-    allowance = leaseAllowance({ wanted: allowance.allowed, limits, running, bucket });
-  }
-  let fair: FairOutcome = { capped: false };
-  if (allowance.allowed > 0) {
-    const bounded = { ...p, max: before + allowance.allowed };
+  await lockLimitedLeases(tx, p);
+  // Statements after the lock: they see every lease that held it before.
+  const reads = LimitedLease.reads(p.limits);
+  const running = reads.running ? await countRunning(tx, p.queueId) : 0;
+  const stored = reads.bucket ? (await tx.query<TokenBucket>("SELECT tokens, at_ms AS \"atMs\" FROM job_queue_buckets WHERE queue_id = $1", [p.queueId])).rows[0] : undefined;
+  const lease = new LimitedLease({ wanted: p.max - before, limits: p.limits, nowMs: p.nowMs, running, storedBucket: stored });
+  let fair: TenantsHeld | undefined;
+  if (lease.allowance.allowed > 0) {
+    const bounded = { ...p, max: before + lease.allowance.allowed };
     if (tenants) {
       fair = await leaseFair(tx, bounded, r, leaseRows);
       // Jobs with requires have no tenant, and the fair rounds serve only those requiring nothing:
@@ -77,21 +70,14 @@ export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLease
       if (labelled && r.leased.length < bounded.max) await leasePlain(bounded, r);
     } else await leasePlain(bounded, r);
   }
+  const { bucket, hold } = lease.finish(r.leased.length - before, r.leased.length < p.max, fair);
   if (bucket) {
-    const after = spendTokens(bucket, r.leased.length - before);
     await tx.query(
       "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES ($1, $2, $3) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
-      [p.queueId, after.tokens, after.atMs],
+      [p.queueId, bucket.tokens, bucket.atMs],
     );
   }
-  const hold = r.leased.length < p.max ? leaseHold(allowance, fair.retryAtMs, fair.capped) : undefined;
   if (hold) r.limited = hold;
-}
-
-/** Whether a tenant was passed by for its cap with a job ready; when one passed by for its rate gets a token. */
-interface FairOutcome {
-  capped: boolean;
-  retryAtMs?: number;
 }
 
 async function countRunning(tx: Queryable, queueId: number): Promise<number> {
@@ -103,7 +89,7 @@ async function countRunning(tx: Queryable, queueId: number): Promise<number> {
  * Rounds over the ready tenants, least served first, one job per tenant per round, up to
  * `p.max` in `r` (a tenant at its maxRunningPerTenant, or without a token of its rate, is passed by).
  */
-async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<FairOutcome> {
+async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<TenantsHeld> {
   await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
   const rates = tenantBuckets(tx, p);
   const capped = await leaseFairRounds(tx, p, r, leaseRows, rates);

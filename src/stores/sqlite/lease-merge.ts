@@ -6,7 +6,7 @@
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
 import type { LeasedJob } from "../../core/job.js";
-import { leaseHold } from "../../core/lease-limits.js";
+import type { TenantsHeld } from "../../core/lease-limits.js";
 import { leaseTransition } from "../../core/jobs/transitions.js";
 import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferred-creates.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
@@ -47,28 +47,26 @@ export class LeaseMerge {
    */
   private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: readonly string[]): void {
     const before = r.leased.length;
-    const allowance = this.leaseLimits.allowance(p, p.max - before);
-    let capped = false;
-    let tenantRetryAtMs: number | undefined;
-    if (allowance.allowed > 0) {
+    const lease = this.leaseLimits.begin(p, p.max - before);
+    let tenants: TenantsHeld | undefined;
+    if (lease.allowance.allowed > 0) {
       if (this.leaseLimits.hasTenants(p.queueId)) {
         const nextUngrouped = classes.length === 0 ? undefined : () => this.classes.merge(p, classes, this.leaseLimits.readyUngrouped(p), 1)[0];
-        ({ capped, retryAtMs: tenantRetryAtMs } = this.leaseLimits.pickFair(
+        tenants = this.leaseLimits.pickFair(
           p,
-          allowance.allowed,
+          lease.allowance.allowed,
           (row) => {
             const n = r.leased.length;
             this.leaseRow(row, p, r);
             return r.leased.length > n;
           },
           nextUngrouped,
-        ));
+        );
       } else {
-        this.leaseReadyMerged({ ...p, max: before + allowance.allowed }, r, taken, classes);
+        this.leaseReadyMerged({ ...p, max: before + lease.allowance.allowed }, r, taken, classes);
       }
     }
-    if (allowance.bucket) this.leaseLimits.spend(p.queueId, allowance.bucket, r.leased.length - before);
-    const hold = r.leased.length < p.max ? leaseHold(allowance, tenantRetryAtMs, capped) : undefined;
+    const hold = this.leaseLimits.end(p.queueId, lease, r.leased.length - before, r.leased.length < p.max, tenants);
     if (hold) r.limited = hold;
   }
 

@@ -8,7 +8,7 @@
  */
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
-import { type LeaseAllowance, TenantBuckets, type TokenBucket, hasLeaseLimits, leaseAllowance, refillBucket, spendTokens, tenantAdmits } from "../../core/lease-limits.js";
+import { type LeaseHold, LimitedLease, TenantBuckets, type TenantsHeld, type TokenBucket, hasLeaseLimits, tenantAdmits } from "../../core/lease-limits.js";
 import type { RunningCounts } from "./running-counts.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { SqliteFairFlows } from "./fair-flows.js";
@@ -45,7 +45,7 @@ export class SqliteLeaseLimits {
           "INSERT INTO job_tenant_running (queue_id, tenant, running) SELECT ?, ?, count(*) FROM jobs INDEXED BY jobs_running_tenant WHERE queue_id = ? AND tenant = ? AND status = 'running' AND tenant IS NOT NULL RETURNING running",
         )
         .pluck(),
-      bucketGet: db.prepare<[number], { tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_queue_buckets WHERE queue_id = ?"),
+      bucketGet: db.prepare<[number], TokenBucket>("SELECT tokens, at_ms AS atMs FROM job_queue_buckets WHERE queue_id = ?"),
       bucketPut: db.prepare<[number, number, number]>(
         "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES (?, ?, ?) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
@@ -74,22 +74,19 @@ export class SqliteLeaseLimits {
     return this.fair.hasGroups(queueId);
   }
 
-  /** How many of `wanted` may start now, with the queue's bucket refilled to now (to debit after). */
-  allowance(p: JobLeaseParams, wanted: number): LeaseAllowance & { bucket?: TokenBucket } {
-    const limits = p.limits ?? {};
-    const running = limits.maxRunning === undefined ? 0 : this.running(p.queueId);
-    let bucket: TokenBucket | undefined;
-    if (limits.rateLimitPerSecond !== undefined) {
-      const row = this.sql.bucketGet.get(p.queueId);
-      bucket = refillBucket(row && { tokens: row.tokens, atMs: row.at_ms }, limits.rateLimitPerSecond, p.nowMs);
-    }
-    return { ...leaseAllowance({ wanted, limits, running, bucket }), bucket };
+  /** How many of `wanted` may start now, from the counts and the bucket as this write reads them. */
+  begin(p: JobLeaseParams, wanted: number): LimitedLease {
+    const reads = LimitedLease.reads(p.limits);
+    const running = reads.running ? this.running(p.queueId) : 0;
+    const storedBucket = reads.bucket ? this.sql.bucketGet.get(p.queueId) : undefined;
+    return new LimitedLease({ wanted, limits: p.limits, nowMs: p.nowMs, running, storedBucket });
   }
 
-  /** Debits the bucket with the jobs the lease started. */
-  spend(queueId: number, bucket: TokenBucket, started: number): void {
-    const after = spendTokens(bucket, started);
-    this.sql.bucketPut.run(queueId, after.tokens, after.atMs);
+  /** Writes the bucket after `started` jobs started; answers what held the lease back, if anything did. */
+  end(queueId: number, lease: LimitedLease, started: number, short: boolean, tenants?: TenantsHeld): LeaseHold | undefined {
+    const { bucket, hold } = lease.finish(started, short, tenants);
+    if (bucket) this.sql.bucketPut.run(queueId, bucket.tokens, bucket.atMs);
+    return hold;
   }
 
   /**
@@ -97,7 +94,7 @@ export class SqliteLeaseLimits {
    * started a job: a finished job's stale message is only deleted). Answers whether a tenant was
    * passed by for its cap while it had a job ready, and when one passed by for its rate gets a token.
    */
-  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean, nextUngrouped?: () => ReadyJobRow | undefined): { capped: boolean; retryAtMs?: number } {
+  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean, nextUngrouped?: () => ReadyJobRow | undefined): TenantsHeld {
     const ungroupedHead = nextUngrouped ?? (() => this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1));
     const rounds = this.fair.rounds(p.queueId, n, ungroupedHead() !== undefined);
     const limits = p.limits ?? {};
