@@ -170,7 +170,38 @@ export interface WebhookDelivery {
   deliveredAtMs?: number;
 }
 
-export interface JobStore {
+/** A running attempt's streamed output (JobStore extends it). */
+export interface JobOutputStore {
+  /**
+   * Appends to a running attempt's output: under a live lease (transitions.requireLiveLease, whose
+   * SluiceError it throws, nothing written), stores `chunksJson` (a JSON array of 1 or more chunks)
+   * as the attempt's chunks from `index` (the count it had) and appends one job.output event
+   * (its output column: outputColumnJson) in the same write. Answers the job (unchanged), the
+   * event and the attempt's count of chunks after it.
+   */
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }>;
+  /**
+   * The job's latest attempt's chunks from `fromIndex`, at most `limit`, each a JSON text, with the
+   * attempt's count; undefined when the job does not exist. Kept as long as the job.
+   */
+  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined>;
+}
+
+/** The webhook outbox job transitions feed (JobStore extends it). */
+export interface WebhookOutboxStore {
+  /**
+   * Pending deliveries due by `nowMs`, oldest first, each claimed (its next attempt pushed to
+   * `nowMs + claimMs`) so that a crash mid-delivery retries it later and no two dispatchers send it at once.
+   */
+  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]>;
+  /** The earliest nextAttemptAtMs of a pending delivery. */
+  webhookDeliveryNextDueAt(): Promise<number | undefined>;
+  /** Records one attempt: delivered, or failed with the next attempt time (none = give up). */
+  webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void>;
+  webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]>;
+}
+
+export interface JobStore extends JobOutputStore, WebhookOutboxStore {
   /**
    * Inserts each item's job and message, in order, all in one transaction (all or nothing). With
    * `idempotency`, first looks the key up (scoped to the job's queue): a live claim answers its job
@@ -198,19 +229,6 @@ export interface JobStore {
    */
   jobLease(p: JobLeaseParams): Promise<JobLeaseResult>;
   /**
-   * A running attempt's streamed output: under a live lease (transitions.requireLiveLease, whose
-   * SluiceError it throws, nothing written), stores `chunksJson` (a JSON array of 1 or more chunks)
-   * as the attempt's chunks from `index` (the count it had) and appends one job.output event
-   * (its output column: outputColumnJson) in the same write. Answers the job (unchanged), the
-   * event and the attempt's count of chunks after it.
-   */
-  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }>;
-  /**
-   * The job's latest attempt's chunks from `fromIndex`, at most `limit`, each a JSON text, with the
-   * attempt's count; undefined when the job does not exist. Kept as long as the job.
-   */
-  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined>;
-  /**
    * The actions, in order, in one write: each job read and changed as transitions.actionTransition
    * decides, one answer per action, in order. A batch of them is how core completes, expires or
    * cancels many jobs with one call (jobs/job-actions.ts runs a lone one).
@@ -230,15 +248,4 @@ export interface JobStore {
 
   jobQueueSettingsGet(p: { queueId: number }): Promise<JobQueueSettings | undefined>;
   jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void>;
-
-  /**
-   * Pending deliveries due by `nowMs`, oldest first, each claimed (its next attempt pushed to
-   * `nowMs + claimMs`) so that a crash mid-delivery retries it later and no two dispatchers send it at once.
-   */
-  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]>;
-  /** The earliest nextAttemptAtMs of a pending delivery. */
-  webhookDeliveryNextDueAt(): Promise<number | undefined>;
-  /** Records one attempt: delivered, or failed with the next attempt time (none = give up). */
-  webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void>;
-  webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]>;
 }

@@ -5,17 +5,17 @@
  */
 import { fail } from "../../core/errors.js";
 import { outputColumnJson } from "../../core/job-event-log.js";
-import type { JobChange } from "../../core/job-store.js";
+import type { JobChange, JobOutputStore } from "../../core/job-store.js";
 import { requireLiveLease } from "../../core/jobs/transitions.js";
 import { chunksFrom, outputLimits } from "../../core/jobs/output-chunks.js";
 import type { Db } from "./db.js";
 import { appendEvents } from "./event-log.js";
 import { type JobRow, toJob } from "../codecs/job-row.js";
 
-export class PostgresJobOutputs {
+export class PostgresJobOutputs implements JobOutputStore {
   constructor(private readonly db: Db) {}
 
-  append(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = $1 FOR UPDATE", [p.id]);
       if (!rows[0]) fail("JobNotFound", `Job ${p.id} does not exist.`);
@@ -30,7 +30,7 @@ export class PostgresJobOutputs {
     });
   }
 
-  async read(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
+  async jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
     const job = await this.db.query<{ attempt: number; total: number }>(
       "SELECT j.attempt, coalesce((SELECT o.first_index + o.count FROM job_outputs o WHERE o.job_id = j.id AND o.attempt = j.attempt ORDER BY o.first_index DESC LIMIT 1), 0) AS total FROM jobs j WHERE j.id = $1",
       [p.id],

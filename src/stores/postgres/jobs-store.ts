@@ -6,7 +6,6 @@
  * another node is changing is passed by, never waited for), every other transition locks its job
  * row first, and idempotency keys are claimed by a primary key.
  */
-import { PostgresJobOutputs } from "./job-outputs.js";
 import { SluiceError, fail } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type {
@@ -20,9 +19,10 @@ import type {
   JobHandoff,
   JobLeaseParams,
   JobLeaseResult,
+  JobOutputStore,
   JobStore,
   NewJob,
-  WebhookDelivery,
+  WebhookOutboxStore,
 } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit } from "../../core/jobs/dependencies.js";
@@ -42,22 +42,11 @@ import { addDependencies, childrenReleased, lockParentsOf, readParents } from ".
 
 /** The event a created job is logged with. */
 const submittedEvents: readonly JobEventType[] = ["job.queued"];
-import { type OutboxEntry, outboxClaim, outboxInsert, outboxListForJob, outboxNextDueAt, outboxRecord } from "./webhook-outbox.js";
+import { type OutboxEntry, outboxInsert } from "./webhook-outbox.js";
 
-export class PostgresJobStore implements JobStore {
-  private readonly outputs: PostgresJobOutputs;
-
-  constructor(private readonly db: Db) {
-    this.outputs = new PostgresJobOutputs(db);
-  }
-
-  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
-    return this.outputs.append(p);
-  }
-
-  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
-    return this.outputs.read(p);
-  }
+/** JobStore but streamed outputs (job-outputs.ts) and the outbox's calls (webhook-outbox.ts). */
+export class PostgresJobStore implements Omit<JobStore, keyof JobOutputStore | keyof WebhookOutboxStore> {
+  constructor(private readonly db: Db) {}
 
   /**
    * The items' jobs and messages in one transaction; then, when one was created, the handoff
@@ -201,22 +190,6 @@ export class PostgresJobStore implements JobStore {
         [p.queueId, JSON.stringify(p.settings), p.nowMs],
       ),
     );
-  }
-
-  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
-    return outboxClaim(this.db, p);
-  }
-
-  webhookDeliveryNextDueAt(): Promise<number | undefined> {
-    return outboxNextDueAt(this.db);
-  }
-
-  webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
-    return outboxRecord(this.db, p);
-  }
-
-  webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
-    return outboxListForJob(this.db, p.jobId);
   }
 
   /**

@@ -9,6 +9,8 @@ import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStat
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
+import { PostgresJobOutputs } from "./job-outputs.js";
+import { PostgresWebhookOutbox } from "./webhook-outbox.js";
 import { PostgresJobStore, createJobsInTx } from "./jobs-store.js";
 import type { PostgresNotifier } from "./notifier.js";
 import { PostgresEventLog } from "./event-log.js";
@@ -41,6 +43,8 @@ const nextVisibleStatement: NamedStatement = { name: "sluice_next_visible", text
 export class PostgresStore implements Store {
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
   private readonly jobs: PostgresJobStore;
+  private readonly outputs: PostgresJobOutputs;
+  private readonly outbox: PostgresWebhookOutbox;
   private readonly eventLog: PostgresEventLog;
   private readonly schedules: PostgresSchedules;
   private readonly batches: PostgresBatches;
@@ -55,6 +59,8 @@ export class PostgresStore implements Store {
     readonly notifier: PostgresNotifier,
   ) {
     this.jobs = new PostgresJobStore(db);
+    this.outputs = new PostgresJobOutputs(db);
+    this.outbox = new PostgresWebhookOutbox(db);
     this.eventLog = new PostgresEventLog(db);
     this.schedules = new PostgresSchedules(db, createJobsInTx);
     this.batches = new PostgresBatches(db, createJobsInTx);
@@ -294,17 +300,17 @@ export class PostgresStore implements Store {
   jobCountByStatus: Store["jobCountByStatus"] = (p) => this.jobs.jobCountByStatus(p);
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
   jobTransitionMany: Store["jobTransitionMany"] = (p) => this.jobs.jobTransitionMany(p);
-  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.jobOutputAppend(p);
-  jobOutputRead: Store["jobOutputRead"] = (p) => this.jobs.jobOutputRead(p);
+  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.outputs.jobOutputAppend(p);
+  jobOutputRead: Store["jobOutputRead"] = (p) => this.outputs.jobOutputRead(p);
   jobRetry: Store["jobRetry"] = (p) => this.jobs.jobRetry(p);
   jobListExpired: Store["jobListExpired"] = (p) => this.jobs.jobListExpired(p);
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);
   jobQueueSettingsGet: Store["jobQueueSettingsGet"] = (p) => this.jobs.jobQueueSettingsGet(p);
   jobQueueSettingsPut: Store["jobQueueSettingsPut"] = (p) => this.jobs.jobQueueSettingsPut(p);
-  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.webhookDeliveryClaim(p);
-  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
-  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
-  webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.jobs.webhookDeliveryList(p);
+  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.outbox.webhookDeliveryClaim(p);
+  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.outbox.webhookDeliveryNextDueAt();
+  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.outbox.webhookDeliveryRecord(p);
+  webhookDeliveryList: Store["webhookDeliveryList"] = (p) => this.outbox.webhookDeliveryList(p);
 
   /**
    * This node's calls one after another: the first call's candidate wins here, as the contract

@@ -4,7 +4,7 @@
  * attempt ahead, so a node that dies mid-delivery leaves them to be retried by another node after
  * the claim, and two nodes never send one row at once — and records each attempt.
  */
-import type { WebhookDelivery } from "../../core/job-store.js";
+import type { WebhookDelivery, WebhookOutboxStore } from "../../core/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import type { Db, Queryable } from "./db.js";
@@ -34,39 +34,44 @@ export async function outboxInsert(tx: Queryable, entries: readonly OutboxEntry[
   );
 }
 
-/** Due rows, oldest first, each claimed until `nowMs + claimMs`. */
-export async function outboxClaim(db: Db, p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
-  const { rows } = await db.query<OutboxRow & { due_at_ms: number }>(
-    `WITH due AS (
-       SELECT seq, next_attempt_at_ms AS due_at_ms FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= $1
-       ORDER BY next_attempt_at_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
-     UPDATE webhook_outbox o SET next_attempt_at_ms = $3 FROM due WHERE o.seq = due.seq RETURNING o.*, due.due_at_ms`,
-    [p.nowMs, p.limit, p.nowMs + p.claimMs],
-  );
-  rows.sort((a, b) => a.due_at_ms - b.due_at_ms || a.seq - b.seq);
-  // As claimed: the next attempt is the claim's end (what the row says now).
-  return rows.map(toDelivery);
-}
+/** The outbox's reads and a dispatcher's claims and attempts (JobStore's webhookDelivery* calls). */
+export class PostgresWebhookOutbox implements WebhookOutboxStore {
+  constructor(private readonly db: Db) {}
 
-export async function outboxNextDueAt(db: Db): Promise<number | undefined> {
-  const { rows } = await db.query<{ at: number | null }>("SELECT min(next_attempt_at_ms) AS at FROM webhook_outbox WHERE status = 'pending'");
-  return rows[0]?.at ?? undefined;
-}
-
-export async function outboxRecord(db: Db, p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
-  const a = deliveryAttemptOf(p);
-  await db.query(
-    `UPDATE webhook_outbox SET attempts = attempts + 1, last_attempt_at_ms = $2, last_status_code = $3, last_error = $4, status = $5,
-       next_attempt_at_ms = $6, delivered_at_ms = $7 WHERE id = $1 AND status = 'pending'`,
-    [p.id, p.nowMs, a.statusCode, a.error, a.status, a.nextAttemptAtMs, a.deliveredAtMs],
-  );
-  // A row outlives its job only to be delivered: once finished, nothing can read it any more.
-  if (a.status !== "pending") {
-    await db.query("DELETE FROM webhook_outbox o WHERE o.id = $1 AND o.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = o.job_id)", [p.id]);
+  /** Due rows, oldest first, each claimed until `nowMs + claimMs`. */
+  async webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
+    const { rows } = await this.db.query<OutboxRow & { due_at_ms: number }>(
+      `WITH due AS (
+         SELECT seq, next_attempt_at_ms AS due_at_ms FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at_ms <= $1
+         ORDER BY next_attempt_at_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_outbox o SET next_attempt_at_ms = $3 FROM due WHERE o.seq = due.seq RETURNING o.*, due.due_at_ms`,
+      [p.nowMs, p.limit, p.nowMs + p.claimMs],
+    );
+    rows.sort((a, b) => a.due_at_ms - b.due_at_ms || a.seq - b.seq);
+    // As claimed: the next attempt is the claim's end (what the row says now).
+    return rows.map(toDelivery);
   }
-}
 
-export async function outboxListForJob(db: Db, jobId: string): Promise<WebhookDelivery[]> {
-  const { rows } = await db.query<OutboxRow>("SELECT * FROM webhook_outbox WHERE job_id = $1 ORDER BY seq", [jobId]);
-  return rows.map(toDelivery);
+  async webhookDeliveryNextDueAt(): Promise<number | undefined> {
+    const { rows } = await this.db.query<{ at: number | null }>("SELECT min(next_attempt_at_ms) AS at FROM webhook_outbox WHERE status = 'pending'");
+    return rows[0]?.at ?? undefined;
+  }
+
+  async webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
+    const a = deliveryAttemptOf(p);
+    await this.db.query(
+      `UPDATE webhook_outbox SET attempts = attempts + 1, last_attempt_at_ms = $2, last_status_code = $3, last_error = $4, status = $5,
+         next_attempt_at_ms = $6, delivered_at_ms = $7 WHERE id = $1 AND status = 'pending'`,
+      [p.id, p.nowMs, a.statusCode, a.error, a.status, a.nextAttemptAtMs, a.deliveredAtMs],
+    );
+    // A row outlives its job only to be delivered: once finished, nothing can read it any more.
+    if (a.status !== "pending") {
+      await this.db.query("DELETE FROM webhook_outbox o WHERE o.id = $1 AND o.status <> 'pending' AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = o.job_id)", [p.id]);
+    }
+  }
+
+  async webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
+    const { rows } = await this.db.query<OutboxRow>("SELECT * FROM webhook_outbox WHERE job_id = $1 ORDER BY seq", [p.jobId]);
+    return rows.map(toDelivery);
+  }
 }

@@ -6,7 +6,7 @@ import { boundLimit } from "./bound-limit.js";
 import type Database from "better-sqlite3";
 import { fail } from "../../core/errors.js";
 import { eventSnapshotJson, outputColumnJson } from "../../core/job-event-log.js";
-import type { JobChange } from "../../core/job-store.js";
+import type { JobChange, JobOutputStore } from "../../core/job-store.js";
 import { requireLiveLease } from "../../core/jobs/transitions.js";
 import { chunksFrom, outputLimits } from "../../core/jobs/output-chunks.js";
 import type { SqliteEventLog } from "./event-log.js";
@@ -18,7 +18,7 @@ interface OutputRow {
   chunks: string;
 }
 
-export class SqliteJobOutputs {
+export class SqliteJobOutputs implements JobOutputStore {
   private readonly sql;
 
   constructor(
@@ -42,7 +42,7 @@ export class SqliteJobOutputs {
     };
   }
 
-  append(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
+  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
     return this.writes.run(() => {
       const job = this.writer.findJob(p.id);
       if (!job) fail("JobNotFound", `Job ${p.id} does not exist.`);
@@ -54,7 +54,7 @@ export class SqliteJobOutputs {
     });
   }
 
-  async read(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
+  async jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
     const attempt = this.sql.attempt.get(p.id);
     if (attempt === undefined) return undefined;
     const rows = this.sql.from.all(p.id, attempt, p.fromIndex - outputLimits.maxChunks, p.fromIndex, p.limit);

@@ -11,7 +11,7 @@ import { type DeferredCreate, DeferredCreates } from "./deferred-creates.js";
 import type { MessageContentCache } from "./message-content-cache.js";
 import { fail, queueGone } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
-import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobStore, WebhookDelivery } from "../../core/job-store.js";
+import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobOutputStore, JobStore, WebhookOutboxStore } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, type JobStatus, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit } from "../../core/jobs/dependencies.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
@@ -31,15 +31,18 @@ import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { SqliteEventLog } from "./event-log.js";
 import { SqliteJobOutputs } from "./job-outputs.js";
 
-export class SqliteJobStore implements JobStore {
+/** JobStore; its streamed outputs and outbox calls are those of `outputs` and `outbox`. */
+export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | keyof WebhookOutboxStore> {
   private readonly sql: JobStatements;
-  private readonly outbox: SqliteWebhookOutbox;
+  /** The outbox's calls (JobStore.webhookDelivery*); transitions feed it (JobTransitionWriter.logEvents). */
+  readonly outbox: SqliteWebhookOutbox;
   /** The durable event log: every transition's events are appended in its write (JobTransitionWriter.logEvents). */
   readonly eventLog: SqliteEventLog;
   private readonly dependencies: SqliteJobDependencies;
   private readonly writer: JobTransitionWriter;
   private readonly leases: LeaseMerge;
-  private readonly outputs: SqliteJobOutputs;
+  /** Streamed outputs (JobStore.jobOutput*). */
+  readonly outputs: SqliteJobOutputs;
   /** The group's submits not written yet (deferred-creates.ts says why). */
   private readonly deferredCreates = new DeferredCreates();
   /**
@@ -59,7 +62,7 @@ export class SqliteJobStore implements JobStore {
     messageCache?: MessageContentCache,
   ) {
     this.sql = prepareJobStatements(db);
-    this.outbox = new SqliteWebhookOutbox(db);
+    this.outbox = new SqliteWebhookOutbox(db, writes);
     this.eventLog = new SqliteEventLog(db, writes);
     this.dependencies = new SqliteJobDependencies(db);
     const counts = new RunningCounts(db, countedQueues);
@@ -273,13 +276,7 @@ export class SqliteJobStore implements JobStore {
     this.leases.leaseReady(p, r);
     return r;
   }
-  jobOutputAppend(p: { id: string; leaseToken: string; nowMs: number; chunksJson: string; count: number }): Promise<{ change: JobChange; index: number; total: number }> {
-    return this.outputs.append(p);
-  }
 
-  jobOutputRead(p: { id: string; fromIndex: number; limit: number }): Promise<{ attempt: number; chunksJson: string[]; total: number } | undefined> {
-    return this.outputs.read(p);
-  }
 
   async jobTransitionMany(p: { nowMs: number; actions: JobAction[] }): Promise<JobActionResult[]> {
     // Not beside the group's deferred submits: a cancel may name one, and must find its row.
@@ -320,22 +317,6 @@ export class SqliteJobStore implements JobStore {
 
   async jobQueueSettingsPut(p: { queueId: number; settings: JobQueueSettings; nowMs: number }): Promise<void> {
     await this.writes.run(() => queueMustExist(`#${p.queueId}`, () => this.sql.settingsPut.run(p.queueId, JSON.stringify(p.settings), p.nowMs)));
-  }
-
-  async webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
-    return this.writes.run(() => this.outbox.claim(p.nowMs, p.limit, p.claimMs));
-  }
-
-  async webhookDeliveryNextDueAt(): Promise<number | undefined> {
-    return this.outbox.nextDueAt();
-  }
-
-  async webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
-    await this.writes.run(() => this.outbox.record(p));
-  }
-
-  async webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
-    return this.outbox.listForJob(p.jobId);
   }
 
   /**

@@ -465,8 +465,8 @@ export class SqliteStore implements Store {
   // ---- jobs (jobs-store.ts) ----
   jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);
   jobGet: Store["jobGet"] = async (p) => this.settled(await this.jobs.jobGet(p));
-  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.jobOutputAppend(p);
-  jobOutputRead: Store["jobOutputRead"] = async (p) => this.settled(await this.jobs.jobOutputRead(p));
+  jobOutputAppend: Store["jobOutputAppend"] = (p) => this.jobs.outputs.jobOutputAppend(p);
+  jobOutputRead: Store["jobOutputRead"] = async (p) => this.settled(await this.jobs.outputs.jobOutputRead(p));
   jobList: Store["jobList"] = async (p) => this.settled(await this.jobs.jobList(p));
   jobCountByStatus: Store["jobCountByStatus"] = async (p) => this.settled(await this.jobs.jobCountByStatus(p));
   jobLease: Store["jobLease"] = (p) => this.jobs.jobLease(p);
@@ -476,10 +476,10 @@ export class SqliteStore implements Store {
   jobPrune: Store["jobPrune"] = (p) => this.jobs.jobPrune(p);
   jobQueueSettingsGet: Store["jobQueueSettingsGet"] = (p) => this.jobs.jobQueueSettingsGet(p);
   jobQueueSettingsPut: Store["jobQueueSettingsPut"] = (p) => this.jobs.jobQueueSettingsPut(p);
-  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.webhookDeliveryClaim(p);
-  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.webhookDeliveryNextDueAt();
-  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.webhookDeliveryRecord(p);
-  webhookDeliveryList: Store["webhookDeliveryList"] = async (p) => this.settled(await this.jobs.webhookDeliveryList(p));
+  webhookDeliveryClaim: Store["webhookDeliveryClaim"] = (p) => this.jobs.outbox.webhookDeliveryClaim(p);
+  webhookDeliveryNextDueAt: Store["webhookDeliveryNextDueAt"] = () => this.jobs.outbox.webhookDeliveryNextDueAt();
+  webhookDeliveryRecord: Store["webhookDeliveryRecord"] = (p) => this.jobs.outbox.webhookDeliveryRecord(p);
+  webhookDeliveryList: Store["webhookDeliveryList"] = async (p) => this.settled(await this.jobs.outbox.webhookDeliveryList(p));
 
   // ---- the job event log (event-log.ts): no event is shown before it is on disk ----
   // The list needs no sync of its own: it stops below the first event not yet synced.

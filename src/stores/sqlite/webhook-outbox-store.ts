@@ -6,15 +6,19 @@
  * meanwhile (with its queue): pending rows outlive their job (migration 011).
  */
 import type Database from "better-sqlite3";
-import type { WebhookDelivery } from "../../core/job-store.js";
+import type { WebhookDelivery, WebhookOutboxStore } from "../../core/job-store.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import { boundLimit } from "./bound-limit.js";
+import type { GroupCommitter } from "./group-commit.js";
 
-export class SqliteWebhookOutbox {
+export class SqliteWebhookOutbox implements WebhookOutboxStore {
   private readonly sql;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly writes: GroupCommitter,
+  ) {
     this.sql = {
       insert: db.prepare(
         `INSERT INTO webhook_outbox (id, job_id, event, url, job_snapshot, status, created_at_ms, next_attempt_at_ms)
@@ -44,24 +48,28 @@ export class SqliteWebhookOutbox {
     this.sql.insert.run(id, job.id, event, job.webhook!.url, outboxSnapshotJson(job), nowMs, nowMs);
   }
 
-  /** Inside a write: due rows, each claimed until `nowMs + claimMs`. */
-  claim(nowMs: number, limit: number, claimMs: number): WebhookDelivery[] {
-    const rows = this.sql.due.all(nowMs, limit);
-    for (const row of rows) this.sql.claim.run(nowMs + claimMs, row.seq);
-    return rows.map(toDelivery);
+  /** Due rows, each claimed until `nowMs + claimMs`. */
+  webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
+    return this.writes.run(() => {
+      const rows = this.sql.due.all(p.nowMs, p.limit);
+      for (const row of rows) this.sql.claim.run(p.nowMs + p.claimMs, row.seq);
+      return rows.map(toDelivery);
+    });
   }
 
-  nextDueAt(): number | undefined {
+  async webhookDeliveryNextDueAt(): Promise<number | undefined> {
     return this.sql.nextDue.get() ?? undefined;
   }
 
-  record(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): void {
-    const attempt = deliveryAttemptOf(p);
-    this.sql.record.run({ id: p.id, nowMs: p.nowMs, ...attempt });
-    if (attempt.status !== "pending") this.sql.dropIfJobGone.run(p.id);
+  async webhookDeliveryRecord(p: { id: string; nowMs: number; delivered: boolean; statusCode?: number; error?: string; nextAttemptAtMs?: number }): Promise<void> {
+    await this.writes.run(() => {
+      const attempt = deliveryAttemptOf(p);
+      this.sql.record.run({ id: p.id, nowMs: p.nowMs, ...attempt });
+      if (attempt.status !== "pending") this.sql.dropIfJobGone.run(p.id);
+    });
   }
 
-  listForJob(jobId: string): WebhookDelivery[] {
-    return this.sql.byJob.all(jobId).map(toDelivery);
+  async webhookDeliveryList(p: { jobId: string }): Promise<WebhookDelivery[]> {
+    return this.sql.byJob.all(p.jobId).map(toDelivery);
   }
 }
