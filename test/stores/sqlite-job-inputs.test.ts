@@ -1,9 +1,10 @@
 /**
- * Where the SQLite store keeps the input of a job with requires (migration 052): in job_inputs,
- * its job row and its message's body holding '' — and read back whole wherever a job is read
- * (get, list, lease, the event log, a peek at its queue), counted in its queue's bytes as before, put back in the
- * message when it is dead-lettered, and gone with its job (pruned, or its queue deleted). A job
- * without requires is untouched.
+ * Where the SQLite store keeps a job's input: the input of a job with requires (migration 052) in
+ * job_inputs, its job row and its message's body holding ''; any other job's in its row, its
+ * message's body holding '' (kept-bodies.ts) — read back whole wherever a job or its message is
+ * read (get, list, lease, the event log, a peek, an SQS receive), counted in its queue's bytes as
+ * before, put back in the message when it is dead-lettered, and gone with its job (pruned, or its
+ * queue deleted).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { jobCaseKit } from "../../src/stores/testkit/conformance-jobs-kit.js";
 import { T0, act } from "../../src/stores/testkit/conformance-context.js";
+import { messageReceive } from "../../src/stores/testkit/one-call.js";
 import { type SqliteStore, openSqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 
 const dirs: string[] = [];
@@ -30,7 +32,7 @@ function open(): { store: SqliteStore; raw: Database.Database } {
   return { store, raw: new Database(filename, { readonly: true }) };
 }
 
-describe("the input of a job with requires (SQLite)", () => {
+describe("where a job's input is kept (SQLite)", () => {
   it("is kept off the job's rows, read back whole, and counted in its queue's bytes", async () => {
     const { store, raw } = open();
     const kit = jobCaseKit(() => store);
@@ -44,7 +46,7 @@ describe("the input of a job with requires (SQLite)", () => {
     expect(rowInput.get(classed.id)).toBe("");
     expect(raw.prepare("SELECT input FROM job_inputs").pluck().all()).toEqual([input]);
     const message = raw.prepare<[string], { body: string; body_bytes: number | null }>("SELECT body, body_bytes FROM messages WHERE message_id = ?");
-    expect(message.get(plain.id)).toEqual({ body: input, body_bytes: null });
+    expect(message.get(plain.id)).toEqual({ body: "", body_bytes: Buffer.byteLength(input) });
     expect(message.get(classed.id)).toEqual({ body: "", body_bytes: Buffer.byteLength(input) });
     const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
     expect(bytes.get(q.id)).toBe(2 * Buffer.byteLength(input));
@@ -83,5 +85,46 @@ describe("the input of a job with requires (SQLite)", () => {
     const { jobs } = await store.jobPrune({ nowMs: T0 + 365 * 86_400_000, limit: 10 });
     expect(jobs).toBe(1);
     expect(raw.prepare("SELECT count(*) FROM job_inputs").pluck().get()).toBe(0);
+  });
+
+  it("gives an SQS receive a job message's body from its job, and puts it back when the receive dead-letters it", async () => {
+    const { store, raw } = open();
+    const kit = jobCaseKit(() => store);
+    const q = await kit.makeQueue("plain");
+    const dlq = await kit.makeQueue("plain-dlq");
+    const input = JSON.stringify({ prompt: "ü".repeat(200) });
+    const job = (await kit.submit(q, { inputJson: input })).job;
+    const receive = (token: string) =>
+      messageReceive(store, { queueId: q.id, max: 10, nowMs: T0, visibleUntilMs: T0, minSentAtMs: 0, receiptToken: token, deadLetter: { queueId: dlq.id, maxReceiveCount: 1, sourceQueueName: "plain" } });
+
+    expect((await receive("tok-1")).messages.map((m) => [m.messageId, m.body])).toEqual([[job.id, input]]);
+    // Received once already: the next receive moves it to the dead-letter queue, body and all.
+    expect((await receive("tok-2")).messages).toEqual([]);
+    const moved = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?").get(job.id);
+    expect(moved).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
+    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
+    expect([bytes.get(q.id), bytes.get(dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
+  });
+
+  it("keeps no body in the message of a job leased in its submit's commit, and puts it back when the job is dead-lettered", async () => {
+    const { store, raw } = open();
+    const kit = jobCaseKit(() => store);
+    const q = await kit.makeQueue("handoff");
+    const dlq = await kit.makeQueue("handoff-dlq");
+    const input = JSON.stringify({ prompt: "y".repeat(400) });
+    // A lease carrying a report writes in a group commit; a submit beside it is written leased to it.
+    const first = (await kit.submit(q, { inputJson: input })).job;
+    await store.jobLease(kit.leaseParams(q, `${q.id}.tok-c`));
+    const acks = [{ kind: "complete" as const, id: first.id, leaseToken: `${q.id}.tok-c`, outputJson: '"ok"', resultTtlSeconds: 60 }];
+    const [lease, created] = await Promise.all([store.jobLease({ ...kit.leaseParams(q, `${q.id}.tok-d`), acks }), kit.submit(q, { inputJson: input })]);
+    expect(lease.acks.map((a) => a.ok)).toEqual([true]);
+    const [leased] = lease.leased;
+    expect(leased?.id).toBe(created.job.id);
+    expect(leased?.inputJson).toBe(input);
+    const message = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?");
+    expect(message.get(leased!.id)).toEqual({ queue_id: q.id, body: "", body_bytes: Buffer.byteLength(input) });
+
+    await act(store, { kind: "fail", ...kit.policy(dlq), id: leased!.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "bad input" }, retryable: false });
+    expect(message.get(leased!.id)).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
   });
 });

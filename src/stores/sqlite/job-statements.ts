@@ -55,7 +55,7 @@ export interface JobStatements {
   messageVisibleAt: Statement<[number, number]>;
   messageLease: Statement<[number, number, string, number]>;
   messageDeadLetter: Statement<[number, number, string, number]>;
-  /** As messageDeadLetter, the body put back from job_inputs (what the dead-letter queue's readers read). */
+  /** As messageDeadLetter, the body put back from the job's input (what the dead-letter queue's readers read). */
   messageDeadLetterWithBody: Statement<[number, number, string, string, number]>;
   queueExists: (queueId: number) => boolean;
 }

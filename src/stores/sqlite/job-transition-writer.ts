@@ -172,7 +172,7 @@ export class JobTransitionWriter {
     }
   }
 
-  /** `job`: the message's, if it has one (a dead-lettered message of a job with requires gets its body back from it). */
+  /** `job`: the message's, if it has one (a dead-lettered job message gets its body back from it: kept-bodies.ts). */
   applyMessageEffect(effect: MessageEffect, seq: number, nowMs: number, job?: JobRecord): void {
     switch (effect.kind) {
       case "none":
@@ -190,7 +190,7 @@ export class JobTransitionWriter {
         this.sql.messageLease.run(effect.visibleUntilMs, nowMs, effect.receiptToken, seq);
         return;
       case "deadLetter":
-        if (job?.requires !== undefined) this.sql.messageDeadLetterWithBody.run(effect.queueId, nowMs, effect.sourceQueueName, job.inputJson, seq);
+        if (job !== undefined) this.sql.messageDeadLetterWithBody.run(effect.queueId, nowMs, effect.sourceQueueName, job.inputJson, seq);
         else this.sql.messageDeadLetter.run(effect.queueId, nowMs, effect.sourceQueueName, seq);
         return;
     }

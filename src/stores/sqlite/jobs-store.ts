@@ -168,7 +168,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
       const message: NewMessage = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
       const requires = job.requires;
       messageSeq = queueMustExist(job.queueName, () =>
-        requires === undefined ? this.sql.messageInsert(job.queueId, message) : this.sql.messageInsert.classed(job.queueId, message, requirementClassOf(requires)),
+        requires === undefined ? this.sql.messageInsert.jobs(job.queueId, [message])[0]! : this.sql.messageInsert.classed(job.queueId, message, requirementClassOf(requires)),
       );
     }
     const record = newJobRecord(job, 0, messageSeq);
@@ -210,7 +210,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
         let end = i + 1;
         while (end < entries.length && entries[end]!.job.queueId === queueId) end++;
         const run = entries.slice(i, end);
-        const seqs = queueMustExist(run[0]!.job.queueName, () => this.sql.messageInsert.many(queueId, run.map((e) => e.message)));
+        const seqs = queueMustExist(run[0]!.job.queueName, () => this.sql.messageInsert.jobs(queueId, run.map((e) => e.message)));
         run.forEach((e, k) => {
           e.job.messageSeq = seqs[k]!;
           e.job.seq = this.writer.insertJobRow(e.job);
@@ -290,7 +290,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
       const change = retryTransition(job, p);
       // The old message (in the dead-letter queue, if it is still anywhere) would run the job a second time.
       if (job.messageSeq !== undefined) this.writer.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
-      const seq = job.requires === undefined ? this.sql.messageInsert(job.queueId, p.message) : this.sql.messageInsert.classed(job.queueId, p.message, requirementClassOf(job.requires));
+      const seq = job.requires === undefined ? this.sql.messageInsert.jobs(job.queueId, [p.message])[0]! : this.sql.messageInsert.classed(job.queueId, p.message, requirementClassOf(job.requires));
       const retried: JobRecord = { ...change.job, messageSeq: seq };
       this.sql.jobUpdate.run(jobUpdateValues(retried));
       this.writer.logEvents(retried, change.events, p.nowMs);

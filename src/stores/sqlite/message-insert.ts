@@ -18,9 +18,15 @@ export interface MessageInserter {
    */
   many(queueId: number, messages: readonly NewMessage[]): number[];
   /**
-   * Inserts one message already in flight, as a receive would leave it (`receive_count` 1, its
-   * receipt token, invisible until the lease ends): a job leased in the commit that submits it.
-   * Not remembered in the cache: it is received already.
+   * Inserts job messages as `many` does, each body left to its job: the job row keeps the input,
+   * so the message row holds '' and body_bytes, the size it counts for (readers put the body back
+   * from the job: kept-bodies.ts). Every later write of the row then moves a few dozen bytes, not the input.
+   */
+  jobs(queueId: number, messages: readonly NewMessage[]): number[];
+  /**
+   * Inserts one job message already in flight, as a receive would leave it (`receive_count` 1,
+   * its receipt token, invisible until the lease ends): a job leased in the commit that submits
+   * it. Its body is left to its job, as `jobs` does. Not remembered in the cache: it is received already.
    */
   leased(queueId: number, m: NewMessage, lease: InsertedLease): number;
   /**
@@ -42,6 +48,7 @@ export interface InsertedLease {
 const columns = `queue_id, message_id, body, attributes, system_attributes, body_md5,
     attributes_md5, system_attributes_md5, sent_at_ms, visible_at_ms, priority, group_id, dedup_id, sender_id`;
 const rowMarks = `(${marks(14)})`;
+const keptRowMarks = `(${marks(15)})`;
 /** Rows per multi-row INSERT: SQS's batch limit, so a batch send is one statement. */
 const rowsPerStatement = limits.batchEntriesMax;
 
@@ -53,16 +60,23 @@ const rowsPerStatement = limits.batchEntriesMax;
 export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, cache?: MessageContentCache): MessageInserter {
   const statementFor = sizedStatements(db, (rows) => `INSERT INTO messages (${columns}) VALUES ${Array(rows).fill(rowMarks).join(", ")}`);
 
-  /** Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive seqs. */
-  const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[]): void => {
+  const keptStatementFor = sizedStatements(db, (rows) => `INSERT INTO messages (${columns}, body_bytes) VALUES ${Array(rows).fill(keptRowMarks).join(", ")}`);
+
+  /**
+   * Inserts up to rowsPerStatement messages; AUTOINCREMENT gives one statement's rows consecutive
+   * seqs. `bodyKept`: job messages, their bodies left to their jobs (`jobs`).
+   */
+  const insertChunk = (queueId: number, messages: readonly NewMessage[], seqs: number[], bodyKept: boolean): void => {
     const params: unknown[] = [];
     let bytes = 0;
     for (const m of messages) {
       checkPriority(m.priority);
-      pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, m.visibleAtMs);
-      bytes += Buffer.byteLength(m.body);
+      const size = Buffer.byteLength(m.body);
+      pushRowValues(params, queueId, rowContentOf(m, bodyKept), m.sentAtMs, m.visibleAtMs);
+      if (bodyKept) params.push(size);
+      bytes += size;
     }
-    const last = Number(statementFor(messages.length).run(...params).lastInsertRowid);
+    const last = Number((bodyKept ? keptStatementFor : statementFor)(messages.length).run(...params).lastInsertRowid);
     counts.added(queueId, messages.length, bytes);
     const first = last - messages.length + 1;
     messages.forEach((m, i) => {
@@ -72,21 +86,24 @@ export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, 
     });
   };
 
-  const many = (queueId: number, messages: readonly NewMessage[]): number[] => {
+  const inChunks = (queueId: number, messages: readonly NewMessage[], bodyKept: boolean): number[] => {
     const seqs: number[] = [];
-    for (let i = 0; i < messages.length; i += rowsPerStatement) insertChunk(queueId, messages.slice(i, i + rowsPerStatement), seqs);
+    for (let i = 0; i < messages.length; i += rowsPerStatement) insertChunk(queueId, messages.slice(i, i + rowsPerStatement), seqs, bodyKept);
     return seqs;
   };
+  const many = (queueId: number, messages: readonly NewMessage[]): number[] => inChunks(queueId, messages, false);
+  const jobs = (queueId: number, messages: readonly NewMessage[]): number[] => inChunks(queueId, messages, true);
   const one = (queueId: number, m: NewMessage): number => many(queueId, [m])[0]!;
 
-  const leasedStatement = db.prepare(`INSERT INTO messages (${columns}, receive_count, first_received_at_ms, receipt_token) VALUES (${marks(17)})`);
+  const leasedStatement = db.prepare(`INSERT INTO messages (${columns}, body_bytes, receive_count, first_received_at_ms, receipt_token) VALUES (${marks(18)})`);
   const leased = (queueId: number, m: NewMessage, lease: InsertedLease): number => {
     checkPriority(m.priority);
+    const size = Buffer.byteLength(m.body);
     const params: unknown[] = [];
-    pushRowValues(params, queueId, rowContentOf(m), m.sentAtMs, lease.visibleUntilMs);
-    params.push(1, lease.receivedAtMs, lease.receiptToken);
+    pushRowValues(params, queueId, rowContentOf(m, true), m.sentAtMs, lease.visibleUntilMs);
+    params.push(size, 1, lease.receivedAtMs, lease.receiptToken);
     const seq = Number(leasedStatement.run(...params).lastInsertRowid);
-    counts.added(queueId, 1, Buffer.byteLength(m.body));
+    counts.added(queueId, 1, size);
     return seq;
   };
   const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class, body_bytes) VALUES (${marks(16)})`);
@@ -94,14 +111,14 @@ export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, 
     checkPriority(m.priority);
     const bytes = Buffer.byteLength(m.body);
     const params: unknown[] = [];
-    pushRowValues(params, queueId, { ...rowContentOf(m), body: "" }, m.sentAtMs, m.visibleAtMs);
+    pushRowValues(params, queueId, rowContentOf(m, true), m.sentAtMs, m.visibleAtMs);
     params.push(requirementClass, bytes);
     const seq = Number(classedStatement.run(...params).lastInsertRowid);
     counts.added(queueId, 1, bytes);
     cache?.remember(seq, contentOf(m), queueId);
     return seq;
   };
-  return Object.assign(one, { many, leased, classed });
+  return Object.assign(one, { many, jobs, leased, classed });
 }
 
 /** The columns an INSERT sets once, as the row holds them. */
@@ -115,10 +132,11 @@ function pushRowValues(out: unknown[], queueId: number, c: RowContent, sentAtMs:
   out.push(queueId, c.message_id, c.body, c.attributes, c.system_attributes, c.body_md5, c.attributes_md5, c.system_attributes_md5, sentAtMs, visibleAtMs, c.priority, c.group_id, c.dedup_id, c.sender_id);
 }
 
-function rowContentOf(m: NewMessage): RowContent {
+/** `bodyKept`: the body is left to the message's job, the row holds ''. */
+function rowContentOf(m: NewMessage, bodyKept = false): RowContent {
   return {
     message_id: m.messageId,
-    body: m.body,
+    body: bodyKept ? "" : m.body,
     attributes: attributesToJson(m.attributes),
     system_attributes: attributesToJson(m.systemAttributes),
     body_md5: m.bodyMd5,

@@ -13,6 +13,7 @@ import { limits } from "../../core/limits.js";
 import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
+import { keptBodySql } from "./kept-bodies.js";
 import { type MessageContent, type MessageContentCache, type MessageState, messageOf } from "./message-content-cache.js";
 import type { MessageRow } from "../codecs/message-row.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
@@ -94,9 +95,12 @@ export class SqliteReceiver {
         `UPDATE messages SET visible_at_ms = ?, receive_count = receive_count + 1,
            first_received_at_ms = coalesce(first_received_at_ms, ?), received_at_ms = ?, receipt_token = ? WHERE seq = ?`,
       ),
+      // A job message's body is put back from its job (kept-bodies.ts): the dead-letter queue's
+      // readers may outlive the job.
       deadLetter: db.prepare<[number, number, string, number]>(
         `UPDATE messages SET queue_id = ?, visible_at_ms = ?, receive_count = 0, first_received_at_ms = NULL,
-           receipt_token = NULL, dead_letter_source = ? WHERE seq = ?`,
+           receipt_token = NULL, dead_letter_source = ?,
+           body = CASE WHEN body_bytes IS NULL THEN body ELSE coalesce(${keptBodySql("messages")}, body) END, body_bytes = NULL WHERE seq = ?`,
       ),
       attemptGet: db.prepare<[number, string, number], { receipt_token: string; seqs: string }>(
         "SELECT receipt_token, seqs FROM receive_attempts WHERE queue_id = ? AND attempt_id = ? AND expires_at_ms > ?",

@@ -19,6 +19,7 @@ import { SqliteSchedules } from "./schedules-store.js";
 import { SqliteBatches } from "./batches-store.js";
 import { SqliteBlobs } from "./blobs-store.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { prepareKeptBody } from "./kept-bodies.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { mergeLimit, mergeVisible, visibleParts } from "./visible-order.js";
@@ -105,6 +106,8 @@ export class SqliteStore implements Store {
   private readonly syncer: WalSyncer | undefined;
   private readonly shared: SharedFile;
   private readonly receiver: SqliteReceiver;
+  /** Puts a job message's body back from its job (kept-bodies.ts). */
+  private readonly keptBody: ReturnType<typeof prepareKeptBody>;
   private readonly dedup: SqliteDedup;
   private readonly moveTasks: SqliteMoveTasks;
   /** Jobs and the webhook outbox (jobs-store.ts); the methods below delegate to it. */
@@ -171,7 +174,9 @@ export class SqliteStore implements Store {
         WHERE seq IN (${marks(n)}) AND +queue_id = ? AND (? IS NULL OR receipt_token = ?) AND (? IS NULL OR visible_at_ms > ?)`,
     );
     this.keptCounts = new KeptCounts(this.db);
-    this.receiver = new SqliteReceiver(this.db, toMessage, this.keptCounts, this.messageCache);
+    const keptBody = prepareKeptBody(this.db);
+    this.keptBody = keptBody;
+    this.receiver = new SqliteReceiver(this.db, (row) => toMessage(keptBody(row)), this.keptCounts, this.messageCache);
     this.dedup = new SqliteDedup(this.db);
     this.counts = new SqliteQueueCounts(this.db, this.keptCounts);
     this.moveTasks = new SqliteMoveTasks(this.db, this.keptCounts);
@@ -227,8 +232,6 @@ export class SqliteStore implements Store {
           `SELECT * FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND sent_at_ms >= ? ORDER BY visible_at_ms, seq ${boundLimit()}`,
         ),
       ),
-      // The body of a message that keeps it in job_inputs (message-insert.ts: classed): its job's input.
-      keptBody: db.prepare<[string], string>("SELECT i.input FROM jobs j JOIN job_inputs i ON i.seq = j.seq WHERE j.id = ?").pluck(),
       messageNextVisible: db
         .prepare<[number, number, number, number], number | null>(
           `SELECT min(v) FROM (${visibleParts
@@ -408,8 +411,7 @@ export class SqliteStore implements Store {
   async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
     const [common, other] = this.sql.messagePeek.map((peek) => peek.all(p.queueId, p.minSentAtMs, p.limit));
     const rows = mergeVisible(common!, other!, mergeLimit(p.limit));
-    for (const row of rows) if (row.body_bytes !== null) row.body = this.sql.keptBody.get(row.message_id) ?? row.body;
-    return this.settled(rows.map(toMessage));
+    return this.settled(rows.map((row) => toMessage(this.keptBody(row))));
   }
 
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
