@@ -4,6 +4,32 @@
  * SQS's fair receive (receive.ts) and job leases between tenants (limited-lease.ts).
  */
 import type { Queryable } from "./db.js";
+import { readyOrder } from "./rows.js";
+
+/**
+ * Whether the flow `g` (a message_groups row) has a message ready: the ungrouped flow '' one
+ * requiring nothing, a group one of its own. Parameters: $1 queue, $2 now, $3 oldest sent time kept.
+ */
+export const flowReady = `((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
+    OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))`;
+
+/** The first ready messages of each flow (`each[i]` of `flows[i]` at most), in ready order, one list per flow. */
+export async function readyInFlows<R>(tx: Queryable, p: { queueId: number; nowMs: number; minSentAtMs: number }, flows: readonly string[], each: readonly number[], columns: string): Promise<R[][]> {
+  const { rows } = await tx.query<R & { flow: number }>(
+    `SELECT m.*, f.ord::int AS flow FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS f (group_id, k, ord)
+     CROSS JOIN LATERAL (
+       (SELECT ${columns} FROM messages
+        WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
+       UNION ALL
+       (SELECT ${columns} FROM messages
+        WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
+     ) m ORDER BY f.ord, m.priority DESC, m.visible_at_ms, m.seq`,
+    [p.queueId, flows, each, p.nowMs, p.minSentAtMs],
+  );
+  const perFlow: R[][] = flows.map(() => []);
+  for (const row of rows) perFlow[row.flow - 1]!.push(row);
+  return perFlow;
+}
 
 /** Whether the queue has message groups (a job queue's tenants): its receives and leases then share it fairly. */
 export async function queueHasGroups(q: Queryable, queueId: number): Promise<boolean> {
@@ -33,6 +59,17 @@ export async function joinUngroupedFlow(tx: Queryable, queueId: number, nowMs: n
      WHERE queue_id = $1 AND group_id = '' AND served < (SELECT min(served) FROM message_groups WHERE queue_id = $1 AND group_id > '')`,
     [queueId],
   );
+}
+
+/** Adds what a receive or lease served to each flow's count (rows updated in group order). */
+export async function addServed(tx: Queryable, queueId: number, servedBy: ReadonlyMap<string, number>): Promise<void> {
+  if (servedBy.size === 0) return;
+  const flows = [...servedBy.keys()].sort();
+  await tx.query("UPDATE message_groups SET served = served + t.n FROM unnest($2::text[], $3::bigint[]) AS t (g, n) WHERE queue_id = $1 AND group_id = t.g", [
+    queueId,
+    flows,
+    flows.map((f) => servedBy.get(f)!),
+  ]);
 }
 
 /**

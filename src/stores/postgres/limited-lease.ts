@@ -16,8 +16,7 @@ import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
 import { LimitedLease, TenantBuckets, type TenantsHeld, type TokenBucket, hasLeaseLimits } from "../../core/lease-limits.js";
 import { roundRobin } from "../../core/fair-rounds.js";
 import type { Queryable } from "./db.js";
-import { joinUngroupedFlow } from "./fair-flows.js";
-import { readyOrder } from "./rows.js";
+import { addServed, flowReady, joinUngroupedFlow, readyInFlows } from "./fair-flows.js";
 
 /** The first key of pg_advisory_xact_lock(int, int) for a queue's lease lock; the second is the queue's id. */
 const leaseLockClass = 0x511d0;
@@ -155,9 +154,7 @@ async function leaseFairRounds(
        CROSS JOIN LATERAL (SELECT count(*)::int AS running FROM jobs j WHERE j.queue_id = $1 AND j.tenant = g.group_id AND j.status = 'running' AND j.tenant IS NOT NULL) c
        WHERE g.queue_id = $1
          AND ($4::int IS NULL OR g.group_id = '' OR c.running < $4)
-         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
-           OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
-         AND g.group_id <> ALL ($6::text[])
+         AND ${flowReady} AND g.group_id <> ALL ($6::text[])
        ORDER BY g.served, g.group_id LIMIT $5 FOR NO KEY UPDATE OF g SKIP LOCKED`,
       [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted, heldBack],
     );
@@ -173,19 +170,13 @@ async function leaseFairRounds(
     if (served.length === 0) continue;
     // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
     const perFlow = Math.ceil(wanted / served.length);
-    const { rows: candidates } = await tx.query<ReadyRow & { flow: number }>(
-      `SELECT m.seq, m.message_id, m.priority, m.sent_at_ms, f.ord::int AS flow FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS f (group_id, k, ord)
-       CROSS JOIN LATERAL (
-         (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
-          WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
-         UNION ALL
-         (SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
-          WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $4 AND sent_at_ms >= $5 ORDER BY ${readyOrder} LIMIT f.k)
-       ) m ORDER BY f.ord, m.priority DESC, m.visible_at_ms, m.seq`,
-      [p.queueId, served.map((f) => f.flow), served.map((f) => Math.min(perFlow, f.room ?? perFlow)), p.nowMs, p.minSentAtMs],
+    const perTenant = await readyInFlows<ReadyRow>(
+      tx,
+      p,
+      served.map((f) => f.flow),
+      served.map((f) => Math.min(perFlow, f.room ?? perFlow)),
+      "seq, message_id, priority, sent_at_ms, visible_at_ms",
     );
-    const perTenant: ReadyRow[][] = served.map(() => []);
-    for (const c of candidates) perTenant[c.flow - 1]!.push(c);
     const chosen = roundRobin(perTenant, wanted);
     if (chosen.length === 0) return false;
     // Locked now, visibility checked again on each row's latest version: a job leased meanwhile
@@ -200,15 +191,12 @@ async function leaseFairRounds(
       r,
     );
     const servedBy = new Map<string, number>();
-    for (const c of candidates) if (started.has(c.seq)) servedBy.set(served[c.flow - 1]!.flow, (servedBy.get(served[c.flow - 1]!.flow) ?? 0) + 1);
+    perTenant.forEach((rows, i) => {
+      const n = rows.filter((c) => started.has(c.seq)).length;
+      if (n > 0) servedBy.set(served[i]!.flow, n);
+    });
     if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") rates.buckets.spend(tenant, n);
-    if (servedBy.size > 0) {
-      await tx.query("UPDATE message_groups g SET served = g.served + t.n FROM unnest($2::text[], $3::int[]) AS t (group_id, n) WHERE g.queue_id = $1 AND g.group_id = t.group_id", [
-        p.queueId,
-        [...servedBy.keys()],
-        [...servedBy.values()],
-      ]);
-    }
+    await addServed(tx, p.queueId, servedBy);
     // Every row taken leaves the ready set (leased, deleted, hidden) and another round looks again;
     // when none was (all locked or changing elsewhere), this lease is done.
     if (lockedSeqs.size - passedBy === 0) return false;

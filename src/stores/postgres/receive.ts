@@ -13,7 +13,7 @@
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import type { Db, Queryable } from "./db.js";
-import { joinUngroupedFlow, queueHasGroups } from "./fair-flows.js";
+import { addServed, flowReady, joinUngroupedFlow, queueHasGroups, readyInFlows } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
 import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import { receivePlainTogether } from "./receives-together.js";
@@ -91,20 +91,8 @@ async function receiveFair(run: ReceiveRun): Promise<void> {
   await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
   const flows = await lockReadyFlows(tx, p, false);
   if (flows.length === 0) return;
-  const { rows } = await tx.query<MessageRow & { flow: number }>(
-    `SELECT m.*, f.ord AS flow FROM unnest($2::text[]) WITH ORDINALITY AS f (group_id, ord)
-     CROSS JOIN LATERAL (
-       (SELECT * FROM messages WHERE f.group_id = '' AND queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $3 AND sent_at_ms >= $4
-        ORDER BY ${readyOrder} LIMIT $5)
-       UNION ALL
-       (SELECT * FROM messages WHERE f.group_id <> '' AND queue_id = $1 AND group_id = f.group_id AND visible_at_ms <= $3 AND sent_at_ms >= $4
-        ORDER BY ${readyOrder} LIMIT $5)
-     ) m`,
-    [p.queueId, flows, p.nowMs, p.minSentAtMs, p.max],
-  );
-  const perFlow = new Map<string, MessageRow[]>(flows.map((f) => [f, []]));
-  for (const row of rows) perFlow.get(flows[row.flow - 1]!)!.push(row);
-  for (const list of perFlow.values()) list.sort((a, b) => b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq);
+  const ready = await readyInFlows<MessageRow>(tx, p, flows, flows.map(() => p.max), "*");
+  const perFlow = new Map(flows.map((f, i) => [f, ready[i]!]));
   const rounds = new FairRounds(p.max, () => flows);
   for (let flow = rounds.next(); flow !== undefined; flow = rounds.next()) {
     const list = perFlow.get(flow)!;
@@ -132,11 +120,7 @@ async function lockReadyFlows(tx: Queryable, p: ReceiveParams, fifo: boolean): P
          AND NOT EXISTS (SELECT 1 FROM (SELECT m.visible_at_ms, m.receive_count FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3
                                         ORDER BY m.seq LIMIT ${fifoLookahead}) f WHERE f.visible_at_ms > $2 AND f.receive_count > 0)
        ORDER BY h.seq LIMIT $4 FOR UPDATE OF g SKIP LOCKED`
-    : `SELECT g.group_id FROM message_groups g
-       WHERE g.queue_id = $1
-         AND ((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
-           OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))
-       ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
+    : `SELECT g.group_id FROM message_groups g WHERE g.queue_id = $1 AND ${flowReady} ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
   const { rows } = await tx.query<{ group_id: string }>(statement, [p.queueId, p.nowMs, p.minSentAtMs, p.max]);
   return rows.map((r) => r.group_id);
 }
@@ -276,14 +260,7 @@ class ReceiveRun {
         if (row) this.messages.push(toMessage(row));
       }
     }
-    if (this.servedBy.size > 0) {
-      const groups = [...this.servedBy.keys()].sort();
-      await tx.query(
-        `UPDATE message_groups SET served = served + t.n FROM unnest($2::text[], $3::bigint[]) AS t (g, n)
-         WHERE queue_id = $1 AND group_id = t.g`,
-        [p.queueId, groups, groups.map((g) => this.servedBy.get(g)!)],
-      );
-    }
+    await addServed(tx, p.queueId, this.servedBy);
   }
 
   /**
