@@ -39,3 +39,12 @@ export interface ScheduleStore {
    */
   scheduleFire(p: { schedule: ScheduleRecord; expectedVersion: number; items: JobCreateItem[]; nowMs: number }): Promise<{ fired: false } | { fired: true; results: JobCreateResult[] }>;
 }
+
+/**
+ * The record a fire stores once its jobs are created: with `lastJobId` the last item's job (the one
+ * created, or the one its key already named). Undefined: the written record says so already.
+ */
+export function recordAfterFire(schedule: ScheduleRecord, results: readonly JobCreateResult[]): ScheduleRecord | undefined {
+  const lastJobId = results.at(-1)?.job.id;
+  return lastJobId === undefined || lastJobId === schedule.lastJobId ? undefined : { ...schedule, lastJobId };
+}

@@ -18,3 +18,10 @@ export function toBatchJobRow(r: BatchJobRowOut): BatchJobRow {
   if (r.error !== null) row.errorJson = r.error;
   return row;
 }
+
+/** A batch's lines counted by their job's status (`SELECT j.status, count(*) AS n … GROUP BY j.status`), `missing` for a pruned job. */
+export function batchJobCountsOf(rows: Iterable<{ status: string | null; n: number }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of rows) out[r.status ?? "missing"] = r.n;
+  return out;
+}

@@ -8,7 +8,7 @@ import type { BatchJobRow, BatchRecord, FileRecord } from "../../core/batches/ba
 import { isBatchDone } from "../../core/batches/batch.js";
 import type { BatchStore } from "../../core/batches/batch-store.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
-import { type BatchJobRowOut, toBatchJobRow } from "../codecs/batch-job-row.js";
+import { type BatchJobRowOut, batchJobCountsOf, toBatchJobRow } from "../codecs/batch-job-row.js";
 import type { Db, Queryable } from "./db.js";
 import { queueMustExist } from "./rows.js";
 import type { CreateJobsInTx } from "./schedules.js";
@@ -117,9 +117,7 @@ export class PostgresBatches implements BatchStore {
       "SELECT j.status, count(*)::int AS n FROM batch_jobs b LEFT JOIN jobs j ON j.id = b.job_id WHERE b.batch_id = $1 GROUP BY j.status",
       [p.batchId],
     );
-    const out: Record<string, number> = {};
-    for (const r of rows) out[r.status ?? "missing"] = r.n;
-    return out;
+    return batchJobCountsOf(rows);
   }
 
   async batchJobRows(p: { batchId: string; afterLine: number; limit: number; liveOnly?: boolean }): Promise<BatchJobRow[]> {

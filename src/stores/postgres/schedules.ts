@@ -5,7 +5,7 @@
  */
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
-import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
+import { type ScheduleStore, type ScheduleWriteResult, recordAfterFire } from "../../core/schedules/schedule-store.js";
 import type { Db, Queryable } from "./db.js";
 import { queueMustExist } from "./rows.js";
 
@@ -84,11 +84,8 @@ export class PostgresSchedules implements ScheduleStore {
         // The row lock this update takes makes a racing node's update wait, then find the version moved.
         if (!(await writeIn(tx, p.schedule, p.expectedVersion)).written) return { fired: false as const };
         const results = await this.createJobs(tx, p.items, p.nowMs);
-        // The run's job as its key names it (created now, or found): the record says which.
-        const lastJobId = results.at(-1)?.job.id;
-        if (lastJobId !== undefined && lastJobId !== p.schedule.lastJobId) {
-          await tx.query("UPDATE schedules SET record = $3 WHERE account = $1 AND name = $2", [p.schedule.account ?? "", p.schedule.name, JSON.stringify({ ...p.schedule, lastJobId })]);
-        }
+        const after = recordAfterFire(p.schedule, results);
+        if (after) await tx.query("UPDATE schedules SET record = $3 WHERE account = $1 AND name = $2", [p.schedule.account ?? "", p.schedule.name, JSON.stringify(after)]);
         return { fired: true as const, results };
       }),
     );

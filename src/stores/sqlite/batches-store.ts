@@ -8,7 +8,7 @@ import type { BatchJobRow, BatchRecord, FileRecord } from "../../core/batches/ba
 import { isBatchDone } from "../../core/batches/batch.js";
 import type { BatchStore } from "../../core/batches/batch-store.js";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
-import { type BatchJobRowOut, toBatchJobRow } from "../codecs/batch-job-row.js";
+import { type BatchJobRowOut, batchJobCountsOf, toBatchJobRow } from "../codecs/batch-job-row.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 import type { CreateJobsInWrite } from "./schedules-store.js";
@@ -117,9 +117,7 @@ export class SqliteBatches implements BatchStore {
   }
 
   async batchJobCounts(p: { batchId: string }): Promise<Record<string, number>> {
-    const out: Record<string, number> = {};
-    for (const r of this.sql.counts.all(p.batchId)) out[r.status ?? "missing"] = r.n;
-    return out;
+    return batchJobCountsOf(this.sql.counts.all(p.batchId));
   }
 
   async batchJobRows(p: { batchId: string; afterLine: number; limit: number; liveOnly?: boolean }): Promise<BatchJobRow[]> {

@@ -6,7 +6,7 @@
 import type Database from "better-sqlite3";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
-import type { ScheduleStore, ScheduleWriteResult } from "../../core/schedules/schedule-store.js";
+import { type ScheduleStore, type ScheduleWriteResult, recordAfterFire } from "../../core/schedules/schedule-store.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 
@@ -67,11 +67,8 @@ export class SqliteSchedules implements ScheduleStore {
       if (!this.writeNow(p.schedule, p.expectedVersion).written) return { fired: false as const };
       // A failed create throws: the write's savepoint takes the schedule's update back with it.
       const results = this.createJobs(p.items, p.nowMs);
-      // The run's job as its key names it (created now, or found): the record says which.
-      const lastJobId = results.at(-1)?.job.id;
-      if (lastJobId !== undefined && lastJobId !== p.schedule.lastJobId) {
-        this.sql.setRecord.run(JSON.stringify({ ...p.schedule, lastJobId }), p.schedule.account ?? "", p.schedule.name);
-      }
+      const after = recordAfterFire(p.schedule, results);
+      if (after) this.sql.setRecord.run(JSON.stringify(after), p.schedule.account ?? "", p.schedule.name);
       return { fired: true as const, results };
     });
   }
