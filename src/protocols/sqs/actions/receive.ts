@@ -1,6 +1,7 @@
 /** ReceiveMessage: long polls, system attributes, and message attributes filtered by name. */
 import { formatSequenceNumber, type MessageAttributes, type QueueRecord, type ReceivedMessage, type ReceiveInput } from "../../../core/index.js";
 import { defineAction, queueForUrl } from "../action.js";
+import { jsonString, plainJsonString } from "../json-text.js";
 import { type AttributeNameFilter, type WireAttributeValue, attributeNameFilter, encodeAttributesJson, encodeAttributesXml, selectAttributes } from "../message-attributes.js";
 import { type SqsIdentity, queueArn } from "../queue-url.js";
 import { optionalInteger, optionalString, optionalStringList, requiredString } from "../wire-input.js";
@@ -17,7 +18,7 @@ interface ReceiveRequest {
 }
 
 /** A received message, attributes still in core form (each protocol encodes binary its own way). */
-interface OutgoingMessage {
+export interface OutgoingMessage {
   messageId: string;
   receiptHandle: string;
   bodyMd5: string;
@@ -87,6 +88,31 @@ function messageJson(m: OutgoingMessage): JsonMessage {
   };
 }
 
+/** messageJson's JSON text, the same bytes, for a message whose body needs no escaping (plainJsonString). */
+function plainMessageJsonText(m: OutgoingMessage): string {
+  let text = `{"MessageId":${jsonString(m.messageId)},"ReceiptHandle":${jsonString(m.receiptHandle)},"MD5OfBody":${jsonString(m.bodyMd5)},"Body":"${m.body}"`;
+  if (m.systemAttributes !== undefined) text += `,"Attributes":${JSON.stringify(m.systemAttributes)}`;
+  if (m.attributesMd5 !== undefined) text += `,"MD5OfMessageAttributes":${jsonString(m.attributesMd5)}`;
+  if (m.attributes !== undefined) text += `,"MessageAttributes":${JSON.stringify(encodeAttributesJson(m.attributes))}`;
+  return `${text}}`;
+}
+
+/** The JSON response's value. SQS omits Messages entirely when none were received. */
+export function receiveJson(messages: readonly OutgoingMessage[]): { Messages?: JsonMessage[] } {
+  return messages.length > 0 ? { Messages: messages.map(messageJson) } : {};
+}
+
+/**
+ * JSON.stringify(receiveJson(messages)), the same bytes. Bodies are a receive's bulk: when none
+ * needs escaping they are copied in, not walked character by character; else (JSON bodies, with
+ * their quotes, are found at the first one) the response is stringified whole, as before.
+ */
+export function receiveJsonText(messages: readonly OutgoingMessage[]): string {
+  if (messages.length === 0) return "{}";
+  for (const m of messages) if (!plainJsonString(m.body)) return JSON.stringify(receiveJson(messages));
+  return `{"Messages":[${messages.map(plainMessageJsonText).join(",")}]}`;
+}
+
 function messageXml(m: OutgoingMessage): string {
   return (
     `<Message><MessageId>${escapeXml(m.messageId)}</MessageId><ReceiptHandle>${escapeXml(m.receiptHandle)}</ReceiptHandle>` +
@@ -126,7 +152,7 @@ export const receiveMessage = defineAction({
     const messages = await ctx.queues.receiveMessages(queue, input);
     return messages.map((m) => outgoing(m, queue, ctx.identity, req));
   },
-  // SQS omits Messages entirely when none were received.
-  toJson: (messages) => (messages.length > 0 ? { Messages: messages.map(messageJson) } : {}),
+  toJson: receiveJson,
+  toJsonText: receiveJsonText,
   toXml: (messages) => messages.map(messageXml).join(""),
 });
