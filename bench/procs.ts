@@ -1,7 +1,7 @@
 /** Child-process helpers: free ports, waiting for a readiness line, graceful stop, CPU time. */
 import { spawn } from "node:child_process";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
-import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
+import { accessSync, appendFileSync, constants, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { killHard, trackChild } from "./cleanup.js";
 
@@ -36,6 +36,8 @@ export async function startChild(cmd: string, args: string[], ready: RegExp, tim
   trackChild(child, opts.detached === true);
   let out = "";
   const append = (chunk: Buffer): void => {
+    // Everything a child prints, appended to this file (the output kept here is only a tail, for errors).
+    if (process.env.SLUICE_BENCH_CHILD_LOG) appendFileSync(process.env.SLUICE_BENCH_CHILD_LOG, chunk);
     out += chunk.toString("utf8");
     if (out.length > outputKeepChars) out = out.slice(-outputKeepChars);
   };

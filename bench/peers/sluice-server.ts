@@ -54,6 +54,8 @@ export async function startSluiceServer(opts: SluiceServerOptions): Promise<Slui
   // halves scavenges of the per-request garbage — measured 5–8 % more msgs/s.
   const nodeFlags: string[] = ["--max-semi-space-size=32"];
   if (opts.cpuProfDir !== undefined) nodeFlags.push("--cpu-prof", `--cpu-prof-dir=${opts.cpuProfDir}`);
+  // For looking inside a row's server (--trace-gc, --trace-deopt, an --import that samples the heap).
+  if (process.env.SLUICE_BENCH_SERVER_NODE_FLAGS) nodeFlags.push(...process.env.SLUICE_BENCH_SERVER_NODE_FLAGS.split(" "));
   // `node --import tsx` (not `npx tsx`) so the child's pid is the server itself: signals and
   // /proc CPU accounting reach the right process.
   let entryArgs: string[];
