@@ -19,7 +19,7 @@ import { QueueRecords } from "./queue-records.js";
 import { ReceiptCodec, invalidReceipt, newReceiptSecret } from "./receipt.js";
 import { checkRedrivePolicy, deadLetterTargetFor } from "./redrive.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, QueueStats, ReceiveResult, SendOutcome, Store } from "./store.js";
-import { oneAtATime } from "./turn-batch.js";
+import { oneAtATime, receiveShares } from "./turn-batch.js";
 import { firstWithDedupId, withDuplicatesInSend } from "./message-rules.js";
 import { QueueWaiters } from "./waiters.js";
 import { type AccountQuotas, type QuotaSource, checkQueueCount, checkStored, storedQuotaOf } from "./quotas.js";
@@ -541,7 +541,7 @@ export class QueueService {
         deadLetter,
         attempt: attemptId === undefined ? undefined : { attemptId, expiresAtMs: nowMs + limits.receiveAttemptWindowMs },
         waitUntilMs: deadlineMs > nowMs ? deadlineMs : undefined,
-      }, !fifo && !deadLetter);
+      }, receiveShares({ fifo, deadLetter }));
       if (deadLetteredCount > 0) {
         this.announceVisible(deadLetter!.queueId, deadLetteredCount, nowMs);
         this.observer.messagesDeadLettered?.(queue, deadLetteredCount);

@@ -1,3 +1,5 @@
+import type { MessageReceiveParams } from "./store.js";
+
 /**
  * Calls made in one turn of the event loop, handed together to one `*Many` store call: how a
  * store that pays per statement (PostgreSQL) writes a turn's sends, receives or deletes as one.
@@ -41,4 +43,29 @@ export function oneAtATime<T, R>(gather: boolean, many: (items: T[]) => Promise<
   if (!gather) return alone;
   const batch = new TurnBatch(many);
   return (item, together) => (together ? batch.add(item) : alone(item));
+}
+
+/** Whether a receive may share a statement with others: a plain one (no FIFO order, no dead-letter target to move to, no attempt to record). */
+export function receiveShares(p: Pick<MessageReceiveParams, "fifo" | "deadLetter" | "attempt">): boolean {
+  return !p.fifo && p.deadLetter === undefined && p.attempt === undefined;
+}
+
+/**
+ * A messageReceiveMany's receives as a store that pays per statement writes them: the plain ones
+ * of one queue, instant and retention bound together (in arrival order), every other alone.
+ */
+export function receivesTogether(receives: readonly MessageReceiveParams[]): { together: MessageReceiveParams[][]; alone: MessageReceiveParams[] } {
+  const together = new Map<string, MessageReceiveParams[]>();
+  const alone: MessageReceiveParams[] = [];
+  for (const p of receives) {
+    if (!receiveShares(p)) {
+      alone.push(p);
+      continue;
+    }
+    const key = `${p.queueId}:${p.nowMs}:${p.minSentAtMs}`;
+    const same = together.get(key);
+    if (same) same.push(p);
+    else together.set(key, [p]);
+  }
+  return { together: [...together.values()], alone };
 }

@@ -4,7 +4,8 @@
  * a call that may not share goes alone.
  */
 import { describe, expect, it } from "vitest";
-import { TurnBatch, oneAtATime } from "../../src/core/turn-batch.js";
+import { TurnBatch, oneAtATime, receivesTogether } from "../../src/core/turn-batch.js";
+import type { MessageReceiveParams } from "../../src/core/store.js";
 
 describe("TurnBatch", () => {
   it("hands one turn's calls to one call, in order, and answers each with its own result", async () => {
@@ -45,5 +46,27 @@ describe("TurnBatch", () => {
     const direct = oneAtATime<number, number>(false, many);
     expect(await Promise.all([direct(1, true), direct(2, true)])).toEqual([10, 20]);
     expect(calls).toEqual([[1], [2]]);
+  });
+});
+
+describe("receivesTogether", () => {
+  const receive = (queueId: number, nowMs: number, more: Partial<MessageReceiveParams> = {}): MessageReceiveParams => ({
+    queueId,
+    max: 10,
+    nowMs,
+    visibleUntilMs: nowMs + 30_000,
+    minSentAtMs: 0,
+    receiptToken: `t${queueId}.${nowMs}`,
+    ...more,
+  });
+
+  it("puts plain receives of one queue and instant together, in arrival order; FIFO and dead-lettering ones alone", () => {
+    const a1 = receive(1, 100);
+    const b = receive(2, 100);
+    const a2 = receive(1, 100);
+    const later = receive(1, 101);
+    const fifo = receive(1, 100, { fifo: true, attempt: { attemptId: "x", expiresAtMs: 1 } });
+    const dlq = receive(1, 100, { deadLetter: { queueId: 9, maxReceiveCount: 3, sourceQueueName: "q" } });
+    expect(receivesTogether([a1, b, fifo, a2, dlq, later])).toEqual({ together: [[a1, a2], [b], [later]], alone: [fifo, dlq] });
   });
 });

@@ -116,8 +116,8 @@ function tenantBuckets(tx: Queryable, p: JobLeaseParams): TenantRates | undefine
       const fresh = tenants.filter((t) => !loaded.has(t));
       if (fresh.length === 0) return;
       for (const t of fresh) loaded.add(t);
-      const { rows } = await tx.query<{ tenant: string; tokens: number; at_ms: string }>("SELECT tenant, tokens, at_ms FROM job_tenant_buckets WHERE queue_id = $1 AND tenant = ANY ($2::text[])", [p.queueId, fresh]);
-      for (const row of rows) stored.set(row.tenant, { tokens: row.tokens, atMs: Number(row.at_ms) });
+      const { rows } = await tx.query<TokenBucket & { tenant: string }>('SELECT tenant, tokens, at_ms AS "atMs" FROM job_tenant_buckets WHERE queue_id = $1 AND tenant = ANY ($2::text[])', [p.queueId, fresh]);
+      for (const { tenant, tokens, atMs } of rows) stored.set(tenant, { tokens, atMs });
     },
     async save() {
       await tx.query("DELETE FROM job_tenant_buckets WHERE queue_id = $1 AND at_ms < $2", [p.queueId, buckets.staleBeforeMs()]);

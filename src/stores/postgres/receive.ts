@@ -18,6 +18,7 @@ import { lockGroups, settleGroups } from "./message-insert.js";
 import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import { receivePlainTogether } from "./receives-together.js";
 import { FairRounds } from "../../core/fair-rounds.js";
+import { receivesTogether } from "../../core/turn-batch.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
@@ -26,23 +27,15 @@ const leaseSet = `visible_at_ms = $2, receive_count = m.receive_count + 1, first
   received_at_ms = $3, receipt_token = $4`;
 
 export async function receiveMany(db: Db, receives: readonly ReceiveParams[]): Promise<ReceiveResult[]> {
-  // The plain receives of one queue and instant: one statement.
-  const together = new Map<string, ReceiveParams[]>();
-  for (const p of receives) {
-    if (p.fifo || p.deadLetter || p.attempt) continue;
-    const key = `${p.queueId}:${p.nowMs}:${p.minSentAtMs}`;
-    const same = together.get(key);
-    if (same) same.push(p);
-    else together.set(key, [p]);
-  }
+  const { together, alone } = receivesTogether(receives);
   const answers = new Map<ReceiveParams, ReceiveResult>();
   await Promise.all([
-    ...[...together.values()].map(async (same) => {
+    ...together.map(async (same) => {
       const results = await receivePlainTogether(db, same);
       // Undefined: the queue has groups; each receive takes the transaction path.
       await Promise.all(same.map(async (p, i) => answers.set(p, results[i] ?? (await receiveInTransaction(db, p)))));
     }),
-    ...receives.filter((p) => p.fifo || p.deadLetter || p.attempt).map(async (p) => answers.set(p, await receiveInTransaction(db, p))),
+    ...alone.map(async (p) => answers.set(p, await receiveInTransaction(db, p))),
   ]);
   return receives.map((p) => answers.get(p)!);
 }

@@ -49,7 +49,7 @@ export class SqliteLeaseLimits {
       bucketPut: db.prepare<[number, number, number]>(
         "INSERT INTO job_queue_buckets (queue_id, tokens, at_ms) VALUES (?, ?, ?) ON CONFLICT (queue_id) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
-      tenantBucketGet: db.prepare<[number, string], { tokens: number; at_ms: number }>("SELECT tokens, at_ms FROM job_tenant_buckets WHERE queue_id = ? AND tenant = ?"),
+      tenantBucketGet: db.prepare<[number, string], TokenBucket>("SELECT tokens, at_ms AS atMs FROM job_tenant_buckets WHERE queue_id = ? AND tenant = ?"),
       tenantBucketPut: db.prepare<[number, string, number, number]>(
         "INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
@@ -131,10 +131,7 @@ export class SqliteLeaseLimits {
   private tenantBuckets(p: JobLeaseParams): TenantBuckets | undefined {
     const rate = p.limits?.rateLimitPerTenantPerSecond;
     if (rate === undefined) return undefined;
-    return new TenantBuckets(rate, p.nowMs, (tenant) => {
-      const row = this.sql.tenantBucketGet.get(p.queueId, tenant);
-      return row && { tokens: row.tokens, atMs: row.at_ms };
-    });
+    return new TenantBuckets(rate, p.nowMs, (tenant) => this.sql.tenantBucketGet.get(p.queueId, tenant));
   }
 
   /** The queue's running jobs: its counter row, made (by counting) the first time it is asked for. Inside the lease's write. */
