@@ -8,6 +8,7 @@ import { fail } from "../errors.js";
 import { retryDelayMs } from "./backoff.js";
 import type { JobAction, JobChange, RetryPolicy } from "../job-store.js";
 import { type JobError, type JobEventType, type JobRecord, isTerminal, waitingVisibleAtMs } from "../job.js";
+import { webhookIdOfEvent } from "../job-event-log.js";
 
 export type MessageEffect =
   | { kind: "none" }
@@ -340,4 +341,25 @@ export function webhookEventsOf(job: JobRecord, events: readonly JobEventType[])
   const wanted = job.webhook?.events;
   if (!wanted) return [];
   return events.filter((e) => (wanted as readonly string[]).includes(e));
+}
+
+/** A webhook delivery a logged event queues: the job as at the event, and its webhook-id (the event's: webhookIdOfEvent). */
+export interface NewWebhookDelivery {
+  job: JobRecord;
+  event: JobEventType;
+  id: string;
+}
+
+/** The deliveries logged changes queue: their subscribed events, each named by its log id (`eventIds`: one per event, in order). */
+export function webhookDeliveriesOf(changes: ReadonlyArray<{ job: JobRecord; events: readonly JobEventType[] }>, eventIds: readonly number[]): NewWebhookDelivery[] {
+  const out: NewWebhookDelivery[] = [];
+  let k = 0;
+  for (const { job, events } of changes) {
+    const wanted = webhookEventsOf(job, events);
+    for (const event of events) {
+      const id = eventIds[k++]!;
+      if (wanted.includes(event)) out.push({ job, event, id: webhookIdOfEvent(id) });
+    }
+  }
+  return out;
 }

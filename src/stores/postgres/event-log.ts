@@ -5,7 +5,7 @@
  * sequence alone hands out ids that concurrent transactions commit out of order). The price:
  * transactions that append events commit one after another.
  */
-import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, prunedPrefix, webhookIdOfEvent } from "../../core/job-event-log.js";
+import { type JobEventLog, type LoggedJobEvent, eventSnapshotJson, prunedPrefix } from "../../core/job-event-log.js";
 import type { JobEventType, JobRecord } from "../../core/job.js";
 import type { Db, Queryable } from "./db.js";
 import { type JobEventRow, toJobEvent } from "../codecs/job-event-row.js";
@@ -18,11 +18,8 @@ export interface EventToLog {
   events: readonly JobEventType[];
 }
 
-/**
- * Inside a transaction: appends every change's events, in order, and answers the webhook-id of
- * each event (msg_<id>), in the same order — the outbox rows for the subscribed ones use them.
- */
-export async function appendEvents(tx: Queryable, changes: readonly EventToLog[], atMs: number): Promise<string[]> {
+/** Inside a transaction: appends every change's events, in order, and answers their ids in that order. */
+export async function appendEvents(tx: Queryable, changes: readonly EventToLog[], atMs: number): Promise<number[]> {
   const jobIds: string[] = [];
   const accounts: string[] = [];
   const queues: string[] = [];
@@ -50,7 +47,7 @@ export async function appendEvents(tx: Queryable, changes: readonly EventToLog[]
      ORDER BY t.ord RETURNING id`,
     [atMs, queues, jobIds, types, snapshots, accounts, outputs],
   );
-  return rows.map((r) => webhookIdOfEvent(r.id));
+  return rows.map((r) => r.id);
 }
 
 export class PostgresEventLog implements JobEventLog {

@@ -26,7 +26,7 @@ import type {
 } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
 import { childOnSubmit } from "../../core/jobs/dependencies.js";
-import { type JobTransition, actionTransition, leaseTransition, messageLostTransition, retryTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
+import { type JobTransition, actionTransition, leaseTransition, messageLostTransition, retryTransition, webhookDeliveriesOf } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
 import { type JobRow, adoptedJobOf, jobCountsOf, toExpiredJob, toJob } from "../codecs/job-row.js";
@@ -37,12 +37,12 @@ import { mergeClassHeads, servableClassesOf, setRequirementClass } from "./requi
 import { queueMustExist, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/lease-limits.js";
 import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
-import { appendEvents } from "./event-log.js";
+import { type EventToLog, appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, readParents } from "./job-dependencies.js";
 
 /** The event a created job is logged with. */
 const submittedEvents: readonly JobEventType[] = ["job.queued"];
-import { type OutboxEntry, outboxInsert } from "./webhook-outbox.js";
+import { outboxInsert } from "./webhook-outbox.js";
 
 /** JobStore but streamed outputs (job-outputs.ts) and the outbox's calls (webhook-outbox.ts). */
 export class PostgresJobStore implements Omit<JobStore, keyof JobOutputStore | keyof WebhookOutboxStore> {
@@ -270,7 +270,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   job.seq = rows[0]!.seq;
   // A child that is still to run keeps its parents from being pruned; a waiting one is released by them.
   if (job.dependsOn !== undefined && (job.status === "waiting" || job.status === "queued")) await addDependencies(tx, job.id, job.dependsOn);
-  await appendEvents(tx, [{ job, events }], nowMs);
+  await logEvents(tx, [{ job, events }], nowMs);
   return { created: true, job };
 }
 
@@ -514,18 +514,8 @@ async function writeTransitions(tx: Queryable, planned: JobTransition[], nowMs: 
  * Appends the changes' events to the durable log and queues the webhooks their jobs subscribed
  * to, each delivery named by its event's id (the log feeds the outbox, in the same transaction).
  */
-async function logEvents(tx: Queryable, changes: readonly JobChange[], nowMs: number): Promise<void> {
-  const eventIds = await appendEvents(tx, changes, nowMs);
-  const outbox: OutboxEntry[] = [];
-  let k = 0;
-  for (const { job, events } of changes) {
-    const wanted = webhookEventsOf(job, events);
-    for (const event of events) {
-      const id = eventIds[k++]!;
-      if (wanted.includes(event)) outbox.push({ job, event, id });
-    }
-  }
-  await outboxInsert(tx, outbox, nowMs);
+async function logEvents(tx: Queryable, changes: readonly EventToLog[], nowMs: number): Promise<void> {
+  await outboxInsert(tx, webhookDeliveriesOf(changes, await appendEvents(tx, changes, nowMs)), nowMs);
 }
 
 /**

@@ -5,19 +5,12 @@
  * the claim, and two nodes never send one row at once — and records each attempt.
  */
 import type { WebhookDelivery, WebhookOutboxStore } from "../../core/job-store.js";
-import type { JobEventType, JobRecord } from "../../core/job.js";
+import type { NewWebhookDelivery } from "../../core/jobs/transitions.js";
 import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import type { Db, Queryable } from "./db.js";
 
-export interface OutboxEntry {
-  job: JobRecord;
-  event: JobEventType;
-  /** The webhook-id: its event's (event-log.ts). */
-  id: string;
-}
-
 /** Inside a job transition's transaction: one row per subscribed event, snapshotting the job. */
-export async function outboxInsert(tx: Queryable, entries: readonly OutboxEntry[], nowMs: number): Promise<void> {
+export async function outboxInsert(tx: Queryable, entries: readonly NewWebhookDelivery[], nowMs: number): Promise<void> {
   if (entries.length === 0) return;
   await tx.query(
     `INSERT INTO webhook_outbox (id, job_id, event, url, job_snapshot, status, created_at_ms, next_attempt_at_ms)

@@ -6,11 +6,11 @@
  */
 import { SluiceError, fail, queueGone } from "../../core/errors.js";
 import { childOnParentDone } from "../../core/jobs/dependencies.js";
-import { eventSnapshotJson, webhookIdOfEvent } from "../../core/job-event-log.js";
+import { eventSnapshotJson } from "../../core/job-event-log.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobLeaseParams } from "../../core/job-store.js";
 import { type JobEventType, type JobRecord, isTerminal } from "../../core/job.js";
-import { type JobTransition, type MessageEffect, actionTransition, webhookEventsOf } from "../../core/jobs/transitions.js";
+import { type JobTransition, type MessageEffect, actionTransition, webhookDeliveriesOf } from "../../core/jobs/transitions.js";
 import type { DeferredCreates } from "./deferred-creates.js";
 import type { SqliteEventLog } from "./event-log.js";
 import type { SqliteJobDependencies } from "./job-dependencies.js";
@@ -165,11 +165,8 @@ export class JobTransitionWriter {
   logEvents(job: JobRecord, events: readonly JobEventType[], nowMs: number): void {
     if (events.length === 0) return;
     const snapshot = eventSnapshotJson(job);
-    const wanted = webhookEventsOf(job, events);
-    for (const event of events) {
-      const id = this.eventLog.appendOne(job, snapshot, event, nowMs);
-      if (wanted.includes(event)) this.outbox.insert(job, event, nowMs, webhookIdOfEvent(id));
-    }
+    const ids = events.map((event) => this.eventLog.appendOne(job, snapshot, event, nowMs));
+    if (job.webhook) for (const delivery of webhookDeliveriesOf([{ job, events }], ids)) this.outbox.insert(delivery, nowMs);
   }
 
   /** `job`: the message's, if it has one (a dead-lettered job message gets its body back from it: kept-bodies.ts). */

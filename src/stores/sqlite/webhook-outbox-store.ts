@@ -7,7 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import type { WebhookDelivery, WebhookOutboxStore } from "../../core/job-store.js";
-import type { JobEventType, JobRecord } from "../../core/job.js";
+import type { NewWebhookDelivery } from "../../core/jobs/transitions.js";
 import { type OutboxRow, deliveryAttemptOf, outboxSnapshotJson, toDelivery } from "../codecs/webhook-outbox-row.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
@@ -43,8 +43,8 @@ export class SqliteWebhookOutbox implements WebhookOutboxStore {
     };
   }
 
-  /** Inside a job transition's write: one row per subscribed event, snapshotting the job; `id` is the webhook-id (webhookIdOfEvent). */
-  insert(job: JobRecord, event: JobEventType, nowMs: number, id: string): void {
+  /** Inside a job transition's write: one row per subscribed event (core's webhookDeliveriesOf), snapshotting the job. */
+  insert({ job, event, id }: NewWebhookDelivery, nowMs: number): void {
     this.sql.insert.run(id, job.id, event, job.webhook!.url, outboxSnapshotJson(job), nowMs, nowMs);
   }
 

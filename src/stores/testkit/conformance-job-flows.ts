@@ -62,7 +62,10 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     expect((await child(q, [ok.id])).job.status).toBe("queued");
     const gone = (await kit.submit(q)).job;
     await act(store(), { kind: "cancel", id: gone.id, nowMs: T0, resultTtlSeconds: 60 });
-    expect((await child(q, [gone.id])).job).toMatchObject({ status: "canceled", error: { type: "ParentCanceled" } });
+    const ended = (await child(q, [gone.id], { webhook: { url: "https://hooks.example/child", events: ["job.canceled"] } })).job;
+    expect(ended).toMatchObject({ status: "canceled", error: { type: "ParentCanceled" } });
+    // Its end is a transition like any other: the webhook it subscribed to is queued with it.
+    expect((await store().webhookDeliveryList({ jobId: ended.id })).map((d) => d.event)).toEqual(["job.canceled"]);
     const before = await store().jobCountByStatus({ queueId: q.id });
     await expectCode(child(q, ["no-such-job"]), "ValidationFailed");
     expect(await store().jobCountByStatus({ queueId: q.id })).toEqual(before);
