@@ -28,16 +28,21 @@ describe("SQLite plans for a deep backlog", async () => {
   const scans = (steps: string[]): string[] => steps.filter((s) => (/^SCAN /.test(s) && !/^SCAN (\(subquery-\d+\)|CONSTANT ROW)$/.test(s)) || /USE TEMP B-TREE/.test(s));
 
   const common = "SEARCH messages USING INDEX messages_ready_ungrouped (queue_id=? AND priority=?";
+  const classed = "SEARCH messages USING INDEX messages_ready_classed (queue_id=? AND priority=?";
   const other = "SEARCH messages USING INDEX messages_visible_other (queue_id=?";
   const shifted = "SEARCH messages USING INDEX messages_sent_shifted (queue_id=? AND sent_at_ms";
   const cases: Array<[keyof typeof queueCountsSql, string[]]> = [
     ["total", ["SEARCH queue_message_counts USING INTEGER PRIMARY KEY (rowid=?)"]],
-    ["hidden", [`${common} AND visible_at_ms>?)`, `${other} AND visible_at_ms>?)`]],
-    ["expired", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
-    ["oldestSent", [`${shifted}>?)`, `${common} AND visible_at_ms>? AND visible_at_ms<?)`, `${other} AND visible_at_ms>? AND visible_at_ms<?)`]],
+    ["hidden", [`${common} AND visible_at_ms>?)`, `${classed} AND visible_at_ms>?)`, `${other} AND visible_at_ms>?)`]],
+    ["expired", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${classed} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
+    [
+      "oldestSent",
+      [`${shifted}>?)`, `${common} AND visible_at_ms>? AND visible_at_ms<?)`, `${classed} AND visible_at_ms>? AND visible_at_ms<?)`, `${other} AND visible_at_ms>? AND visible_at_ms<?)`],
+    ],
     ["headCommon", [`${common} AND visible_at_ms<?)`]],
+    ["headClassed", [`${classed} AND visible_at_ms<?)`]],
     ["headOther", [`${other} AND visible_at_ms<?)`]],
-    ["expireSlice", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
+    ["expireSlice", [`${shifted}<?)`, `${common} AND visible_at_ms<?)`, `${classed} AND visible_at_ms<?)`, `${other} AND visible_at_ms<?)`]],
   ];
   for (const [name, searches] of cases) {
     it(`${name}: index searches, no scan`, () => {

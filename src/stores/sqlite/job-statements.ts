@@ -47,7 +47,7 @@ export interface JobStatements {
   liveJobsOfMessages: Statement<[{ queueId: number; before: number; limit: number }], unknown[]>;
   settingsPut: Statement;
   messageInsert: MessageInserter;
-  anyVisible: Statement<[number, number, number, number], number>;
+  anyVisible: Statement<number[], number>;
   ready: Statement<[number, number, number, number], ReadyMessageRow>;
   messageBody: Statement<[number], string>;
   /** Message deletes by seq, each queue's kept counts moved with them. */
@@ -119,9 +119,9 @@ export function prepareJobStatements(db: Database.Database): JobStatements {
     // Job messages are not remembered: leases read them with the job (the `ready` SELECT below).
     messageInsert: prepareMessageInsert(db, keptCounts),
     // Whether anything of the queue is visible now: one index seek per part (jobLease's shortcut).
-    // Parameters: queue id and now, once per visibility part.
+    // Parameters: queue id and now, once per visibility part (perPart).
     anyVisible: db
-      .prepare<[number, number, number, number], number>(
+      .prepare<number[], number>(
         `${visibleParts.map((part) => `SELECT 1 FROM (SELECT 1 FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND visible_at_ms <= ? LIMIT 1)`).join(" UNION ALL ")} LIMIT 1`,
       )
       .pluck(),

@@ -30,6 +30,7 @@ import { LeaseMerge } from "./lease-merge.js";
 import { SqliteWebhookOutbox } from "./webhook-outbox-store.js";
 import { SqliteEventLog } from "./event-log.js";
 import { SqliteJobOutputs } from "./job-outputs.js";
+import { perPart } from "./visible-order.js";
 
 /** JobStore; its streamed outputs and outbox calls are those of `outputs` and `outbox`. */
 export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | keyof WebhookOutboxStore> {
@@ -242,7 +243,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
     // A long poll's first try usually finds nothing when workers outnumber jobs; a one-seek probe
     // answers it outside the group commit (no savepoint, no ten-range ready query, no sync wait).
     const reports = (p.acks?.length ?? 0) > 0;
-    if (!reports && this.sql.anyVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) === undefined) return { leased: [], changes: [], acks: [] };
+    if (!reports && this.sql.anyVisible.get(...perPart(p.queueId, p.nowMs)) === undefined) return { leased: [], changes: [], acks: [] };
     const deferred: { error?: unknown } = {};
     // A worker's report: the submits its last answer set off are on their way, and the lease is
     // for them — one more I/O poll lets them into this commit (RunOptions.afterNextPoll).

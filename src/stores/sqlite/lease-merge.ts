@@ -12,7 +12,8 @@ import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferr
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
 import { type JobTransitionWriter, submittedEvents } from "./job-transition-writer.js";
 import type { SqliteLeaseLimits } from "./limited-lease.js";
-import type { SqliteRequirementClasses } from "./requirement-classes.js";
+import type { ServedClasses, SqliteRequirementClasses } from "./requirement-classes.js";
+import { perPart } from "./visible-order.js";
 
 export class LeaseMerge {
   constructor(
@@ -45,13 +46,13 @@ export class LeaseMerge {
    * A lease on a queue with limits or tenants (limited-lease.ts): as many as the limits allow now,
    * tenants' jobs in fair order; `r.limited` says what held it back with jobs ready.
    */
-  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: readonly string[]): void {
+  private leaseLimited(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: ServedClasses): void {
     const before = r.leased.length;
     const lease = this.leaseLimits.begin(p, p.max - before);
     let tenants: TenantsHeld | undefined;
     if (lease.allowance.allowed > 0) {
       if (this.leaseLimits.hasTenants(p.queueId)) {
-        const nextUngrouped = classes.length === 0 ? undefined : () => this.classes.merge(p, classes, this.leaseLimits.readyUngrouped(p), 1)[0];
+        const nextUngrouped = classes.keys.length === 0 ? undefined : () => this.classes.merge(p, classes, this.leaseLimits.readyUngrouped(p), 1)[0];
         tenants = this.leaseLimits.pickFair(
           p,
           lease.allowance.allowed,
@@ -70,12 +71,12 @@ export class LeaseMerge {
     if (hold) r.limited = hold;
   }
 
-  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: readonly string[]): void {
+  private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: ServedClasses): void {
     // Every job taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
     while (r.leased.length < p.max) {
       const wanted = p.max - r.leased.length;
       // The ten-priority ready query only if the table has anything visible (one seek says).
-      const rows = this.sql.anyVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
+      const rows = this.sql.anyVisible.get(...perPart(p.queueId, p.nowMs)) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
       const fresh = this.deferredCreates.ready(p.queueId, p.nowMs, p.minSentAtMs, wanted);
       let i = 0;
       let j = 0;

@@ -93,8 +93,8 @@ export class SqliteMoveTasks {
     // message_groups' foreign key. One seek per batch. (Without a destination, each message's
     // source is looked up by name, in this write: a deleted one is sourceUnresolved.)
     if (p.destinationQueueId !== undefined && !this.sql.queueExists(p.destinationQueueId)) return moveRefused("destinationGone");
-    const [common, other] = this.sql.movable.map((movable) => movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max));
-    const { result, moves } = planMoveBatch(mergeVisible(common!, other!, p.max), p, (name) => this.sql.queueIdByName.get(p.sourceQueueId, name));
+    const visible = this.sql.movable.map((movable) => movable.all(p.sourceQueueId, p.nowMs, p.minSentAtMs, p.max));
+    const { result, moves } = planMoveBatch(mergeVisible(visible, p.max), p, (name) => this.sql.queueIdByName.get(p.sourceQueueId, name));
     // A FIFO DLQ only ever redrives to FIFO queues (same type, checked when the task started), and
     // a FIFO redrive is a new enqueue at the back of its group, as SQS interleaves it with new sends.
     for (const [destination, rows] of moves) {

@@ -34,8 +34,6 @@ const headSql = (part: VisiblePart): string =>
   `SELECT visible_at_ms, seq, sent_at_ms FROM ${part.from}
    WHERE queue_id = @queueId AND ${part.where} AND visible_at_ms <= @now AND sent_at_ms >= @minSent ORDER BY visible_at_ms, seq LIMIT 1`;
 
-const [common, other] = visibleParts;
-
 export const queueCountsSql = {
   total: "SELECT messages FROM queue_message_counts WHERE queue_id = @queueId",
   hidden: `SELECT coalesce(sum(receive_count > 0), 0) AS inflight, coalesce(sum(receive_count = 0), 0) AS delayed FROM (
@@ -58,8 +56,9 @@ export const queueCountsSql = {
                    )
                    .join(" ")})`,
   // queueDepth's head of the queue: the message visible longest, one seek per part.
-  headCommon: headSql(common),
-  headOther: headSql(other),
+  headCommon: headSql(visibleParts[0]!),
+  headClassed: headSql(visibleParts[1]!),
+  headOther: headSql(visibleParts[2]!),
   // The oldest first; a slice reads only what it deletes. Its bytes read first, for the kept counts.
   expireSliceBytes: `SELECT total(${keptBytesSql}) FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
   expireSlice: `DELETE FROM messages WHERE seq IN (${sentBeforeSql("seq")})`,
@@ -83,8 +82,9 @@ export class SqliteQueueCounts {
       hidden: db.prepare<[{ queueId: number; now: number; minSent: number }], { inflight: number; delayed: number }>(queueCountsSql.hidden),
       expired: db.prepare<[{ queueId: number; minSent: number }], number>(queueCountsSql.expired).pluck(),
       oldestSent: db.prepare<[{ queueId: number; minSent: number; now: number }], number | null>(queueCountsSql.oldestSent).pluck(),
-      headCommon: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headCommon),
-      headOther: db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(queueCountsSql.headOther),
+      heads: [queueCountsSql.headCommon, queueCountsSql.headClassed, queueCountsSql.headOther].map((sql) =>
+        db.prepare<[{ queueId: number; now: number; minSent: number }], HeadRow>(sql),
+      ),
       expireSliceBytes: db.prepare<[{ queueId: number; before: number; limit: number }], number>(queueCountsSql.expireSliceBytes).pluck(),
       expireSlice: db.prepare<[{ queueId: number; before: number; limit: number }]>(queueCountsSql.expireSlice),
     };
@@ -105,9 +105,9 @@ export class SqliteQueueCounts {
     };
   }
 
-  /** The sent time of the message visible longest, from both visibility parts. */
+  /** The sent time of the message visible longest, from every visibility part. */
   private head(p: { queueId: number; now: number; minSent: number }): number | undefined {
-    const [first] = mergeVisible(this.sql.headCommon.all(p), this.sql.headOther.all(p), 1);
+    const [first] = mergeVisible(this.sql.heads.map((head) => head.all(p)), 1);
     return first?.sent_at_ms;
   }
 

@@ -26,6 +26,17 @@ export function readyUngroupedQuery(columns: string): string {
 }
 
 /**
+ * Ready messages of a queue that require something, every class together (such messages have no
+ * group), in receive order: what a worker serving every class of the queue may take besides the
+ * unlabelled. Parameters: queue id, now, oldest sent time kept, limit.
+ */
+export function readyClassedQuery(columns: string): string {
+  return `SELECT ${columns} FROM messages INDEXED BY messages_ready_classed
+    WHERE queue_id = ? AND ${everyPriority} AND req_class IS NOT NULL AND visible_at_ms <= ? AND sent_at_ms >= ?
+    ORDER BY priority DESC, visible_at_ms, seq ${boundLimit()}`;
+}
+
+/**
  * The first ready job messages of `classes` requirement classes together, in receive order (such
  * messages have no group): each class's head read from its index (which covers it), the heads
  * merged, and only the rows kept read from the table — one statement, not one per class.

@@ -4,17 +4,26 @@
  * of a queue are read by skipping through their index (one seek per class, never the backlog),
  * and the servable classes' heads are merged in receive order by one statement per
  * classesPerStatement classes (ready-order.ts): the heads read only the class index (it covers
- * them), and only the rows the merge keeps are read from the table.
+ * them), and only the rows the merge keeps are read from the table. A worker serving every class
+ * of the queue reads one range of the index of all classed messages instead (migration 053).
  */
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { servableClasses } from "../../core/jobs/requirements.js";
 import type { ReadyMessageRow } from "./job-statements.js";
-import { readyInClassesQuery } from "./ready-order.js";
+import { readyClassedQuery, readyInClassesQuery } from "./ready-order.js";
 import { sizedStatements } from "./sized-statements.js";
 
 /** Classes merged by one statement; a worker serving more has the statements' results merged here. */
 const classesPerStatement = 16;
+
+/** The requirement classes a lease's labels serve, and whether they are all the queue has. */
+export interface ServedClasses {
+  keys: readonly string[];
+  every: boolean;
+}
+
+const none: ServedClasses = { keys: [], every: false };
 
 /** A ready message, with its requirement class if it has one. */
 type ClassedRow = ReadyMessageRow & { req_class?: string };
@@ -41,13 +50,16 @@ export class SqliteRequirementClasses {
         )
         .pluck(),
       heads: sizedStatements<ClassedRow>(db, readyInClassesQuery),
+      classed: db.prepare<[number, number, number, number], ReadyMessageRow>(readyClassedQuery("seq, message_id, priority, sent_at_ms, visible_at_ms")),
     };
   }
 
   /** The classes of the queue the lease's labels may serve (none without labels). */
-  servable(p: JobLeaseParams): string[] {
-    if (p.labels === undefined) return [];
-    return servableClasses(this.sql.classes.all(p.queueId, p.queueId), p.labels);
+  servable(p: JobLeaseParams): ServedClasses {
+    if (p.labels === undefined) return none;
+    const all = this.sql.classes.all(p.queueId, p.queueId);
+    const keys = servableClasses(all, p.labels);
+    return { keys, every: keys.length > 0 && keys.length === all.length };
   }
 
   /**
@@ -56,11 +68,23 @@ export class SqliteRequirementClasses {
    * `wanted`; only if a class gave all it was asked for could it have had more to give, and its
    * heads are read again, `wanted` each.
    */
-  merge(p: JobLeaseParams, classes: readonly string[], unlabelled: ReadyMessageRow[], wanted: number): ReadyMessageRow[] {
+  merge(p: JobLeaseParams, served: ServedClasses, unlabelled: ReadyMessageRow[], wanted: number): ReadyMessageRow[] {
+    const classes = served.keys;
     if (classes.length === 0) return unlabelled;
+    // Serving them all, the worker may take any ready message that requires something: one range
+    // of the classed index, in the same receive order as the class heads.
+    if (served.every) return this.mergeClassed(p, unlabelled, wanted);
     const share = Math.min(wanted, Math.ceil(wanted / classes.length) + 1);
     let rows = this.mergeHeads(p, classes, unlabelled, wanted, share);
     if (share < wanted && this.someClassGaveAll(rows, share)) rows = this.mergeHeads(p, classes, unlabelled, wanted, wanted);
+    return rows;
+  }
+
+  private mergeClassed(p: JobLeaseParams, unlabelled: ReadyMessageRow[], wanted: number): ReadyMessageRow[] {
+    const classed = this.sql.classed.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
+    if (unlabelled.length === 0) return classed;
+    const rows = [...unlabelled, ...classed].sort(comesFirst);
+    if (rows.length > wanted) rows.length = wanted;
     return rows;
   }
 

@@ -22,7 +22,7 @@ import { type MessageRow, toMessage } from "../codecs/message-row.js";
 import { prepareKeptBody } from "./kept-bodies.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
-import { mergeLimit, mergeVisible, visibleParts } from "./visible-order.js";
+import { mergeLimit, mergeVisible, perPart, visibleParts } from "./visible-order.js";
 import { IdleWalTruncate } from "./idle-wal-truncate.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
@@ -186,11 +186,12 @@ export class SqliteStore implements Store {
     this.blobs = new SqliteBlobs(this.db, this.writes);
     this.workers = new SqliteWorkers(this.db, this.writes);
     const db = this.db;
-    // Through the ready index (every ungrouped message without a requirement) and the
-    // visibility index of the rest: no index lists all of a queue's messages.
+    // Through the ready indexes (every ungrouped message without a requirement; every one with)
+    // and the visibility index of the rest: no index lists all of a queue's messages.
     const allMessagesOf = `FROM messages WHERE seq IN (
            SELECT seq FROM messages INDEXED BY messages_ready_ungrouped WHERE queue_id = ? AND group_id IS NULL AND req_class IS NULL
-           UNION ALL SELECT seq FROM ${visibleParts[1].from} WHERE queue_id = ? AND ${visibleParts[1].where})`;
+           UNION ALL SELECT seq FROM messages INDEXED BY messages_ready_classed WHERE queue_id = ? AND req_class IS NOT NULL
+           UNION ALL SELECT seq FROM messages INDEXED BY messages_visible_other WHERE queue_id = ? AND group_id IS NOT NULL AND req_class IS NULL)`;
     this.sql = {
       secretInsert: db.prepare<[string, string]>("INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
       secretGet: db.prepare<[string], string>("SELECT value FROM server_secrets WHERE name = ?").pluck(),
@@ -214,8 +215,8 @@ export class SqliteStore implements Store {
       queueSetPurgedAt: db.prepare<[number, number, number]>("UPDATE queues SET purged_at_ms = ?, updated_at_ms = ? WHERE id = ?"),
       tombstoneGet: db.prepare<[string, string], number>("SELECT deleted_at_ms FROM queue_tombstones WHERE account = ? AND name = ?").pluck(),
       // Read before a purge's DELETE, for the kept counts (kept-counts.ts).
-      messagesHeldAll: db.prepare<[number, number], { messages: number; bytes: number }>(`SELECT count(*) AS messages, total(${keptBytesSql}) AS bytes ${allMessagesOf}`),
-      messagesDeleteAll: db.prepare<[number, number]>(`DELETE ${allMessagesOf}`),
+      messagesHeldAll: db.prepare<[number, number, number], { messages: number; bytes: number }>(`SELECT count(*) AS messages, total(${keptBytesSql}) AS bytes ${allMessagesOf}`),
+      messagesDeleteAll: db.prepare<[number, number, number]>(`DELETE ${allMessagesOf}`),
       messageInsert: prepareMessageInsert(db, this.keptCounts, this.messageCache),
       groupHeadVisibleAt: db.prepare<[number, string], number>(
         "SELECT visible_at_ms FROM messages INDEXED BY messages_group_seq WHERE queue_id = ? AND group_id = ? ORDER BY seq LIMIT 1",
@@ -233,7 +234,7 @@ export class SqliteStore implements Store {
         ),
       ),
       messageNextVisible: db
-        .prepare<[number, number, number, number], number | null>(
+        .prepare<number[], number | null>(
           `SELECT min(v) FROM (${visibleParts
             .map((part) => `SELECT (SELECT min(visible_at_ms) FROM ${part.from} WHERE queue_id = ? AND ${part.where} AND visible_at_ms > ?) AS v`)
             .join(" UNION ALL ")})`,
@@ -295,7 +296,7 @@ export class SqliteStore implements Store {
       if (!row) return { liveJobIds: [] };
       // Read before the delete cascades to them (jobs.queue_id ON DELETE CASCADE).
       const liveJobIds = this.sql.liveJobIds.all(p.id);
-      this.sql.messagesDeleteAll.run(p.id, p.id);
+      this.sql.messagesDeleteAll.run(p.id, p.id, p.id);
       this.messageCache.clear();
       this.sql.queueDelete.run(p.id);
       this.sql.tombstoneUpsert.run(row.account, row.name, p.nowMs);
@@ -409,13 +410,15 @@ export class SqliteStore implements Store {
   }
 
   async messagePeek(p: { queueId: number; minSentAtMs: number; limit: number }): Promise<StoredMessage[]> {
-    const [common, other] = this.sql.messagePeek.map((peek) => peek.all(p.queueId, p.minSentAtMs, p.limit));
-    const rows = mergeVisible(common!, other!, mergeLimit(p.limit));
+    const rows = mergeVisible(
+      this.sql.messagePeek.map((peek) => peek.all(p.queueId, p.minSentAtMs, p.limit)),
+      mergeLimit(p.limit),
+    );
     return this.settled(rows.map((row) => toMessage(this.keptBody(row))));
   }
 
   async messageNextVisibleAt(p: { queueId: number; nowMs: number }): Promise<number | undefined> {
-    return this.sql.messageNextVisible.get(p.queueId, p.nowMs, p.queueId, p.nowMs) ?? undefined;
+    return this.sql.messageNextVisible.get(...perPart(p.queueId, p.nowMs)) ?? undefined;
   }
 
   async messagePurge(p: { queueId: number; nowMs: number; refuseIfPurgedAfterMs?: number }): Promise<MessagesDeleted | undefined> {
@@ -427,8 +430,8 @@ export class SqliteStore implements Store {
       }
       const jobChanges = this.jobs.endJobsOfMessages({ queueId: p.queueId, beforeSentAtMs: Number.MAX_SAFE_INTEGER, nowMs: p.nowMs, reason: "purged", limit: -1 });
       this.messageCache.clear();
-      const held = this.sql.messagesHeldAll.get(p.queueId, p.queueId)!;
-      const deleted = this.sql.messagesDeleteAll.run(p.queueId, p.queueId).changes;
+      const held = this.sql.messagesHeldAll.get(p.queueId, p.queueId, p.queueId)!;
+      const deleted = this.sql.messagesDeleteAll.run(p.queueId, p.queueId, p.queueId).changes;
       this.keptCounts.removed(p.queueId, deleted, held.bytes);
       return { deleted, jobChanges };
     });

@@ -51,14 +51,35 @@ export function registerRequirementCases({ store, test }: ConformanceContext): v
     for (let i = 0; i < 20; i++) every[`k${i}`] = "y";
     const submitted = [];
     // One class holds the oldest jobs (a lease takes more of it than an even share), then the
-    // classes take turns; one job of higher priority comes first.
+    // classes take turns; one job of higher priority comes first. A class the lease does not
+    // serve sits among them: the lease merges the heads of the twenty it serves.
     for (let i = 0; i < 5; i++) submitted.push(await submit(q, { requires: { k0: "y" } }));
+    await submit(q, { requires: { k20: "y" } });
     for (let i = 0; i < 40; i++) submitted.push(await submit(q, { requires: { [`k${i % 20}`]: "y" }, ...(i === 30 ? { priority: 3 } : {}) }));
     const urgent = submitted[35]!;
     const expected = [urgent, ...submitted.filter((j) => j !== urgent)].map((j) => j.id);
     const got: string[] = [];
     for (const max of [5, 4, 7, 10, 30]) got.push(...ids(await lease(q, every, { max })));
     expect(got).toEqual(expected);
+  });
+
+  test("requires: a lease serving every class of the queue takes its jobs in receive order; they are counted, peeked and due like any", async () => {
+    const q = await kit.makeQueue("every-class");
+    const a = await submit(q, { requires: { k0: "y" } });
+    const b = await submit(q);
+    const c = await submit(q, { requires: { k1: "y" }, priority: 2 });
+    const d = await submit(q, { requires: { k1: "y" } });
+    const e = await submit(q, { priority: 2 });
+    const f = await submit(q, { requires: { k0: "y", k1: "y" } });
+    const later = await submit(q, { requires: { k0: "y" }, availableAtMs: T0 + 60_000 });
+    expect(await store().messageNextVisibleAt({ queueId: q.id, nowMs: T0 })).toBe(T0 + 60_000);
+    expect((await store().messagePeek({ queueId: q.id, minSentAtMs: 0, limit: 10 })).map((m) => m.messageId).sort()).toEqual([a, b, c, d, e, f, later].map((j) => j.id).sort());
+    const every = { k0: "y", k1: "y", zone: "b" };
+    expect(ids(await lease(q, every, { max: 3 }))).toEqual([c.id, e.id, a.id]);
+    expect(ids(await lease(q, every))).toEqual([b.id, d.id, f.id]);
+    expect(await store().queueStats({ queueId: q.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 6, delayed: 1 });
+    // The leases ran out: the jobs are ready again, in the same order, and so is the delayed one.
+    expect(ids(await lease(q, every, { nowMs: T0 + 60_000 }))).toEqual([c.id, e.id, a.id, b.id, d.id, f.id, later.id]);
   });
 
   test("requires: a retried job keeps its requirement", async () => {
