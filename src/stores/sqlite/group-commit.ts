@@ -53,6 +53,11 @@ export class GroupCommitter {
   private readonly totalChanges: Database.Statement<[], number>;
   /** Transactions committed; exposed for tests and metrics. */
   transactions = 0;
+  /**
+   * Asked before each group is written: a promise to wait for first (the WAL checkpointer's last
+   * pass before the WAL starts over: wal-checkpointer.ts), or undefined to write now.
+   */
+  holdWrites?: () => Promise<void> | undefined;
   /** Told of each commit: how long its transaction took (BEGIN to COMMIT, no fsync) and how many writes it carried. */
   onCommitted?: (commit: { seconds: number; writes: number }) => void;
   private groups = 0;
@@ -97,6 +102,12 @@ export class GroupCommitter {
       // That poll doesn't block while an immediate is pending: an idle server pays one turn.
       this.polledOnce = true;
       setImmediate(this.onImmediate);
+      return;
+    }
+    // Writes wait; the event loop doesn't: requests keep coming in and join the group.
+    const held = this.holdWrites?.();
+    if (held) {
+      void held.then(this.onImmediate);
       return;
     }
     this.flush();

@@ -23,6 +23,7 @@ import { prepareKeptBody } from "./kept-bodies.js";
 import { type QueueRow, toQueue } from "../codecs/queue-row.js";
 import { MessageContentCache, defaultMessageCacheBytes } from "./message-content-cache.js";
 import { mergeLimit, mergeVisible, perPart, visibleParts } from "./visible-order.js";
+import { WalCheckpointer, type WalCheckpointerOptions } from "./wal-checkpointer.js";
 import { IdleWalTruncate } from "./idle-wal-truncate.js";
 import { prepareMessageInsert } from "./message-insert.js";
 import { type SizedStatements, marks, sizedStatements } from "./sized-statements.js";
@@ -80,6 +81,8 @@ export interface SqliteStoreOptions {
   messageCacheBytes?: number;
   /** With pipelinedSync: how often to check whether the WAL file can be emptied (idle-wal-truncate.ts); 0: never on a timer. */
   walCheckMs?: number;
+  /** With pipelinedSync: checkpoint the WAL on a worker thread, not in COMMITs (wal-checkpointer.ts). Default on; false: SQLite's own. */
+  checkpointThread?: boolean | WalCheckpointerOptions;
   /** Told of each commit and WAL sync (the server's store metrics); not sent to a store thread. */
   telemetry?: SqliteTelemetry;
 }
@@ -132,6 +135,8 @@ export class SqliteStore implements Store {
   private readonly filename: string;
   /** Empties the WAL file when idle (pipelined-sync stores: the server's). */
   readonly walTruncate: IdleWalTruncate | undefined;
+  /** Checkpoints the WAL on a worker thread (pipelined-sync stores). */
+  readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.filename = options.filename;
@@ -160,6 +165,12 @@ export class SqliteStore implements Store {
       : undefined;
     this.writes = new GroupCommitter(this.db, this.syncer, options.commitPerCall === true);
     this.walTruncate = options.pipelinedSync ? new IdleWalTruncate(this.db, () => this.writes.group, busyTimeoutMs, options.walCheckMs) : undefined;
+    const checkpointThread = options.checkpointThread ?? true;
+    if (options.pipelinedSync && checkpointThread !== false && options.filename !== ":memory:") {
+      const checkpointer = new WalCheckpointer(this.db, options.filename, () => this.writes.group, checkpointThread === true ? {} : checkpointThread);
+      this.writes.holdWrites = () => checkpointer.holdWrites();
+      this.checkpointer = checkpointer;
+    }
     this.shared = attachSharedFile(options.filename);
     this.notifier = this.shared.notifier;
     if (options.telemetry) {
@@ -555,6 +566,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     this.walTruncate?.close();
     this.writes.close();
+    await this.checkpointer?.close();
     this.db.close();
     this.syncer?.close();
     detachSharedFile(this.filename);
