@@ -5,8 +5,9 @@
  * that submits the child or finishes a parent, and applies the verdict there.
  */
 import { fail } from "../errors.js";
-import type { NewJob } from "../job-store.js";
-import type { JobError, JobEventType, JobRecord, JobStatus, OnParentFailure } from "../job.js";
+import type { JobCreateItem, NewJob } from "../job-store.js";
+import { type JobError, type JobEventType, type JobRecord, type JobStatus, type OnParentFailure, waitingVisibleAtMs } from "../job.js";
+import type { NewMessage } from "../message.js";
 import { type JobTransition, finish } from "./transitions.js";
 
 export interface ParentState {
@@ -82,4 +83,16 @@ export function childOnParentDone(child: JobRecord, found: (id: string) => Found
   }
   const ended = finish({ ...child, error: verdict.error }, verdict.status, nowMs, resultTtlSeconds);
   return { job: ended, events: [verdict.status === "failed" ? "job.failed" : "job.canceled"], message: { kind: "delete" } };
+}
+
+/**
+ * What a submit's write inserts: its job as submitted (queued), or as its parents judged it
+ * (`child`: childOnSubmit's verdict), the events it is logged with, and its message — in its
+ * tenant's group (fair leases serve groups; none without a tenant), with no deduplication id,
+ * invisible while it waits — or none for a child that ended already.
+ */
+export function submitWrite(item: JobCreateItem, child?: ReturnType<typeof childOnSubmit>): { job: NewJob; events: readonly JobEventType[]; message?: NewMessage } {
+  const { job, events, withMessage } = child ?? { job: item.job, events: ["job.queued"] as const, withMessage: true };
+  if (!withMessage) return { job, events };
+  return { job, events, message: { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs } };
 }

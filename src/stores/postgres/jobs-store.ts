@@ -24,8 +24,8 @@ import type {
   NewJob,
   WebhookOutboxStore,
 } from "../../core/job-store.js";
-import { type JobEventType, type JobRecord, type JobStatus, type LeasedJob, isTerminal, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
-import { childOnSubmit } from "../../core/jobs/dependencies.js";
+import { type JobRecord, type JobStatus, type LeasedJob, isTerminal, newJobRecord } from "../../core/job.js";
+import { childOnSubmit, submitWrite } from "../../core/jobs/dependencies.js";
 import { type JobTransition, actionTransition, leaseTransition, messageLostTransition, retryTransition, webhookDeliveriesOf } from "../../core/jobs/transitions.js";
 import type { NewMessage } from "../../core/message.js";
 import type { Db, Queryable } from "./db.js";
@@ -40,8 +40,6 @@ import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.
 import { type EventToLog, appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, readParents } from "./job-dependencies.js";
 
-/** The event a created job is logged with. */
-const submittedEvents: readonly JobEventType[] = ["job.queued"];
 import { outboxInsert } from "./webhook-outbox.js";
 
 /** JobStore but streamed outputs (job-outputs.ts) and the outbox's calls (webhook-outbox.ts). */
@@ -250,18 +248,14 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
     const existing = await claimKey(tx, item.job, item.idempotency, nowMs);
     if (existing) return existing;
   }
-  let newJob = item.job;
-  let events: readonly JobEventType[] = submittedEvents;
-  let withMessage = true;
-  if (newJob.dependsOn !== undefined) {
-    const parents = await readParents(tx, newJob.dependsOn);
-    const resultTtlSeconds = ((await settingsOf(tx, newJob.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds;
-    ({ job: newJob, events, withMessage } = childOnSubmit(newJob, (id) => parents.get(id), nowMs, resultTtlSeconds));
+  let child: ReturnType<typeof childOnSubmit> | undefined;
+  if (item.job.dependsOn !== undefined) {
+    const parents = await readParents(tx, item.job.dependsOn);
+    child = childOnSubmit(item.job, (id) => parents.get(id), nowMs, ((await settingsOf(tx, item.job.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds);
   }
+  const { job: newJob, events, message } = submitWrite(item, child);
   let messageSeq: number | undefined;
-  if (withMessage) {
-    // A tenant's job messages are its group (fair leases serve groups); others have none. A waiting job's is invisible.
-    const message: NewMessage = { ...item.message, groupId: newJob.tenant, deduplicationId: undefined, visibleAtMs: newJob.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+  if (message) {
     [messageSeq] = await insertMessages(tx, newJob.queueId, [message]);
     if (newJob.requires !== undefined) await setRequirementClass(tx, messageSeq!, newJob.requires);
   }

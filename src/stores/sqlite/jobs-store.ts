@@ -12,8 +12,8 @@ import type { MessageContentCache } from "./message-content-cache.js";
 import { fail, queueGone } from "../../core/errors.js";
 import { type JobQueueSettings, defaultJobQueueSettings } from "../../core/job-settings.js";
 import type { JobAction, JobActionResult, JobChange, JobCreateItem, JobCreateManyResult, JobCreateResult, JobHandoff, JobLeaseParams, JobLeaseResult, JobOutputStore, JobStore, WebhookOutboxStore } from "../../core/job-store.js";
-import { type JobEventType, type JobRecord, type JobStatus, newJobRecord, waitingVisibleAtMs } from "../../core/job.js";
-import { childOnSubmit } from "../../core/jobs/dependencies.js";
+import { type JobRecord, type JobStatus, newJobRecord } from "../../core/job.js";
+import { childOnSubmit, submitWrite } from "../../core/jobs/dependencies.js";
 import { requirementClassOf } from "../../core/jobs/requirements.js";
 import { SqliteJobDependencies } from "./job-dependencies.js";
 import { SqliteLeaseLimits } from "./limited-lease.js";
@@ -157,16 +157,11 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
    * invisible, queued, or ended already without one. A tenant's message is in its group.
    */
   private createNow(item: JobCreateItem, nowMs: number): JobCreateResult {
-    let job = item.job;
-    let events: readonly JobEventType[] = submittedEvents;
-    let withMessage = true;
-    if (job.dependsOn !== undefined) {
-      const resultTtlSeconds = (this.writer.settingsOf(job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
-      ({ job, events, withMessage } = childOnSubmit(job, (id) => this.writer.findJobOrDeferred(id), nowMs, resultTtlSeconds));
-    }
+    const ttlSeconds = (): number => (this.writer.settingsOf(item.job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
+    const child = item.job.dependsOn === undefined ? undefined : childOnSubmit(item.job, (id) => this.writer.findJobOrDeferred(id), nowMs, ttlSeconds());
+    const { job, events, message } = submitWrite(item, child);
     let messageSeq: number | undefined;
-    if (withMessage) {
-      const message: NewMessage = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+    if (message) {
       const requires = job.requires;
       messageSeq = queueMustExist(job.queueName, () =>
         requires === undefined ? this.sql.messageInsert.jobs(job.queueId, [message])[0]! : this.sql.messageInsert.classed(job.queueId, message, requirementClassOf(requires)),
