@@ -88,3 +88,22 @@ export function receiptsDeleted(receipts: readonly ReceiptRef[], removed: Map<nu
     return true;
   });
 }
+
+/** A ready message's place in receive order, as a store's row carries it. */
+export interface ReadyPlace {
+  priority: number;
+  visible_at_ms: number;
+  seq: number;
+}
+
+/** Receive order, every receive's and lease's: priority high first, then the time it became visible, then seq. */
+export function comesFirst(a: ReadyPlace, b: ReadyPlace): number {
+  return b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq;
+}
+
+/** The first `wanted` of ready rows read from several places (a lease's requirement classes), in receive order; sorts `rows`. */
+export function firstReady<T extends ReadyPlace>(rows: T[], wanted: number): T[] {
+  rows.sort(comesFirst);
+  if (rows.length > wanted) rows.length = wanted;
+  return rows;
+}

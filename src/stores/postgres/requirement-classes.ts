@@ -6,6 +6,7 @@
  */
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { requirementClassOf, servableClasses } from "../../core/jobs/requirements.js";
+import { firstReady } from "../../core/message-rules.js";
 import type { Queryable } from "./db.js";
 import type { ReadyRow } from "./limited-lease.js";
 import { readyOrder } from "./rows.js";
@@ -39,18 +40,12 @@ export async function servableClassesOf(tx: Queryable, p: JobLeaseParams): Promi
   );
 }
 
-/** Receive order: priority high first, then visibility time, then seq. */
-function comesFirst(a: ReadyRow, b: ReadyRow): number {
-  return b.priority - a.priority || Number(a.visible_at_ms) - Number(b.visible_at_ms) || Number(a.seq) - Number(b.seq);
-}
-
 /** Adds each class's ready head to `rows` (those requiring nothing, read), keeping the first `wanted` in receive order. */
 export async function mergeClassHeads(tx: Queryable, p: JobLeaseParams, classes: readonly string[], rows: ReadyRow[], wanted: number): Promise<void> {
   const heads = await tx.query<ReadyRow>(classHeadsStatement, [p.queueId, p.nowMs, p.minSentAtMs, wanted, classes]);
   if (heads.rows.length === 0) return;
   rows.push(...heads.rows);
-  rows.sort(comesFirst);
-  if (rows.length > wanted) rows.length = wanted;
+  firstReady(rows, wanted);
 }
 
 /** Puts a job's just-inserted message in its requirement class. */

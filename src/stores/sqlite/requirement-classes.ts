@@ -10,6 +10,7 @@
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { servableClasses } from "../../core/jobs/requirements.js";
+import { firstReady } from "../../core/message-rules.js";
 import type { ReadyMessageRow } from "./job-statements.js";
 import { readyClassedQuery, readyInClassesQuery } from "./ready-order.js";
 import { sizedStatements } from "./sized-statements.js";
@@ -27,11 +28,6 @@ const none: ServedClasses = { keys: [], every: false };
 
 /** A ready message, with its requirement class if it has one. */
 type ClassedRow = ReadyMessageRow & { req_class?: string };
-
-/** Receive order: priority high first, then visibility time, then seq. */
-function comesFirst(a: ReadyMessageRow, b: ReadyMessageRow): number {
-  return b.priority - a.priority || a.visible_at_ms - b.visible_at_ms || a.seq - b.seq;
-}
 
 export class SqliteRequirementClasses {
   private readonly sql;
@@ -83,9 +79,7 @@ export class SqliteRequirementClasses {
   private mergeClassed(p: JobLeaseParams, unlabelled: ReadyMessageRow[], wanted: number): ReadyMessageRow[] {
     const classed = this.sql.classed.all(p.queueId, p.nowMs, p.minSentAtMs, wanted);
     if (unlabelled.length === 0) return classed;
-    const rows = [...unlabelled, ...classed].sort(comesFirst);
-    if (rows.length > wanted) rows.length = wanted;
-    return rows;
+    return firstReady([...unlabelled, ...classed], wanted);
   }
 
   private mergeHeads(p: JobLeaseParams, classes: readonly string[], unlabelled: ReadyMessageRow[], wanted: number, each: number): ClassedRow[] {
@@ -96,9 +90,7 @@ export class SqliteRequirementClasses {
       chunk.forEach((k, c) => (params[`c${c}`] = k));
       rows.push(...this.sql.heads(chunk.length).all(params));
     }
-    rows.sort(comesFirst);
-    if (rows.length > wanted) rows.length = wanted;
-    return rows;
+    return firstReady(rows, wanted);
   }
 
   private someClassGaveAll(rows: readonly ClassedRow[], each: number): boolean {
