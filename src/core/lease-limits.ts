@@ -143,14 +143,27 @@ export function hasLeaseLimits(limits: LeaseLimits | undefined): limits is Lease
 export class TenantBuckets {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly touched = new Set<string>();
+  /** Stored buckets handed in by `read` (undefined: none). */
+  private readonly stored = new Map<string, TokenBucket | undefined>();
   retryAtMs: number | undefined;
 
   constructor(
     private readonly ratePerSecond: number,
     private readonly nowMs: number,
-    /** The stored bucket of a tenant (undefined: none, a full one). */
-    private readonly stored: (tenant: string) => TokenBucket | undefined,
+    /** The stored bucket of a tenant not handed in by `read` (undefined: none, a full one). */
+    private readonly load: (tenant: string) => TokenBucket | undefined = () => undefined,
   ) {}
+
+  /** Of these tenants, those whose stored bucket this lease has not read yet: a store may read them together, then `read` them. */
+  unread(tenants: readonly string[]): string[] {
+    return tenants.filter((t) => !this.stored.has(t) && !this.buckets.has(t));
+  }
+
+  /** The stored buckets of `tenants`, as read (a tenant not in `found` has none). */
+  read(tenants: readonly string[], found: ReadonlyArray<TokenBucket & { tenant: string }>): void {
+    for (const t of tenants) this.stored.set(t, undefined);
+    for (const f of found) this.stored.set(f.tenant, { tokens: f.tokens, atMs: f.atMs });
+  }
 
   /** How many jobs the tenant may start now. */
   room(tenant: string): number {
@@ -202,7 +215,10 @@ export class TenantBuckets {
 
   private bucket(tenant: string): TokenBucket {
     let b = this.buckets.get(tenant);
-    if (b === undefined) this.buckets.set(tenant, (b = refillBucket(this.stored(tenant), this.ratePerSecond, this.nowMs)));
+    if (b === undefined) {
+      const stored = this.stored.has(tenant) ? this.stored.get(tenant) : this.load(tenant);
+      this.buckets.set(tenant, (b = refillBucket(stored, this.ratePerSecond, this.nowMs)));
+    }
     return b;
   }
 }

@@ -68,4 +68,15 @@ describe("tenant rates over ready flows", () => {
     buckets.spend("two", 1);
     expect(buckets.spent()).toEqual([["two", { tokens: 0, atMs: t0 }]]);
   });
+
+  it("reads each tenant's stored bucket once when a store hands them in together", () => {
+    const t0 = 5_000_000;
+    const buckets = new TenantBuckets(2, t0);
+    expect(buckets.unread(["a", "b"])).toEqual(["a", "b"]);
+    buckets.read(["a", "b"], [{ tenant: "a", tokens: 0, atMs: t0 }]);
+    expect(buckets.unread(["a", "b", "c"])).toEqual(["c"]);
+    // "a" has no whole token; "b" had no bucket: a full one.
+    expect(buckets.admit([{ flow: "a" }, { flow: "b" }]).admitted).toEqual([{ flow: "b", room: 2 }]);
+    expect(buckets.retryAtMs).toBe(t0 + 500);
+  });
 });

@@ -90,46 +90,21 @@ async function countRunning(tx: Queryable, queueId: number): Promise<number> {
  */
 async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<TenantsHeld> {
   await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
-  const rates = tenantBuckets(tx, p);
-  const capped = await leaseFairRounds(tx, p, r, leaseRows, rates);
-  if (rates) await rates.save();
-  return { capped, retryAtMs: rates?.buckets.retryAtMs };
-}
-
-interface TenantRates {
-  buckets: TenantBuckets;
-  /** Reads the stored buckets of these tenants (once each). */
-  load(tenants: string[]): Promise<void>;
-  save(): Promise<void>;
-}
-
-/** The per-tenant rate's buckets for this lease (undefined without such a limit), read as tenants come up. */
-function tenantBuckets(tx: Queryable, p: JobLeaseParams): TenantRates | undefined {
   const rate = p.limits?.rateLimitPerTenantPerSecond;
-  if (rate === undefined) return undefined;
-  const stored = new Map<string, TokenBucket>();
-  const loaded = new Set<string>();
-  const buckets = new TenantBuckets(rate, p.nowMs, (tenant) => stored.get(tenant));
-  return {
-    buckets,
-    async load(tenants) {
-      const fresh = tenants.filter((t) => !loaded.has(t));
-      if (fresh.length === 0) return;
-      for (const t of fresh) loaded.add(t);
-      const { rows } = await tx.query<TokenBucket & { tenant: string }>('SELECT tenant, tokens, at_ms AS "atMs" FROM job_tenant_buckets WHERE queue_id = $1 AND tenant = ANY ($2::text[])', [p.queueId, fresh]);
-      for (const { tenant, tokens, atMs } of rows) stored.set(tenant, { tokens, atMs });
-    },
-    async save() {
-      await tx.query("DELETE FROM job_tenant_buckets WHERE queue_id = $1 AND at_ms < $2", [p.queueId, buckets.staleBeforeMs()]);
-      const spent = buckets.spent();
-      if (spent.length === 0) return;
-      await tx.query(
-        `INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) SELECT $1, t.tenant, t.tokens, t.at_ms FROM unnest($2::text[], $3::float8[], $4::bigint[]) AS t (tenant, tokens, at_ms)
-         ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms`,
-        [p.queueId, spent.map(([t]) => t), spent.map(([, b]) => b.tokens), spent.map(([, b]) => b.atMs)],
-      );
-    },
-  };
+  // The per-tenant rate's buckets: read as tenants come up in the rounds, written at the end.
+  const rates = rate === undefined ? undefined : new TenantBuckets(rate, p.nowMs);
+  const capped = await leaseFairRounds(tx, p, r, leaseRows, rates);
+  if (!rates) return { capped };
+  await tx.query("DELETE FROM job_tenant_buckets WHERE queue_id = $1 AND at_ms < $2", [p.queueId, rates.staleBeforeMs()]);
+  const spent = rates.spent();
+  if (spent.length > 0) {
+    await tx.query(
+      `INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) SELECT $1, t.tenant, t.tokens, t.at_ms FROM unnest($2::text[], $3::float8[], $4::bigint[]) AS t (tenant, tokens, at_ms)
+       ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms`,
+      [p.queueId, spent.map(([t]) => t), spent.map(([, b]) => b.tokens), spent.map(([, b]) => b.atMs)],
+    );
+  }
+  return { capped, retryAtMs: rates.retryAtMs };
 }
 
 /** leaseFair's rounds; answers whether a tenant was passed by for its cap while it had a job ready. */
@@ -138,7 +113,7 @@ async function leaseFairRounds(
   p: JobLeaseParams,
   r: JobLeaseResult,
   leaseRows: LeaseRows,
-  rates: TenantRates | undefined,
+  rates: TenantBuckets | undefined,
 ): Promise<boolean> {
   const cap = p.limits?.maxRunningPerTenant ?? null;
   // Tenants passed by for their rate this lease: the next round's query leaves them out.
@@ -162,8 +137,12 @@ async function leaseFairRounds(
     const ready: Array<{ flow: string; room?: number }> = flows.map((f) => ({ flow: f.group_id, room: f.room ?? undefined }));
     let served = ready;
     if (rates !== undefined) {
-      await rates.load(ready.flatMap((f) => (f.flow === "" ? [] : [f.flow])));
-      const admitted = rates.buckets.admit(ready);
+      const unread = rates.unread(ready.flatMap((f) => (f.flow === "" ? [] : [f.flow])));
+      if (unread.length > 0) {
+        const { rows } = await tx.query<TokenBucket & { tenant: string }>('SELECT tenant, tokens, at_ms AS "atMs" FROM job_tenant_buckets WHERE queue_id = $1 AND tenant = ANY ($2::text[])', [p.queueId, unread]);
+        rates.read(unread, rows);
+      }
+      const admitted = rates.admit(ready);
       served = admitted.admitted;
       heldBack.push(...admitted.heldBack);
     }
@@ -195,7 +174,7 @@ async function leaseFairRounds(
       const n = rows.filter((c) => started.has(c.seq)).length;
       if (n > 0) servedBy.set(served[i]!.flow, n);
     });
-    if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") rates.buckets.spend(tenant, n);
+    if (rates) for (const [tenant, n] of servedBy) if (tenant !== "") rates.spend(tenant, n);
     await addServed(tx, p.queueId, servedBy);
     // Every row taken leaves the ready set (leased, deleted, hidden) and another round looks again;
     // when none was (all locked or changing elsewhere), this lease is done.
