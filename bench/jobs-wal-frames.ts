@@ -19,7 +19,8 @@ const rounds = Number(process.argv[2] ?? 100);
 const round = Number(process.env.ROUND ?? 22);
 const dir = mkdtempSync(join(tmpdir(), "sluice-wal-frames-"));
 const file = join(dir, "s.db");
-const store = openSqliteStore({ filename: file, pipelinedSync: true });
+// No checkpoints at all, so the WAL holds every frame the measured rounds wrote.
+const store = openSqliteStore({ filename: file, pipelinedSync: true, checkpointThread: false });
 const ids = cryptoIdSource();
 const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
 const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
