@@ -8,26 +8,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { systemClock, JobService, QueueService } from "../src/core/index.js";
-import { cryptoIdSource } from "../src/server/ids.js";
-import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+import { openJobsCycle } from "./jobs-cycle.js";
 
 const jobsWanted = Number(process.argv[2] ?? 20_000);
 const round = 32;
 const dir = mkdtempSync(join(tmpdir(), "sluice-jobs-inprocess-"));
-const store = openSqliteStore({ filename: join(dir, "s.db"), pipelinedSync: true });
-const ids = cryptoIdSource();
-const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
-const input = "x".repeat(Number(process.env.INPUT ?? 1000));
-
-type Ack = { kind: "complete"; id: string; leaseId: string; output: unknown };
-async function cycle(acks: Ack[]): Promise<Ack[]> {
-  const submits = Array.from({ length: round }, () => jobs.submit("", "q", { input }));
-  const { leased } = await jobs.leaseWithAcks("", "q", { max: round }, acks);
-  await Promise.all(submits);
-  return leased.map((j) => ({ kind: "complete", id: j.id, leaseId: j.leaseToken!, output: { ok: true } }));
-}
+const { store, cycle } = openJobsCycle({ store: { filename: join(dir, "s.db"), pipelinedSync: true }, round, inputBytes: Number(process.env.INPUT ?? 1000) });
 
 let acks = await cycle([]);
 for (let i = 0; i < 50; i++) acks = await cycle(acks); // warm-up

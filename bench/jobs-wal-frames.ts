@@ -11,28 +11,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { JobService, QueueService, systemClock } from "../src/core/index.js";
-import { cryptoIdSource } from "../src/server/ids.js";
-import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+import { openJobsCycle } from "./jobs-cycle.js";
 
 const rounds = Number(process.argv[2] ?? 100);
 const round = Number(process.env.ROUND ?? 22);
 const dir = mkdtempSync(join(tmpdir(), "sluice-wal-frames-"));
 const file = join(dir, "s.db");
 // No checkpoints at all, so the WAL holds every frame the measured rounds wrote.
-const store = openSqliteStore({ filename: file, pipelinedSync: true, checkpointThread: false });
-const ids = cryptoIdSource();
-const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
-const input = "x".repeat(Number(process.env.INPUT ?? 1000));
-
-type Ack = { kind: "complete"; id: string; leaseId: string; output: unknown };
-async function cycle(acks: Ack[]): Promise<Ack[]> {
-  const submits = Array.from({ length: round }, () => jobs.submit("", "q", { input }));
-  const { leased } = await jobs.leaseWithAcks("", "q", { max: round }, acks);
-  await Promise.all(submits);
-  return leased.map((j) => ({ kind: "complete", id: j.id, leaseId: j.leaseToken!, output: { ok: true } }));
-}
+const { store, cycle } = openJobsCycle({ store: { filename: file, pipelinedSync: true, checkpointThread: false }, round, inputBytes: Number(process.env.INPUT ?? 1000) });
 
 let acks = await cycle([]);
 for (let i = 0; i < 300; i++) acks = await cycle(acks); // a table of a few thousand jobs first
