@@ -192,6 +192,8 @@ export class WalCheckpointer {
     this.release();
     if (this.shmFd !== undefined) closeSync(this.shmFd);
     if (this.failed) return;
+    // Referenced again, or a process with nothing else left would exit before the close finishes.
+    this.worker.ref();
     this.worker.postMessage("close");
     await this.exited;
   }
