@@ -5,6 +5,8 @@
  * rows taking turns in slices of 50 leases:
  * - plain: no labels, on the plain queue (the unlabelled hot path);
  * - labels, plain queue: a labelled worker on a queue without classes (what labels alone cost);
+ * - plain, 10 workers: no labels, ten workers taking turns, as the one-class row's ten do (what
+ *   completing jobs ten leases back costs, labels aside);
  * - one class: labels {"k<i>":"yes"} (i round robin: 10 workers), on the labelled queue;
  * - all classes: labels with all 10 pairs, on the labelled queue (a 10-way merge of index heads);
  * - one class, in runs: as one class, on a queue whose jobs came in runs of 1,000 of one class, so
@@ -56,6 +58,7 @@ const row = (name: string, queue: string, labels: Row["labels"]): Row => ({ name
 const rows: Row[] = [
   row("plain (no labels, plain queue)", "plain", () => undefined),
   row("labels, plain queue (no classes)", "plain", (l) => classLabels(l % classes)),
+  row("plain, 10 workers taking turns (no labels)", "plain", () => undefined),
   row("one class (labels match 1 of 10 classes)", "labelled", (l) => classLabels(l % classes)),
   row("all classes (labels match all 10)", "labelled", () => allClassLabels),
   row("one class, classes in runs of 1,000", "runs", (l) => classLabels(Math.floor(l / (runLength / max)) % classes)),
@@ -66,7 +69,8 @@ async function leaseSlice(r: Row, first: number): Promise<void> {
   const cpu0 = process.cpuUsage();
   for (let l = first; l < first + slice; l++) {
     const labels = r.labels(l);
-    const worker = labels === undefined ? "" : Object.keys(labels).join();
+    // Each worker completes its own last lease: ten workers complete jobs ten leases back.
+    const worker = labels !== undefined ? Object.keys(labels).join() : r.name.includes("10 workers") ? String(l % classes) : "";
     const { leased } = await jobs.leaseWithAcks("", r.queue, { max, ...(labels ? { labels } : {}) }, r.acks.get(worker) ?? []);
     r.acks.set(worker, leased.map((j) => ({ kind: "complete", id: j.id, leaseId: j.leaseToken, output: null })));
     r.leased += leased.length;
