@@ -1,11 +1,18 @@
 /**
- * The in-process job lifecycle the jobs benches share: core's services on a SQLite store (no
- * HTTP), and one cycle of `round` submits plus one lease carrying the previous cycle's
- * completions, as the SDK's worker sends them.
+ * What the in-process job benches share: core's services on a store (no HTTP), and one cycle of
+ * `round` submits plus one lease carrying the previous cycle's completions, as the SDK's worker
+ * sends them.
  */
-import { JobService, QueueService, systemClock } from "../src/core/index.js";
+import { JobService, QueueService, type Store, systemClock } from "../src/core/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
 import { type SqliteStore, type SqliteStoreOptions, openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+
+/** Core's queue and job services on `store`, as the server builds them (system clock, random ids). */
+export function jobServices(store: Store): { queues: QueueService; jobs: JobService } {
+  const ids = cryptoIdSource();
+  const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
+  return { queues, jobs: new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" }) };
+}
 
 export type CompletionAck = { kind: "complete"; id: string; leaseId: string; output: unknown };
 
@@ -17,9 +24,7 @@ export interface JobsCycle {
 
 export function openJobsCycle(options: { store: SqliteStoreOptions; round: number; inputBytes: number }): JobsCycle {
   const store = openSqliteStore(options.store);
-  const ids = cryptoIdSource();
-  const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-  const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
+  const { jobs } = jobServices(store);
   const input = "x".repeat(options.inputBytes);
   return {
     store,

@@ -10,9 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type Database from "better-sqlite3";
-import { JobService, QueueService, systemClock } from "../src/core/index.js";
-import { cryptoIdSource } from "../src/server/ids.js";
+import { jobServices } from "./jobs-cycle.js";
 import { allClassLabels, classLabels, classes, fillQueue } from "./label-classes.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
@@ -24,10 +22,8 @@ const file = join(dir, "s.db");
 // No idle WAL truncation: the frames are read from the WAL after each row.
 const store = openSqliteStore({ filename: file, pipelinedSync: true, walCheckMs: 0 });
 // The store's own connection: a second one could not stop its checkpoints.
-const db = (store as unknown as { db: Database.Database }).db;
-const ids = cryptoIdSource();
-const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
+const { db } = store;
+const { jobs } = jobServices(store);
 const fill = (queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> => fillQueue(jobs, queue, queued, input, requires);
 
 await fill("plain", () => undefined);

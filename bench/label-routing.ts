@@ -23,8 +23,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { JobService, QueueService, systemClock } from "../src/core/index.js";
-import { cryptoIdSource } from "../src/server/ids.js";
+import { jobServices } from "./jobs-cycle.js";
 import { allClassLabels, classLabels, classes, fillQueue } from "./label-classes.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
@@ -36,9 +35,7 @@ const slice = 50;
 const runLength = 1_000;
 const dir = mkdtempSync(join(tmpdir(), "sluice-label-routing-"));
 const store = openSqliteStore({ filename: join(dir, "s.db"), pipelinedSync: true });
-const ids = cryptoIdSource();
-const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
+const { jobs } = jobServices(store);
 const input = "x".repeat(1000);
 const fill = (queue: string, requires: (n: number) => Record<string, string> | undefined): Promise<void> => fillQueue(jobs, queue, queued, input, requires);
 

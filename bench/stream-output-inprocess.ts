@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { systemClock, JobService, QueueService } from "../src/core/index.js";
-import { cryptoIdSource } from "../src/server/ids.js";
+import { jobServices } from "./jobs-cycle.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
 
 const calls = Number(process.argv[2] ?? 40_000);
@@ -26,9 +25,7 @@ const store = openSqliteStore({
   checkpointThread: process.env.CHECKPOINT_THREAD !== "0",
   telemetry: { committed: (c) => commits.push(c.seconds * 1000), synced: () => {} },
 });
-const ids = cryptoIdSource();
-const queues = new QueueService({ store, clock: systemClock, ids, senderId: "bench" });
-const jobs = new JobService({ store, queues, clock: systemClock, ids, senderId: "bench" });
+const { jobs } = jobServices(store);
 
 for (let i = 0; i < jobCount; i++) await jobs.submit("", "q", { input: { job: i } });
 const leased = await jobs.lease("", "q", { max: jobCount, leaseSeconds: 3600 });
