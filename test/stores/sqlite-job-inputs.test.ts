@@ -32,6 +32,22 @@ function open(): { store: SqliteStore; raw: Database.Database } {
   return { store, raw: new Database(filename, { readonly: true }) };
 }
 
+interface KeptMessage {
+  queue_id: number;
+  body: string;
+  body_bytes: number | null;
+}
+
+/** A message's row as stored: its queue, its own body, and body_bytes when its job keeps the body. */
+function messageRow(raw: Database.Database, messageId: string): KeptMessage | undefined {
+  return raw.prepare<[string], KeptMessage>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?").get(messageId);
+}
+
+/** The bytes the queue's kept counts hold for it. */
+function queueBytes(raw: Database.Database, queueId: number): number | undefined {
+  return raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck().get(queueId);
+}
+
 describe("where a job's input is kept (SQLite)", () => {
   it("is kept off the job's rows, read back whole, and counted in its queue's bytes", async () => {
     const { store, raw } = open();
@@ -45,11 +61,9 @@ describe("where a job's input is kept (SQLite)", () => {
     expect(rowInput.get(plain.id)).toBe(input);
     expect(rowInput.get(classed.id)).toBe("");
     expect(raw.prepare("SELECT input FROM job_inputs").pluck().all()).toEqual([input]);
-    const message = raw.prepare<[string], { body: string; body_bytes: number | null }>("SELECT body, body_bytes FROM messages WHERE message_id = ?");
-    expect(message.get(plain.id)).toEqual({ body: "", body_bytes: Buffer.byteLength(input) });
-    expect(message.get(classed.id)).toEqual({ body: "", body_bytes: Buffer.byteLength(input) });
-    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
-    expect(bytes.get(q.id)).toBe(2 * Buffer.byteLength(input));
+    expect(messageRow(raw, plain.id)).toEqual({ queue_id: q.id, body: "", body_bytes: Buffer.byteLength(input) });
+    expect(messageRow(raw, classed.id)).toEqual({ queue_id: q.id, body: "", body_bytes: Buffer.byteLength(input) });
+    expect(queueBytes(raw, q.id)).toBe(2 * Buffer.byteLength(input));
 
     expect((await store.messagePeek({ queueId: q.id, minSentAtMs: 0, limit: 10 })).map((m) => m.body)).toEqual([input, input]);
     expect((await store.jobGet({ id: classed.id }))!.inputJson).toBe(input);
@@ -77,10 +91,8 @@ describe("where a job's input is kept (SQLite)", () => {
     const [leased] = (await store.jobLease({ ...kit.leaseParams(q, `${q.id}.tok-b`), labels: { gpu: "a100" } })).leased;
     await act(store, { kind: "fail", ...kit.policy(dlq), id: job.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "bad input" }, retryable: false });
 
-    const moved = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?").get(job.id);
-    expect(moved).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
-    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
-    expect([bytes.get(q.id), bytes.get(dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
+    expect(messageRow(raw, job.id)).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
+    expect([queueBytes(raw, q.id), queueBytes(raw, dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
 
     const { jobs } = await store.jobPrune({ nowMs: T0 + 365 * 86_400_000, limit: 10 });
     expect(jobs).toBe(1);
@@ -100,10 +112,8 @@ describe("where a job's input is kept (SQLite)", () => {
     expect((await receive("tok-1")).messages.map((m) => [m.messageId, m.body])).toEqual([[job.id, input]]);
     // Received once already: the next receive moves it to the dead-letter queue, body and all.
     expect((await receive("tok-2")).messages).toEqual([]);
-    const moved = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?").get(job.id);
-    expect(moved).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
-    const bytes = raw.prepare<[number], number>("SELECT bytes FROM queue_message_counts WHERE queue_id = ?").pluck();
-    expect([bytes.get(q.id), bytes.get(dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
+    expect(messageRow(raw, job.id)).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
+    expect([queueBytes(raw, q.id), queueBytes(raw, dlq.id)]).toEqual([0, Buffer.byteLength(input)]);
   });
 
   it("keeps no body in the message of a job leased in its submit's commit, and puts it back when the job is dead-lettered", async () => {
@@ -121,10 +131,9 @@ describe("where a job's input is kept (SQLite)", () => {
     const [leased] = lease.leased;
     expect(leased?.id).toBe(created.job.id);
     expect(leased?.inputJson).toBe(input);
-    const message = raw.prepare<[string], { queue_id: number; body: string; body_bytes: number | null }>("SELECT queue_id, body, body_bytes FROM messages WHERE message_id = ?");
-    expect(message.get(leased!.id)).toEqual({ queue_id: q.id, body: "", body_bytes: Buffer.byteLength(input) });
+    expect(messageRow(raw, leased!.id)).toEqual({ queue_id: q.id, body: "", body_bytes: Buffer.byteLength(input) });
 
     await act(store, { kind: "fail", ...kit.policy(dlq), id: leased!.id, leaseToken: leased!.leaseToken, nowMs: T0, error: { message: "bad input" }, retryable: false });
-    expect(message.get(leased!.id)).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
+    expect(messageRow(raw, leased!.id)).toEqual({ queue_id: dlq.id, body: input, body_bytes: null });
   });
 });
