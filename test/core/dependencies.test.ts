@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SluiceError } from "../../src/core/index.js";
 import { batchSubmitOrder } from "../../src/core/jobs/batch-graph.js";
-import { type FoundParent, childOnParentDone, childOnSubmit, dependencyVerdict } from "../../src/core/jobs/dependencies.js";
+import { type FoundParent, childOnParentDone, childOnSubmit, dependencyVerdict, submitWrite } from "../../src/core/jobs/dependencies.js";
+import type { JobCreateItem } from "../../src/core/job-store.js";
 import type { JobRecord } from "../../src/core/job.js";
 import { validateSubmit } from "../../src/core/jobs/job-validation.js";
 
@@ -44,6 +45,15 @@ describe("a child judged by its parents as a store's write found them", () => {
     expect(childOnParentDone(child, found({ a: { status: "succeeded" } }), 5, 60)).toMatchObject({ job: { status: "canceled", error: { type: "ParentCanceled", message: "Parent job b was canceled." } }, message: { kind: "delete" } });
     expect(childOnParentDone(child, found({ a: { status: "succeeded" }, b: { status: "succeeded" } }), 5, 60)).toMatchObject({ job: { status: "queued", availableAtMs: 5 }, events: ["job.queued"] });
     expect(childOnParentDone(child, found({ a: { status: "succeeded" }, b: { status: "running" } }), 5, 60)).toBeUndefined();
+  });
+  it("a submit's write names the parents of a child still to run, waiting or queued; of one ended at submit, none", () => {
+    const acme = { account: "acme" } as const;
+    const item = { job: { ...child, status: "queued" }, message: { visibleAtMs: 0 } } as unknown as JobCreateItem;
+    const judged = (b: FoundParent["status"]) => submitWrite(item, childOnSubmit(item.job, found({ a: { status: "succeeded", ...acme }, b: { status: b, ...acme } }), 0, 60));
+    expect(judged("running")).toMatchObject({ job: { status: "waiting" }, parentIds: ["a", "b"] });
+    expect(judged("succeeded")).toMatchObject({ job: { status: "queued" }, parentIds: ["a", "b"] });
+    expect(judged("failed")).not.toHaveProperty("parentIds");
+    expect(submitWrite({ ...item, job: { ...item.job, dependsOn: undefined } })).not.toHaveProperty("parentIds");
   });
 });
 

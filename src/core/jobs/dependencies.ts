@@ -89,10 +89,16 @@ export function childOnParentDone(child: JobRecord, found: (id: string) => Found
  * What a submit's write inserts: its job as submitted (queued), or as its parents judged it
  * (`child`: childOnSubmit's verdict), the events it is logged with, and its message — in its
  * tenant's group (fair leases serve groups; none without a tenant), with no deduplication id,
- * invisible while it waits — or none for a child that ended already.
+ * invisible while it waits — or none for a child that ended already; and the parents its
+ * dependency rows name: a child still to run keeps them from being pruned (a waiting one is also
+ * released by them).
  */
-export function submitWrite(item: JobCreateItem, child?: ReturnType<typeof childOnSubmit>): { job: NewJob; events: readonly JobEventType[]; message?: NewMessage } {
+export function submitWrite(
+  item: JobCreateItem,
+  child?: ReturnType<typeof childOnSubmit>,
+): { job: NewJob; events: readonly JobEventType[]; message?: NewMessage; parentIds?: readonly string[] } {
   const { job, events, withMessage } = child ?? { job: item.job, events: ["job.queued"] as const, withMessage: true };
   if (!withMessage) return { job, events };
-  return { job, events, message: { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs } };
+  const message = { ...item.message, groupId: job.tenant, deduplicationId: undefined, visibleAtMs: job.status === "waiting" ? waitingVisibleAtMs : item.message.visibleAtMs };
+  return job.dependsOn === undefined ? { job, events, message } : { job, events, message, parentIds: job.dependsOn };
 }

@@ -253,7 +253,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
     const parents = await readParents(tx, item.job.dependsOn);
     child = childOnSubmit(item.job, (id) => parents.get(id), nowMs, ((await settingsOf(tx, item.job.queueId)) ?? defaultJobQueueSettings).resultTtlSeconds);
   }
-  const { job: newJob, events, message } = submitWrite(item, child);
+  const { job: newJob, events, message, parentIds } = submitWrite(item, child);
   let messageSeq: number | undefined;
   if (message) {
     [messageSeq] = await insertMessages(tx, newJob.queueId, [message]);
@@ -262,8 +262,7 @@ async function createOne(tx: Queryable, item: JobCreateItem, nowMs: number): Pro
   const job = newJobRecord(newJob, 0, messageSeq);
   const { rows } = await tx.query<{ seq: number }>(jobInsertStatement, jobInsertValues([job]));
   job.seq = rows[0]!.seq;
-  // A child that is still to run keeps its parents from being pruned; a waiting one is released by them.
-  if (job.dependsOn !== undefined && (job.status === "waiting" || job.status === "queued")) await addDependencies(tx, job.id, job.dependsOn);
+  if (parentIds) await addDependencies(tx, job.id, parentIds);
   await logEvents(tx, [{ job, events }], nowMs);
   return { created: true, job };
 }

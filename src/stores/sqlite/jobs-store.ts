@@ -159,7 +159,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
   private createNow(item: JobCreateItem, nowMs: number): JobCreateResult {
     const ttlSeconds = (): number => (this.writer.settingsOf(item.job.queueId) ?? defaultJobQueueSettings).resultTtlSeconds;
     const child = item.job.dependsOn === undefined ? undefined : childOnSubmit(item.job, (id) => this.writer.findJobOrDeferred(id), nowMs, ttlSeconds());
-    const { job, events, message } = submitWrite(item, child);
+    const { job, events, message, parentIds } = submitWrite(item, child);
     let messageSeq: number | undefined;
     if (message) {
       const requires = job.requires;
@@ -169,7 +169,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
     }
     const record = newJobRecord(job, 0, messageSeq);
     record.seq = this.writer.insertJobRow(record);
-    if (record.status === "waiting") this.dependencies.add(record.id, record.dependsOn!);
+    if (parentIds) this.dependencies.add(record.id, parentIds);
     this.writer.logEvents(record, events, nowMs);
     return { created: true, job: record };
   }

@@ -79,11 +79,19 @@ export function registerJobFlowCases({ store, test }: ConformanceContext): void 
     const c2 = (await child(q, [parent.id])).job;
     const [l] = (await lease(q)).leased;
     await complete(parent.id, l!.leaseToken);
+    // Submitted once its parent ended: queued at once, it needs the parent as much.
+    const c3 = (await child(q, [parent.id])).job;
+    expect(c3.status).toBe("queued");
     await store().jobPrune({ nowMs: T0 + 61_000, limit: 100 });
-    expect(await store().jobGet({ id: parent.id })).toBeDefined(); // c2 is queued and still needs it
-    const [l2] = (await lease(q, { nowMs: T0 + 61_000 })).leased;
+    expect(await store().jobGet({ id: parent.id })).toBeDefined(); // c2 and c3 are queued and still need it
+    const [l2] = (await lease(q, { nowMs: T0 + 61_000, max: 1 })).leased;
     expect(l2!.id).toBe(c2.id);
     await complete(c2.id, l2!.leaseToken, T0 + 61_000);
+    await store().jobPrune({ nowMs: T0 + 61_000, limit: 100 });
+    expect(await store().jobGet({ id: parent.id })).toBeDefined(); // c3 still needs it
+    const [l3] = (await lease(q, { nowMs: T0 + 61_000 })).leased;
+    expect(l3!.id).toBe(c3.id);
+    await complete(c3.id, l3!.leaseToken, T0 + 61_000);
     await store().jobPrune({ nowMs: T0 + 200_000, limit: 100 });
     expect(await store().jobGet({ id: parent.id })).toBeUndefined();
   });
