@@ -117,7 +117,7 @@ export interface MessagesDeleted {
  */
 export interface QueueDeleted {
   /**
-   * Its live (queued or running) jobs, by id: the only ones a held request or an event stream can
+   * Its live (waiting, queued or running) jobs, by id: the only ones a held request or an event stream can
    * be waiting on (either ends as soon as it sees its job finished).
    */
   liveJobIds: string[];

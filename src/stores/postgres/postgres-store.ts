@@ -126,7 +126,7 @@ export class PostgresStore implements Store {
     return this.db.transaction(async (tx): Promise<QueueDeleted> => {
       const { rows } = await tx.query<{ account: string; name: string }>("SELECT account, name FROM queues WHERE id = $1 FOR UPDATE", [p.id]);
       if (!rows[0]) return { liveJobIds: [] };
-      const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('queued', 'running')", [p.id]);
+      const live = await tx.query<{ id: string }>("SELECT id FROM jobs WHERE queue_id = $1 AND status IN ('waiting', 'queued', 'running')", [p.id]);
       // Finished deliveries go with their jobs; pending ones stay to be delivered (they carry a snapshot).
       await tx.query("DELETE FROM webhook_outbox WHERE status <> 'pending' AND job_id IN (SELECT id FROM jobs WHERE queue_id = $1)", [p.id]);
       // Messages, groups, dedup ids, attempts, jobs and settings cascade from the queue; its count

@@ -311,18 +311,19 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
     expect(expired.jobChanges[0]!.job).toMatchObject({ status: "failed", error: { type: "MessageExpired" }, finishedAtMs: T0 + 20 });
   });
 
-  test("jobs: queueDelete deletes the queue's jobs and returns the live ones (queued, running)", async () => {
+  test("jobs: queueDelete deletes the queue's jobs and returns the live ones (waiting, queued, running)", async () => {
     const q = await makeQueue();
     const other = await makeQueue("other");
     const running = await submit(q);
     await lease(q, { max: 1 });
     const queued = await submit(q);
+    const waiting = await submit(q, { dependsOn: [queued.job.id] });
     const canceled = await submit(q);
     await act(store(), { kind: "cancel", id: canceled.job.id, nowMs: T0, resultTtlSeconds: 60 });
     const elsewhere = await submit(other);
     const deleted = await store().queueDelete({ id: q.id, nowMs: T0 + 1 });
-    expect([...deleted.liveJobIds].sort()).toEqual([running.job.id, queued.job.id].sort());
-    for (const { job } of [running, queued, canceled]) expect(await store().jobGet({ id: job.id })).toBeUndefined();
+    expect([...deleted.liveJobIds].sort()).toEqual([running.job.id, queued.job.id, waiting.job.id].sort());
+    for (const { job } of [running, queued, waiting, canceled]) expect(await store().jobGet({ id: job.id })).toBeUndefined();
     expect(await store().jobGet({ id: elsewhere.job.id })).toMatchObject({ status: "queued" });
     expect(await store().queueDelete({ id: q.id, nowMs: T0 + 2 })).toEqual({ liveJobIds: [] }); // already gone
   });
