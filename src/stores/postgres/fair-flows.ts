@@ -8,10 +8,15 @@ import { readyOrder } from "./rows.js";
 
 /**
  * Whether the flow `g` (a message_groups row) has a message ready: the ungrouped flow '' one
- * requiring nothing, a group one of its own. Parameters: $1 queue, $2 now, $3 oldest sent time kept.
+ * requiring nothing (or, for a labelled lease, one of the classes in the text[] parameter
+ * `classes` names), a group one of its own. Parameters: $1 queue, $2 now, $3 oldest sent time kept.
  */
-export const flowReady = `((g.group_id = '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3))
-    OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.visible_at_ms <= $2 AND m.sent_at_ms >= $3)))`;
+export function flowReady(classes?: string): string {
+  const ready = "m.visible_at_ms <= $2 AND m.sent_at_ms >= $3";
+  const ofClasses = classes === undefined ? "" : ` OR EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class = ANY (${classes}::text[]) AND ${ready})`;
+  return `((g.group_id = '' AND (EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id IS NULL AND m.req_class IS NULL AND ${ready})${ofClasses}))
+    OR (g.group_id <> '' AND EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND ${ready})))`;
+}
 
 /** The first ready messages of each flow (`each[i]` of `flows[i]` at most), in ready order, one list per flow. */
 export async function readyInFlows<R>(tx: Queryable, p: { queueId: number; nowMs: number; minSentAtMs: number }, flows: readonly string[], each: readonly number[], columns: string): Promise<R[][]> {
@@ -38,15 +43,16 @@ export async function queueHasGroups(q: Queryable, queueId: number): Promise<boo
 }
 
 /**
- * When the queue has ungrouped messages ready: the ungrouped flow joins at the lowest count of the
- * groups (it can't bank credit while the queue had no groups, nor fall behind them).
+ * When the queue has ungrouped messages ready (requiring nothing, or of `classes`: those a
+ * labelled lease serves): the ungrouped flow joins at the lowest count of the groups (it can't
+ * bank credit while the queue had no groups, nor fall behind them).
  */
-export async function joinUngroupedFlow(tx: Queryable, queueId: number, nowMs: number, minSentAtMs: number): Promise<void> {
-  const ungroupedReady = await tx.query("SELECT 1 FROM messages WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3 LIMIT 1", [
-    queueId,
-    nowMs,
-    minSentAtMs,
-  ]);
+export async function joinUngroupedFlow(tx: Queryable, queueId: number, nowMs: number, minSentAtMs: number, classes: readonly string[] = []): Promise<void> {
+  const ready = "queue_id = $1 AND group_id IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3";
+  const ungroupedReady =
+    classes.length === 0
+      ? await tx.query(`SELECT 1 FROM messages WHERE ${ready} AND req_class IS NULL LIMIT 1`, [queueId, nowMs, minSentAtMs])
+      : await tx.query(`SELECT 1 FROM messages WHERE ${ready} AND (req_class IS NULL OR req_class = ANY ($4::text[])) LIMIT 1`, [queueId, nowMs, minSentAtMs, classes]);
   if ((ungroupedReady.rowCount ?? 0) === 0) return;
   await tx.query(
     `INSERT INTO message_groups (queue_id, group_id, served)

@@ -331,7 +331,7 @@ async function leaseReady(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, t
     hasTenants,
     (bounded, into) => leasePlain(tx, bounded, into, classes),
     (rows, into) => leaseRows(tx, rows, p, into),
-    classes.length > 0,
+    classes.length === 0 ? undefined : { keys: classes, mergeHeads: (rows, wanted) => mergeClassHeads(tx, p, classes, rows, wanted) },
   );
 }
 

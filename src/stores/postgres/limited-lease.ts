@@ -39,6 +39,16 @@ export type LeaseRows = (rows: ReadyRow[], r: JobLeaseResult) => Promise<{ start
 export type LeasePlain = (p: JobLeaseParams, r: JobLeaseResult) => Promise<void>;
 
 /**
+ * A labelled lease's requirement classes (those its labels serve), and how their heads join the
+ * ungrouped rows read (requirement-classes.ts): in the fair rounds they are part of the flow of
+ * jobs without a tenant, as those requiring nothing are.
+ */
+export interface ServedClasses {
+  keys: readonly string[];
+  mergeHeads(rows: ReadyRow[], wanted: number): Promise<void>;
+}
+
+/**
  * Takes the queue's lease lock when its leases are limited (a no-op otherwise). Taken again in the
  * same transaction, it is held once more: callers take it before anything else, then lease.
  */
@@ -51,7 +61,7 @@ export async function lockLimitedLeases(tx: Queryable, p: { queueId: number; lim
  * A lease on a queue with limits or tenants: as many as the limits allow now, tenants' jobs in fair
  * order; `r.limited` says what held it back with jobs ready.
  */
-export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows, labelled = false): Promise<void> {
+export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, tenants: boolean, leasePlain: LeasePlain, leaseRows: LeaseRows, classes?: ServedClasses): Promise<void> {
   const before = r.leased.length;
   await lockLimitedLeases(tx, p);
   // Statements after the lock: they see every lease that held it before.
@@ -62,12 +72,8 @@ export async function leaseLimited(tx: Queryable, p: JobLeaseParams, r: JobLease
   let fair: TenantsHeld | undefined;
   if (lease.allowance.allowed > 0) {
     const bounded = { ...p, max: before + lease.allowance.allowed };
-    if (tenants) {
-      fair = await leaseFair(tx, bounded, r, leaseRows);
-      // Jobs with requires have no tenant, and the fair rounds serve only those requiring nothing:
-      // a labelled worker takes them with the room the rounds left.
-      if (labelled && r.leased.length < bounded.max) await leasePlain(bounded, r);
-    } else await leasePlain(bounded, r);
+    if (tenants) fair = await leaseFair(tx, bounded, r, leaseRows, classes);
+    else await leasePlain(bounded, r);
   }
   const { bucket, hold } = lease.finish(r.leased.length - before, r.leased.length < p.max, fair);
   if (bucket) {
@@ -88,12 +94,12 @@ async function countRunning(tx: Queryable, queueId: number): Promise<number> {
  * Rounds over the ready tenants, least served first, one job per tenant per round, up to
  * `p.max` in `r` (a tenant at its maxRunningPerTenant, or without a token of its rate, is passed by).
  */
-async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows): Promise<TenantsHeld> {
-  await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs);
+async function leaseFair(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, leaseRows: LeaseRows, classes: ServedClasses | undefined): Promise<TenantsHeld> {
+  await joinUngroupedFlow(tx, p.queueId, p.nowMs, p.minSentAtMs, classes?.keys);
   const rate = p.limits?.rateLimitPerTenantPerSecond;
   // The per-tenant rate's buckets: read as tenants come up in the rounds, written at the end.
   const rates = rate === undefined ? undefined : new TenantBuckets(rate, p.nowMs);
-  const capped = await leaseFairRounds(tx, p, r, leaseRows, rates);
+  const capped = await leaseFairRounds(tx, p, r, leaseRows, rates, classes);
   if (!rates) return { capped };
   await tx.query("DELETE FROM job_tenant_buckets WHERE queue_id = $1 AND at_ms < $2", [p.queueId, rates.staleBeforeMs()]);
   const spent = rates.spent();
@@ -114,6 +120,7 @@ async function leaseFairRounds(
   r: JobLeaseResult,
   leaseRows: LeaseRows,
   rates: TenantBuckets | undefined,
+  classes: ServedClasses | undefined,
 ): Promise<boolean> {
   const cap = p.limits?.maxRunningPerTenant ?? null;
   // Tenants passed by for their rate this lease: the next round's query leaves them out.
@@ -129,9 +136,9 @@ async function leaseFairRounds(
        CROSS JOIN LATERAL (SELECT count(*)::int AS running FROM jobs j WHERE j.queue_id = $1 AND j.tenant = g.group_id AND j.status = 'running' AND j.tenant IS NOT NULL) c
        WHERE g.queue_id = $1
          AND ($4::int IS NULL OR g.group_id = '' OR c.running < $4)
-         AND ${flowReady} AND g.group_id <> ALL ($6::text[])
+         AND ${classes ? flowReady("$7") : flowReady()} AND g.group_id <> ALL ($6::text[])
        ORDER BY g.served, g.group_id LIMIT $5 FOR NO KEY UPDATE OF g SKIP LOCKED`,
-      [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted, heldBack],
+      [p.queueId, p.nowMs, p.minSentAtMs, cap, wanted, heldBack, ...(classes ? [classes.keys] : [])],
     );
     if (flows.length === 0) return cap !== null && (await cappedTenantReady(tx, p, cap));
     const ready: Array<{ flow: string; room?: number }> = flows.map((f) => ({ flow: f.group_id, room: f.room ?? undefined }));
@@ -149,13 +156,16 @@ async function leaseFairRounds(
     if (served.length === 0) continue;
     // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
     const perFlow = Math.ceil(wanted / served.length);
+    const each = served.map((f) => Math.min(perFlow, f.room ?? perFlow));
     const perTenant = await readyInFlows<ReadyRow>(
       tx,
       p,
       served.map((f) => f.flow),
-      served.map((f) => Math.min(perFlow, f.room ?? perFlow)),
+      each,
       "seq, message_id, priority, sent_at_ms, visible_at_ms",
     );
+    const ungrouped = served.findIndex((f) => f.flow === "");
+    if (classes && ungrouped >= 0) await classes.mergeHeads(perTenant[ungrouped]!, each[ungrouped]!);
     const chosen = roundRobin(perTenant, wanted);
     if (chosen.length === 0) return false;
     // Locked now, visibility checked again on each row's latest version: a job leased meanwhile

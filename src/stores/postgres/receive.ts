@@ -113,7 +113,7 @@ async function lockReadyFlows(tx: Queryable, p: ReceiveParams, fifo: boolean): P
          AND NOT EXISTS (SELECT 1 FROM (SELECT m.visible_at_ms, m.receive_count FROM messages m WHERE m.queue_id = $1 AND m.group_id = g.group_id AND m.sent_at_ms >= $3
                                         ORDER BY m.seq LIMIT ${fifoLookahead}) f WHERE f.visible_at_ms > $2 AND f.receive_count > 0)
        ORDER BY h.seq LIMIT $4 FOR UPDATE OF g SKIP LOCKED`
-    : `SELECT g.group_id FROM message_groups g WHERE g.queue_id = $1 AND ${flowReady} ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
+    : `SELECT g.group_id FROM message_groups g WHERE g.queue_id = $1 AND ${flowReady()} ORDER BY g.served, g.group_id LIMIT $4 FOR UPDATE OF g SKIP LOCKED`;
   const { rows } = await tx.query<{ group_id: string }>(statement, [p.queueId, p.nowMs, p.minSentAtMs, p.max]);
   return rows.map((r) => r.group_id);
 }

@@ -98,4 +98,20 @@ export function registerRequirementCases({ store, test }: ConformanceContext): v
     expect(ids(await lease(q, undefined))).toEqual([tenantJob.id]);
     expect(ids(await lease(q, { gpu: "a100" }))).toEqual([gpuJob.id]);
   });
+
+  test("requires: beside tenants' backlogs, a labelled lease's classes take the turn of the jobs without a tenant in the fair rounds", async () => {
+    const q = await kit.makeQueue("tenanted-backlog");
+    const acme = [];
+    const beta = [];
+    for (let i = 0; i < 4; i++) acme.push(await submit(q, { tenant: "acme" }));
+    for (let i = 0; i < 4; i++) beta.push(await submit(q, { tenant: "beta" }));
+    const gpu = [await submit(q, { requires: { gpu: "a100" } }), await submit(q, { requires: { gpu: "a100" } })];
+    // Three flows ready to this worker (two tenants and the jobs without one, its class among
+    // them): a round serves each once, so the tenants' backlogs never starve its class.
+    const sorted = (xs: string[]) => [...xs].sort();
+    expect(sorted(ids(await lease(q, { gpu: "a100" }, { max: 3 })))).toEqual(sorted([acme[0]!.id, beta[0]!.id, gpu[0]!.id]));
+    expect(sorted(ids(await lease(q, { gpu: "a100" }, { max: 3 })))).toEqual(sorted([acme[1]!.id, beta[1]!.id, gpu[1]!.id]));
+    // A worker without labels has only the tenants' jobs to take.
+    expect(sorted(ids(await lease(q, undefined, { max: 4 })))).toEqual(sorted([acme[2]!.id, acme[3]!.id, beta[2]!.id, beta[3]!.id]));
+  });
 }
