@@ -132,6 +132,21 @@ export function mainThreadCpuSeconds(pid: number | undefined): number | undefine
   }
 }
 
+/**
+ * Nanoseconds on a CPU of all a process's live threads so far (their schedstat), for meters whose
+ * spans are too short for /proc's 10 ms ticks; threads that have ended are not counted.
+ */
+export function processCpuNanos(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resident set size of a process in MiB, from /proc (undefined off Linux). */
 export function processRssMiB(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
