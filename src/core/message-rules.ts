@@ -2,11 +2,11 @@
  * What a message write decides, written once for every store (the store reads and writes inside
  * its transaction, then asks here): which messages of a send repeat an earlier one's
  * deduplication id, what a visibility change answers, which receipts a delete honoured, how much
- * of a FIFO group a receive may take.
+ * of a FIFO group a receive may take, which messages it dead-letters, and receive order.
  */
 import { limits } from "./limits.js";
 import type { NewMessage } from "./message.js";
-import type { ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
+import type { DeadLetterTarget, ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
 
 /**
  * A FIFO group is held while any message of it is in flight. Receives lease a contiguous run from
@@ -57,6 +57,11 @@ export function withDuplicatesInSend(firsts: readonly number[], sentFirsts: read
   let next = 0;
   firsts.forEach((first, k) => out.push(first === k ? sentFirsts[next++]! : { ...out[first]!, duplicate: true }));
   return out;
+}
+
+/** Whether a receive moves a message it found, received `receiveCount` times already, to the dead-letter queue instead of delivering it. */
+export function dueForDeadLetter<P extends { deadLetter?: DeadLetterTarget }>(p: P, receiveCount: number): p is P & { deadLetter: DeadLetterTarget } {
+  return p.deadLetter !== undefined && receiveCount >= p.deadLetter.maxReceiveCount;
 }
 
 /** The message a visibility change finds under a receipt's seq, as it is now. */

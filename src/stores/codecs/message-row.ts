@@ -48,3 +48,19 @@ export function toMessage(row: MessageRow): StoredMessage {
     deadLetterSourceQueueName: row.dead_letter_source ?? undefined,
   };
 }
+
+/**
+ * A FIFO message moved to another queue as a new enqueue there (dead-lettering, redrive): a new
+ * row, sent and visible now, never received.
+ */
+export interface Reenqueue {
+  queueId: number;
+  nowMs: number;
+  /** Dead-lettering: the source queue's name (DeadLetterQueueSourceArn); a redrive clears it. */
+  deadLetterSource?: string;
+  /**
+   * Dead-lettering: the deduplication id becomes the MessageId, as in SQS, so two moved messages
+   * that shared a deduplication id stay two messages.
+   */
+  dedupIdFromMessageId: boolean;
+}

@@ -15,11 +15,11 @@ import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResu
 import type { Db, Queryable } from "./db.js";
 import { addServed, flowReady, joinUngroupedFlow, queueHasGroups, readyInFlows } from "./fair-flows.js";
 import { lockGroups, settleGroups } from "./message-insert.js";
-import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
+import { dueForDeadLetter, expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import { receivePlainTogether } from "./receives-together.js";
 import { FairRounds } from "../../core/fair-rounds.js";
 import { receivesTogether } from "../../core/turn-batch.js";
-import { type MessageRow, toMessage } from "../codecs/message-row.js";
+import { type MessageRow, type Reenqueue, toMessage } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
 
@@ -213,7 +213,7 @@ class ReceiveRun {
   /** Leases the row (at finish), or moves it to the dead-letter queue now (false) if it was received too often. */
   async take(row: MessageRow): Promise<boolean> {
     const p = this.p;
-    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && (await this.deadLetterTargetExists())) {
+    if (dueForDeadLetter(p, row.receive_count) && (await this.deadLetterTargetExists())) {
       // Moved now, not at finish: the caller's next read of ready messages must not see it again.
       await this.moveToDeadLetter(row);
       if (row.group_id !== null) this.touched.add(row.group_id);
@@ -274,15 +274,6 @@ class ReceiveRun {
       );
     }
   }
-}
-
-export interface Reenqueue {
-  queueId: number;
-  nowMs: number;
-  /** Dead-lettering: the source queue's name; a redrive clears it. */
-  deadLetterSource?: string;
-  /** Dead-lettering: the deduplication id becomes the MessageId, as in SQS. */
-  dedupIdFromMessageId: boolean;
 }
 
 const keptColumns = "message_id, body, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";

@@ -11,21 +11,18 @@
  */
 import type { JobRecord } from "../../core/job.js";
 import type { NewMessage } from "../../core/message.js";
+import { type ReadyPlace, comesFirst } from "../../core/message-rules.js";
 
 export interface DeferredCreate {
   /** The job as submitted (queued): what its submit answers; seq and messageSeq are set once written. */
   readonly job: JobRecord;
   readonly message: NewMessage;
+  /** Its place in receive order: its message's, after every row of the table at the same place (it has no seq yet). */
+  readonly place: ReadyPlace;
   /** Taken by a lease of this group, which wrote its rows already leased. */
   taken: boolean;
   /** Writing it failed: its submit fails with this error. */
   failure?: { error: unknown };
-}
-
-/** A ready row of the table, as the ready query returns it (receive order: priority, then visibility, then seq). */
-export interface ReadyOrderRow {
-  priority: number;
-  visible_at_ms: number;
 }
 
 export class DeferredCreates {
@@ -57,7 +54,8 @@ export class DeferredCreates {
   add(group: number, job: JobRecord, message: NewMessage): { entry: DeferredCreate; first: boolean } {
     this.enter(group);
     const first = this.entries.length === 0;
-    const entry: DeferredCreate = { job, message, taken: false };
+    const place = { priority: message.priority, visible_at_ms: message.visibleAtMs, seq: Number.MAX_SAFE_INTEGER };
+    const entry: DeferredCreate = { job, message, place, taken: false };
     this.entries.push(entry);
     this.byId.set(job.id, entry);
     return { entry, first };
@@ -82,8 +80,8 @@ export class DeferredCreates {
    */
   ready(queueId: number, nowMs: number, minSentAtMs: number, limit: number): DeferredCreate[] {
     const ready = this.entries.filter((e) => !e.taken && e.job.queueId === queueId && e.message.visibleAtMs <= nowMs && e.message.sentAtMs >= minSentAtMs);
-    // Array.prototype.sort is stable: equal keys keep the order the submits came in.
-    ready.sort((a, b) => b.message.priority - a.message.priority || a.message.visibleAtMs - b.message.visibleAtMs);
+    // Array.prototype.sort is stable: equal places keep the order the submits came in.
+    ready.sort((a, b) => comesFirst(a.place, b.place));
     return ready.slice(0, limit);
   }
 
@@ -109,11 +107,7 @@ export class DeferredCreates {
   }
 }
 
-/**
- * Whether a deferred submit comes before a ready row of the table in receive order. At equal
- * priority and visibility the row comes first: it was inserted earlier, so its seq is lower.
- */
-export function comesBefore(entry: DeferredCreate, row: ReadyOrderRow): boolean {
-  const { priority, visibleAtMs } = entry.message;
-  return priority > row.priority || (priority === row.priority && visibleAtMs < row.visible_at_ms);
+/** Whether a deferred submit comes before a ready row of the table in receive order (core's comesFirst). */
+export function comesBefore(entry: DeferredCreate, row: ReadyPlace): boolean {
+  return comesFirst(entry.place, row) < 0;
 }

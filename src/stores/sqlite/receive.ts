@@ -10,7 +10,7 @@
  */
 import type Database from "better-sqlite3";
 import { limits } from "../../core/limits.js";
-import { expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
+import { dueForDeadLetter, expiredRowsPerWrite, fifoLookahead, fifoTakeable } from "../../core/message-rules.js";
 import type { StoredMessage } from "../../core/message.js";
 import type { MessageReceiveParams as ReceiveParams, ReceiveAttempt, ReceiveResult } from "../../core/store.js";
 import { keptBodySql } from "./kept-bodies.js";
@@ -283,7 +283,7 @@ class ReceiveRun {
   take(row: MessageState, deferLease: boolean, content: MessageContent | undefined): boolean;
   take(row: MessageState, deferLease = false, content?: MessageContent): boolean {
     const p = this.p;
-    if (p.deadLetter && row.receive_count >= p.deadLetter.maxReceiveCount && this.deadLetterTargetExists()) {
+    if (dueForDeadLetter(p, row.receive_count) && this.deadLetterTargetExists()) {
       // SQS keeps a standard message's enqueue time (retention goes on counting); a FIFO message
       // is enqueued anew: retention restarts, and it queues behind what reached the DLQ first.
       if (p.fifo) this.sql.reenqueue(row.seq, { queueId: p.deadLetter.queueId, nowMs: p.nowMs, deadLetterSource: p.deadLetter.sourceQueueName, dedupIdFromMessageId: true });

@@ -8,22 +8,11 @@
  * at its message by seq, and job queues are standard.
  */
 import type Database from "better-sqlite3";
+import type { Reenqueue } from "../codecs/message-row.js";
 import { type KeptCounts, keptBytesSql } from "./kept-counts.js";
 
 /** What the message keeps; receive state starts afresh (column defaults). */
 const keptColumns = "message_id, body, body_bytes, attributes, system_attributes, body_md5, attributes_md5, system_attributes_md5, priority, group_id, sender_id";
-
-export interface Reenqueue {
-  queueId: number;
-  nowMs: number;
-  /** Dead-lettering: the source queue's name (DeadLetterQueueSourceArn); a redrive clears it. */
-  deadLetterSource?: string;
-  /**
-   * Dead-lettering: the deduplication id becomes the MessageId, as in SQS, so two moved messages
-   * that shared a deduplication id stay two messages.
-   */
-  dedupIdFromMessageId: boolean;
-}
 
 /** Returns a function that re-enqueues message `seq` (inside a write) and returns its new seq. */
 export function prepareReenqueue(db: Database.Database, counts: KeptCounts): (seq: number, to: Reenqueue) => number {
