@@ -6,7 +6,7 @@
  */
 import { limits } from "./limits.js";
 import type { NewMessage } from "./message.js";
-import type { DeadLetterTarget, ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
+import type { DeadLetterTarget, QueueStats, ReceiptRef, SendDedup, SentMessage, VisibilityChangeResult } from "./store.js";
 
 /**
  * A FIFO group is held while any message of it is in flight. Receives lease a contiguous run from
@@ -111,4 +111,12 @@ export function firstReady<T extends ReadyPlace>(rows: T[], wanted: number): T[]
   rows.sort(comesFirst);
   if (rows.length > wanted) rows.length = wanted;
   return rows;
+}
+
+/**
+ * A queue's stats from a store's counts: the messages it keeps (`total`) less the hidden ones and
+ * those past retention (`expired`, which upkeep has not deleted yet) are visible.
+ */
+export function queueStatsOf(c: { total: number; inFlight: number; delayed: number; expired: number; oldestSentAtMs: number | null | undefined }): QueueStats {
+  return { visible: Math.max(0, c.total - c.inFlight - c.delayed - c.expired), inFlight: c.inFlight, delayed: c.delayed, oldestVisibleSentAtMs: c.oldestSentAtMs ?? undefined };
 }

@@ -5,7 +5,6 @@
  * another: decisions that must hold across nodes are made by row locks and constraints.
  */
 import type { StoredMessage } from "../../core/message.js";
-import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, Store, VisibilityChangeResult } from "../../core/store.js";
 import type { Db, NamedStatement } from "./db.js";
@@ -21,7 +20,7 @@ import { PostgresWorkers } from "./workers.js";
 import { settleGroups } from "./message-insert.js";
 import { sendMany } from "./send.js";
 import { messageMove, moveTaskCreate, moveTaskGet, moveTaskList, moveTaskUpdate } from "./move-tasks.js";
-import { type LeaseState, visibilityChangeOf } from "../../core/message-rules.js";
+import { type LeaseState, queueStatsOf, visibilityChangeOf } from "../../core/message-rules.js";
 import { deleteMany } from "./delete.js";
 import { receiveMany } from "./receive.js";
 import { type MessageRow, toMessage } from "../codecs/message-row.js";
@@ -154,12 +153,7 @@ export class PostgresStore implements Store {
   async queueStats(p: { queueId: number; nowMs: number; minSentAtMs: number }): Promise<QueueStats> {
     const { rows } = await this.db.query<{ total: number; in_flight: number; delayed: number; expired: number; oldest: number | null }>(statsStatement, [p.queueId, p.nowMs, p.minSentAtMs]);
     const r = rows[0]!;
-    return {
-      visible: Math.max(0, r.total - r.in_flight - r.delayed - r.expired),
-      inFlight: r.in_flight,
-      delayed: r.delayed,
-      oldestVisibleSentAtMs: r.oldest ?? undefined,
-    };
+    return queueStatsOf({ total: r.total, inFlight: r.in_flight, delayed: r.delayed, expired: r.expired, oldestSentAtMs: r.oldest });
   }
 
   /** queueStats is as cheap. */
@@ -273,25 +267,12 @@ export class PostgresStore implements Store {
     return result;
   }
 
-  messageMove(p: MessageMoveParams): Promise<MessageMoveResult> {
-    return messageMove(this.db, p);
-  }
-
-  moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }> {
-    return moveTaskCreate(this.db, p.task);
-  }
-
-  moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined> {
-    return moveTaskGet(this.db, p.taskHandle);
-  }
-
-  moveTaskList(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
-    return moveTaskList(this.db, p);
-  }
-
-  moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
-    return moveTaskUpdate(this.db, p);
-  }
+  // ---- move tasks (move-tasks.ts) ----
+  messageMove: Store["messageMove"] = (p) => messageMove(this.db, p);
+  moveTaskCreate: Store["moveTaskCreate"] = (p) => moveTaskCreate(this.db, p.task);
+  moveTaskGet: Store["moveTaskGet"] = (p) => moveTaskGet(this.db, p.taskHandle);
+  moveTaskList: Store["moveTaskList"] = (p) => moveTaskList(this.db, p);
+  moveTaskUpdate: Store["moveTaskUpdate"] = (p) => moveTaskUpdate(this.db, p);
 
   // ---- jobs (jobs-store.ts) ----
   jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);

@@ -9,6 +9,7 @@ import { type KeptCounts, keptBytesSql } from "./kept-counts.js";
 import { type VisiblePart, mergeVisible, visibleParts } from "./visible-order.js";
 import type Database from "better-sqlite3";
 import type { QueueStats } from "../../core/store.js";
+import { queueStatsOf } from "../../core/message-rules.js";
 
 /**
  * A queue's messages sent before a time, for a retention slice: those whose visibility moved off
@@ -97,12 +98,7 @@ export class SqliteQueueCounts {
     const hidden = this.sql.hidden.get({ queueId, now: p.nowMs, minSent: p.minSentAtMs })!;
     const expired = p.minSentAtMs > 0 ? this.sql.expired.get({ queueId, minSent: p.minSentAtMs })! : 0;
     const oldest = p.head ? this.head({ queueId, now: p.nowMs, minSent: p.minSentAtMs }) : this.sql.oldestSent.get({ queueId, minSent: p.minSentAtMs, now: p.nowMs });
-    return {
-      visible: Math.max(0, total - hidden.inflight - hidden.delayed - expired),
-      inFlight: hidden.inflight,
-      delayed: hidden.delayed,
-      oldestVisibleSentAtMs: oldest ?? undefined,
-    };
+    return queueStatsOf({ total, inFlight: hidden.inflight, delayed: hidden.delayed, expired, oldestSentAtMs: oldest });
   }
 
   /** The sent time of the message visible longest, from every visibility part. */

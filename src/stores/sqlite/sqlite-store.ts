@@ -7,7 +7,6 @@
 import Database from "better-sqlite3";
 import { limits } from "../../core/limits.js";
 import type { StoredMessage } from "../../core/message.js";
-import type { MessageMoveParams, MessageMoveResult, MoveTaskRecord, MoveTaskStatus } from "../../core/move-task-record.js";
 import type { QueueConfig, QueueRecord } from "../../core/queue.js";
 import type { Notifier } from "../../core/notifier.js";
 import type { DeleteResult, MessageDeleteCall, MessageReceiveParams, MessageSendCall, MessagesDeleted, QueueDeleted, QueueStats, ReceiptRef, ReceiveResult, SendOutcome, SentMessage, Store, VisibilityChangeResult } from "../../core/store.js";
@@ -210,6 +209,7 @@ export class SqliteStore implements Store {
       queueById: db.prepare<[number], QueueRow>("SELECT * FROM queues WHERE id = ?"),
       queueExists: prepareQueueExists(db),
       queueInsert: db.prepare("INSERT INTO queues (account, name, config, tags, created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?)"),
+      queueUpdate: db.prepare<[string | null, string | null, number, number]>("UPDATE queues SET config = coalesce(?, config), tags = coalesce(?, tags), updated_at_ms = ? WHERE id = ?"),
       queueList: db.prepare<[{ account: string; after: string; prefix: string; limit: number }], QueueRow>(
         `SELECT * FROM queues WHERE account = @account AND name > @after AND substr(name, 1, length(@prefix)) = @prefix ORDER BY name ${boundLimit("@limit")}`,
       ),
@@ -287,18 +287,7 @@ export class SqliteStore implements Store {
   }
 
   async queueUpdate(p: { id: number; config?: QueueConfig; tags?: Record<string, string>; nowMs: number }): Promise<void> {
-    const sets: string[] = ["updated_at_ms = @nowMs"];
-    if (p.config) sets.push("config = @config");
-    if (p.tags) sets.push("tags = @tags");
-    const statement = this.db.prepare(`UPDATE queues SET ${sets.join(", ")} WHERE id = @id`);
-    await this.writes.run(() =>
-      statement.run({
-        id: p.id,
-        nowMs: p.nowMs,
-        config: p.config ? JSON.stringify(p.config) : null,
-        tags: p.tags ? JSON.stringify(p.tags) : null,
-      }),
-    );
+    await this.writes.run(() => this.sql.queueUpdate.run(p.config ? JSON.stringify(p.config) : null, p.tags ? JSON.stringify(p.tags) : null, p.nowMs, p.id));
   }
 
   async queueDelete(p: { id: number; nowMs: number }): Promise<QueueDeleted> {
@@ -458,25 +447,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  async messageMove(p: MessageMoveParams): Promise<MessageMoveResult> {
-    return this.writes.run(() => this.moveTasks.move(p));
-  }
-
-  async moveTaskCreate(p: { task: MoveTaskRecord }): Promise<{ created: boolean }> {
-    return this.writes.run(() => this.moveTasks.create(p.task));
-  }
-
-  async moveTaskGet(p: { taskHandle: string }): Promise<MoveTaskRecord | undefined> {
-    return this.settled(this.moveTasks.get(p.taskHandle));
-  }
-
-  async moveTaskList(p: { account?: string; sourceQueueName?: string; activeOnly?: boolean; limit: number }): Promise<MoveTaskRecord[]> {
-    return this.settled(this.moveTasks.list(p));
-  }
-
-  async moveTaskUpdate(p: { taskHandle: string; status: MoveTaskStatus; failureReason?: string; fromStatuses: readonly MoveTaskStatus[]; nowMs: number }): Promise<boolean> {
-    return this.writes.run(() => this.moveTasks.update(p));
-  }
+  // ---- move tasks (move-tasks.ts): each call one write, or a read ----
+  messageMove: Store["messageMove"] = (p) => this.writes.run(() => this.moveTasks.move(p));
+  moveTaskCreate: Store["moveTaskCreate"] = (p) => this.writes.run(() => this.moveTasks.create(p.task));
+  moveTaskGet: Store["moveTaskGet"] = (p) => this.settled(this.moveTasks.get(p.taskHandle));
+  moveTaskList: Store["moveTaskList"] = (p) => this.settled(this.moveTasks.list(p));
+  moveTaskUpdate: Store["moveTaskUpdate"] = (p) => this.writes.run(() => this.moveTasks.update(p));
 
   // ---- jobs (jobs-store.ts) ----
   jobCreateMany: Store["jobCreateMany"] = (p) => this.jobs.jobCreateMany(p);
