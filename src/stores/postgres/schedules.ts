@@ -8,36 +8,20 @@ import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import { type ScheduleStore, type ScheduleWriteResult, recordAfterFire } from "../../core/schedules/schedule-store.js";
 import type { Db, Queryable } from "./db.js";
 import { queueMustExist } from "./rows.js";
+import { scheduleValues, toSchedule } from "../codecs/schedule-row.js";
 
 /** Creates a fire's jobs inside its transaction (jobs-store.ts). */
 export type CreateJobsInTx = (tx: Queryable, items: readonly JobCreateItem[], nowMs: number) => Promise<JobCreateResult[]>;
 
-const parse = (json: string): ScheduleRecord => JSON.parse(json) as ScheduleRecord;
-
 async function writeIn(q: Queryable, schedule: ScheduleRecord, expectedVersion: number | undefined): Promise<ScheduleWriteResult> {
-  const json = JSON.stringify(schedule);
-  const next = schedule.nextRunAtMs ?? null;
-  const account = schedule.account ?? "";
+  const values = scheduleValues(schedule);
   const changed =
     expectedVersion === undefined
-      ? await q.query("INSERT INTO schedules (account, name, version, next_run_at_ms, record) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account, name) DO NOTHING", [
-          account,
-          schedule.name,
-          schedule.version,
-          next,
-          json,
-        ])
-      : await q.query("UPDATE schedules SET version = $3, next_run_at_ms = $4, record = $5 WHERE account = $1 AND name = $2 AND version = $6", [
-          account,
-          schedule.name,
-          schedule.version,
-          next,
-          json,
-          expectedVersion,
-        ]);
+      ? await q.query("INSERT INTO schedules (account, name, version, next_run_at_ms, record) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account, name) DO NOTHING", values)
+      : await q.query("UPDATE schedules SET version = $3, next_run_at_ms = $4, record = $5 WHERE account = $1 AND name = $2 AND version = $6", [...values, expectedVersion]);
   if ((changed.rowCount ?? 0) > 0) return { written: true };
-  const { rows } = await q.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name = $2", [account, schedule.name]);
-  return rows[0] ? { written: false, current: parse(rows[0].record) } : { written: false };
+  const { rows } = await q.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name = $2", [values[0], values[1]]);
+  return rows[0] ? { written: false, current: toSchedule(rows[0].record) } : { written: false };
 }
 
 export class PostgresSchedules implements ScheduleStore {
@@ -48,7 +32,7 @@ export class PostgresSchedules implements ScheduleStore {
 
   async scheduleGet(p: { account?: string; name: string }): Promise<ScheduleRecord | undefined> {
     const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE account = $1 AND name = $2", [p.account ?? "", p.name]);
-    return rows[0] ? parse(rows[0].record) : undefined;
+    return rows[0] ? toSchedule(rows[0].record) : undefined;
   }
 
   async scheduleList(p: { account?: string; afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
@@ -57,7 +41,7 @@ export class PostgresSchedules implements ScheduleStore {
       p.afterName ?? "",
       p.limit,
     ]);
-    return rows.map((r) => parse(r.record));
+    return rows.map((r) => toSchedule(r.record));
   }
 
   scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult> {
@@ -70,7 +54,7 @@ export class PostgresSchedules implements ScheduleStore {
 
   async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {
     const { rows } = await this.db.query<{ record: string }>("SELECT record FROM schedules WHERE next_run_at_ms <= $1 ORDER BY next_run_at_ms LIMIT $2", [p.nowMs, p.limit]);
-    return rows.map((r) => parse(r.record));
+    return rows.map((r) => toSchedule(r.record));
   }
 
   async scheduleNextDueAt(): Promise<number | undefined> {

@@ -7,13 +7,12 @@ import type Database from "better-sqlite3";
 import type { JobCreateItem, JobCreateResult } from "../../core/job-store.js";
 import type { ScheduleRecord } from "../../core/schedules/schedule.js";
 import { type ScheduleStore, type ScheduleWriteResult, recordAfterFire } from "../../core/schedules/schedule-store.js";
+import { scheduleValues, toSchedule } from "../codecs/schedule-row.js";
 import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 
 /** Creates jobs inside the caller's write, now (not deferred to the group's end): the fire's CAS must stand or fall with them. */
 export type CreateJobsInWrite = (items: readonly JobCreateItem[], nowMs: number) => JobCreateResult[];
-
-const parse = (json: string): ScheduleRecord => JSON.parse(json) as ScheduleRecord;
 
 export class SqliteSchedules implements ScheduleStore {
   private readonly sql;
@@ -39,11 +38,11 @@ export class SqliteSchedules implements ScheduleStore {
 
   async scheduleGet(p: { account?: string; name: string }): Promise<ScheduleRecord | undefined> {
     const json = this.sql.get.get(p.account ?? "", p.name);
-    return json === undefined ? undefined : parse(json);
+    return json === undefined ? undefined : toSchedule(json);
   }
 
   async scheduleList(p: { account?: string; afterName?: string; limit: number }): Promise<ScheduleRecord[]> {
-    return this.sql.list.all(p.account ?? "", p.afterName ?? "", p.limit).map(parse);
+    return this.sql.list.all(p.account ?? "", p.afterName ?? "", p.limit).map(toSchedule);
   }
 
   async scheduleWrite(p: { schedule: ScheduleRecord; expectedVersion?: number }): Promise<ScheduleWriteResult> {
@@ -55,7 +54,7 @@ export class SqliteSchedules implements ScheduleStore {
   }
 
   async scheduleListDue(p: { nowMs: number; limit: number }): Promise<ScheduleRecord[]> {
-    return this.sql.due.all(p.nowMs, p.limit).map(parse);
+    return this.sql.due.all(p.nowMs, p.limit).map(toSchedule);
   }
 
   async scheduleNextDueAt(): Promise<number | undefined> {
@@ -74,15 +73,13 @@ export class SqliteSchedules implements ScheduleStore {
   }
 
   private writeNow(schedule: ScheduleRecord, expectedVersion: number | undefined): ScheduleWriteResult {
-    const json = JSON.stringify(schedule);
-    const next = schedule.nextRunAtMs ?? null;
-    const account = schedule.account ?? "";
+    const [account, name, version, next, json] = scheduleValues(schedule);
     const changed =
       expectedVersion === undefined
-        ? this.sql.insert.run(account, schedule.name, schedule.version, next, json).changes
-        : this.sql.update.run(schedule.version, next, json, account, schedule.name, expectedVersion).changes;
+        ? this.sql.insert.run(account, name, version, next, json).changes
+        : this.sql.update.run(version, next, json, account, name, expectedVersion).changes;
     if (changed > 0) return { written: true };
-    const current = this.sql.get.get(account, schedule.name);
-    return current === undefined ? { written: false } : { written: false, current: parse(current) };
+    const current = this.sql.get.get(account, name);
+    return current === undefined ? { written: false } : { written: false, current: toSchedule(current) };
   }
 }
