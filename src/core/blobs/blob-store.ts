@@ -10,8 +10,6 @@ export interface BlobStore {
   blobCreate(p: { blob: BlobRecord }): Promise<void>;
   /** Any state; with `account` (as BlobRecord's), another account's blob is absent. */
   blobGet(p: { account?: string; id: string }): Promise<BlobRecord | undefined>;
-  /** The account's blobs with these ids (those that exist), in no order. */
-  blobGetMany(p: { account: string; ids: readonly string[] }): Promise<BlobRecord[]>;
   /** Marks it uploaded with its size and digest, due for the sweep at `expiresAtMs` unless attached first; false if it was uploaded already (nothing written). */
   blobMarkUploaded(p: { id: string; size: number; sha256: string; nowMs: number; expiresAtMs: number }): Promise<boolean>;
   /**

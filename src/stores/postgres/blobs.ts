@@ -22,11 +22,6 @@ export class PostgresBlobs implements BlobStore {
     return rows[0] === undefined ? undefined : toBlob(rows[0]);
   }
 
-  async blobGetMany(p: { account: string; ids: readonly string[] }): Promise<BlobRecord[]> {
-    const { rows } = await this.db.query<BlobRow>(`${select} WHERE id = ANY ($1::text[]) AND account = $2`, [p.ids, p.account]);
-    return rows.map(toBlob);
-  }
-
   async blobMarkUploaded(p: { id: string; size: number; sha256: string; nowMs: number; expiresAtMs: number }): Promise<boolean> {
     const r = await this.db.query(
       "UPDATE blobs SET size = $1, sha256 = $2, uploaded_at_ms = $3, expires_at_ms = CASE WHEN job_id IS NULL THEN $4 ELSE expires_at_ms END WHERE id = $5 AND uploaded_at_ms IS NULL",

@@ -309,7 +309,6 @@ export class PostgresStore implements Store {
   // ---- blobs (blobs.ts) ----
   blobCreate: Store["blobCreate"] = (p) => this.blobs.blobCreate(p);
   blobGet: Store["blobGet"] = (p) => this.blobs.blobGet(p);
-  blobGetMany: Store["blobGetMany"] = (p) => this.blobs.blobGetMany(p);
   blobMarkUploaded: Store["blobMarkUploaded"] = (p) => this.blobs.blobMarkUploaded(p);
   blobAttach: Store["blobAttach"] = (p) => this.blobs.blobAttach(p);
   blobDetach: Store["blobDetach"] = (p) => this.blobs.blobDetach(p);

@@ -9,9 +9,6 @@ import { boundLimit } from "./bound-limit.js";
 import type { GroupCommitter } from "./group-commit.js";
 import { type BlobRow, blobColumns, toBlob } from "../codecs/blob-row.js";
 
-/** Ids bound per statement at most (an attach names up to 16). */
-const idsMax = 16;
-
 export class SqliteBlobs implements BlobStore {
   private readonly sql;
 
@@ -42,15 +39,6 @@ export class SqliteBlobs implements BlobStore {
   async blobGet(p: { account?: string; id: string }): Promise<BlobRecord | undefined> {
     const row = p.account === undefined ? this.sql.get.get(p.id) : this.sql.getInAccount.get(p.id, p.account);
     return row === undefined ? undefined : toBlob(row);
-  }
-
-  async blobGetMany(p: { account: string; ids: readonly string[] }): Promise<BlobRecord[]> {
-    const out: BlobRecord[] = [];
-    for (const id of p.ids.slice(0, idsMax)) {
-      const row = this.sql.getInAccount.get(id, p.account);
-      if (row) out.push(toBlob(row));
-    }
-    return out;
   }
 
   async blobMarkUploaded(p: { id: string; size: number; sha256: string; nowMs: number; expiresAtMs: number }): Promise<boolean> {

@@ -482,7 +482,6 @@ export class SqliteStore implements Store {
   // ---- blobs (blobs-store.ts) ----
   blobCreate: Store["blobCreate"] = (p) => this.blobs.blobCreate(p);
   blobGet: Store["blobGet"] = async (p) => this.settled(await this.blobs.blobGet(p));
-  blobGetMany: Store["blobGetMany"] = async (p) => this.settled(await this.blobs.blobGetMany(p));
   blobMarkUploaded: Store["blobMarkUploaded"] = (p) => this.blobs.blobMarkUploaded(p);
   blobAttach: Store["blobAttach"] = (p) => this.blobs.blobAttach(p);
   blobDetach: Store["blobDetach"] = (p) => this.blobs.blobDetach(p);
