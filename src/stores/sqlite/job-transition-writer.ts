@@ -44,7 +44,7 @@ export class JobTransitionWriter {
     const values = jobInsertValues(job);
     const inputAside = job.requires !== undefined;
     if (inputAside) values[jobInputIndex] = "";
-    const seq = Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(values)).lastInsertRowid);
+    const seq = Number(queueMustExist(job.queueName, () => this.sql.jobInsert.run(...values)).lastInsertRowid);
     if (inputAside) this.sql.jobInputInsert.run(seq, job.inputJson);
     this.counts.changed(undefined, job);
     return seq;
@@ -118,7 +118,7 @@ export class JobTransitionWriter {
     // A transition with no message effect and no event changed nothing (e.g. a repeated cancel).
     if (t.message.kind !== "none" || t.events.length > 0) {
       const change = jobChangeOf(before, job);
-      if (change.mask !== 0) this.sql.jobUpdateOf(change.mask).run(change.values);
+      if (change.mask !== 0) this.sql.jobUpdateOf(change.mask).run(...change.values);
       this.counts.changed(before, job);
     }
     if (messageSeq !== undefined) this.applyMessageEffect(t.message, messageSeq, nowMs, job);

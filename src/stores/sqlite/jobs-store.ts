@@ -288,7 +288,7 @@ export class SqliteJobStore implements Omit<JobStore, keyof JobOutputStore | key
       if (job.messageSeq !== undefined) this.writer.applyMessageEffect({ kind: "delete" }, job.messageSeq, p.nowMs);
       const seq = job.requires === undefined ? this.sql.messageInsert.jobs(job.queueId, [p.message])[0]! : this.sql.messageInsert.classed(job.queueId, p.message, requirementClassOf(job.requires));
       const retried: JobRecord = { ...change.job, messageSeq: seq };
-      this.sql.jobUpdate.run(jobUpdateValues(retried));
+      this.sql.jobUpdate.run(...jobUpdateValues(retried));
       this.writer.logEvents(retried, change.events, p.nowMs);
       return { job: retried, events: change.events };
     });
