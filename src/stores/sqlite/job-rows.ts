@@ -17,64 +17,69 @@ export function jobInputSql(alias: string): string {
   return `CASE ${alias}.input WHEN '' THEN (SELECT input FROM job_inputs WHERE job_inputs.seq = ${alias}.seq) ELSE ${alias}.input END`;
 }
 
-/** jobSelectColumns as a SELECT list over `jobs` (the input read where it is kept). */
-export const jobSelectSql = jobSelectColumns.map((c) => (c === "input" ? jobInputSql("jobs") : c)).join(", ");
-
-type JobColumn = (typeof jobSelectColumns)[number];
-const at = Object.fromEntries(jobSelectColumns.map((c, i) => [c, i])) as Record<JobColumn, number>;
-
 /**
- * A row read with better-sqlite3's `.raw()` (values in jobSelectColumns order) as a JobRow. Why
- * not plain object rows: better-sqlite3 builds those in C++, interning every column name and
- * setting each property through V8's runtime for every row, where this literal costs almost
- * nothing.
+ * Every column but the input and the output, read as one JSON array (jobSelectSql): better-sqlite3
+ * hands a raw row to JS one value at a time through V8's API, dearer per value than parsing them
+ * all from one string. The input and output stay apart: JSON already, and often large, so
+ * escaping them into the array and parsing them back out would cost more than it saves.
  */
+export const packedJobColumns = jobSelectColumns.filter((c) => c !== "input" && c !== "output");
+
+/** The SELECT list of a job row over `jobs` (the input read where it is kept): [packed columns, input, output]. */
+export const jobSelectSql = `json_array(${packedJobColumns.join(", ")}), ${jobInputSql("jobs")}, output`;
+
+type PackedColumn = (typeof packedJobColumns)[number];
+const at = Object.fromEntries(packedJobColumns.map((c, i) => [c, i])) as Record<PackedColumn, number>;
+
+/** A row read with jobSelectSql and better-sqlite3's `.raw()` as a JobRow. */
 export function jobRowOf(v: readonly unknown[]): JobRow {
+  const p = JSON.parse(v[0] as string) as unknown[];
   return {
-    seq: v[at.seq] as number,
-    id: v[at.id] as string,
-    queue_id: v[at.queue_id] as number,
-    queue_name: v[at.queue_name] as string,
-    account: v[at.account] as string,
-    status: v[at.status] as string,
-    input: v[at.input] as string,
-    output: v[at.output] as string | null,
-    error: v[at.error] as string | null,
-    attempt: v[at.attempt] as number,
-    max_attempts: v[at.max_attempts] as number,
-    priority: v[at.priority] as number,
-    progress: v[at.progress] as number | null,
-    created_at_ms: v[at.created_at_ms] as number,
-    started_at_ms: v[at.started_at_ms] as number | null,
-    finished_at_ms: v[at.finished_at_ms] as number | null,
-    updated_at_ms: v[at.updated_at_ms] as number,
-    idempotency_key: v[at.idempotency_key] as string | null,
-    metadata: v[at.metadata] as string | null,
-    timeout_seconds: v[at.timeout_seconds] as number | null,
-    webhook: v[at.webhook] as string | null,
-    cancel_requested: v[at.cancel_requested] as number,
-    lease_token: v[at.lease_token] as string | null,
-    lease_seconds: v[at.lease_seconds] as number | null,
-    lease_expires_at_ms: v[at.lease_expires_at_ms] as number | null,
-    deadline_at_ms: v[at.deadline_at_ms] as number | null,
-    available_at_ms: v[at.available_at_ms] as number | null,
-    expires_at_ms: v[at.expires_at_ms] as number | null,
-    message_seq: v[at.message_seq] as number | null,
-    tenant: v[at.tenant] as string | null,
-    depends_on: v[at.depends_on] as string | null,
-    on_parent_failure: v[at.on_parent_failure] as string | null,
-    requires: v[at.requires] as string | null,
-    traceparent: v[at.traceparent] as string | null,
-    tracestate: v[at.tracestate] as string | null,
-    attachments: v[at.attachments] as string | null,
-    output_attachments: v[at.output_attachments] as string | null,
+    seq: p[at.seq] as number,
+    id: p[at.id] as string,
+    queue_id: p[at.queue_id] as number,
+    queue_name: p[at.queue_name] as string,
+    account: p[at.account] as string,
+    status: p[at.status] as string,
+    input: v[1] as string,
+    output: v[2] as string | null,
+    error: p[at.error] as string | null,
+    attempt: p[at.attempt] as number,
+    max_attempts: p[at.max_attempts] as number,
+    priority: p[at.priority] as number,
+    progress: p[at.progress] as number | null,
+    created_at_ms: p[at.created_at_ms] as number,
+    started_at_ms: p[at.started_at_ms] as number | null,
+    finished_at_ms: p[at.finished_at_ms] as number | null,
+    updated_at_ms: p[at.updated_at_ms] as number,
+    idempotency_key: p[at.idempotency_key] as string | null,
+    metadata: p[at.metadata] as string | null,
+    timeout_seconds: p[at.timeout_seconds] as number | null,
+    webhook: p[at.webhook] as string | null,
+    cancel_requested: p[at.cancel_requested] as number,
+    lease_token: p[at.lease_token] as string | null,
+    lease_seconds: p[at.lease_seconds] as number | null,
+    lease_expires_at_ms: p[at.lease_expires_at_ms] as number | null,
+    deadline_at_ms: p[at.deadline_at_ms] as number | null,
+    available_at_ms: p[at.available_at_ms] as number | null,
+    expires_at_ms: p[at.expires_at_ms] as number | null,
+    message_seq: p[at.message_seq] as number | null,
+    tenant: p[at.tenant] as string | null,
+    depends_on: p[at.depends_on] as string | null,
+    on_parent_failure: p[at.on_parent_failure] as string | null,
+    requires: p[at.requires] as string | null,
+    traceparent: p[at.traceparent] as string | null,
+    tracestate: p[at.tracestate] as string | null,
+    attachments: p[at.attachments] as string | null,
+    output_attachments: p[at.output_attachments] as string | null,
   };
 }
 
 
 /**
  * Positional parameters for `INSERT INTO jobs (jobColumns…)`. Positional, not `@name`: better-sqlite3
- * looks each named parameter up on the object in C++ for every row.
+ * looks each named parameter up on the object in C++ for every row. Pass them spread (`run(...v)`):
+ * an array argument is read element by element through V8's API, several times dearer per value.
  */
 export function jobInsertValues(job: Omit<JobRecord, "seq">): JobValue[] {
   return jobColumns.map((c) => jobColumnValue[c](job));
