@@ -8,25 +8,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Attachment, BatchItemError, Sluice, type Worker } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { makeTempDir, removeTempDirs } from "../support/tmp.js";
-import { within } from "../support/wait.js";
+import { describe, expect, it } from "vitest";
+import { type Attachment, BatchItemError, type Sluice } from "../../client/src/index.js";
+import { useSdkServer } from "../support/sdk-server.js";
+import { makeTempDir } from "../support/tmp.js";
 
-let server: TestServer;
 let sluice: Sluice;
-const workers: Worker[] = [];
-let queueSeq = 0;
-
-const freshQueue = (): string => `attach-${process.pid}-${++queueSeq}`;
+const { freshQueue, track } = useSdkServer("attach", (_server, client) => {
+  sluice = client;
+});
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 const reversed = (bytes: Uint8Array): Uint8Array => Uint8Array.from(bytes).reverse();
-
-function track(worker: Worker): Worker {
-  workers.push(worker);
-  return worker;
-}
 
 async function streamed(att: Attachment): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
@@ -34,17 +26,6 @@ async function streamed(att: Attachment): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
-beforeAll(async () => {
-  server = await startTestServer();
-  sluice = new Sluice({ url: server.url });
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => within(10_000, w.close({ timeoutMs: 2_000 }), "worker close")));
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
-});
 
 describe("attachments through the SDK", () => {
   // wire: attachments

@@ -3,27 +3,20 @@
  * calls share a `POST …/jobs/batch`, each caller still gets its own job and outcome, a slow job
  * never holds back a fast one's answer, and idempotent replay works through a batch.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FetchLike, type Job, Sluice, SluiceApiError, type Worker } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { removeTempDirs } from "../support/tmp.js";
+import { describe, expect, it } from "vitest";
+import { type FetchLike, type Job, Sluice, SluiceApiError } from "../../client/src/index.js";
+import type { TestServer } from "../support/server.js";
+import { useSdkServer } from "../support/sdk-server.js";
 import { waitFor, within } from "../support/wait.js";
 import { gate } from "../support/gates.js";
 
 let server: TestServer;
 /** The worker's side: its requests are not the ones counted. */
 let workerSluice: Sluice;
-const workers: Worker[] = [];
-let queueSeq = 0;
-
-function freshQueue(): string {
-  return `sdk-batch-${process.pid}-${++queueSeq}`;
-}
-
-function track<W extends Worker>(worker: W): W {
-  workers.push(worker);
-  return worker;
-}
+const { freshQueue, track } = useSdkServer("sdk-batch", (started, client) => {
+  server = started;
+  workerSluice = client;
+});
 
 /**
  * A Sluice whose every request is recorded (method and URL) before it goes out. `submits` gives
@@ -40,18 +33,6 @@ function countingSluice(opts: { batchSubmits?: boolean } = {}): { sluice: Sluice
   const submits = (queue: string): string[] => [...new Set(requests.filter((r) => r.startsWith(`POST /v1/queues/${queue}/jobs`)))];
   return { sluice, requests, submits };
 }
-
-beforeAll(async () => {
-  server = await startTestServer();
-  workerSluice = new Sluice({ url: server.url });
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => within(10_000, w.close({ timeoutMs: 2_000 }), "worker close")));
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
-});
 
 describe("SDK submit batching, end to end", () => {
   // wire: submit-batching

@@ -2,24 +2,14 @@
  * Worker labels and job requirements through the TS SDK against a real server: `requires` on
  * submit, `labels` and `workerId` on a worker, every lease request (the acks' too) carrying them.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LeasedJob, Sluice, type WorkerOptions } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { removeTempDirs } from "../support/tmp.js";
+import { describe, expect, it } from "vitest";
+import type { LeasedJob, Sluice, WorkerOptions } from "../../client/src/index.js";
+import { useSdkServer } from "../support/sdk-server.js";
 import { within } from "../support/wait.js";
 
-let server: TestServer;
 let sluice: Sluice;
-let queueSeq = 0;
-const freshQueue = (): string => `labels-${process.pid}-${++queueSeq}`;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  sluice = new Sluice({ url: server.url });
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
+const { freshQueue } = useSdkServer("labels", (_server, client) => {
+  sluice = client;
 });
 
 /** Runs a worker until it has done `n` jobs; answers the ids it ran, in order. */

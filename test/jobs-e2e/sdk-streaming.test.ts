@@ -3,24 +3,19 @@
  * up to 1,000 chunks a request), ctx.flush, job.stream() / queue.stream() in order from the first chunk,
  * a failed job's error thrown after its chunks, and a retry's new attempt replacing the old one.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { JobFailedError, NonRetryableError, RetryableError, Sluice, type JsonValue, type Worker } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { removeTempDirs } from "../support/tmp.js";
+import { describe, expect, it } from "vitest";
+import { JobFailedError, NonRetryableError, RetryableError, type Sluice, type JsonValue } from "../../client/src/index.js";
+import type { TestServer } from "../support/server.js";
+import { useSdkServer } from "../support/sdk-server.js";
 import { within } from "../support/wait.js";
 import { gate } from "../support/gates.js";
 
 let server: TestServer;
 let sluice: Sluice;
-const workers: Worker[] = [];
-let queueSeq = 0;
-
-const freshQueue = (): string => `stream-${process.pid}-${++queueSeq}`;
-
-function track(worker: Worker): Worker {
-  workers.push(worker);
-  return worker;
-}
+const { freshQueue, track } = useSdkServer("stream", (started, client) => {
+  server = started;
+  sluice = client;
+});
 
 async function collect<T>(stream: AsyncIterable<T>, onEach?: (value: T, all: T[]) => void): Promise<T[]> {
   const all: T[] = [];
@@ -31,17 +26,6 @@ async function collect<T>(stream: AsyncIterable<T>, onEach?: (value: T, all: T[]
   return all;
 }
 
-beforeAll(async () => {
-  server = await startTestServer();
-  sluice = new Sluice({ url: server.url });
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => within(10_000, w.close({ timeoutMs: 2_000 }), "worker close")));
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
-});
 
 describe("streamed output", () => {
   it("queue.stream() gives every chunk in order; what is emitted in one turn goes in one request, before the job completes", async () => {

@@ -3,24 +3,17 @@
  * async iterables that reconnect by themselves and resume with Last-Event-ID — here made to
  * reconnect between submits, while jobs keep changing, without missing or repeating an event.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type JobEventMessage, Sluice, SluiceApiError, type Timers, systemTimers } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { removeTempDirs } from "../support/tmp.js";
+import type { TestServer } from "../support/server.js";
+import { useSdkServer } from "../support/sdk-server.js";
 import { waitFor, within } from "../support/wait.js";
 
 let server: TestServer;
 let sluice: Sluice;
-let queueSeq = 0;
-const freshQueue = (): string => `wf-${process.pid}-${++queueSeq}`;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  sluice = new Sluice({ url: server.url });
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
+const { freshQueue } = useSdkServer("wf", (started, client) => {
+  server = started;
+  sluice = client;
 });
 
 describe("sluice.schedules", () => {

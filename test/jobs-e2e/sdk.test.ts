@@ -3,7 +3,7 @@
  * how handler errors become failed or retried jobs, cancellation reaching ctx.signal, progress,
  * batch handlers, and graceful close.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   BatchItemError,
   JobCanceledError,
@@ -11,42 +11,20 @@ import {
   type LeasedJob,
   NonRetryableError,
   RetryableError,
-  Sluice,
+  type Sluice,
   SluiceApiError,
-  type Worker,
   WorkerClosingError,
 } from "../../client/src/index.js";
-import { type TestServer, startTestServer, stopAllServers } from "../support/server.js";
-import { removeTempDirs } from "../support/tmp.js";
+import type { TestServer } from "../support/server.js";
+import { useSdkServer } from "../support/sdk-server.js";
 import { waitFor, within } from "../support/wait.js";
 import { gate } from "../support/gates.js";
 
 let server: TestServer;
 let sluice: Sluice;
-const workers: Worker[] = [];
-let queueSeq = 0;
-
-/** A fresh queue per test, so tests never see each other's jobs. */
-function freshQueue(): string {
-  return `sdk-${process.pid}-${++queueSeq}`;
-}
-
-/** Starts a worker that the afterEach hook closes if the test didn't. */
-function track<W extends Worker>(worker: W): W {
-  workers.push(worker);
-  return worker;
-}
-
-beforeAll(async () => {
-  server = await startTestServer();
-  sluice = new Sluice({ url: server.url });
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => within(10_000, w.close({ timeoutMs: 2_000 }), "worker close")));
-});
-afterAll(async () => {
-  await stopAllServers();
-  await removeTempDirs();
+const { freshQueue, track } = useSdkServer("sdk", (started, client) => {
+  server = started;
+  sluice = client;
 });
 
 describe("submit, get, wait, cancel", () => {
