@@ -191,7 +191,7 @@ export interface JobOutputStore {
 export interface WebhookOutboxStore {
   /**
    * Pending deliveries due by `nowMs`, oldest first, each claimed (its next attempt pushed to
-   * `nowMs + claimMs`) so that a crash mid-delivery retries it later and no two dispatchers send it at once.
+   * `nowMs + claimMs`, as answered) so that a crash mid-delivery retries it later and no two dispatchers send it at once.
    */
   webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]>;
   /** The earliest nextAttemptAtMs of a pending delivery. */

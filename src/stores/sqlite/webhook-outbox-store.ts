@@ -48,11 +48,11 @@ export class SqliteWebhookOutbox implements WebhookOutboxStore {
     this.sql.insert.run(id, job.id, event, job.webhook!.url, outboxSnapshotJson(job), nowMs, nowMs);
   }
 
-  /** Due rows, each claimed until `nowMs + claimMs`. */
+  /** Due rows, each claimed until `nowMs + claimMs` and answered as claimed. */
   webhookDeliveryClaim(p: { nowMs: number; limit: number; claimMs: number }): Promise<WebhookDelivery[]> {
     return this.writes.run(() => {
       const rows = this.sql.due.all(p.nowMs, p.limit);
-      for (const row of rows) this.sql.claim.run(p.nowMs + p.claimMs, row.seq);
+      for (const row of rows) this.sql.claim.run((row.next_attempt_at_ms = p.nowMs + p.claimMs), row.seq);
       return rows.map(toDelivery);
     });
   }

@@ -365,6 +365,7 @@ export function registerJobCases({ store, reopen, test }: ConformanceContext): v
       ["job.succeeded", "succeeded", webhook.url],
     ]);
     expect(claimed[0]!.job.leaseToken).toBeUndefined(); // snapshots never carry the lease
+    expect(claimed.map((d) => d.nextAttemptAtMs)).toEqual([T0 + 60_001, T0 + 60_001]); // as claimed
     expect(await store().webhookDeliveryClaim({ nowMs: T0 + 2, limit: 10, claimMs: 60_000 })).toEqual([]);
     expect(await store().webhookDeliveryNextDueAt()).toBe(T0 + 60_001);
     await store().webhookDeliveryRecord({ id: claimed[0]!.id, nowMs: T0 + 3, delivered: true, statusCode: 204 });
