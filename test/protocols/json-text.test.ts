@@ -1,11 +1,15 @@
 /**
  * The receive response's JSON written by hand (bodies without JSON.stringify's walk when they need
- * no escaping) must be the very bytes JSON.stringify wrote: compared on random texts full of what
- * JSON escapes or keeps (quotes, backslashes, controls, lone and paired surrogates, U+2028).
+ * no escaping), and the send and delete batches' answers, must be the very bytes JSON.stringify
+ * wrote: compared on random texts full of what JSON escapes or keeps (quotes, backslashes,
+ * controls, lone and paired surrogates, U+2028).
  */
 import { describe, expect, it } from "vitest";
 import { jsonString } from "../../src/protocols/sqs/json-text.js";
 import { type OutgoingMessage, receiveJson, receiveJsonText } from "../../src/protocols/sqs/actions/receive.js";
+import { type SendMessageBatchResult, sendBatchJsonText, sendJsonText } from "../../src/protocols/sqs/actions/send.js";
+import { type DeleteMessageBatchResult, deleteBatchJsonText } from "../../src/protocols/sqs/actions/delete.js";
+import type { BatchResultErrorEntry } from "../../src/protocols/sqs/actions/batch.js";
 import { seededRandom } from "../crash/jobs-crash-kit.js";
 
 const pieces = ["x", "plain text ", '"', "\\", "\n", "\t", "\r", "\u0000", "\u001f", "\u007f", "\ud83d\ude00", "\ud800", "\udfff", "\u2028", "é", "{}", "</Body>", "\uFFFD"];
@@ -47,6 +51,41 @@ describe("JSON text of a receive", () => {
       const text = receiveJsonText(messages);
       expect(text).toBe(JSON.stringify(receiveJson(messages)));
       expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(receiveJson(messages))));
+    }
+  });
+});
+
+function randomFailed(random: () => number): BatchResultErrorEntry[] {
+  return Array.from({ length: Math.floor(random() * 3) }, (_, k) => ({ Id: `f${k}${randomText(random)}`, SenderFault: random() < 0.5, Code: "InvalidParameterValue", Message: randomText(random) }));
+}
+
+/** A value or, as often, undefined: JSON.stringify leaves the member out. */
+function maybe(random: () => number, text: string): string | undefined {
+  return random() < 0.5 ? text : undefined;
+}
+
+describe("JSON text of the send and delete answers", () => {
+  it("writes what JSON.stringify wrote, byte for byte", () => {
+    const random = seededRandom(35);
+    for (let i = 0; i < 500; i++) {
+      const send: SendMessageBatchResult = {
+        Successful: Array.from({ length: Math.floor(random() * 11) }, (_, k) => ({
+          Id: `${k}${randomText(random)}`,
+          MD5OfMessageBody: "0123456789abcdef0123456789abcdef",
+          MD5OfMessageAttributes: maybe(random, "fedcba9876543210fedcba9876543210"),
+          MD5OfMessageSystemAttributes: maybe(random, "00112233445566778899aabbccddeeff"),
+          MessageId: `0193a6f0-${randomText(random)}`,
+          SequenceNumber: maybe(random, "18849496460467696128"),
+        })),
+        Failed: randomFailed(random),
+      };
+      expect(sendBatchJsonText(send)).toBe(JSON.stringify(send));
+      for (const entry of send.Successful) {
+        const { Id: _id, ...single } = entry;
+        expect(sendJsonText(single)).toBe(JSON.stringify(single));
+      }
+      const deleted: DeleteMessageBatchResult = { Successful: Array.from({ length: Math.floor(random() * 11) }, (_, k) => ({ Id: `${k}${randomText(random)}` })), Failed: randomFailed(random) };
+      expect(deleteBatchJsonText(deleted)).toBe(JSON.stringify(deleted));
     }
   });
 });

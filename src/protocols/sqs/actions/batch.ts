@@ -9,6 +9,7 @@ import { sqsErrorForCode } from "../sqs-errors.js";
 import { sqsMessageOf } from "../sqs-wording.js";
 import { type WireObject, asObject, optionalList, optionalString } from "../wire-input.js";
 import { escapeXml } from "../xml.js";
+import { jsonString } from "../json-text.js";
 
 export type DecodedEntry<T> = { id: string } & EntryOutcome<T>;
 
@@ -83,6 +84,22 @@ export function partitionResults<R, S>(
     else Failed.push(failedEntry(r.id, r.error, identity));
   }
   return { Successful, Failed };
+}
+
+/**
+ * `{"Successful":[…],"Failed":[…]}` as JSON.stringify writes it, each successful entry's members
+ * written by `successMembers` (the text between its braces): a batch answer by concatenation,
+ * without JSON.stringify's walk over objects whose absent members are undefined.
+ */
+export function batchResultJsonText<S>(res: { Successful: S[]; Failed: BatchResultErrorEntry[] }, successMembers: (entry: S) => string): string {
+  let text = '{"Successful":[';
+  for (let i = 0; i < res.Successful.length; i++) text += `${i === 0 ? "" : ","}{${successMembers(res.Successful[i]!)}}`;
+  text += '],"Failed":[';
+  for (let i = 0; i < res.Failed.length; i++) {
+    const e = res.Failed[i]!;
+    text += `${i === 0 ? "" : ","}{"Id":${jsonString(e.Id)},"SenderFault":${e.SenderFault},"Code":${jsonString(e.Code)},"Message":${jsonString(e.Message)}}`;
+  }
+  return `${text}]}`;
 }
 
 export function failedEntriesXml(entries: BatchResultErrorEntry[]): string {

@@ -1,7 +1,8 @@
 /** DeleteMessage and DeleteMessageBatch. */
 import { defineAction, queueForUrl } from "../action.js";
+import { jsonString } from "../json-text.js";
 import { requiredString } from "../wire-input.js";
-import { type BatchResultErrorEntry, decodeBatchEntries, failedEntriesXml, idEntriesXml, partitionResults, runBatch } from "./batch.js";
+import { type BatchResultErrorEntry, batchResultJsonText, decodeBatchEntries, failedEntriesXml, idEntriesXml, partitionResults, runBatch } from "./batch.js";
 
 export const deleteMessage = defineAction({
   decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), receiptHandle: requiredString(input, "ReceiptHandle") }),
@@ -12,9 +13,14 @@ export const deleteMessage = defineAction({
   },
 });
 
-interface DeleteMessageBatchResult {
+export interface DeleteMessageBatchResult {
   Successful: Array<{ Id: string }>;
   Failed: BatchResultErrorEntry[];
+}
+
+/** JSON.stringify of a DeleteMessageBatch result, the same bytes. */
+export function deleteBatchJsonText(res: DeleteMessageBatchResult): string {
+  return batchResultJsonText(res, (e) => `"Id":${jsonString(e.Id)}`);
 }
 
 export const deleteMessageBatch = defineAction({
@@ -28,5 +34,6 @@ export const deleteMessageBatch = defineAction({
     const results = await runBatch(req.entries, (handles) => ctx.queues.deleteMessages(queue, handles));
     return partitionResults(results, (id) => ({ Id: id }), ctx.identity);
   },
+  toJsonText: deleteBatchJsonText,
   toXml: (res) => idEntriesXml("DeleteMessageBatchResultEntry", res.Successful) + failedEntriesXml(res.Failed),
 });

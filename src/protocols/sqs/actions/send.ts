@@ -3,8 +3,9 @@ import { fail, checkFifoBatch, limits, messageSizeBytes, type QueueRecord, type 
 import { defineAction, queueForUrl } from "../action.js";
 import { checkSystemAttributes, decodeMessageAttributes, priorityFromAttributes } from "../message-attributes.js";
 import { type WireObject, optionalInteger, optionalObject, optionalString, requiredString } from "../wire-input.js";
+import { jsonString } from "../json-text.js";
 import { xmlElement } from "../xml.js";
-import { type BatchResultErrorEntry, decodeBatchEntries, failedEntriesXml, partitionResults, runBatch } from "./batch.js";
+import { type BatchResultErrorEntry, batchResultJsonText, decodeBatchEntries, failedEntriesXml, partitionResults, runBatch } from "./batch.js";
 
 function decodeSendInput(o: WireObject): SendInput {
   const attributes = decodeMessageAttributes(optionalObject(o, "MessageAttributes"), "MessageAttribute");
@@ -24,7 +25,7 @@ function decodeSendInput(o: WireObject): SendInput {
   return input;
 }
 
-interface SendMessageResult {
+export interface SendMessageResult {
   MD5OfMessageBody: string;
   MD5OfMessageAttributes?: string;
   MD5OfMessageSystemAttributes?: string;
@@ -43,6 +44,26 @@ function sendResult(queue: QueueRecord, r: SendResult): SendMessageResult {
   };
 }
 
+/** The members of JSON.stringify(r) between its braces, the same bytes (absent ones left out as it does). */
+function sendResultJsonMembers(r: SendMessageResult): string {
+  let text = `"MD5OfMessageBody":${jsonString(r.MD5OfMessageBody)}`;
+  if (r.MD5OfMessageAttributes !== undefined) text += `,"MD5OfMessageAttributes":${jsonString(r.MD5OfMessageAttributes)}`;
+  if (r.MD5OfMessageSystemAttributes !== undefined) text += `,"MD5OfMessageSystemAttributes":${jsonString(r.MD5OfMessageSystemAttributes)}`;
+  text += `,"MessageId":${jsonString(r.MessageId)}`;
+  if (r.SequenceNumber !== undefined) text += `,"SequenceNumber":${jsonString(r.SequenceNumber)}`;
+  return text;
+}
+
+/** JSON.stringify of a SendMessage result, the same bytes. */
+export function sendJsonText(res: SendMessageResult): string {
+  return `{${sendResultJsonMembers(res)}}`;
+}
+
+/** JSON.stringify of a SendMessageBatch result, the same bytes. */
+export function sendBatchJsonText(res: SendMessageBatchResult): string {
+  return batchResultJsonText(res, (e) => `"Id":${jsonString(e.Id)},${sendResultJsonMembers(e)}`);
+}
+
 function sendResultXml(r: SendMessageResult): string {
   return (
     xmlElement("MD5OfMessageBody", r.MD5OfMessageBody) +
@@ -59,14 +80,15 @@ export const sendMessage = defineAction({
     const queue = await queueForUrl(ctx, req.queueUrl);
     return sendResult(queue, await ctx.queues.sendMessage(queue, req.message));
   },
+  toJsonText: sendJsonText,
   toXml: sendResultXml,
 });
 
-interface SendMessageBatchResultEntry extends SendMessageResult {
+export interface SendMessageBatchResultEntry extends SendMessageResult {
   Id: string;
 }
 
-interface SendMessageBatchResult {
+export interface SendMessageBatchResult {
   Successful: SendMessageBatchResultEntry[];
   Failed: BatchResultErrorEntry[];
 }
@@ -89,6 +111,7 @@ export const sendMessageBatch = defineAction({
     const results = await runBatch(req.entries, (inputs) => ctx.queues.sendMessages(queue, inputs));
     return partitionResults(results, (id, r) => ({ Id: id, ...sendResult(queue, r) }), ctx.identity);
   },
+  toJsonText: sendBatchJsonText,
   toXml: (res) => {
     let out = "";
     for (const e of res.Successful) {
