@@ -9,7 +9,8 @@ import { escapeXml, xmlElement, xmlStringMap } from "../xml.js";
 
 interface ReceiveRequest {
   queueUrl: string;
-  systemAttributeNames: Set<string>;
+  /** The system attributes asked for, in SQS's order: found once per request, not per message. */
+  systemAttributeNames: readonly string[];
   attributeFilter: AttributeNameFilter;
   maxMessages?: number;
   visibilityTimeoutSeconds?: number;
@@ -44,9 +45,13 @@ const systemAttributeReaders: Record<string, SystemAttributeReader> = {
 };
 const allSystemAttributeNames = Object.keys(systemAttributeReaders);
 
-function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity, names: Set<string>): Record<string, string> | undefined {
-  if (names.size === 0) return undefined;
-  const wanted = names.has("All") ? allSystemAttributeNames : allSystemAttributeNames.filter((n) => names.has(n));
+/** The names asked for (`All` or each one), in the order SQS lists them. */
+function systemAttributesWanted(names: Set<string>): readonly string[] {
+  return names.has("All") ? allSystemAttributeNames : allSystemAttributeNames.filter((n) => names.has(n));
+}
+
+function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity, wanted: readonly string[]): Record<string, string> | undefined {
+  if (wanted.length === 0) return undefined;
   let out: Record<string, string> | undefined;
   for (const name of wanted) {
     const value = systemAttributeReaders[name]!(m, queue, identity);
@@ -88,10 +93,17 @@ function messageJson(m: OutgoingMessage): JsonMessage {
   };
 }
 
+/** JSON.stringify(map), the same bytes (for-in walks keys in the order it does). */
+function stringMapJsonText(map: Record<string, string>): string {
+  let text = "";
+  for (const name in map) text += `${text === "" ? "{" : ","}${jsonString(name)}:${jsonString(map[name]!)}`;
+  return text === "" ? "{}" : `${text}}`;
+}
+
 /** messageJson's JSON text, the same bytes, for a message whose body needs no escaping (plainJsonString). */
 function plainMessageJsonText(m: OutgoingMessage): string {
   let text = `{"MessageId":${jsonString(m.messageId)},"ReceiptHandle":${jsonString(m.receiptHandle)},"MD5OfBody":${jsonString(m.bodyMd5)},"Body":"${m.body}"`;
-  if (m.systemAttributes !== undefined) text += `,"Attributes":${JSON.stringify(m.systemAttributes)}`;
+  if (m.systemAttributes !== undefined) text += `,"Attributes":${stringMapJsonText(m.systemAttributes)}`;
   if (m.attributesMd5 !== undefined) text += `,"MD5OfMessageAttributes":${jsonString(m.attributesMd5)}`;
   if (m.attributes !== undefined) text += `,"MessageAttributes":${JSON.stringify(encodeAttributesJson(m.attributes))}`;
   return `${text}}`;
@@ -110,7 +122,11 @@ export function receiveJson(messages: readonly OutgoingMessage[]): { Messages?: 
 export function receiveJsonText(messages: readonly OutgoingMessage[]): string {
   if (messages.length === 0) return "{}";
   for (const m of messages) if (!plainJsonString(m.body)) return JSON.stringify(receiveJson(messages));
-  return `{"Messages":[${messages.map(plainMessageJsonText).join(",")}]}`;
+  // Joined once into flat text: a template around the join would be flattened again for its length.
+  const parts = messages.map(plainMessageJsonText);
+  parts[0] = `{"Messages":[${parts[0]!}`;
+  parts[parts.length - 1] += "]}";
+  return parts.join(",");
 }
 
 function messageXml(m: OutgoingMessage): string {
@@ -128,7 +144,7 @@ export const receiveMessage = defineAction({
   decode: (input): ReceiveRequest => {
     const queueUrl = requiredString(input, "QueueUrl");
     // AttributeNames is deprecated in favour of MessageSystemAttributeNames; SQS honours both.
-    const systemAttributeNames = new Set([...(optionalStringList(input, "AttributeNames") ?? []), ...(optionalStringList(input, "MessageSystemAttributeNames") ?? [])]);
+    const systemAttributeNames = systemAttributesWanted(new Set([...(optionalStringList(input, "AttributeNames") ?? []), ...(optionalStringList(input, "MessageSystemAttributeNames") ?? [])]));
     return {
       queueUrl,
       systemAttributeNames,
