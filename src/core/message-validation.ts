@@ -28,9 +28,10 @@ export function checkCharacters(text: string, what: string): void {
   }
 }
 
-export function validateBody(body: string): void {
+/** `charactersChecked`: the caller already knows every character is allowed (SendInput.charactersChecked). */
+export function validateBody(body: string, charactersChecked = false): void {
   if (body.length === 0) fail("MissingParameter", "A message body must not be empty.", { kind: "messageBodyEmpty" });
-  checkCharacters(body, "message body");
+  if (!charactersChecked) checkCharacters(body, "message body");
 }
 
 const attributeNamePattern = /^[A-Za-z0-9_.-]+$/;

@@ -33,6 +33,11 @@ export interface SendInput {
   priority?: number;
   groupId?: string;
   deduplicationId?: string;
+  /**
+   * The caller knows the body's characters are all allowed (it came in an ASCII JSON request
+   * without escapes, which can hold no other): the body is not scanned for them again.
+   */
+  charactersChecked?: boolean;
 }
 
 export interface SendResult {
@@ -455,7 +460,7 @@ export class QueueService {
   }
 
   private prepareMessage(queue: QueueRecord, input: SendInput, nowMs: number): NewMessage {
-    validateBody(input.body);
+    validateBody(input.body, input.charactersChecked === true);
     const attributes = input.attributes ?? {};
     const systemAttributes = input.systemAttributes ?? {};
     validateAttributes(attributes);

@@ -7,7 +7,17 @@ import type { AccountQueues, QueueRecord } from "../../core/index.js";
 import { type SqsIdentity, queueNameFromUrl, queueUrl } from "./queue-url.js";
 import type { WireObject } from "./wire-input.js";
 
-export interface ActionContext {
+/** What the handler learnt of the request's bytes while reading them. */
+export interface InputFacts {
+  /**
+   * Every string in the input is ASCII from U+0020 up, without quotes or backslashes: a JSON body of
+   * ASCII bytes and no backslash (JSON.parse refuses raw control characters in strings, and every
+   * other character needs an escape). False when not known.
+   */
+  plainStrings: boolean;
+}
+
+export interface ActionContext extends InputFacts {
   queues: AccountQueues;
   identity: SqsIdentity;
   /** `http://<Host header>`: queue URLs reach the server the way this client did. */
@@ -17,7 +27,7 @@ export interface ActionContext {
 }
 
 export interface SqsAction<Req, Res> {
-  decode(input: WireObject): Req;
+  decode(input: WireObject, facts: InputFacts): Req;
   run(req: Req, ctx: ActionContext): Promise<Res>;
   /** The JSON body; defaults to the result itself (`{}` for actions without a result). */
   toJson?(res: Res): unknown;
@@ -41,7 +51,7 @@ export interface RegisteredAction {
 export function defineAction<Req, Res>(action: SqsAction<Req, Res>): RegisteredAction {
   return {
     async invoke(input, ctx) {
-      const res = await action.run(action.decode(input), ctx);
+      const res = await action.run(action.decode(input, ctx), ctx);
       return {
         json: () => (action.toJsonText ? action.toJsonText(res) : JSON.stringify((action.toJson ? action.toJson(res) : res) ?? {})),
         xml: () => (action.toXml ? action.toXml(res) : undefined),

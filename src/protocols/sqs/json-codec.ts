@@ -3,12 +3,24 @@
  * protocol-neutral form; errors carry both `__type` and the `x-amzn-query-error` header, which
  * recent SDKs need to map query-compatible codes back to their error classes.
  */
+import { isAscii } from "node:buffer";
 import { jsonTooDeep, maxJsonDepth, valueTooDeep } from "../http/json-depth.js";
 import { protocolFail, type SqsWireError } from "./sqs-errors.js";
 import { SluiceError } from "../../core/index.js";
 import { isWireObject, refuseProtoKey, type WireObject } from "./wire-input.js";
 
 export const jsonContentType = "application/x-amz-json-1.0";
+
+const backslash = 0x5c;
+
+/**
+ * Whether every string JSON.parse can read from these bytes is ASCII from U+0020 up, without
+ * quotes or backslashes: true of ASCII bytes without a backslash, as JSON.parse refuses raw control
+ * characters in strings and every other character needs an escape (InputFacts.plainStrings).
+ */
+export function plainJsonStrings(body: Uint8Array, ascii: boolean = isAscii(body)): boolean {
+  return ascii && body.indexOf(backslash) === -1;
+}
 
 function tooDeep(): never {
   protocolFail("SerializationException", `The request body nests JSON deeper than ${maxJsonDepth} levels.`);

@@ -3,6 +3,7 @@
  * and the encoded response or error. The fastify routes (sqs-routes.ts) and the node:http fast
  * path for JSON requests (sqs-fast-path.ts) both answer through it, so they can't disagree.
  */
+import { isAscii } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { errorCatalog, fail, type QueueService } from "../../core/index.js";
@@ -17,7 +18,7 @@ import { type RequestDetails, loggableQueueName } from "../http/request-outcome.
 import type { ActionContext } from "./action.js";
 import { sqsActions } from "./actions/index.js";
 import { type SqsProtocol, detectProtocol, jsonAction, queryParams } from "./detect-protocol.js";
-import { decodeJsonInput, encodeJsonError, jsonContentType } from "./json-codec.js";
+import { decodeJsonInput, encodeJsonError, jsonContentType, plainJsonStrings } from "./json-codec.js";
 import { decodeQueryInput } from "./query-codec.js";
 import { actsOnQueue } from "./query-shapes.js";
 import type { SqsIdentity } from "./queue-url.js";
@@ -137,8 +138,10 @@ const authErrorOf: Record<SigV4FailureKind, ProtocolErrorName> = {
 };
 
 /** The request's body as text; bytes that are not UTF-8 are refused, never replaced by U+FFFD. */
-function bodyText(body: Buffer, protocol: SqsProtocol, target: string | undefined): string {
+function bodyText(body: Buffer, protocol: SqsProtocol, target: string | undefined, ascii: boolean): string {
   if (body.length === 0) return "";
+  // ASCII is UTF-8 as it is: no decoder's checks needed.
+  if (ascii) return body.toString("latin1");
   const text = decodeUtf8(body);
   if (text !== undefined) return text;
   // A message body is where SQS names the problem InvalidMessageContents; elsewhere the body is junk.
@@ -186,7 +189,9 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
       // Before anything is decoded: an unsigned request learns nothing but that it must sign.
       const principal = authenticate(request);
       opts.requestRate?.take(principal?.accountId ?? opts.accountId);
-      const body = bodyText(request.body, protocol, target);
+      const ascii = isAscii(request.body);
+      const body = bodyText(request.body, protocol, target, ascii);
+      const plainStrings = protocol === "json" && plainJsonStrings(request.body, ascii);
       let action: string;
       if (protocol === "json") {
         action = jsonAction(target);
@@ -216,7 +221,7 @@ export function createSqsHandler(opts: SqsHandlerOptions): SqsHandler {
       const baseUrl = `http://${header(request.headers, "host") ?? "localhost"}`;
       const scope = await scopes.resolve({ callerAccountId: principal?.accountId, action, input, baseUrl });
       identity = scope.identity;
-      const ctx: ActionContext = { queues: scope.queues, identity, baseUrl, signal };
+      const ctx: ActionContext = { queues: scope.queues, identity, baseUrl, signal, plainStrings };
       const result = await registered.invoke(input, ctx);
       details.queue = queueOf(input);
       details.account = identity.accountId;

@@ -1,17 +1,18 @@
 /** SendMessage and SendMessageBatch. */
 import { fail, checkFifoBatch, limits, messageSizeBytes, type QueueRecord, type SendInput, type SendResult } from "../../../core/index.js";
-import { defineAction, queueForUrl } from "../action.js";
+import { type InputFacts, defineAction, queueForUrl } from "../action.js";
 import { checkSystemAttributes, decodeMessageAttributes, priorityFromAttributes } from "../message-attributes.js";
 import { type WireObject, optionalInteger, optionalObject, optionalString, requiredString } from "../wire-input.js";
 import { jsonString } from "../json-text.js";
 import { xmlElement } from "../xml.js";
 import { type BatchResultErrorEntry, batchResultJsonText, decodeBatchEntries, failedEntriesXml, partitionResults, runBatch } from "./batch.js";
 
-function decodeSendInput(o: WireObject): SendInput {
+function decodeSendInput(o: WireObject, facts: InputFacts): SendInput {
   const attributes = decodeMessageAttributes(optionalObject(o, "MessageAttributes"), "MessageAttribute");
   const systemAttributes = decodeMessageAttributes(optionalObject(o, "MessageSystemAttributes"), "MessageSystemAttribute");
   checkSystemAttributes(systemAttributes);
   const input: SendInput = { body: requiredString(o, "MessageBody") };
+  if (facts.plainStrings) input.charactersChecked = true;
   if (attributes) input.attributes = attributes;
   if (systemAttributes) input.systemAttributes = systemAttributes;
   const delaySeconds = optionalInteger(o, "DelaySeconds");
@@ -75,7 +76,7 @@ function sendResultXml(r: SendMessageResult): string {
 }
 
 export const sendMessage = defineAction({
-  decode: (input) => ({ queueUrl: requiredString(input, "QueueUrl"), message: decodeSendInput(input) }),
+  decode: (input, facts) => ({ queueUrl: requiredString(input, "QueueUrl"), message: decodeSendInput(input, facts) }),
   async run(req, ctx): Promise<SendMessageResult> {
     const queue = await queueForUrl(ctx, req.queueUrl);
     return sendResult(queue, await ctx.queues.sendMessage(queue, req.message));
@@ -94,9 +95,9 @@ export interface SendMessageBatchResult {
 }
 
 export const sendMessageBatch = defineAction({
-  decode: (input) => {
+  decode: (input, facts) => {
     const queueUrl = requiredString(input, "QueueUrl");
-    const entries = decodeBatchEntries(input, "SendMessageBatchRequestEntry", decodeSendInput);
+    const entries = decodeBatchEntries(input, "SendMessageBatchRequestEntry", (entry) => decodeSendInput(entry, facts));
     let totalBytes = 0;
     for (const e of entries) if (e.ok) totalBytes += messageSizeBytes(e.value.body, e.value.attributes ?? {});
     if (totalBytes > limits.batchSizeMaxBytes) {
