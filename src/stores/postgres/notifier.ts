@@ -12,7 +12,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { JobEventType } from "../../core/job.js";
-import type { NoticeListener, Notifier, StoreNotice } from "../../core/notifier.js";
+import { InProcessNotifier, type NoticeListener, type Notifier, type StoreNotice } from "../../core/notifier.js";
 import type { Db, Queryable } from "./db.js";
 
 export const noticeChannel = "sluice_notices";
@@ -35,7 +35,8 @@ export interface PostgresNotifierOptions {
 }
 
 export class PostgresNotifier implements Notifier {
-  private listeners: NoticeListener[] = [];
+  /** This node's subscribers: told of its own notices at once, of other nodes' as they arrive. */
+  private readonly local = new InProcessNotifier();
   private readonly nodeId = randomUUID();
   private outbox: StoreNotice[] = [];
   private flushScheduled = false;
@@ -70,7 +71,7 @@ export class PostgresNotifier implements Notifier {
   publish(notice: StoreNotice): void {
     // This node's own notices go out as core publishes them; their versions are remembered.
     this.isLatest(notice);
-    this.deliver(notice);
+    this.local.publish(notice);
     if (this.closed) return;
     const remote: StoreNotice =
       notice.kind === "jobChanged" && notice.job !== undefined ? { kind: "jobChanged", jobId: notice.jobId, events: notice.events, atMs: notice.atMs, version: notice.version } : notice;
@@ -83,10 +84,7 @@ export class PostgresNotifier implements Notifier {
   }
 
   subscribe(listener: NoticeListener): () => void {
-    this.listeners = [...this.listeners, listener];
-    return () => {
-      this.listeners = this.listeners.filter((l) => l !== listener);
-    };
+    return this.local.subscribe(listener);
   }
 
   async close(): Promise<void> {
@@ -97,10 +95,6 @@ export class PostgresNotifier implements Notifier {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
-  }
-
-  private deliver(notice: StoreNotice): void {
-    for (const listener of this.listeners) listener(notice);
   }
 
   /**
@@ -159,7 +153,7 @@ export class PostgresNotifier implements Notifier {
         return; // not ours
       }
       if (envelope.from === this.nodeId) return;
-      for (const notice of envelope.notices) if (this.isLatest(notice)) this.deliver(notice);
+      for (const notice of envelope.notices) if (this.isLatest(notice)) this.local.publish(notice);
     });
     const lost = (err?: unknown): void => {
       if (this.listener !== client) return;
@@ -209,11 +203,11 @@ export class PostgresNotifier implements Notifier {
    */
   private async catchUp(sinceMs: number): Promise<void> {
     const { rows: queues } = await this.db.query<{ id: number; name: string }>("SELECT id, name FROM queues");
-    for (const q of queues) this.deliver({ kind: "queueChanged", queueId: q.id, queueName: q.name });
+    for (const q of queues) this.local.publish({ kind: "queueChanged", queueId: q.id, queueName: q.name });
     const { rows: jobs } = await this.db.query<{ id: string; status: string; finished_at_ms: number }>(
       "SELECT id, status, finished_at_ms FROM jobs WHERE finished_at_ms >= $1 AND status IN ('succeeded', 'failed', 'canceled')",
       [sinceMs - 1_000],
     );
-    for (const j of jobs) this.deliver({ kind: "jobChanged", jobId: j.id, events: [`job.${j.status}` as JobEventType], atMs: j.finished_at_ms });
+    for (const j of jobs) this.local.publish({ kind: "jobChanged", jobId: j.id, events: [`job.${j.status}` as JobEventType], atMs: j.finished_at_ms });
   }
 }
