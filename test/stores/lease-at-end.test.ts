@@ -125,4 +125,27 @@ describe("a lease at the end of its group commit (SQLite)", () => {
     expect(await store.jobList({ queueId: queue.id, limit: 10 })).toEqual([]);
     expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 0 });
   });
+
+  it("a lease that takes more of its commit's submits than one INSERT holds writes each its own message in flight, counted once", async () => {
+    const { store, queue } = await setup();
+    const acks = await running(store, queue);
+    // A worker's report and lease; the 23 submits join its commit.
+    const leasing = store.jobLease(leaseParams(queue, "tok-cccccccc", { acks, max: 23 }));
+    const submitted = await Promise.all(Array.from({ length: 23 }, () => submit(store, queue)));
+    const { leased } = await leasing;
+    expect(leased.map((j) => j.id)).toEqual(submitted.map((s) => s.job.id));
+    const rows = store.db.prepare<[], { seq: number; message_id: string; receive_count: number; receipt_token: string | null }>(
+      `SELECT seq, message_id, receive_count, receipt_token FROM messages WHERE queue_id = ${queue.id} ORDER BY seq`,
+    ).all();
+    expect(rows).toHaveLength(23);
+    for (const job of leased) {
+      const stored = await store.jobGet({ id: job.id });
+      expect(stored).toMatchObject({ status: "running", seq: job.seq, messageSeq: job.messageSeq });
+      expect(rows.find((r) => r.seq === job.messageSeq)).toMatchObject({ message_id: job.id, receive_count: 1 });
+      expect(rows.find((r) => r.seq === job.messageSeq)!.receipt_token).not.toBeNull();
+    }
+    const inputBytes = submitted.reduce((sum, s) => sum + Buffer.byteLength(s.job.inputJson), 0);
+    expect(store.db.prepare(`SELECT messages, bytes FROM queue_message_counts WHERE queue_id = ${queue.id}`).get()).toEqual({ messages: 23, bytes: inputBytes });
+    expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 23 });
+  });
 });

@@ -5,11 +5,12 @@
  * tenants, as many as the limits allow (limited-lease.ts).
  */
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
-import type { LeasedJob } from "../../core/job.js";
+import type { JobEventType, JobRecord, LeasedJob } from "../../core/job.js";
 import type { TenantsHeld } from "../../core/lease-limits.js";
 import { leaseTransition } from "../../core/jobs/transitions.js";
 import { type DeferredCreate, type DeferredCreates, comesBefore } from "./deferred-creates.js";
 import type { JobStatements, ReadyMessageRow } from "./job-statements.js";
+import type { InsertedLease } from "./message-insert.js";
 import { type JobTransitionWriter, submittedEvents } from "./job-transition-writer.js";
 import type { SqliteLeaseLimits } from "./limited-lease.js";
 import type { ServedClasses, SqliteRequirementClasses } from "./requirement-classes.js";
@@ -74,6 +75,7 @@ export class LeaseMerge {
   private leaseReadyMerged(p: JobLeaseParams, r: JobLeaseResult, taken: DeferredCreate[], classes: ServedClasses): void {
     // Every job taken leaves the ready set (leased, deleted or dead-lettered), so this ends.
     while (r.leased.length < p.max) {
+      const fromDeferred: DeferredLease[] = [];
       const wanted = p.max - r.leased.length;
       // The ten-priority ready query only if the table has anything visible (one seek says).
       const rows = this.sql.anyVisible.get(...perPart(p.queueId, p.nowMs)) === undefined ? [] : this.classes.merge(p, classes, this.sql.ready.all(p.queueId, p.nowMs, p.minSentAtMs, wanted), wanted);
@@ -83,12 +85,13 @@ export class LeaseMerge {
       for (let n = 0; n < wanted && (i < rows.length || j < fresh.length); n++) {
         if (j < fresh.length && (i === rows.length || comesBefore(fresh[j]!, rows[i]!))) {
           const entry = fresh[j++]!;
-          this.leaseDeferred(entry, p, r);
+          fromDeferred.push(this.leaseDeferred(entry, p, r));
           taken.push(entry);
         } else {
           this.leaseRow(rows[i++]!, p, r);
         }
       }
+      this.writeDeferredLeases(p, fromDeferred);
       // A source that gave fewer than asked for and was used up is empty now (taking never adds).
       const tableEmpty = rows.length < wanted && i === rows.length;
       const deferredEmpty = fresh.length < wanted && j === fresh.length;
@@ -109,25 +112,41 @@ export class LeaseMerge {
     if (applied.job.status === "running") r.leased.push(applied.job as LeasedJob);
   }
 
-  /** Leases a submit of this group as its rows are written: the job running, its message in flight. */
-  private leaseDeferred(entry: DeferredCreate, p: JobLeaseParams, r: JobLeaseResult): void {
+  /**
+   * Leases a submit of this group: the job running, its message in flight, in `r` at its place
+   * in receive order. Its rows are written by writeDeferredLeases, with the pass's others.
+   */
+  private leaseDeferred(entry: DeferredCreate, p: JobLeaseParams, r: JobLeaseResult): DeferredLease {
     const t = leaseTransition(entry.job, p, 0);
     // A fresh job is queued: its lease is never skipped and always leaves it running.
     if ("skip" in t || t.message.kind !== "lease") throw new Error(`a submitted job ${entry.job.id} could not be leased`);
-    const messageSeq = this.sql.messageInsert.leased(entry.job.queueId, entry.message, {
-      visibleUntilMs: t.message.visibleUntilMs,
-      receiptToken: t.message.receiptToken,
-      receivedAtMs: p.nowMs,
-    });
-    // One copy of the record, its seq filled in once the row has one (jobColumns has no seq).
-    const job = { ...t.job, messageSeq };
-    job.seq = this.writer.insertJobRow(job);
     entry.taken = true;
-    entry.job.seq = job.seq;
-    entry.job.messageSeq = messageSeq;
-    this.writer.logEvents(entry.job, submittedEvents, entry.job.createdAtMs);
-    this.writer.logEvents(job, t.events, p.nowMs);
+    // One copy of the record; its seq and messageSeq are filled in as its rows are written.
+    const job = { ...t.job };
     r.changes.push({ job, events: t.events });
     r.leased.push(job as LeasedJob);
+    return { entry, job, events: t.events, lease: { visibleUntilMs: t.message.visibleUntilMs, receiptToken: t.message.receiptToken, receivedAtMs: p.nowMs } };
   }
+
+  /** Writes the rows of one pass's leased submits: their messages in one statement per 10, then each job and its events. */
+  private writeDeferredLeases(p: JobLeaseParams, leases: readonly DeferredLease[]): void {
+    if (leases.length === 0) return;
+    const seqs = this.sql.messageInsert.leased(p.queueId, leases.map((l) => ({ message: l.entry.message, lease: l.lease })));
+    leases.forEach(({ entry, job, events }, k) => {
+      job.messageSeq = seqs[k]!;
+      job.seq = this.writer.insertJobRow(job);
+      entry.job.seq = job.seq;
+      entry.job.messageSeq = job.messageSeq;
+      this.writer.logEvents(entry.job, submittedEvents, entry.job.createdAtMs);
+      this.writer.logEvents(job, events, p.nowMs);
+    });
+  }
+}
+
+/** A submit leased in this pass whose rows are not written yet (writeDeferredLeases). */
+interface DeferredLease {
+  entry: DeferredCreate;
+  job: JobRecord;
+  events: readonly JobEventType[];
+  lease: InsertedLease;
 }

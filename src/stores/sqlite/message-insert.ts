@@ -24,11 +24,13 @@ export interface MessageInserter {
    */
   jobs(queueId: number, messages: readonly NewMessage[]): number[];
   /**
-   * Inserts one job message already in flight, as a receive would leave it (`receive_count` 1,
-   * its receipt token, invisible until the lease ends): a job leased in the commit that submits
-   * it. Its body is left to its job, as `jobs` does. Not remembered in the cache: it is received already.
+   * Inserts job messages already in flight, as a receive would leave them (`receive_count` 1,
+   * each its receipt token, invisible until its lease ends): jobs leased in the commit that
+   * submits them. One statement per 10 and one counts UPDATE, as `many`; returns their seqs in
+   * order. Bodies are left to their jobs, as `jobs` does. Not remembered in the cache: they are
+   * received already.
    */
-  leased(queueId: number, m: NewMessage, lease: InsertedLease): number;
+  leased(queueId: number, leased: ReadonlyArray<{ message: NewMessage; lease: InsertedLease }>): number[];
   /**
    * Inserts one job message in its requirement class (core's requirements.ts). Set in the INSERT,
    * not by an UPDATE after it: a row that grows in place splits its full page, and a queue of such
@@ -95,16 +97,29 @@ export function prepareMessageInsert(db: Database.Database, counts: KeptCounts, 
   const jobs = (queueId: number, messages: readonly NewMessage[]): number[] => inChunks(queueId, messages, true);
   const one = (queueId: number, m: NewMessage): number => many(queueId, [m])[0]!;
 
-  const leasedStatement = db.prepare(`INSERT INTO messages (${columns}, body_bytes, receive_count, first_received_at_ms, receipt_token) VALUES (${marks(18)})`);
-  const leased = (queueId: number, m: NewMessage, lease: InsertedLease): number => {
-    checkPriority(m.priority);
-    const size = Buffer.byteLength(m.body);
-    const params: unknown[] = [];
-    pushRowValues(params, queueId, rowContentOf(m, true), m.sentAtMs, lease.visibleUntilMs);
-    params.push(size, 1, lease.receivedAtMs, lease.receiptToken);
-    const seq = Number(leasedStatement.run(...params).lastInsertRowid);
-    counts.added(queueId, 1, size);
-    return seq;
+  const leasedStatementFor = sizedStatements(
+    db,
+    (rows) => `INSERT INTO messages (${columns}, body_bytes, receive_count, first_received_at_ms, receipt_token) VALUES ${Array(rows).fill(`(${marks(18)})`).join(", ")}`,
+  );
+  const leased = (queueId: number, all: ReadonlyArray<{ message: NewMessage; lease: InsertedLease }>): number[] => {
+    const seqs: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < all.length; i += rowsPerStatement) {
+      const chunk = all.slice(i, i + rowsPerStatement);
+      const params: unknown[] = [];
+      for (const { message: m, lease } of chunk) {
+        checkPriority(m.priority);
+        const size = Buffer.byteLength(m.body);
+        pushRowValues(params, queueId, rowContentOf(m, true), m.sentAtMs, lease.visibleUntilMs);
+        params.push(size, 1, lease.receivedAtMs, lease.receiptToken);
+        bytes += size;
+      }
+      // One statement's rows get consecutive seqs (as insertChunk's).
+      const first = Number(leasedStatementFor(chunk.length).run(...params).lastInsertRowid) - chunk.length + 1;
+      for (let k = 0; k < chunk.length; k++) seqs.push(first + k);
+    }
+    if (all.length > 0) counts.added(queueId, all.length, bytes);
+    return seqs;
   };
   const classedStatement = db.prepare(`INSERT INTO messages (${columns}, req_class, body_bytes) VALUES (${marks(16)})`);
   const classed = (queueId: number, m: NewMessage, requirementClass: string): number => {
