@@ -28,7 +28,7 @@ export function checkCharacters(text: string, what: string): void {
   }
 }
 
-/** `charactersChecked`: the caller already knows every character is allowed (SendInput.charactersChecked). */
+/** `charactersChecked`: the caller already knows every character is allowed (SendInput.bodyPlain). */
 export function validateBody(body: string, charactersChecked = false): void {
   if (body.length === 0) fail("MissingParameter", "A message body must not be empty.", { kind: "messageBodyEmpty" });
   if (!charactersChecked) checkCharacters(body, "message body");

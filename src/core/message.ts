@@ -26,6 +26,12 @@ export interface NewMessage {
   groupId?: string;
   deduplicationId?: string;
   senderId: string;
+  /**
+   * The body is ASCII from U+0020 up, without quotes or backslashes (known at send from the
+   * request's bytes): a receive writes it into JSON without scanning it. Not stored: a store
+   * returns it only with content it kept in memory from the send; absent means not known.
+   */
+  bodyPlain?: boolean;
 }
 
 /** A message as a store keeps it. */

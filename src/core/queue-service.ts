@@ -34,10 +34,11 @@ export interface SendInput {
   groupId?: string;
   deduplicationId?: string;
   /**
-   * The caller knows the body's characters are all allowed (it came in an ASCII JSON request
-   * without escapes, which can hold no other): the body is not scanned for them again.
+   * The caller knows the body is ASCII from U+0020 up, without quotes or backslashes (it came in
+   * an ASCII JSON request without escapes): its characters are not checked again, and the message
+   * carries it (NewMessage.bodyPlain).
    */
-  charactersChecked?: boolean;
+  bodyPlain?: boolean;
 }
 
 export interface SendResult {
@@ -460,7 +461,8 @@ export class QueueService {
   }
 
   private prepareMessage(queue: QueueRecord, input: SendInput, nowMs: number): NewMessage {
-    validateBody(input.body, input.charactersChecked === true);
+    const bodyPlain = input.bodyPlain === true;
+    validateBody(input.body, bodyPlain);
     const attributes = input.attributes ?? {};
     const systemAttributes = input.systemAttributes ?? {};
     validateAttributes(attributes);
@@ -487,6 +489,7 @@ export class QueueService {
       groupId: group.groupId,
       deduplicationId: group.deduplicationId,
       senderId: this.senderId,
+      bodyPlain,
     };
   }
 

@@ -25,6 +25,8 @@ function randomText(random: () => number): string {
 
 function randomMessage(random: () => number, i: number): OutgoingMessage {
   const m: OutgoingMessage = { messageId: `id-${i}`, receiptHandle: `sl4.${randomText(random)}`, bodyMd5: "0123456789abcdef0123456789abcdef", body: randomText(random) };
+  // As a send knows it (NewMessage.bodyPlain): only of ASCII from U+0020 up, without quotes or backslashes.
+  if (/^[\x20-\x7f]*$/.test(m.body) && !/["\\]/.test(m.body) && random() < 0.5) m.bodyPlain = true;
   if (random() < 0.5) m.systemAttributes = { SentTimestamp: "1732870000000", SenderId: randomText(random) };
   if (random() < 0.3) {
     m.attributes = { [`a${randomText(random)}`]: { dataType: "String", stringValue: randomText(random) }, bin: { dataType: "Binary", binaryValue: new Uint8Array([0, 1, 255]) } };

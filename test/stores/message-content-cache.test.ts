@@ -189,6 +189,17 @@ describe("SQLite receives with the content cache", () => {
     expect(fromCache.attributes.b!.binaryValue).not.toBe(sent.attributes.b!.binaryValue);
   });
 
+  it("a hit keeps what the send knew of its body (bodyPlain); a read of the row does not", async () => {
+    const receiveWith = async (bytes: number, bodyPlain: boolean | undefined) => {
+      const { store, queueId } = await open(bytes);
+      await messageSend(store, { queueId, messages: [newMessage({ body: "plain body", sentAtMs: 1_000, visibleAtMs: 1_000, bodyPlain })] });
+      return (await messageReceive(store, { queueId, max: 10, nowMs: 2_000, visibleUntilMs: 60_000, minSentAtMs: 0, receiptToken: "tok" })).messages[0]!;
+    };
+    expect((await receiveWith(32 * 1024 * 1024, true)).bodyPlain).toBe(true);
+    expect("bodyPlain" in (await receiveWith(32 * 1024 * 1024, undefined))).toBe(false);
+    expect("bodyPlain" in (await receiveWith(0, true))).toBe(false);
+  });
+
   it("serves FIFO receives from the cache too", async () => {
     const { store, queueId } = await open(32 * 1024 * 1024);
     await messageSend(store, { queueId, messages: [newMessage({ body: "original", groupId: "g", sentAtMs: 1_000, visibleAtMs: 1_000 })] });

@@ -26,7 +26,10 @@ import type { MessageRow } from "../codecs/message-row.js";
  * columns of MessageState), as a received message carries it.
  */
 export type MessageContent = Readonly<
-  Pick<StoredMessage, "messageId" | "body" | "attributes" | "systemAttributes" | "bodyMd5" | "attributesMd5" | "systemAttributesMd5" | "priority" | "groupId" | "deduplicationId" | "senderId">
+  Pick<
+    StoredMessage,
+    "messageId" | "body" | "attributes" | "systemAttributes" | "bodyMd5" | "attributesMd5" | "systemAttributesMd5" | "priority" | "groupId" | "deduplicationId" | "senderId" | "bodyPlain"
+  >
 >;
 
 /** The columns a receive reads from the row when the content comes from the cache. */
@@ -125,16 +128,17 @@ export function contentOf(m: NewMessage): MessageContent {
     groupId: m.groupId,
     deduplicationId: m.deduplicationId,
     senderId: m.senderId,
+    bodyPlain: m.bodyPlain,
   };
 }
 
 /**
  * The message from a narrow row and its cached content: the same object (keys in the same order)
- * as the store's toMessage of the full row, and the caller's to change (Store's contract), so its
- * attributes are copies of the cached ones.
+ * as the store's toMessage of the full row, bodyPlain aside, and the caller's to change (Store's
+ * contract), so its attributes are copies of the cached ones.
  */
 export function messageOf(state: MessageState, content: MessageContent): StoredMessage {
-  return {
+  const m: StoredMessage = {
     seq: state.seq,
     queueId: state.queue_id,
     messageId: content.messageId,
@@ -155,6 +159,9 @@ export function messageOf(state: MessageState, content: MessageContent): StoredM
     receiptToken: state.receipt_token ?? undefined,
     deadLetterSourceQueueName: state.dead_letter_source ?? undefined,
   };
+  // Only what the send knew: otherwise the message is what a read of its row gives.
+  if (content.bodyPlain === true) m.bodyPlain = true;
+  return m;
 }
 
 function attributesSize(attributes: MessageAttributes): number {

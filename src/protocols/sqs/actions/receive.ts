@@ -24,6 +24,8 @@ export interface OutgoingMessage {
   receiptHandle: string;
   bodyMd5: string;
   body: string;
+  /** The body needs no JSON escaping, known without scanning it (NewMessage.bodyPlain). */
+  bodyPlain?: boolean;
   systemAttributes?: Record<string, string>;
   attributes?: MessageAttributes;
   attributesMd5?: string;
@@ -61,7 +63,7 @@ function systemAttributesOf(m: ReceivedMessage, queue: QueueRecord, identity: Sq
 }
 
 function outgoing(m: ReceivedMessage, queue: QueueRecord, identity: SqsIdentity, req: ReceiveRequest): OutgoingMessage {
-  const out: OutgoingMessage = { messageId: m.messageId, receiptHandle: m.receiptHandle, bodyMd5: m.bodyMd5, body: m.body };
+  const out: OutgoingMessage = { messageId: m.messageId, receiptHandle: m.receiptHandle, bodyMd5: m.bodyMd5, body: m.body, bodyPlain: m.bodyPlain };
   out.systemAttributes = systemAttributesOf(m, queue, identity, req.systemAttributeNames);
   const selected = selectAttributes(m.attributes, m.attributesMd5, req.attributeFilter);
   if (selected) {
@@ -121,7 +123,7 @@ export function receiveJson(messages: readonly OutgoingMessage[]): { Messages?: 
  */
 export function receiveJsonText(messages: readonly OutgoingMessage[]): string {
   if (messages.length === 0) return "{}";
-  for (const m of messages) if (!plainJsonString(m.body)) return JSON.stringify(receiveJson(messages));
+  for (const m of messages) if (m.bodyPlain !== true && !plainJsonString(m.body)) return JSON.stringify(receiveJson(messages));
   // Joined once into flat text: a template around the join would be flattened again for its length.
   const parts = messages.map(plainMessageJsonText);
   parts[0] = `{"Messages":[${parts[0]!}`;

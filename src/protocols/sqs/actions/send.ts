@@ -12,7 +12,7 @@ function decodeSendInput(o: WireObject, facts: InputFacts): SendInput {
   const systemAttributes = decodeMessageAttributes(optionalObject(o, "MessageSystemAttributes"), "MessageSystemAttribute");
   checkSystemAttributes(systemAttributes);
   const input: SendInput = { body: requiredString(o, "MessageBody") };
-  if (facts.plainStrings) input.charactersChecked = true;
+  if (facts.plainStrings) input.bodyPlain = true;
   if (attributes) input.attributes = attributes;
   if (systemAttributes) input.systemAttributes = systemAttributes;
   const delaySeconds = optionalInteger(o, "DelaySeconds");
