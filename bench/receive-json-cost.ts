@@ -2,7 +2,7 @@
  * CPU of a ReceiveMessage's JSON response, as it was written (JSON.stringify of the response
  * value) and as it is (receiveJsonText: bodies that need no escaping copied, not walked), for ten
  * messages of BODY bytes (default 1024, SentTimestamp asked, as the bench's consumers do) with or
- * without characters JSON escapes; then a SendMessageBatch's and a DeleteMessageBatch's answer
+ * without characters JSON escapes, or known plain at send (bodyPlain: not scanned); then a SendMessageBatch's and a DeleteMessageBatch's answer
  * of ten both ways. Each with its UTF-8 length taken, as the server does before writing it. Same
  * run, alternating, so the two compare under the same load.
  *
@@ -38,6 +38,7 @@ function perResponse(calls: number, f: () => string): number {
 
 const cases = {
   plain: messages((i) => "x".repeat(bodyBytes - 2) + String(i).padStart(2, "0")),
+  "plain, known at send (bodyPlain)": messages((i) => "x".repeat(bodyBytes - 2) + String(i).padStart(2, "0")).map((m) => ({ ...m, bodyPlain: true })),
   "JSON bodies (quotes)": messages((i) => JSON.stringify({ id: i, text: "x".repeat(bodyBytes - 25) })),
 };
 /** As the send action builds them: `{ Id, ...result }`, the absent digests and sequence number undefined. */
