@@ -12,6 +12,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JobLeaseParams } from "../../src/core/job-store.js";
 import { defaultQueueConfig, type QueueRecord } from "../../src/core/queue.js";
+import { webhookIdOfEvent } from "../../src/core/job-event-log.js";
 import { openSqliteStore, type SqliteStore } from "../../src/stores/sqlite/sqlite-store.js";
 import { leaseParamsFor, newJobFor } from "../../src/stores/testkit/conformance-jobs-kit.js";
 
@@ -147,5 +148,31 @@ describe("a lease at the end of its group commit (SQLite)", () => {
     const inputBytes = submitted.reduce((sum, s) => sum + Buffer.byteLength(s.job.inputJson), 0);
     expect(store.db.prepare(`SELECT messages, bytes FROM queue_message_counts WHERE queue_id = ${queue.id}`).get()).toEqual({ messages: 23, bytes: inputBytes });
     expect(await store.queueStats({ queueId: queue.id, nowMs: T0, minSentAtMs: 0 })).toMatchObject({ visible: 0, inFlight: 23 });
+  });
+
+  it("a handoff of more submits than one append holds logs each job's events in order, and its webhooks name them", async () => {
+    const { store, queue } = await setup();
+    const acks = await running(store, queue);
+    const before = (await store.jobEventBounds()).headId;
+    const webhook = { url: "https://hooks.example/j", events: ["job.started" as const] };
+    const leasing = store.jobLease(leaseParams(queue, "tok-dddddddd", { acks, max: 12 }));
+    const submitted = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const { job, message } = newJobFor(queue, { createdAtMs: T0, updatedAtMs: T0, availableAtMs: T0, webhook });
+        return (await store.jobCreateMany({ items: [{ job, message }], nowMs: T0 })).results[0]!;
+      }),
+    );
+    expect((await leasing).leased).toHaveLength(12);
+    const events = await store.jobEventList({ afterId: before, limit: 100 });
+    const ids = events.map((e) => e.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const { job } of submitted) {
+      const own = events.filter((e) => e.jobId === job.id);
+      expect(own.map((e) => [e.type, e.job.status])).toEqual([["job.queued", "queued"], ["job.started", "running"]]);
+      expect(own.every((e) => e.job.seq === job.seq)).toBe(true);
+      const deliveries = await store.webhookDeliveryList({ jobId: job.id });
+      expect(deliveries.map((d) => [d.id, d.event])).toEqual([[webhookIdOfEvent(own[1]!.id), "job.started"]]);
+    }
   });
 });
