@@ -17,6 +17,7 @@ import { QueueService, systemClock } from "../src/core/index.js";
 import { createSqsHandler } from "../src/protocols/sqs/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+import { cpuPerMessageRound } from "./cpu-per-call.js";
 
 const messagesWanted = Number(process.argv[2] ?? 40_000);
 const rounds = Number(process.argv[3] ?? 1);
@@ -57,16 +58,6 @@ async function cycle(): Promise<number> {
 
 const warmupCycles = Number(process.env.WARMUP_CYCLES ?? 200);
 for (let i = 0; i < warmupCycles; i++) await cycle();
-for (let r = 1; r <= rounds; r++) {
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  let n = 0;
-  while (n < messagesWanted) n += await cycle();
-  const cpu = process.cpuUsage(cpu0);
-  const seconds = (performance.now() - t0) / 1000;
-  console.log(
-    `round ${r}: ${n} messages: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per message (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)}), ${(n / seconds).toFixed(0)} msgs/s`,
-  );
-}
+for (let r = 1; r <= rounds; r++) console.log(`round ${r}: ${await cpuPerMessageRound(messagesWanted, cycle)}`);
 await store.close();
 rmSync(dir, { recursive: true, force: true });

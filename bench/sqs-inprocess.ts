@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { systemClock, QueueService } from "../src/core/index.js";
 import { cryptoIdSource } from "../src/server/ids.js";
 import { openSqliteStore } from "../src/stores/sqlite/sqlite-store.js";
+import { cpuPerMessageRound } from "./cpu-per-call.js";
 
 const messagesWanted = Number(process.argv[2] ?? 40_000);
 const clients = Number(process.env.CLIENTS ?? 8);
@@ -36,14 +37,6 @@ async function cycle(): Promise<number> {
 }
 
 for (let i = 0; i < 50; i++) await cycle(); // warm-up
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-let n = 0;
-while (n < messagesWanted) n += await cycle();
-const cpu = process.cpuUsage(cpu0);
-const seconds = (performance.now() - t0) / 1000;
-console.log(
-  `${n} messages: ${((cpu.user + cpu.system) / n).toFixed(1)} µs CPU per message (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)}), ${(n / seconds).toFixed(0)} msgs/s`,
-);
+console.log(await cpuPerMessageRound(messagesWanted, cycle));
 await store.close();
 rmSync(dir, { recursive: true, force: true });
