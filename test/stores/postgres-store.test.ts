@@ -16,6 +16,7 @@ import { SchemaTooNewError, readMigrations } from "../../src/stores/postgres/mig
 import { DatabaseUnreachableError, openPostgresStore } from "../../src/stores/postgres/open.js";
 import type { PostgresStore } from "../../src/stores/postgres/postgres-store.js";
 import { newMessage } from "../../src/stores/testkit/conformance.js";
+import { jobCaseKit } from "../../src/stores/testkit/conformance-jobs-kit.js";
 import { type PostgresCluster, pauseCluster, resumeCluster, startCluster, stopCluster } from "../support/postgres-cluster.js";
 import { createDatabase } from "../support/postgres.js";
 import { messageDelete, messageReceive, messageSend } from "../../src/stores/testkit/one-call.js";
@@ -141,6 +142,25 @@ describe("PostgreSQL store: receives that dead-letter", () => {
     expect(second.messages.map((m) => m.body)).toEqual(["next"]);
     const moved = await messageReceive(store, { queueId: dlq.id, max: 10, nowMs: T0, visibleUntilMs: T0 + 1, minSentAtMs: 0, receiptToken: "tok-3", fifo });
     expect(moved.messages.map((m) => m.body)).toEqual(["poison"]);
+  });
+});
+
+describe("PostgreSQL store: a lease that fails after its acks", () => {
+  // The contract (core/job-store.ts, jobLease): the acks stand and the call rejects with the
+  // lease's error. Here the database refuses the lease: a cap past PostgreSQL's integer.
+  it("rejects with the lease's error, and the acks stand", async () => {
+    const store = await open(await freshDatabase());
+    const kit = jobCaseKit(() => store);
+    const q = await kit.makeQueue("tenanted");
+    await kit.submit(q, { tenant: "acme" });
+    const acks = await kit.reportFor(q);
+    await kit.submit(q, { tenant: "acme" });
+    const failed = await store.jobLease({ ...kit.leaseParams(q, `${q.id}.tok-bbbbbbbb`), max: 1, acks, limits: { maxRunningPerTenant: 3_000_000_000 } }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((failed as { code?: string } | undefined)?.code).toBe("22003"); // numeric_value_out_of_range
+    expect(await store.jobGet({ id: acks[0]!.id })).toMatchObject({ status: "succeeded", outputJson: '"ok"' });
   });
 });
 

@@ -104,15 +104,33 @@ export class PostgresJobStore implements Omit<JobStore, keyof JobOutputStore | k
       if (!rows[0]!.ready) return { leased: [], changes: [], acks: [] };
       tenants = rows[0]!.tenants;
     }
-    return this.db.transaction(async (tx) => {
-      // The queue's lease lock before the acks' row locks (limited-lease.ts: lock order).
-      if (p.max > 0) await lockLimitedLeases(tx, p);
-      const acks: JobActionResult[] = [];
-      for (const ack of p.acks ?? []) acks.push(await applyAction(tx, ack, p.nowMs));
-      const r: JobLeaseResult = { leased: [], changes: [], acks };
-      if (p.max > 0) await leaseReady(tx, p, r, tenants);
-      return r;
-    });
+    // A lease that throws after the acks: its transaction goes, and the acks with it.
+    let leaseFailed: { error: unknown } | undefined;
+    try {
+      return await this.db.transaction(async (tx) => {
+        leaseFailed = undefined;
+        // The queue's lease lock before the acks' row locks (limited-lease.ts: lock order).
+        if (p.max > 0) await lockLimitedLeases(tx, p);
+        const acks: JobActionResult[] = [];
+        for (const ack of p.acks ?? []) acks.push(await applyAction(tx, ack, p.nowMs));
+        const r: JobLeaseResult = { leased: [], changes: [], acks };
+        if (p.max > 0) {
+          try {
+            await leaseReady(tx, p, r, tenants);
+          } catch (error) {
+            leaseFailed = { error };
+            throw error;
+          }
+        }
+        return r;
+      });
+    } catch (err) {
+      if (leaseFailed === undefined || !reports) throw err;
+      // The contract keeps the acks of a failed lease: applied again on their own (each job read
+      // anew, as jobTransitionMany does), with no savepoint on the path of every lease that works.
+      await this.jobTransitionMany({ nowMs: p.nowMs, actions: p.acks ?? [] });
+      throw leaseFailed.error;
+    }
   }
 
   /** The actions in order, in one transaction: each job locked, then changed (or the action refused, nothing written). */
