@@ -25,6 +25,9 @@ export interface MessageRow {
   dead_letter_source: string | null;
 }
 
+/** A ready message as a lease reads it from a ready index: its place in receive order and its id. */
+export type ReadyMessageRow = Pick<MessageRow, "seq" | "message_id" | "priority" | "sent_at_ms" | "visible_at_ms">;
+
 export function toMessage(row: MessageRow): StoredMessage {
   return {
     seq: row.seq,

@@ -36,7 +36,8 @@ import { insertMessages } from "./message-insert.js";
 import { mergeClassHeads, servableClassesOf, setRequirementClass } from "./requirement-classes.js";
 import { queueMustExist, readyOrder } from "./rows.js";
 import { hasLeaseLimits } from "../../core/lease-limits.js";
-import { type ReadyRow, leaseLimited, lockLimitedLeases } from "./limited-lease.js";
+import { leaseLimited, lockLimitedLeases } from "./limited-lease.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import { type EventToLog, appendEvents } from "./event-log.js";
 import { addDependencies, childrenReleased, lockParentsOf, readParents } from "./job-dependencies.js";
 
@@ -358,7 +359,7 @@ async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, c
   // Every message taken leaves the ready set (leased, deleted or hidden), so this ends.
   while (r.leased.length < p.max) {
     const wanted = p.max - r.leased.length;
-    const { rows } = await tx.query<ReadyRow>(
+    const { rows } = await tx.query<ReadyMessageRow>(
       `SELECT seq, message_id, priority, sent_at_ms, visible_at_ms FROM messages
        WHERE queue_id = $1 AND group_id IS NULL AND req_class IS NULL AND visible_at_ms <= $2 AND sent_at_ms >= $3
        ORDER BY ${readyOrder} LIMIT $4 FOR UPDATE SKIP LOCKED`,
@@ -376,7 +377,7 @@ async function leasePlain(tx: Queryable, p: JobLeaseParams, r: JobLeaseResult, c
  * (SKIP LOCKED) and leased, or its stale message deleted or hidden again. Answers the seqs that
  * started a job, and how many rows were passed by untouched (their job changing on another node).
  */
-async function leaseRows(tx: Queryable, rows: ReadyRow[], p: JobLeaseParams, r: JobLeaseResult): Promise<{ started: Set<number>; passedBy: number }> {
+async function leaseRows(tx: Queryable, rows: ReadyMessageRow[], p: JobLeaseParams, r: JobLeaseResult): Promise<{ started: Set<number>; passedBy: number }> {
   const started = new Set<number>();
   if (rows.length === 0) return { started, passedBy: 0 };
   const jobs = await jobsForMessages(tx, rows, p);
@@ -409,7 +410,7 @@ async function leaseRows(tx: Queryable, rows: ReadyRow[], p: JobLeaseParams, r: 
  * The messages' jobs, locked (SKIP LOCKED: one another node is changing is left out); a message
  * without a job (sent through SQS, or its job pruned) is adopted as a new job.
  */
-async function jobsForMessages(tx: Queryable, rows: ReadyRow[], p: JobLeaseParams): Promise<Map<string, JobRecord>> {
+async function jobsForMessages(tx: Queryable, rows: ReadyMessageRow[], p: JobLeaseParams): Promise<Map<string, JobRecord>> {
   const ids = rows.map((r) => r.message_id);
   const { rows: found } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = ANY ($1::text[]) FOR UPDATE SKIP LOCKED", [ids]);
   const jobs = new Map(found.map((row) => [row.id, toJob(row)]));

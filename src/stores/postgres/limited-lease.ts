@@ -15,25 +15,19 @@
 import type { JobLeaseParams, JobLeaseResult } from "../../core/job-store.js";
 import { LimitedLease, TenantBuckets, type TenantsHeld, type TokenBucket, hasLeaseLimits } from "../../core/lease-limits.js";
 import { roundRobin } from "../../core/fair-rounds.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import type { Queryable } from "./db.js";
 import { addServed, flowReady, joinUngroupedFlow, readyInFlows } from "./fair-flows.js";
 
 /** The first key of pg_advisory_xact_lock(int, int) for a queue's lease lock; the second is the queue's id. */
 const leaseLockClass = 0x511d0;
 
-export interface ReadyRow {
-  seq: number;
-  message_id: string;
-  priority: number;
-  sent_at_ms: number;
-  visible_at_ms: number;
-}
 
 /**
  * Leases the given ready rows (locked by the caller) in order into `r`: answers the seqs of those
  * that started a job, and how many were passed by untouched (their job changing on another node).
  */
-export type LeaseRows = (rows: ReadyRow[], r: JobLeaseResult) => Promise<{ started: Set<number>; passedBy: number }>;
+export type LeaseRows = (rows: ReadyMessageRow[], r: JobLeaseResult) => Promise<{ started: Set<number>; passedBy: number }>;
 
 /** The plain lease: ready ungrouped messages in receive order, up to `p.max` in `r`. */
 export type LeasePlain = (p: JobLeaseParams, r: JobLeaseResult) => Promise<void>;
@@ -45,7 +39,7 @@ export type LeasePlain = (p: JobLeaseParams, r: JobLeaseResult) => Promise<void>
  */
 export interface ServedClasses {
   keys: readonly string[];
-  mergeHeads(rows: ReadyRow[], wanted: number): Promise<void>;
+  mergeHeads(rows: ReadyMessageRow[], wanted: number): Promise<void>;
 }
 
 /**
@@ -157,7 +151,7 @@ async function leaseFairRounds(
     // Enough candidates per tenant for the rounds this lease can make (fewer for one near its cap).
     const perFlow = Math.ceil(wanted / served.length);
     const each = served.map((f) => Math.min(perFlow, f.room ?? perFlow));
-    const perTenant = await readyInFlows<ReadyRow>(
+    const perTenant = await readyInFlows<ReadyMessageRow>(
       tx,
       p,
       served.map((f) => f.flow),

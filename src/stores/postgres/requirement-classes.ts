@@ -8,7 +8,7 @@ import type { JobLeaseParams } from "../../core/job-store.js";
 import { requirementClassOf, servableClasses } from "../../core/jobs/requirements.js";
 import { firstReady } from "../../core/message-rules.js";
 import type { Queryable } from "./db.js";
-import type { ReadyRow } from "./limited-lease.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import { readyOrder } from "./rows.js";
 
 /** A loose index scan over messages_ready_class: each step seeks the class after the last one. */
@@ -41,8 +41,8 @@ export async function servableClassesOf(tx: Queryable, p: JobLeaseParams): Promi
 }
 
 /** Adds each class's ready head to `rows` (those requiring nothing, read), keeping the first `wanted` in receive order. */
-export async function mergeClassHeads(tx: Queryable, p: JobLeaseParams, classes: readonly string[], rows: ReadyRow[], wanted: number): Promise<void> {
-  const heads = await tx.query<ReadyRow>(classHeadsStatement, [p.queueId, p.nowMs, p.minSentAtMs, wanted, classes]);
+export async function mergeClassHeads(tx: Queryable, p: JobLeaseParams, classes: readonly string[], rows: ReadyMessageRow[], wanted: number): Promise<void> {
+  const heads = await tx.query<ReadyMessageRow>(classHeadsStatement, [p.queueId, p.nowMs, p.minSentAtMs, wanted, classes]);
   if (heads.rows.length === 0) return;
   rows.push(...heads.rows);
   firstReady(rows, wanted);

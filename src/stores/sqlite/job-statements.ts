@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import { boundLimit } from "./bound-limit.js";
 import { jobColumns, mutableJobColumns } from "../codecs/job-row.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import { jobSelectSql, jobUpdateSql } from "./job-rows.js";
 import { KeptCounts } from "./kept-counts.js";
 import { type MessageInserter, prepareMessageInsert } from "./message-insert.js";
@@ -14,13 +15,6 @@ import { marks } from "./sized-statements.js";
 const selectJob = jobSelectSql;
 
 /** A ready job message as a lease reads it (without the body: ready-order.ts). */
-export interface ReadyMessageRow {
-  seq: number;
-  message_id: string;
-  priority: number;
-  sent_at_ms: number;
-  visible_at_ms: number;
-}
 
 type Statement<Params extends unknown[] = unknown[], Result = unknown> = Database.Statement<Params, Result>;
 type JobRowsRead = Statement<[number, number], { id: string; queue_name: string; account: string }>;

@@ -9,18 +9,12 @@
 import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { type LeaseHold, LimitedLease, TenantBuckets, type TenantsHeld, type TokenBucket, hasLeaseLimits, tenantAdmits } from "../../core/lease-limits.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import type { RunningCounts } from "./running-counts.js";
 import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { SqliteFairFlows } from "./fair-flows.js";
 import { ungroupedFlow } from "../../core/fair-rounds.js";
 
-export interface ReadyJobRow {
-  seq: number;
-  message_id: string;
-  priority: number;
-  sent_at_ms: number;
-  visible_at_ms: number;
-}
 
 const readyColumns = "seq, message_id, priority, sent_at_ms, visible_at_ms";
 
@@ -54,8 +48,8 @@ export class SqliteLeaseLimits {
         "INSERT INTO job_tenant_buckets (queue_id, tenant, tokens, at_ms) VALUES (?, ?, ?, ?) ON CONFLICT (queue_id, tenant) DO UPDATE SET tokens = excluded.tokens, at_ms = excluded.at_ms",
       ),
       tenantBucketsStale: db.prepare<[number, number]>("DELETE FROM job_tenant_buckets WHERE queue_id = ? AND at_ms < ?"),
-      readyInGroup: db.prepare<[number, string, number, number], ReadyJobRow>(nextReadyInGroupQuery(readyColumns)),
-      readyUngrouped: db.prepare<[number, number, number, number], ReadyJobRow>(readyUngroupedQuery(readyColumns)),
+      readyInGroup: db.prepare<[number, string, number, number], ReadyMessageRow>(nextReadyInGroupQuery(readyColumns)),
+      readyUngrouped: db.prepare<[number, number, number, number], ReadyMessageRow>(readyUngroupedQuery(readyColumns)),
     };
   }
 
@@ -65,7 +59,7 @@ export class SqliteLeaseLimits {
   }
 
   /** The head of the ready jobs without tenant that require nothing (as a list: none or one). */
-  readyUngrouped(p: JobLeaseParams): ReadyJobRow[] {
+  readyUngrouped(p: JobLeaseParams): ReadyMessageRow[] {
     const row = this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1);
     return row === undefined ? [] : [row];
   }
@@ -94,7 +88,7 @@ export class SqliteLeaseLimits {
    * started a job: a finished job's stale message is only deleted). Answers whether a tenant was
    * passed by for its cap while it had a job ready, and when one passed by for its rate gets a token.
    */
-  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyJobRow) => boolean, nextUngrouped?: () => ReadyJobRow | undefined): TenantsHeld {
+  pickFair(p: JobLeaseParams, n: number, take: (row: ReadyMessageRow) => boolean, nextUngrouped?: () => ReadyMessageRow | undefined): TenantsHeld {
     const ungroupedHead = nextUngrouped ?? (() => this.sql.readyUngrouped.get(p.queueId, p.nowMs, p.minSentAtMs, 1));
     const rounds = this.fair.rounds(p.queueId, n, ungroupedHead() !== undefined);
     const limits = p.limits ?? {};

@@ -11,7 +11,7 @@ import type Database from "better-sqlite3";
 import type { JobLeaseParams } from "../../core/job-store.js";
 import { servableClasses } from "../../core/jobs/requirements.js";
 import { firstReady } from "../../core/message-rules.js";
-import type { ReadyMessageRow } from "./job-statements.js";
+import type { ReadyMessageRow } from "../codecs/message-row.js";
 import { readyClassedQuery, readyInClassesQuery } from "./ready-order.js";
 import { sizedStatements } from "./sized-statements.js";
 
