@@ -22,7 +22,6 @@ import { addServed, flowReady, joinUngroupedFlow, readyInFlows } from "./fair-fl
 /** The first key of pg_advisory_xact_lock(int, int) for a queue's lease lock; the second is the queue's id. */
 const leaseLockClass = 0x511d0;
 
-
 /**
  * Leases the given ready rows (locked by the caller) in order into `r`: answers the seqs of those
  * that started a job, and how many were passed by untouched (their job changing on another node).

@@ -14,8 +14,6 @@ import { marks } from "./sized-statements.js";
 
 const selectJob = jobSelectSql;
 
-/** A ready job message as a lease reads it (without the body: ready-order.ts). */
-
 type Statement<Params extends unknown[] = unknown[], Result = unknown> = Database.Statement<Params, Result>;
 type JobRowsRead = Statement<[number, number], { id: string; queue_name: string; account: string }>;
 

@@ -15,7 +15,6 @@ import { nextReadyInGroupQuery, readyUngroupedQuery } from "./ready-order.js";
 import { SqliteFairFlows } from "./fair-flows.js";
 import { ungroupedFlow } from "../../core/fair-rounds.js";
 
-
 const readyColumns = "seq, message_id, priority, sent_at_ms, visible_at_ms";
 
 export class SqliteLeaseLimits {
